@@ -1,0 +1,892 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interface between uroced (the emulated RNIC) and the verbs shim, the way
+ * a kernel's uapi headers are the interface between a driver and its user
+ * library. It defines three things and nothing else:
+ *
+ *  1. The control protocol: request/response messages on the daemon's Unix
+ *     socket (SOCK_SEQPACKET, one message per datagram, file descriptors
+ *     passed with SCM_RIGHTS). One connection is one verbs context; every
+ *     object the connection created dies with it.
+ *  2. The shared-memory rings: each SQ, RQ, SRQ and CQ is a ring in a memfd
+ *     created by the daemon and mapped by both sides, plus a device-wide
+ *     status page (the "daemon asleep" flag) and a per-context doorbell.
+ *  3. The event records the daemon writes to completion-channel and async
+ *     event pipes.
+ *
+ * Numeric values of verbs enums (QP states, attribute masks, access flags,
+ * opcodes, completion statuses) are those of rdma-core's <infiniband/verbs.h>,
+ * restated here so that the daemon does not depend on libibverbs headers; the
+ * shim checks them against verbs.h at compile time.
+ *
+ * Nothing in shared memory is trusted by the daemon: it keeps its own copy of
+ * every ring's geometry and validates every index and every WQE it reads.
+ */
+#ifndef UROCE_UAPI_H
+#define UROCE_UAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped on any incompatible change of a message or ring layout. */
+#define UROCE_UAPI_VERSION 1
+
+#define UROCE_SOCK_SUFFIX ".sock"
+#define UROCE_NAME_MAX 64 /* device names, like IBV_SYSFS_NAME_MAX */
+#define UROCE_ADDR_MAX 64 /* textual address */
+#define UROCE_MSG_MAX_BYTES 1024
+#define UROCE_MSG_MAX_FDS 4
+#define UROCE_CACHELINE_BYTES 64
+
+/* ------------------------------------------------------------------------ */
+/* Device constants the daemon reports and enforces.                         */
+
+#define UROCE_PORT_NUM 1 /* the one physical port */
+#define UROCE_GID_TBL_LEN 16
+#define UROCE_PKEY_TBL_LEN 1
+#define UROCE_DEFAULT_PKEY 0xffff
+#define UROCE_MAX_INLINE_BYTES 512
+#define UROCE_NUM_COMP_VECTORS 1
+
+/* ------------------------------------------------------------------------ */
+/* Verbs values (same numbers as <infiniband/verbs.h>).                      */
+
+enum uroce_qp_type {
+	UROCE_QPT_RC = 2,
+	UROCE_QPT_UC = 3,
+	UROCE_QPT_UD = 4,
+	UROCE_QPT_RAW_PACKET = 8,
+	UROCE_QPT_XRC_SEND = 9,
+	UROCE_QPT_XRC_RECV = 10,
+};
+
+/* X-macro: QP states in enum order, with their names. */
+#define UROCE_QP_STATE_LIST(X)                                                 \
+	X(RESET, 0)                                                            \
+	X(INIT, 1)                                                             \
+	X(RTR, 2)                                                              \
+	X(RTS, 3)                                                              \
+	X(SQD, 4)                                                              \
+	X(SQE, 5)                                                              \
+	X(ERR, 6)
+
+enum uroce_qp_state {
+#define UROCE_QPS_ENUM(name, val) UROCE_QPS_##name = val,
+	UROCE_QP_STATE_LIST(UROCE_QPS_ENUM)
+#undef UROCE_QPS_ENUM
+	UROCE_QPS_COUNT
+};
+
+/* X-macro: ibv_qp_attr_mask bits. */
+#define UROCE_QP_ATTR_LIST(X)                                                  \
+	X(STATE, 0)                                                            \
+	X(CUR_STATE, 1)                                                        \
+	X(EN_SQD_ASYNC_NOTIFY, 2)                                              \
+	X(ACCESS_FLAGS, 3)                                                     \
+	X(PKEY_INDEX, 4)                                                       \
+	X(PORT, 5)                                                             \
+	X(QKEY, 6)                                                             \
+	X(AV, 7)                                                               \
+	X(PATH_MTU, 8)                                                         \
+	X(TIMEOUT, 9)                                                          \
+	X(RETRY_CNT, 10)                                                       \
+	X(RNR_RETRY, 11)                                                       \
+	X(RQ_PSN, 12)                                                          \
+	X(MAX_QP_RD_ATOMIC, 13)                                                \
+	X(ALT_PATH, 14)                                                        \
+	X(MIN_RNR_TIMER, 15)                                                   \
+	X(SQ_PSN, 16)                                                          \
+	X(MAX_DEST_RD_ATOMIC, 17)                                              \
+	X(PATH_MIG_STATE, 18)                                                  \
+	X(CAP, 19)                                                             \
+	X(DEST_QPN, 20)                                                        \
+	X(RATE_LIMIT, 25)
+
+enum uroce_qp_attr_mask {
+#define UROCE_QP_ATTR_ENUM(name, bit) UROCE_QP_##name = 1u << (bit),
+	UROCE_QP_ATTR_LIST(UROCE_QP_ATTR_ENUM)
+#undef UROCE_QP_ATTR_ENUM
+};
+
+enum uroce_access_flags {
+	UROCE_ACCESS_LOCAL_WRITE = 1 << 0,
+	UROCE_ACCESS_REMOTE_WRITE = 1 << 1,
+	UROCE_ACCESS_REMOTE_READ = 1 << 2,
+	UROCE_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	UROCE_ACCESS_MW_BIND = 1 << 4,
+	UROCE_ACCESS_ZERO_BASED = 1 << 5,
+	UROCE_ACCESS_ON_DEMAND = 1 << 6,
+	UROCE_ACCESS_HUGETLB = 1 << 7,
+	/* bits 20..29: IBV_ACCESS_OPTIONAL_RANGE, ignored when unsupported */
+	UROCE_ACCESS_OPTIONAL_MASK = 0x3ff00000,
+};
+
+enum uroce_rereg_flags {
+	UROCE_REREG_CHANGE_TRANSLATION = 1 << 0,
+	UROCE_REREG_CHANGE_PD = 1 << 1,
+	UROCE_REREG_CHANGE_ACCESS = 1 << 2,
+	UROCE_REREG_KEEP_VALID = 1 << 3,
+};
+
+enum uroce_wr_opcode {
+	UROCE_WR_RDMA_WRITE = 0,
+	UROCE_WR_RDMA_WRITE_WITH_IMM = 1,
+	UROCE_WR_SEND = 2,
+	UROCE_WR_SEND_WITH_IMM = 3,
+	UROCE_WR_RDMA_READ = 4,
+	UROCE_WR_ATOMIC_CMP_AND_SWP = 5,
+	UROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
+	UROCE_WR_LOCAL_INV = 7,
+	UROCE_WR_BIND_MW = 8,
+	UROCE_WR_SEND_WITH_INV = 9,
+};
+
+enum uroce_send_flags {
+	UROCE_SEND_FENCE = 1 << 0,
+	UROCE_SEND_SIGNALED = 1 << 1,
+	UROCE_SEND_SOLICITED = 1 << 2,
+	UROCE_SEND_INLINE = 1 << 3,
+	UROCE_SEND_IP_CSUM = 1 << 4,
+};
+
+enum uroce_wc_opcode {
+	UROCE_WC_SEND = 0,
+	UROCE_WC_RDMA_WRITE = 1,
+	UROCE_WC_RDMA_READ = 2,
+	UROCE_WC_COMP_SWAP = 3,
+	UROCE_WC_FETCH_ADD = 4,
+	UROCE_WC_BIND_MW = 5,
+	UROCE_WC_LOCAL_INV = 6,
+	UROCE_WC_RECV = 128,
+	UROCE_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+enum uroce_wc_status {
+	UROCE_WC_SUCCESS = 0,
+	UROCE_WC_LOC_LEN_ERR = 1,
+	UROCE_WC_LOC_QP_OP_ERR = 2,
+	UROCE_WC_LOC_PROT_ERR = 4,
+	UROCE_WC_WR_FLUSH_ERR = 5,
+	UROCE_WC_GENERAL_ERR = 21,
+};
+
+enum uroce_wc_flags {
+	UROCE_WC_GRH = 1 << 0,
+	UROCE_WC_WITH_IMM = 1 << 1,
+	UROCE_WC_WITH_INV = 1 << 3,
+};
+
+/* ibv_event_type values used by the daemon. */
+enum uroce_event_type {
+	UROCE_EVENT_CQ_ERR = 0,
+	UROCE_EVENT_QP_FATAL = 1,
+	UROCE_EVENT_QP_REQ_ERR = 2,
+	UROCE_EVENT_QP_ACCESS_ERR = 3,
+	UROCE_EVENT_COMM_EST = 4,
+	UROCE_EVENT_SQ_DRAINED = 5,
+	UROCE_EVENT_PATH_MIG = 6,
+	UROCE_EVENT_PATH_MIG_ERR = 7,
+	UROCE_EVENT_DEVICE_FATAL = 8,
+	UROCE_EVENT_PORT_ACTIVE = 9,
+	UROCE_EVENT_PORT_ERR = 10,
+	UROCE_EVENT_LID_CHANGE = 11,
+	UROCE_EVENT_PKEY_CHANGE = 12,
+	UROCE_EVENT_SM_CHANGE = 13,
+	UROCE_EVENT_SRQ_ERR = 14,
+	UROCE_EVENT_SRQ_LIMIT_REACHED = 15,
+	UROCE_EVENT_QP_LAST_WQE_REACHED = 16,
+	UROCE_EVENT_CLIENT_REREGISTER = 17,
+	UROCE_EVENT_GID_CHANGE = 18,
+};
+
+enum uroce_srq_attr_mask {
+	UROCE_SRQ_MAX_WR = 1 << 0,
+	UROCE_SRQ_LIMIT = 1 << 1,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Control protocol.                                                         */
+
+/* X-macro: control operations. */
+#define UROCE_OP_LIST(X)                                                       \
+	X(HELLO, 1)                                                            \
+	X(OPEN_CTX, 2)                                                         \
+	X(QUERY_DEVICE, 3)                                                     \
+	X(QUERY_PORT, 4)                                                       \
+	X(QUERY_GID, 5)                                                        \
+	X(QUERY_PKEY, 6)                                                       \
+	X(ALLOC_PD, 10)                                                        \
+	X(DEALLOC_PD, 11)                                                      \
+	X(REG_MR, 12)                                                          \
+	X(REREG_MR, 13)                                                        \
+	X(DEREG_MR, 14)                                                        \
+	X(CREATE_CHANNEL, 20)                                                  \
+	X(DESTROY_CHANNEL, 21)                                                 \
+	X(CREATE_CQ, 22)                                                       \
+	X(RESIZE_CQ, 23)                                                       \
+	X(DESTROY_CQ, 24)                                                      \
+	X(CREATE_QP, 30)                                                       \
+	X(MODIFY_QP, 31)                                                       \
+	X(QUERY_QP, 32)                                                        \
+	X(DESTROY_QP, 33)                                                      \
+	X(CREATE_SRQ, 40)                                                      \
+	X(MODIFY_SRQ, 41)                                                      \
+	X(QUERY_SRQ, 42)                                                       \
+	X(DESTROY_SRQ, 43)                                                     \
+	X(CREATE_AH, 50)                                                       \
+	X(DESTROY_AH, 51)                                                      \
+	X(ATTACH_MCAST, 52)                                                    \
+	X(DETACH_MCAST, 53)
+
+enum uroce_op {
+#define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
+	UROCE_OP_LIST(UROCE_OP_ENUM)
+#undef UROCE_OP_ENUM
+};
+
+/*
+ * Every message starts with this header. Requests carry status 0; responses
+ * repeat op and seq and carry 0 or a negative errno. A response to a failed
+ * request is the bare header. len counts the header.
+ */
+struct uroce_msg_hdr {
+	uint32_t op;
+	uint32_t len;
+	uint32_t seq;
+	int32_t status;
+};
+
+/* Object handles are device-wide, never 0, never reused while the daemon runs. */
+
+/* Resource counts of one device (HELLO response, `uroce devices`). */
+struct uroce_res_counts {
+	uint32_t ctx;
+	uint32_t pd;
+	uint32_t mr;
+	uint32_t channel;
+	uint32_t cq;
+	uint32_t qp;
+	uint32_t srq;
+	uint32_t ah;
+};
+
+/*
+ * HELLO: first message of a probe connection (device listing, CLI). The
+ * daemon answers and the connection may be closed or used for OPEN_CTX.
+ */
+struct uroce_hello_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t version;
+	uint32_t reserved;
+};
+
+struct uroce_hello_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t version;
+	uint32_t daemon_pid;
+	uint64_t node_guid; /* network order, as ibv_get_device_guid returns */
+	char name[UROCE_NAME_MAX];
+	char addr[UROCE_ADDR_MAX]; /* textual IP address */
+	uint16_t udp_port;
+	uint8_t node_type;      /* IBV_NODE_CA */
+	uint8_t transport_type; /* IBV_TRANSPORT_IB */
+	uint32_t active_mtu;    /* enum ibv_mtu */
+	struct uroce_res_counts counts;
+};
+
+/*
+ * OPEN_CTX turns the connection into a verbs context. Response fds, in order:
+ * [0] doorbell eventfd (write 1 when the status page says the daemon sleeps),
+ * [1] async event pipe, read end (struct uroce_async_event records),
+ * [2] device status page memfd (struct uroce_status_page, map read-only).
+ */
+struct uroce_open_ctx_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t version;
+	uint32_t reserved;
+};
+
+struct uroce_open_ctx_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t ctx_handle;
+	uint32_t daemon_pid;
+	uint32_t num_comp_vectors;
+	uint32_t status_page_bytes;
+};
+
+/* Generic request naming one object. */
+struct uroce_handle_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t reserved;
+};
+
+/* Generic response naming one new object. */
+struct uroce_handle_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t reserved;
+};
+
+struct uroce_device_attr {
+	char fw_ver[64];
+	uint64_t node_guid;      /* network order */
+	uint64_t sys_image_guid; /* network order */
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	uint32_t max_qp;
+	uint32_t max_qp_wr;
+	uint32_t device_cap_flags;
+	uint32_t max_sge;
+	uint32_t max_sge_rd;
+	uint32_t max_cq;
+	uint32_t max_cqe;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_qp_rd_atom;
+	uint32_t max_res_rd_atom;
+	uint32_t max_qp_init_rd_atom;
+	uint32_t atomic_cap;
+	uint32_t max_mw;
+	uint32_t max_mcast_grp;
+	uint32_t max_mcast_qp_attach;
+	uint32_t max_total_mcast_qp_attach;
+	uint32_t max_ah;
+	uint32_t max_srq;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
+	uint32_t max_inline_data;
+	uint16_t max_pkeys;
+	uint8_t local_ca_ack_delay;
+	uint8_t phys_port_cnt;
+	uint64_t hca_core_clock_khz;
+	uint64_t completion_timestamp_mask;
+	uint32_t max_cq_moderation_count;
+	uint32_t max_cq_moderation_period;
+};
+
+struct uroce_query_device_resp {
+	struct uroce_msg_hdr hdr;
+	struct uroce_device_attr attr;
+};
+
+struct uroce_port_attr {
+	uint32_t state;
+	uint32_t max_mtu;
+	uint32_t active_mtu;
+	uint32_t gid_tbl_len;
+	uint32_t port_cap_flags;
+	uint32_t max_msg_sz;
+	uint32_t bad_pkey_cntr;
+	uint32_t qkey_viol_cntr;
+	uint16_t pkey_tbl_len;
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint8_t lmc;
+	uint8_t max_vl_num;
+	uint8_t sm_sl;
+	uint8_t subnet_timeout;
+	uint8_t init_type_reply;
+	uint8_t active_width;
+	uint16_t active_speed;
+	uint8_t phys_state;
+	uint8_t link_layer;
+	uint8_t flags;
+	uint8_t reserved;
+	uint16_t port_cap_flags2;
+};
+
+/* QUERY_PORT, QUERY_GID and QUERY_PKEY take a port and an index. */
+struct uroce_query_port_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t port_num;
+	uint32_t index;
+};
+
+struct uroce_query_port_resp {
+	struct uroce_msg_hdr hdr;
+	struct uroce_port_attr attr;
+};
+
+enum uroce_gid_type {
+	UROCE_GID_TYPE_IB = 0,      /* "IB/RoCE v1" */
+	UROCE_GID_TYPE_ROCE_V2 = 1, /* "RoCE v2" */
+};
+
+/* An empty GID table entry is reported with valid = 0 and a zero GID. */
+struct uroce_query_gid_resp {
+	struct uroce_msg_hdr hdr;
+	uint8_t gid[16];
+	uint32_t gid_type;
+	uint32_t valid;
+	uint32_t ndev_ifindex;
+	uint32_t reserved;
+};
+
+struct uroce_query_pkey_resp {
+	struct uroce_msg_hdr hdr;
+	uint16_t pkey; /* host order */
+	uint16_t reserved[3];
+};
+
+struct uroce_reg_mr_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t access;
+	uint64_t addr;
+	uint64_t length;
+	uint64_t iova;
+};
+
+struct uroce_reg_mr_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t reserved;
+};
+
+struct uroce_rereg_mr_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t flags; /* enum uroce_rereg_flags */
+	uint32_t pd_handle;
+	uint32_t access;
+	uint64_t addr;
+	uint64_t length;
+	uint64_t iova;
+};
+
+/* CREATE_CHANNEL response carries one fd: the read end of the event pipe. */
+
+/*
+ * CREATE_CQ / RESIZE_CQ responses carry one fd: the CQ ring memfd
+ * (ring_bytes long, header at offset 0).
+ */
+struct uroce_create_cq_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t cqe;
+	uint32_t channel_handle; /* 0: none */
+	uint32_t comp_vector;
+	uint32_t reserved;
+};
+
+struct uroce_cq_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t entries; /* ring size; the CQ holds this many CQEs */
+	uint64_t ring_bytes;
+};
+
+struct uroce_resize_cq_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t cqe;
+};
+
+struct uroce_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+struct uroce_ah_attr {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sl;
+	uint16_t dlid;
+	uint8_t src_path_bits;
+	uint8_t static_rate;
+	uint8_t is_global;
+	uint8_t port_num;
+	uint8_t reserved[2];
+};
+
+struct uroce_qp_attr {
+	uint32_t qp_state;
+	uint32_t cur_qp_state;
+	uint32_t path_mtu;
+	uint32_t path_mig_state;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags;
+	uint32_t rate_limit;
+	struct uroce_qp_cap cap;
+	struct uroce_ah_attr ah_attr;
+	struct uroce_ah_attr alt_ah_attr;
+	uint16_t pkey_index;
+	uint16_t alt_pkey_index;
+	uint8_t en_sqd_async_notify;
+	uint8_t sq_draining;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t port_num;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t alt_port_num;
+	uint8_t alt_timeout;
+	uint8_t reserved;
+};
+
+/*
+ * CREATE_QP response fds: [0] SQ ring memfd, [1] RQ ring memfd unless the QP
+ * uses an SRQ (nfds says how many).
+ */
+struct uroce_create_qp_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t send_cq_handle;
+	uint32_t recv_cq_handle;
+	uint32_t srq_handle; /* 0: none */
+	uint32_t qp_type;
+	uint32_t sq_sig_all;
+	uint32_t create_flags;
+	uint32_t reserved;
+	struct uroce_qp_cap cap;
+};
+
+struct uroce_create_qp_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t qpn;
+	struct uroce_qp_cap cap; /* what the QP really has (>= requested) */
+	uint32_t nfds;
+	uint32_t reserved;
+	uint64_t sq_bytes;
+	uint64_t rq_bytes;
+};
+
+struct uroce_modify_qp_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t attr_mask;
+	struct uroce_qp_attr attr;
+};
+
+struct uroce_query_qp_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t attr_mask;
+};
+
+struct uroce_query_qp_resp {
+	struct uroce_msg_hdr hdr;
+	struct uroce_qp_attr attr;
+	struct uroce_qp_cap init_cap;
+	uint32_t sq_sig_all;
+	uint32_t reserved;
+};
+
+/* CREATE_SRQ response carries one fd: the SRQ ring memfd. */
+struct uroce_create_srq_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+
+struct uroce_create_srq_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t srq_num;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint64_t ring_bytes;
+};
+
+struct uroce_modify_srq_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t attr_mask;
+	uint32_t max_wr;
+	uint32_t srq_limit;
+};
+
+struct uroce_query_srq_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+	uint32_t reserved;
+};
+
+struct uroce_create_ah_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t reserved;
+	struct uroce_ah_attr attr;
+};
+
+struct uroce_mcast_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t qp_handle;
+	uint16_t lid;
+	uint16_t reserved;
+	uint8_t gid[16];
+};
+
+/* ------------------------------------------------------------------------ */
+/* Event records.                                                            */
+
+/* Written to a completion channel pipe when an armed CQ gets a completion. */
+struct uroce_comp_event {
+	uint32_t cq_handle;
+	uint32_t reserved;
+};
+
+/*
+ * Written to a context's async pipe. handle names a QP, CQ or SRQ according
+ * to the event type, or is the port number for port events.
+ */
+struct uroce_async_event {
+	uint32_t event_type; /* enum uroce_event_type */
+	uint32_t handle;
+	uint32_t reserved[2];
+};
+
+/* ------------------------------------------------------------------------ */
+/* Shared memory.                                                            */
+
+#define UROCE_STATUS_MAGIC 0x75727374u /* "urst" */
+
+/* Device-wide page, written only by the daemon (sealed against writers). */
+struct uroce_status_page {
+	uint32_t magic;
+	uint32_t version;
+	uint8_t pad0[UROCE_CACHELINE_BYTES - 8];
+	/*
+	 * 1 while the daemon sleeps in its event loop: a producer that
+	 * publishes work and then sees 1 (after a full fence) rings its
+	 * context's doorbell. 0 while the daemon is busy and will look.
+	 */
+	uint32_t daemon_asleep;
+	uint8_t pad1[UROCE_CACHELINE_BYTES - 4];
+};
+
+#define UROCE_STATUS_PAGE_BYTES 4096
+
+#define UROCE_RING_MAGIC 0x7572726eu /* "urrn" */
+
+enum uroce_ring_kind {
+	UROCE_RING_SQ = 1,
+	UROCE_RING_RQ = 2,
+	UROCE_RING_SRQ = 3,
+	UROCE_RING_CQ = 4,
+};
+
+/* CQ arm states (struct uroce_ring_hdr.arm). */
+enum uroce_cq_arm {
+	UROCE_CQ_ARM_NONE = 0,
+	UROCE_CQ_ARM_NEXT = 1,
+	UROCE_CQ_ARM_SOLICITED = 2,
+};
+
+/*
+ * Ring header, at offset 0 of every ring memfd. Entries follow at
+ * UROCE_RING_HDR_BYTES. Indices are free-running 32-bit counters; the slot of
+ * index i is i & (entries - 1) and the ring is full when prod - cons ==
+ * entries. Each index has one writer and lives on its own cache line; the
+ * writer publishes with a release store after filling the entry, the reader
+ * loads with acquire before reading it.
+ *
+ *   SQ, RQ, SRQ: the shim produces WQEs (prod); the daemon consumes them
+ *                (cons) when the WQE's work is complete, so a slot is reused
+ *                only after its completion was generated.
+ *   CQ:          the daemon produces CQEs (prod); the shim consumes (cons).
+ */
+struct uroce_ring_hdr {
+	/* line 0: geometry, written once by the daemon before the fd is sent */
+	uint32_t magic;
+	uint32_t kind; /* enum uroce_ring_kind */
+	uint32_t entries;
+	uint32_t stride; /* bytes per entry */
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t handle; /* daemon handle of the owning object */
+	uint32_t qpn;    /* SQ/RQ: QP number; SRQ: SRQ number */
+	uint8_t pad0[UROCE_CACHELINE_BYTES - 32];
+	/* line 1: producer index */
+	uint32_t prod;
+	uint8_t pad1[UROCE_CACHELINE_BYTES - 4];
+	/* line 2: consumer index */
+	uint32_t cons;
+	uint8_t pad2[UROCE_CACHELINE_BYTES - 4];
+	/* line 3: written by the daemon, read by the shim */
+	uint32_t qp_state; /* SQ/RQ: enum uroce_qp_state */
+	uint32_t overflow; /* CQ: 1 after a CQE was lost (CQ error) */
+	uint8_t pad3[UROCE_CACHELINE_BYTES - 8];
+	/* line 4: written by the shim, read and cleared by the daemon */
+	uint32_t arm; /* CQ: enum uroce_cq_arm */
+	uint8_t pad4[UROCE_CACHELINE_BYTES - 4];
+};
+
+#define UROCE_RING_HDR_BYTES 512
+
+/* Scatter/gather element, as in a WR. */
+struct uroce_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/*
+ * Send WQE: this fixed part, then either num_sge struct uroce_sge or
+ * inline_len bytes of inline payload (UROCE_SEND_INLINE). The stride of an
+ * SQ is UROCE_SEND_WQE_BYTES + max(max_sge * 16, max_inline), rounded up to
+ * 64 bytes.
+ */
+struct uroce_send_wqe {
+	uint64_t wr_id;
+	uint32_t opcode;     /* enum uroce_wr_opcode */
+	uint32_t send_flags; /* enum uroce_send_flags */
+	uint32_t imm_data;   /* immediate (network order) or rkey to invalidate */
+	uint32_t num_sge;
+	uint32_t inline_len;
+	uint32_t reserved0;
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+			uint32_t reserved;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+			uint32_t reserved;
+		} atomic;
+	} wr;
+	struct {
+		uint32_t ah_handle;
+		uint32_t remote_qpn;
+		uint32_t remote_qkey;
+		uint32_t reserved;
+	} ud;
+};
+
+#define UROCE_SEND_WQE_BYTES 80
+
+/* Receive WQE: this fixed part, then num_sge struct uroce_sge. */
+struct uroce_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t reserved;
+};
+
+#define UROCE_RECV_WQE_BYTES 16
+
+enum uroce_cqe_flags {
+	UROCE_CQE_SOLICITED = 1 << 0, /* the message asked for an event */
+};
+
+/* Completion queue entry (64 bytes). */
+struct uroce_cqe {
+	uint64_t wr_id;
+	uint32_t status; /* enum uroce_wc_status */
+	uint32_t opcode; /* enum uroce_wc_opcode */
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	uint32_t imm_data; /* network order, or invalidated rkey */
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t wc_flags; /* enum uroce_wc_flags */
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+	uint8_t flags; /* enum uroce_cqe_flags */
+	uint8_t reserved0;
+	uint64_t timestamp_ns;
+	uint64_t reserved1[2];
+};
+
+#define UROCE_CQE_BYTES 64
+
+/* Layout checks: both sides compile these. */
+_Static_assert(sizeof(struct uroce_ring_hdr) == 5 * UROCE_CACHELINE_BYTES,
+	       "ring header layout");
+_Static_assert(sizeof(struct uroce_ring_hdr) <= UROCE_RING_HDR_BYTES,
+	       "ring header fits");
+_Static_assert(offsetof(struct uroce_ring_hdr, prod) == 64, "prod line");
+_Static_assert(offsetof(struct uroce_ring_hdr, cons) == 128, "cons line");
+_Static_assert(sizeof(struct uroce_send_wqe) == UROCE_SEND_WQE_BYTES,
+	       "send WQE layout");
+_Static_assert(sizeof(struct uroce_recv_wqe) == UROCE_RECV_WQE_BYTES,
+	       "recv WQE layout");
+_Static_assert(sizeof(struct uroce_sge) == 16, "sge layout");
+_Static_assert(sizeof(struct uroce_cqe) == UROCE_CQE_BYTES, "CQE layout");
+_Static_assert(sizeof(struct uroce_status_page) <= UROCE_STATUS_PAGE_BYTES,
+	       "status page");
+_Static_assert(sizeof(struct uroce_comp_event) == 8, "comp event record");
+_Static_assert(sizeof(struct uroce_async_event) == 16, "async event record");
+
+/* ------------------------------------------------------------------------ */
+/* Ring helpers shared by both sides (index arithmetic and atomics only).   */
+
+static inline uint32_t uroce_load_acquire(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void uroce_store_release(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* Full fence between publishing an index and reading the asleep flag. */
+static inline void uroce_fence(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Address of the entry of free-running index idx in a ring of the given
+ * geometry (entries is a power of two). */
+static inline void *uroce_ring_entry(void *ring, uint32_t entries,
+				     uint32_t stride, uint32_t idx)
+{
+	return (char *)ring + UROCE_RING_HDR_BYTES +
+	       (size_t)(idx & (entries - 1)) * stride;
+}
+
+/* Bytes of a ring with this geometry, rounded up to whole pages. */
+static inline uint64_t uroce_ring_bytes(uint32_t entries, uint32_t stride)
+{
+	uint64_t n = UROCE_RING_HDR_BYTES + (uint64_t)entries * stride;
+
+	return (n + 4095) & ~(uint64_t)4095;
+}
+
+/* Stride of a send queue with these capabilities. */
+static inline uint32_t uroce_sq_stride(uint32_t max_sge, uint32_t max_inline)
+{
+	uint32_t data = max_sge * (uint32_t)sizeof(struct uroce_sge);
+
+	if (max_inline > data)
+		data = max_inline;
+	return (UROCE_SEND_WQE_BYTES + data + 63) & ~63u;
+}
+
+/* Stride of a receive queue or SRQ with this many SGEs. */
+static inline uint32_t uroce_rq_stride(uint32_t max_sge)
+{
+	uint32_t n = UROCE_RECV_WQE_BYTES +
+		     max_sge * (uint32_t)sizeof(struct uroce_sge);
+
+	return (n + 15) & ~15u;
+}
+
+#endif /* UROCE_UAPI_H */

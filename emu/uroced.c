@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uroced: the emulated RNIC. This file is the program: options, start-up
+ * order (address and interface, UDP socket, run directory and control
+ * socket, status page, capture file), the libuv event loop with its
+ * "daemon asleep" bookkeeping, and a clean shutdown on SIGINT/SIGTERM that
+ * releases every client's objects and removes the socket. The device and its
+ * objects live in the other files of emu/.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <pcap/pcap.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common_rundir.h"
+#include "emu.h"
+#include "uroce/version.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: uroced --name NAME --addr IP [options]\n"
+		"\n"
+		"Run one emulated RoCEv2 RNIC in the foreground. It appears to "
+		"verbs programs\n"
+		"(through the uroce shim) as device NAME with one Ethernet port "
+		"whose GID 0 is\n"
+		"the RoCEv2 GID of IP. Logs go to stderr; SIGINT or SIGTERM stop "
+		"it cleanly.\n"
+		"\n"
+		"Options:\n"
+		"  -n, --name NAME     device name (letters, digits, '_', '-', "
+		"'.'; max 63)\n"
+		"  -a, --addr IP       local IPv4 or IPv6 address to own "
+		"(the device's GID)\n"
+		"  -p, --port PORT     UDP port for RoCEv2 (default 4791)\n"
+		"  -r, --rundir DIR    directory of device sockets (default: "
+		"$UROCE_RUNDIR,\n"
+		"                      else $XDG_RUNTIME_DIR/uroce, else "
+		"/tmp/uroce-<uid>)\n"
+		"  -m, --mtu BYTES     active path MTU: 256, 512, 1024, 2048 or "
+		"4096 (default:\n"
+		"                      the largest that fits the interface MTU "
+		"owning IP)\n"
+		"  -w, --pcap FILE     write every packet sent or accepted to a "
+		"pcap file\n"
+		"  -v, --verbose       more log output (twice: debug)\n"
+		"  -q, --quiet         only errors and warnings\n"
+		"  -V, --version       print the version and exit\n"
+		"  -h, --help          print this help and exit\n");
+}
+
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	struct emu_dev *dev = h->data;
+
+	emu_info("%s received, shutting down", strsignal(signum));
+	dev->stopping = 1;
+	uv_stop(dev->loop);
+}
+
+/* Before the loop may block: tell producers we sleep, then look once more
+ * so that nothing published before they could see the flag is missed. */
+static void on_prepare(uv_prepare_t *h)
+{
+	struct emu_dev *dev = h->data;
+
+	__atomic_store_n(&dev->status->daemon_asleep, 1, __ATOMIC_SEQ_CST);
+	uroce_fence();
+	emu_qp_flush_all(dev);
+}
+
+static void on_check(uv_check_t *h)
+{
+	struct emu_dev *dev = h->data;
+
+	__atomic_store_n(&dev->status->daemon_asleep, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Packets arrive before the transport exists: count and drop them so that
+ * the socket buffer never fills. */
+static void on_udp(uv_poll_t *h, int status, int events)
+{
+	struct emu_dev *dev = h->data;
+	char buf[65536];
+
+	(void)events;
+	if (status < 0)
+		return;
+	while (recv(dev->udp_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		dev->rx_dropped++;
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int open_pcap(struct emu_dev *dev, const char *path)
+{
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d;
+
+	if (!p) {
+		fprintf(stderr, "uroced: --pcap: pcap_open_dead failed\n");
+		return -1;
+	}
+	d = pcap_dump_open(p, path);
+	if (!d) {
+		fprintf(stderr, "uroced: --pcap %s: %s\n", path,
+			pcap_geterr(p));
+		pcap_close(p);
+		return -1;
+	}
+	dev->pcap = p;
+	dev->pcap_dumper = d;
+	return 0;
+}
+
+static void close_pcap(struct emu_dev *dev)
+{
+	if (dev->pcap_dumper) {
+		pcap_dump_flush(dev->pcap_dumper);
+		pcap_dump_close(dev->pcap_dumper);
+		dev->pcap_dumper = NULL;
+	}
+	if (dev->pcap) {
+		pcap_close(dev->pcap);
+		dev->pcap = NULL;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "rundir", required_argument, NULL, 'r' },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "pcap", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct emu_opts o = { .port = 4791 };
+	static struct emu_dev dev;
+	uv_loop_t loop;
+	int verbosity = EMU_LOG_INFO, c, err;
+	uint32_t v;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:vqVh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o.name = optarg;
+			break;
+		case 'a':
+			o.addr = optarg;
+			break;
+		case 'p':
+			if (parse_u32(optarg, 65535, &v) || v == 0) {
+				fprintf(stderr,
+					"uroced: --port %s: must be a number "
+					"in 1..65535\n",
+					optarg);
+				return 2;
+			}
+			o.port = (uint16_t)v;
+			break;
+		case 'r':
+			o.rundir = optarg;
+			break;
+		case 'm':
+			if (parse_u32(optarg, 65536, &v)) {
+				fprintf(stderr,
+					"uroced: --mtu %s: must be 256, 512, "
+					"1024, 2048 or 4096\n",
+					optarg);
+				return 2;
+			}
+			o.mtu_bytes = v;
+			if (v != 256 && v != 512 && v != 1024 && v != 2048 &&
+			    v != 4096) {
+				fprintf(stderr,
+					"uroced: --mtu %s: must be 256, 512, "
+					"1024, 2048 or 4096\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'w':
+			o.pcap_path = optarg;
+			break;
+		case 'v':
+			if (verbosity < EMU_LOG_DEBUG)
+				verbosity++;
+			break;
+		case 'q':
+			verbosity = EMU_LOG_WARN;
+			break;
+		case 'V':
+			printf("uroced %s (uapi %d)\n", UROCE_VERSION_STRING,
+			       UROCE_UAPI_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			fprintf(stderr, "uroced: option %s needs a value\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr,
+				"uroced: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "uroced: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
+		return 2;
+	}
+	if (!o.name || !o.addr) {
+		fprintf(stderr, "uroced: --name and --addr are required "
+				"(see --help)\n");
+		return 2;
+	}
+	if (!common_rundir_valid_name(o.name)) {
+		fprintf(stderr,
+			"uroced: --name '%s': use 1..63 letters, digits, '_', "
+			"'-' or '.', not starting with '.'\n",
+			o.name);
+		return 2;
+	}
+	emu_log_set_name(o.name);
+	emu_log_set_level((enum emu_log_level)verbosity);
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+
+	if (emu_dev_setup(&dev, &o))
+		return 1;
+	if (emu_dev_bind_udp(&dev))
+		return 1;
+	err = common_rundir_resolve(o.rundir, dev.rundir, sizeof(dev.rundir));
+	if (!err)
+		err = common_rundir_prepare(dev.rundir);
+	if (err) {
+		fprintf(stderr, "uroced: run directory %s: %s\n", dev.rundir,
+			strerror(-err));
+		emu_dev_close(&dev);
+		return 1;
+	}
+	err = emu_dev_status_page(&dev);
+	if (err) {
+		fprintf(stderr, "uroced: status page: %s\n", strerror(-err));
+		emu_dev_close(&dev);
+		return 1;
+	}
+	if (o.pcap_path && open_pcap(&dev, o.pcap_path)) {
+		emu_dev_close(&dev);
+		return 1;
+	}
+
+	if (uv_loop_init(&loop)) {
+		fprintf(stderr, "uroced: cannot create the event loop\n");
+		return 1;
+	}
+	dev.loop = &loop;
+	if (emu_ctl_listen(&dev)) {
+		close_pcap(&dev);
+		emu_dev_close(&dev);
+		uv_loop_close(&loop);
+		return 1;
+	}
+	uv_poll_init(&loop, &dev.udp_poll, dev.udp_fd);
+	dev.udp_poll.data = &dev;
+	uv_poll_start(&dev.udp_poll, UV_READABLE, on_udp);
+	uv_prepare_init(&loop, &dev.prepare);
+	dev.prepare.data = &dev;
+	uv_prepare_start(&dev.prepare, on_prepare);
+	uv_check_init(&loop, &dev.check);
+	dev.check.data = &dev;
+	uv_check_start(&dev.check, on_check);
+	uv_signal_init(&loop, &dev.sigint);
+	dev.sigint.data = &dev;
+	uv_signal_start(&dev.sigint, on_signal, SIGINT);
+	uv_signal_init(&loop, &dev.sigterm);
+	dev.sigterm.data = &dev;
+	uv_signal_start(&dev.sigterm, on_signal, SIGTERM);
+
+	emu_info("uroce %s: device %s on %s port %u (%s, MTU %u, IB MTU %u), "
+		 "socket %s",
+		 UROCE_VERSION_STRING, dev.name, dev.addr_str, dev.udp_port,
+		 dev.ifname, dev.if_mtu, 128u << dev.active_mtu, dev.sock_path);
+
+	uv_run(&loop, UV_RUN_DEFAULT);
+
+	/* Shutdown: no new clients, release every client, close handles. */
+	emu_ctl_close(&dev);
+	while (!emu_list_empty(&dev.ctxs))
+		emu_ctx_destroy(
+			EMU_CONTAINER_OF(dev.ctxs.next, struct emu_ctx, link));
+	uv_walk(&loop, close_walk, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&loop))
+		emu_warn("event loop still had handles at exit");
+	close_pcap(&dev);
+	emu_dev_close(&dev);
+	emu_info("stopped (%llu datagrams dropped without a transport)",
+		 (unsigned long long)dev.rx_dropped);
+	return 0;
+}
