@@ -106,21 +106,20 @@ END_TEST
 
 START_TEST(test_final_num_attrs)
 {
-	struct {
-		struct ibv_command_buffer cmd;
-		struct ib_uverbs_attr attrs[8];
-	} a, b;
+	size_t sz = sizeof(struct ibv_command_buffer) + 8 * sizeof(struct ib_uverbs_attr);
+	struct ibv_command_buffer *a = calloc(1, sz), *b = calloc(1, sz);
 
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	a.cmd.next = &b.cmd;
-	a.cmd.next_attr = a.cmd.hdr.attrs + 3;
-	b.cmd.next = NULL;
-	b.cmd.next_attr = b.cmd.hdr.attrs + 5;
+	ck_assert(a && b);
+	a->next = b;
+	a->next_attr = a->hdr.attrs + 3;
+	b->next = NULL;
+	b->next_attr = b->hdr.attrs + 5;
 
 	ck_assert_uint_eq(__ioctl_final_num_attrs(2, NULL), 2);
-	ck_assert_uint_eq(__ioctl_final_num_attrs(2, &b.cmd), 7);
-	ck_assert_uint_eq(__ioctl_final_num_attrs(2, &a.cmd), 10);
+	ck_assert_uint_eq(__ioctl_final_num_attrs(2, b), 7);
+	ck_assert_uint_eq(__ioctl_final_num_attrs(2, a), 10);
+	free(a);
+	free(b);
 }
 END_TEST
 
