@@ -89,7 +89,7 @@ int ibv_dofork_range(void *base, size_t size);
 
 /* abi_log.c */
 void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* abi_provider.c: the IBVERBS_PRIVATE_34 provider interface. */
 extern bool verbs_allow_disassociate_destroy;
@@ -98,15 +98,14 @@ void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd, size_
 				    struct verbs_context *context_offset, uint32_t driver_id);
 void verbs_uninit_context(struct verbs_context *context);
 void verbs_set_ops(struct verbs_context *vctx, const struct verbs_context_ops *ops);
-void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
-		   struct ibv_comp_channel *channel, void *cq_context);
+void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context, struct ibv_comp_channel *channel,
+		   void *cq_context);
 struct ibv_context *verbs_open_device(struct ibv_device *device, void *private_data);
 unsigned int __ioctl_final_num_attrs(unsigned int num_attrs, struct ibv_command_buffer *link);
 int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd);
 
-int ibv_cmd_get_context(struct verbs_context *context, struct ibv_get_context *cmd,
-			size_t cmd_size, struct ib_uverbs_get_context_resp *resp,
-			size_t resp_size);
+int ibv_cmd_get_context(struct verbs_context *context, struct ibv_get_context *cmd, size_t cmd_size,
+			struct ib_uverbs_get_context_resp *resp, size_t resp_size);
 int ibv_cmd_query_context(struct ibv_context *ctx, struct ibv_command_buffer *driver);
 int ibv_cmd_create_flow_action_esp(struct ibv_context *ctx, struct ibv_flow_action_esp_attr *attr,
 				   struct verbs_flow_action *flow_action,
@@ -125,8 +124,8 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd, struct ibv_
 		     size_t cmd_size, struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
 int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd, int vxrcd_size,
-		      struct ibv_xrcd_init_attr *attr, struct ibv_open_xrcd *cmd,
-		      size_t cmd_size, struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+		      struct ibv_xrcd_init_attr *attr, struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
 int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t hca_va, int access,
 		   struct verbs_mr *vmr, struct ibv_reg_mr *cmd, size_t cmd_size,
@@ -138,8 +137,8 @@ int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr, uint32_t mr_handle);
 int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
 		      struct ibv_sge *sg_list, uint32_t num_sge);
-int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova,
-			  int fd, int access, struct verbs_mr *vmr);
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd,
+			  int access, struct verbs_mr *vmr);
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type, struct ibv_mw *mw,
 		     struct ibv_alloc_mw *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
@@ -156,8 +155,8 @@ int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd, size_t cmd_size,
 		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
-int ibv_cmd_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr,
-		      struct ibv_modify_cq *cmd, size_t cmd_size);
+int ibv_cmd_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr, struct ibv_modify_cq *cmd,
+		      size_t cmd_size);
 int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq, struct ibv_srq_init_attr *attr,
 		       struct ibv_create_srq *cmd, size_t cmd_size,
 		       struct ib_uverbs_create_srq_resp *resp, size_t resp_size);
@@ -167,16 +166,15 @@ int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
 			  size_t resp_size);
 int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask,
 		       struct ibv_modify_srq *cmd, size_t cmd_size);
-int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, struct ibv_query_srq *cmd,
+		      size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_qp_init_attr *attr,
 		      struct ibv_create_qp *cmd, size_t cmd_size,
 		      struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_qp_init_attr_ex *attr_ex, struct ibv_create_qp *cmd,
-			 size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
-			 size_t resp_size);
+			 size_t cmd_size, struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
 			  struct ibv_qp_init_attr_ex *qp_attr, struct ibv_create_qp_ex *cmd,
 			  size_t cmd_size, struct ib_uverbs_ex_create_qp_resp *resp,
@@ -195,8 +193,7 @@ int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_m
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
 int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
-int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			  struct ibv_recv_wr **bad_wr);
+int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah, struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);

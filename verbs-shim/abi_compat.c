@@ -66,12 +66,10 @@ int shim_v1_0_query_pkey(struct ibv_context_1_0 *context, uint8_t port_num, int 
 			 __be16 *pkey);
 struct ibv_pd_1_0 *shim_v1_0_alloc_pd(struct ibv_context_1_0 *context);
 int shim_v1_0_dealloc_pd(struct ibv_pd_1_0 *pd);
-struct ibv_mr_1_0 *shim_v1_0_reg_mr(struct ibv_pd_1_0 *pd, void *addr, size_t length,
-				    int access);
+struct ibv_mr_1_0 *shim_v1_0_reg_mr(struct ibv_pd_1_0 *pd, void *addr, size_t length, int access);
 int shim_v1_0_dereg_mr(struct ibv_mr_1_0 *mr);
-struct ibv_cq_1_0 *shim_v1_0_create_cq(struct ibv_context_1_0 *context, int cqe,
-				       void *cq_context, struct ibv_comp_channel *channel,
-				       int comp_vector);
+struct ibv_cq_1_0 *shim_v1_0_create_cq(struct ibv_context_1_0 *context, int cqe, void *cq_context,
+				       struct ibv_comp_channel *channel, int comp_vector);
 int shim_v1_0_resize_cq(struct ibv_cq_1_0 *cq, int cqe);
 int shim_v1_0_destroy_cq(struct ibv_cq_1_0 *cq);
 int shim_v1_0_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq_1_0 **cq,
@@ -79,8 +77,7 @@ int shim_v1_0_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq_1_0 *
 void shim_v1_0_ack_cq_events(struct ibv_cq_1_0 *cq, unsigned int nevents);
 struct ibv_srq_1_0 *shim_v1_0_create_srq(struct ibv_pd_1_0 *pd,
 					 struct ibv_srq_init_attr *srq_init_attr);
-int shim_v1_0_modify_srq(struct ibv_srq_1_0 *srq, struct ibv_srq_attr *srq_attr,
-			 int srq_attr_mask);
+int shim_v1_0_modify_srq(struct ibv_srq_1_0 *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask);
 int shim_v1_0_query_srq(struct ibv_srq_1_0 *srq, struct ibv_srq_attr *srq_attr);
 int shim_v1_0_destroy_srq(struct ibv_srq_1_0 *srq);
 struct ibv_qp_1_0 *shim_v1_0_create_qp(struct ibv_pd_1_0 *pd,
@@ -183,8 +180,7 @@ int shim_v1_0_query_gid(struct ibv_context_1_0 *context, uint8_t port_num, int i
 }
 SHIM_V1_0(query_gid);
 
-int shim_v1_0_query_pkey(struct ibv_context_1_0 *context, uint8_t port_num, int index,
-			 __be16 *pkey)
+int shim_v1_0_query_pkey(struct ibv_context_1_0 *context, uint8_t port_num, int index, __be16 *pkey)
 {
 	return shim_v1_0_minus_one();
 }
@@ -214,9 +210,8 @@ int shim_v1_0_dereg_mr(struct ibv_mr_1_0 *mr)
 }
 SHIM_V1_0(dereg_mr);
 
-struct ibv_cq_1_0 *shim_v1_0_create_cq(struct ibv_context_1_0 *context, int cqe,
-				       void *cq_context, struct ibv_comp_channel *channel,
-				       int comp_vector)
+struct ibv_cq_1_0 *shim_v1_0_create_cq(struct ibv_context_1_0 *context, int cqe, void *cq_context,
+				       struct ibv_comp_channel *channel, int comp_vector)
 {
 	return shim_v1_0_null();
 }
@@ -253,8 +248,7 @@ struct ibv_srq_1_0 *shim_v1_0_create_srq(struct ibv_pd_1_0 *pd,
 }
 SHIM_V1_0(create_srq);
 
-int shim_v1_0_modify_srq(struct ibv_srq_1_0 *srq, struct ibv_srq_attr *srq_attr,
-			 int srq_attr_mask)
+int shim_v1_0_modify_srq(struct ibv_srq_1_0 *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask)
 {
 	return shim_v1_0_errno();
 }

@@ -72,23 +72,23 @@ void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst, struct ib_uverbs_qp_att
  * The path-record fields that exist on both sides with the same name; the
  * two structs order them differently, so they are copied by name.
  */
-#define SHIM_PATH_REC_FIELDS(X)                                                \
-	X(dlid)                                                                \
-	X(slid)                                                                \
-	X(raw_traffic)                                                         \
-	X(flow_label)                                                          \
-	X(hop_limit)                                                           \
-	X(traffic_class)                                                       \
-	X(reversible)                                                          \
-	X(numb_path)                                                           \
-	X(pkey)                                                                \
-	X(sl)                                                                  \
-	X(mtu_selector)                                                        \
-	X(mtu)                                                                 \
-	X(rate_selector)                                                       \
-	X(rate)                                                                \
-	X(packet_life_time_selector)                                           \
-	X(packet_life_time)                                                    \
+#define SHIM_PATH_REC_FIELDS(X)      \
+	X(dlid)                      \
+	X(slid)                      \
+	X(raw_traffic)               \
+	X(flow_label)                \
+	X(hop_limit)                 \
+	X(traffic_class)             \
+	X(reversible)                \
+	X(numb_path)                 \
+	X(pkey)                      \
+	X(sl)                        \
+	X(mtu_selector)              \
+	X(mtu)                       \
+	X(rate_selector)             \
+	X(rate)                      \
+	X(packet_life_time_selector) \
+	X(packet_life_time)          \
 	X(preference)
 
 #define SHIM_COPY_FIELD(f) dst->f = src->f;

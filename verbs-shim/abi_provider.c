@@ -112,8 +112,8 @@ struct ibv_context *verbs_open_device(struct ibv_device *device, void *private_d
  * (whose refcnt is taken under the context mutex), user context, event
  * counters, mutex and condition variable.
  */
-void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
-		   struct ibv_comp_channel *channel, void *cq_context)
+void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context, struct ibv_comp_channel *channel,
+		   void *cq_context)
 {
 	cq->context = context;
 	cq->channel = channel;
@@ -145,8 +145,8 @@ int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd)
 
 /* Kernel uverbs commands: all EOPNOTSUPP (see the file comment). */
 
-int ibv_cmd_get_context(struct verbs_context *context, struct ibv_get_context *cmd,
-			size_t cmd_size, struct ib_uverbs_get_context_resp *resp, size_t resp_size)
+int ibv_cmd_get_context(struct verbs_context *context, struct ibv_get_context *cmd, size_t cmd_size,
+			struct ib_uverbs_get_context_resp *resp, size_t resp_size)
 {
 	return shim_no_kernel();
 }
@@ -237,8 +237,8 @@ int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint3
 	return shim_no_kernel();
 }
 
-int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova,
-			  int fd, int access, struct verbs_mr *vmr)
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd,
+			  int access, struct verbs_mr *vmr)
 {
 	return shim_no_kernel();
 }
@@ -293,8 +293,8 @@ int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 	return shim_no_kernel();
 }
 
-int ibv_cmd_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr,
-		      struct ibv_modify_cq *cmd, size_t cmd_size)
+int ibv_cmd_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr, struct ibv_modify_cq *cmd,
+		      size_t cmd_size)
 {
 	return shim_no_kernel();
 }
@@ -319,8 +319,8 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int s
 	return shim_no_kernel();
 }
 
-int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-		      struct ibv_query_srq *cmd, size_t cmd_size)
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, struct ibv_query_srq *cmd,
+		      size_t cmd_size)
 {
 	return shim_no_kernel();
 }
@@ -394,8 +394,7 @@ int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_re
 	return shim_no_kernel();
 }
 
-int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			  struct ibv_recv_wr **bad_wr)
+int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	return shim_no_kernel();
 }

@@ -14,29 +14,29 @@
 #include <infiniband/verbs.h>
 
 /* X(rate, multiple of 2.5 Gb/s or -1, Mb/s) */
-#define SHIM_RATE_MAP(X)                                                       \
-	X(IBV_RATE_2_5_GBPS, 1, 2500)                                          \
-	X(IBV_RATE_5_GBPS, 2, 5000)                                            \
-	X(IBV_RATE_10_GBPS, 4, 10000)                                          \
-	X(IBV_RATE_20_GBPS, 8, 20000)                                          \
-	X(IBV_RATE_30_GBPS, 12, 30000)                                         \
-	X(IBV_RATE_40_GBPS, 16, 40000)                                         \
-	X(IBV_RATE_60_GBPS, 24, 60000)                                         \
-	X(IBV_RATE_80_GBPS, 32, 80000)                                         \
-	X(IBV_RATE_120_GBPS, 48, 120000)                                       \
-	X(IBV_RATE_14_GBPS, -1, 14062)                                         \
-	X(IBV_RATE_56_GBPS, -1, 56250)                                         \
-	X(IBV_RATE_112_GBPS, -1, 112500)                                       \
-	X(IBV_RATE_168_GBPS, -1, 168750)                                       \
-	X(IBV_RATE_25_GBPS, -1, 25781)                                         \
-	X(IBV_RATE_100_GBPS, -1, 103125)                                       \
-	X(IBV_RATE_200_GBPS, -1, 206250)                                       \
-	X(IBV_RATE_300_GBPS, -1, 309375)                                       \
-	X(IBV_RATE_28_GBPS, 11, 28125)                                         \
-	X(IBV_RATE_50_GBPS, 20, 53125)                                         \
-	X(IBV_RATE_400_GBPS, 160, 425000)                                      \
-	X(IBV_RATE_600_GBPS, 240, 637500)                                      \
-	X(IBV_RATE_800_GBPS, 320, 850000)                                      \
+#define SHIM_RATE_MAP(X)                  \
+	X(IBV_RATE_2_5_GBPS, 1, 2500)     \
+	X(IBV_RATE_5_GBPS, 2, 5000)       \
+	X(IBV_RATE_10_GBPS, 4, 10000)     \
+	X(IBV_RATE_20_GBPS, 8, 20000)     \
+	X(IBV_RATE_30_GBPS, 12, 30000)    \
+	X(IBV_RATE_40_GBPS, 16, 40000)    \
+	X(IBV_RATE_60_GBPS, 24, 60000)    \
+	X(IBV_RATE_80_GBPS, 32, 80000)    \
+	X(IBV_RATE_120_GBPS, 48, 120000)  \
+	X(IBV_RATE_14_GBPS, -1, 14062)    \
+	X(IBV_RATE_56_GBPS, -1, 56250)    \
+	X(IBV_RATE_112_GBPS, -1, 112500)  \
+	X(IBV_RATE_168_GBPS, -1, 168750)  \
+	X(IBV_RATE_25_GBPS, -1, 25781)    \
+	X(IBV_RATE_100_GBPS, -1, 103125)  \
+	X(IBV_RATE_200_GBPS, -1, 206250)  \
+	X(IBV_RATE_300_GBPS, -1, 309375)  \
+	X(IBV_RATE_28_GBPS, 11, 28125)    \
+	X(IBV_RATE_50_GBPS, 20, 53125)    \
+	X(IBV_RATE_400_GBPS, 160, 425000) \
+	X(IBV_RATE_600_GBPS, 240, 637500) \
+	X(IBV_RATE_800_GBPS, 320, 850000) \
 	X(IBV_RATE_1200_GBPS, 480, 1275000)
 
 struct shim_rate {

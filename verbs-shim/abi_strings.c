@@ -12,69 +12,69 @@
 
 #include <infiniband/verbs.h>
 
-#define SHIM_WC_STATUS_MAP(X)                                                  \
-	X(IBV_WC_SUCCESS, "success")                                           \
-	X(IBV_WC_LOC_LEN_ERR, "local length error")                            \
-	X(IBV_WC_LOC_QP_OP_ERR, "local QP operation error")                    \
-	X(IBV_WC_LOC_EEC_OP_ERR, "local EE context operation error")           \
-	X(IBV_WC_LOC_PROT_ERR, "local protection error")                       \
-	X(IBV_WC_WR_FLUSH_ERR, "Work Request Flushed Error")                   \
-	X(IBV_WC_MW_BIND_ERR, "memory management operation error")             \
-	X(IBV_WC_BAD_RESP_ERR, "bad response error")                           \
-	X(IBV_WC_LOC_ACCESS_ERR, "local access error")                         \
-	X(IBV_WC_REM_INV_REQ_ERR, "remote invalid request error")              \
-	X(IBV_WC_REM_ACCESS_ERR, "remote access error")                        \
-	X(IBV_WC_REM_OP_ERR, "remote operation error")                         \
-	X(IBV_WC_RETRY_EXC_ERR, "transport retry counter exceeded")            \
-	X(IBV_WC_RNR_RETRY_EXC_ERR, "RNR retry counter exceeded")              \
-	X(IBV_WC_LOC_RDD_VIOL_ERR, "local RDD violation error")                \
-	X(IBV_WC_REM_INV_RD_REQ_ERR, "remote invalid RD request")              \
-	X(IBV_WC_REM_ABORT_ERR, "aborted error")                               \
-	X(IBV_WC_INV_EECN_ERR, "invalid EE context number")                    \
-	X(IBV_WC_INV_EEC_STATE_ERR, "invalid EE context state")                \
-	X(IBV_WC_FATAL_ERR, "fatal error")                                     \
-	X(IBV_WC_RESP_TIMEOUT_ERR, "response timeout error")                   \
-	X(IBV_WC_GENERAL_ERR, "general error")                                 \
-	X(IBV_WC_TM_ERR, "TM error")                                           \
+#define SHIM_WC_STATUS_MAP(X)                                        \
+	X(IBV_WC_SUCCESS, "success")                                 \
+	X(IBV_WC_LOC_LEN_ERR, "local length error")                  \
+	X(IBV_WC_LOC_QP_OP_ERR, "local QP operation error")          \
+	X(IBV_WC_LOC_EEC_OP_ERR, "local EE context operation error") \
+	X(IBV_WC_LOC_PROT_ERR, "local protection error")             \
+	X(IBV_WC_WR_FLUSH_ERR, "Work Request Flushed Error")         \
+	X(IBV_WC_MW_BIND_ERR, "memory management operation error")   \
+	X(IBV_WC_BAD_RESP_ERR, "bad response error")                 \
+	X(IBV_WC_LOC_ACCESS_ERR, "local access error")               \
+	X(IBV_WC_REM_INV_REQ_ERR, "remote invalid request error")    \
+	X(IBV_WC_REM_ACCESS_ERR, "remote access error")              \
+	X(IBV_WC_REM_OP_ERR, "remote operation error")               \
+	X(IBV_WC_RETRY_EXC_ERR, "transport retry counter exceeded")  \
+	X(IBV_WC_RNR_RETRY_EXC_ERR, "RNR retry counter exceeded")    \
+	X(IBV_WC_LOC_RDD_VIOL_ERR, "local RDD violation error")      \
+	X(IBV_WC_REM_INV_RD_REQ_ERR, "remote invalid RD request")    \
+	X(IBV_WC_REM_ABORT_ERR, "aborted error")                     \
+	X(IBV_WC_INV_EECN_ERR, "invalid EE context number")          \
+	X(IBV_WC_INV_EEC_STATE_ERR, "invalid EE context state")      \
+	X(IBV_WC_FATAL_ERR, "fatal error")                           \
+	X(IBV_WC_RESP_TIMEOUT_ERR, "response timeout error")         \
+	X(IBV_WC_GENERAL_ERR, "general error")                       \
+	X(IBV_WC_TM_ERR, "TM error")                                 \
 	X(IBV_WC_TM_RNDV_INCOMPLETE, "TM software rendezvous")
 
-#define SHIM_EVENT_TYPE_MAP(X)                                                 \
-	X(IBV_EVENT_CQ_ERR, "CQ error")                                        \
-	X(IBV_EVENT_QP_FATAL, "local work queue catastrophic error")           \
-	X(IBV_EVENT_QP_REQ_ERR, "invalid request local work queue error")      \
-	X(IBV_EVENT_QP_ACCESS_ERR, "local access violation work queue error")  \
-	X(IBV_EVENT_COMM_EST, "communication established")                     \
-	X(IBV_EVENT_SQ_DRAINED, "send queue drained")                          \
-	X(IBV_EVENT_PATH_MIG, "path migrated")                                 \
-	X(IBV_EVENT_PATH_MIG_ERR, "path migration request error")              \
-	X(IBV_EVENT_DEVICE_FATAL, "local catastrophic error")                  \
-	X(IBV_EVENT_PORT_ACTIVE, "port active")                                \
-	X(IBV_EVENT_PORT_ERR, "port error")                                    \
-	X(IBV_EVENT_LID_CHANGE, "LID change")                                  \
-	X(IBV_EVENT_PKEY_CHANGE, "P_Key change")                               \
-	X(IBV_EVENT_SM_CHANGE, "SM change")                                    \
-	X(IBV_EVENT_SRQ_ERR, "SRQ catastrophic error")                         \
-	X(IBV_EVENT_SRQ_LIMIT_REACHED, "SRQ limit reached")                    \
-	X(IBV_EVENT_QP_LAST_WQE_REACHED, "last WQE reached")                   \
-	X(IBV_EVENT_CLIENT_REREGISTER, "client reregistration")                \
-	X(IBV_EVENT_GID_CHANGE, "GID table change")                            \
+#define SHIM_EVENT_TYPE_MAP(X)                                                \
+	X(IBV_EVENT_CQ_ERR, "CQ error")                                       \
+	X(IBV_EVENT_QP_FATAL, "local work queue catastrophic error")          \
+	X(IBV_EVENT_QP_REQ_ERR, "invalid request local work queue error")     \
+	X(IBV_EVENT_QP_ACCESS_ERR, "local access violation work queue error") \
+	X(IBV_EVENT_COMM_EST, "communication established")                    \
+	X(IBV_EVENT_SQ_DRAINED, "send queue drained")                         \
+	X(IBV_EVENT_PATH_MIG, "path migrated")                                \
+	X(IBV_EVENT_PATH_MIG_ERR, "path migration request error")             \
+	X(IBV_EVENT_DEVICE_FATAL, "local catastrophic error")                 \
+	X(IBV_EVENT_PORT_ACTIVE, "port active")                               \
+	X(IBV_EVENT_PORT_ERR, "port error")                                   \
+	X(IBV_EVENT_LID_CHANGE, "LID change")                                 \
+	X(IBV_EVENT_PKEY_CHANGE, "P_Key change")                              \
+	X(IBV_EVENT_SM_CHANGE, "SM change")                                   \
+	X(IBV_EVENT_SRQ_ERR, "SRQ catastrophic error")                        \
+	X(IBV_EVENT_SRQ_LIMIT_REACHED, "SRQ limit reached")                   \
+	X(IBV_EVENT_QP_LAST_WQE_REACHED, "last WQE reached")                  \
+	X(IBV_EVENT_CLIENT_REREGISTER, "client reregistration")               \
+	X(IBV_EVENT_GID_CHANGE, "GID table change")                           \
 	X(IBV_EVENT_WQ_FATAL, "WQ fatal")
 
-#define SHIM_NODE_TYPE_MAP(X)                                                  \
-	X(IBV_NODE_CA, "InfiniBand channel adapter")                           \
-	X(IBV_NODE_SWITCH, "InfiniBand switch")                                \
-	X(IBV_NODE_ROUTER, "InfiniBand router")                                \
-	X(IBV_NODE_RNIC, "iWARP NIC")                                          \
-	X(IBV_NODE_USNIC, "usNIC")                                             \
-	X(IBV_NODE_USNIC_UDP, "usNIC UDP")                                     \
+#define SHIM_NODE_TYPE_MAP(X)                        \
+	X(IBV_NODE_CA, "InfiniBand channel adapter") \
+	X(IBV_NODE_SWITCH, "InfiniBand switch")      \
+	X(IBV_NODE_ROUTER, "InfiniBand router")      \
+	X(IBV_NODE_RNIC, "iWARP NIC")                \
+	X(IBV_NODE_USNIC, "usNIC")                   \
+	X(IBV_NODE_USNIC_UDP, "usNIC UDP")           \
 	X(IBV_NODE_UNSPECIFIED, "unspecified")
 
-#define SHIM_PORT_STATE_MAP(X)                                                 \
-	X(IBV_PORT_NOP, "no state change (NOP)")                               \
-	X(IBV_PORT_DOWN, "down")                                               \
-	X(IBV_PORT_INIT, "init")                                               \
-	X(IBV_PORT_ARMED, "armed")                                             \
-	X(IBV_PORT_ACTIVE, "active")                                           \
+#define SHIM_PORT_STATE_MAP(X)                   \
+	X(IBV_PORT_NOP, "no state change (NOP)") \
+	X(IBV_PORT_DOWN, "down")                 \
+	X(IBV_PORT_INIT, "init")                 \
+	X(IBV_PORT_ARMED, "armed")               \
+	X(IBV_PORT_ACTIVE, "active")             \
 	X(IBV_PORT_ACTIVE_DEFER, "active defer")
 
 #define SHIM_STR_ENTRY(value, text) [value] = text,

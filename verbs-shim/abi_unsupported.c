@@ -93,8 +93,8 @@ int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 }
 
 /* NULL, errno EOPNOTSUPP: memory is registered by virtual address only. */
-struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
-				 uint64_t iova, int fd, int access)
+struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova,
+				 int fd, int access)
 {
 	(void)pd;
 	(void)offset;

@@ -20,8 +20,8 @@ static inline void *real_lib_open(void)
 	void *h = dlopen(REAL_LIBIBVERBS, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h)
-		printf("note: %s not loadable (%s): differential check not run\n",
-		       REAL_LIBIBVERBS, dlerror());
+		printf("note: %s not loadable (%s): differential check not run\n", REAL_LIBIBVERBS,
+		       dlerror());
 	return h;
 }
 

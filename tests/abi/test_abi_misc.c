@@ -36,11 +36,11 @@ START_TEST(test_unsupported)
 	struct ibv_ah_attr ah = {0};
 	uint16_t vid = 77;
 
-#define EXPECT_NULL_EOPNOTSUPP(call)                                           \
-	do {                                                                   \
-		errno = 0;                                                     \
-		ck_assert_ptr_null(call);                                      \
-		ck_assert_int_eq(errno, EOPNOTSUPP);                           \
+#define EXPECT_NULL_EOPNOTSUPP(call)                 \
+	do {                                         \
+		errno = 0;                           \
+		ck_assert_ptr_null(call);            \
+		ck_assert_int_eq(errno, EOPNOTSUPP); \
 	} while (0)
 
 	EXPECT_NULL_EOPNOTSUPP(ibv_import_device(3));
@@ -81,11 +81,11 @@ START_TEST(test_compat_1_0)
 	void (*free_list)(void *) = shim_sym("ibv_free_device_list", "IBVERBS_1.0");
 	int (*close_device)(void *) = shim_sym("ibv_close_device", "IBVERBS_1.0");
 	int (*query_device)(void *, struct ibv_device_attr *) =
-		shim_sym("ibv_query_device", "IBVERBS_1.0");
+	    shim_sym("ibv_query_device", "IBVERBS_1.0");
 	int (*query_gid)(void *, uint8_t, int, union ibv_gid *) =
-		shim_sym("ibv_query_gid", "IBVERBS_1.0");
+	    shim_sym("ibv_query_gid", "IBVERBS_1.0");
 	void *(*create_cq)(void *, int, void *, void *, int) =
-		shim_sym("ibv_create_cq", "IBVERBS_1.0");
+	    shim_sym("ibv_create_cq", "IBVERBS_1.0");
 	int (*get_cq_event)(void *, void **, void **) = shim_sym("ibv_get_cq_event", "IBVERBS_1.0");
 	void (*ack_cq_events)(void *, unsigned int) = shim_sym("ibv_ack_cq_events", "IBVERBS_1.0");
 	struct ibv_device_attr attr;
@@ -112,15 +112,15 @@ END_TEST
 START_TEST(test_compat_all_present)
 {
 	static const char *const names[] = {
-		"ack_async_event", "ack_cq_events", "alloc_pd",	    "attach_mcast",
-		"close_device",	   "create_ah",	    "create_cq",    "create_qp",
-		"create_srq",	   "dealloc_pd",    "dereg_mr",	    "destroy_ah",
-		"destroy_cq",	   "destroy_qp",    "destroy_srq",  "detach_mcast",
-		"free_device_list", "get_async_event", "get_cq_event", "get_device_guid",
-		"get_device_list", "get_device_name", "modify_qp",  "modify_srq",
-		"open_device",	   "query_device",  "query_gid",    "query_pkey",
-		"query_port",	   "query_qp",	    "query_srq",    "reg_mr",
-		"resize_cq",
+	    "ack_async_event",	"ack_cq_events",   "alloc_pd",	   "attach_mcast",
+	    "close_device",	"create_ah",	   "create_cq",	   "create_qp",
+	    "create_srq",	"dealloc_pd",	   "dereg_mr",	   "destroy_ah",
+	    "destroy_cq",	"destroy_qp",	   "destroy_srq",  "detach_mcast",
+	    "free_device_list", "get_async_event", "get_cq_event", "get_device_guid",
+	    "get_device_list",	"get_device_name", "modify_qp",	   "modify_srq",
+	    "open_device",	"query_device",	   "query_gid",	   "query_pkey",
+	    "query_port",	"query_qp",	   "query_srq",	   "reg_mr",
+	    "resize_cq",
 	};
 	char name[64];
 

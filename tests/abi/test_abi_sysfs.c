@@ -120,9 +120,8 @@ START_TEST(test_read_missing)
 	ck_assert_int_eq(ibv_read_sysfs_file(dir, "absent", buf, sizeof(buf)), -1);
 	ck_assert_int_eq(errno, ENOENT);
 	/* What ibv_devinfo does for a uroce device: its ibdev_path has no files. */
-	ck_assert_int_eq(ibv_read_sysfs_file("/sys/class/infiniband/uroce0", "board_id", buf,
-					     sizeof(buf)),
-			 -1);
+	ck_assert_int_eq(
+	    ibv_read_sysfs_file("/sys/class/infiniband/uroce0", "board_id", buf, sizeof(buf)), -1);
 }
 END_TEST
 
