@@ -6,6 +6,7 @@
  * latter because unmodified tools such as ibv_ud_pingpong without -g and
  * qperf use them (ABI.md section 4).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 

@@ -171,7 +171,7 @@ static int find_interface(struct emu_dev *dev)
 	if (fd < 0)
 		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev->ifname);
+	memcpy(ifr.ifr_name, dev->ifname, sizeof(ifr.ifr_name) - 1);
 	if (ioctl(fd, SIOCGIFMTU, &ifr)) {
 		int err = -errno;
 

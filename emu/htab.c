@@ -4,6 +4,7 @@
  * handles, QP numbers and memory keys. Chained buckets, power-of-two size,
  * doubled when the load factor exceeds 1. No ownership of the nodes.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 

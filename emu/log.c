@@ -5,6 +5,7 @@
  * only process-wide state of the daemon. errno is preserved across calls so
  * that callers can log and then return -errno.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -4,6 +4,7 @@
  * them (MRs, QPs, SRQs, AHs), and release (EBUSY while in use, as the
  * kernel answers).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 

@@ -8,6 +8,7 @@
  * program that passes on hardware passes here and a wrong mask fails with
  * EINVAL as it does there. Pure: no I/O, no allocation.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 
 #include "emu.h"

@@ -45,7 +45,7 @@
 #define UROCE_GID_TBL_LEN 16
 #define UROCE_PKEY_TBL_LEN 1
 #define UROCE_DEFAULT_PKEY 0xffff
-#define UROCE_MAX_INLINE_BYTES 512
+#define UROCE_MAX_INLINE_BYTES 256
 #define UROCE_NUM_COMP_VECTORS 1
 
 /* ------------------------------------------------------------------------ */
@@ -811,7 +811,7 @@ struct uroce_cqe {
 	uint8_t flags; /* enum uroce_cqe_flags */
 	uint8_t reserved0;
 	uint64_t timestamp_ns;
-	uint64_t reserved1[2];
+	uint64_t reserved1;
 };
 
 #define UROCE_CQE_BYTES 64
