@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shim's side of the control protocol (uroce/uapi.h): where devices
+ * live (the rundir rule), connecting to a daemon, and one request/response
+ * exchange with descriptor passing. Nothing here runs before the first
+ * verbs call: no constructor, no global connection. Each context owns its
+ * own connection, opened by ibv_open_device in the process that calls it,
+ * so a child after fork() simply opens its own (as with real devices).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+int shim_rundir(char *buf, size_t len)
+{
+	const char *env;
+	int n;
+
+	if ((env = getenv("UROCE_RUNDIR")) && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if ((env = getenv("XDG_RUNTIME_DIR")) && *env)
+		n = snprintf(buf, len, "%s/uroce", env);
+	else
+		n = snprintf(buf, len, "/tmp/uroce-%u", (unsigned)getuid());
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	return 0;
+}
+
+int shim_connect(const char *sock_path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(sock_path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, sock_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void close_fds(int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp,
+		  size_t resp_len, int *fds, int max_fds, int *nfds)
+{
+	struct uroce_msg_hdr *h = req;
+	union {
+		struct uroce_msg_hdr hdr;
+		uint8_t b[UROCE_MSG_MAX_BYTES];
+	} in;
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
+	} cbuf;
+	int got[UROCE_MSG_MAX_FDS], ngot = 0;
+	struct iovec iov;
+	struct msghdr mh;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (nfds)
+		*nfds = 0;
+	h->len = (uint32_t)req_len;
+	h->seq = seq;
+	h->status = 0;
+	do
+		n = send(fd, req, req_len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return (errno == EPIPE || errno == ECONNRESET) ? -EIO : -errno;
+
+	iov.iov_base = in.b;
+	iov.iov_len = sizeof(in.b);
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf.b;
+	mh.msg_controllen = sizeof(cbuf.b);
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == ECONNRESET ? -EIO : -errno;
+	if (n == 0)
+		return -EIO; /* the daemon went away */
+
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int k = (int)((c->cmsg_len - CMSG_LEN(0)) /
+				      sizeof(int));
+
+			if (k > UROCE_MSG_MAX_FDS - ngot)
+				k = UROCE_MSG_MAX_FDS - ngot;
+			memcpy(&got[ngot], CMSG_DATA(c), sizeof(int) * k);
+			ngot += k;
+		}
+	}
+	if ((size_t)n < sizeof(in.hdr) || in.hdr.op != h->op ||
+	    in.hdr.seq != seq || in.hdr.len != (uint32_t)n) {
+		close_fds(got, ngot);
+		return -EPROTO;
+	}
+	if (in.hdr.status) {
+		close_fds(got, ngot);
+		return in.hdr.status < 0 ? in.hdr.status : -EPROTO;
+	}
+	if ((size_t)n != resp_len || ngot > max_fds) {
+		close_fds(got, ngot);
+		return -EPROTO;
+	}
+	memcpy(resp, in.b, resp_len);
+	for (int i = 0; i < ngot; i++)
+		fds[i] = got[i];
+	if (nfds)
+		*nfds = ngot;
+	return 0;
+}
+
+int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp,
+	      size_t resp_len, int *fds, int max_fds, int *nfds)
+{
+	int ret;
+
+	pthread_mutex_lock(&ctx->call_lock);
+	ret = shim_exchange(ctx->fd, ++ctx->seq, req, req_len, resp, resp_len,
+			    fds, max_fds, nfds);
+	pthread_mutex_unlock(&ctx->call_lock);
+	return ret;
+}
+
+int shim_call_simple(struct shim_context *ctx, uint32_t op, uint32_t handle)
+{
+	struct uroce_handle_req req = { .hdr.op = op, .handle = handle };
+	struct uroce_msg_hdr resp;
+
+	return shim_call(ctx, &req, sizeof(req), &resp, sizeof(resp), NULL, 0,
+			 NULL);
+}
+
+void *shim_map_ring(int fd, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int err = errno;
+
+	close(fd);
+	if (p == MAP_FAILED) {
+		errno = err;
+		return NULL;
+	}
+	return p;
+}
+
+void shim_doorbell(struct shim_context *ctx)
+{
+	static const uint64_t one = 1;
+
+	/* Pairs with the daemon's fence between setting "asleep" and its
+	 * last look at the rings (uroced.c on_prepare). */
+	uroce_fence();
+	if (__atomic_load_n(&ctx->status->daemon_asleep, __ATOMIC_RELAXED)) {
+		ssize_t n = write(ctx->doorbell_fd, &one, sizeof(one));
+
+		(void)n; /* a full counter still wakes the daemon */
+	}
+}
+
+void *shim_fail_null(int neg_errno)
+{
+	errno = -neg_errno;
+	return NULL;
+}

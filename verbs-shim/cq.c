@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Completion queues and completion channels. ibv_poll_cq and the extended
+ * polling API (ibv_start_poll/next_poll/end_poll/ibv_wc_read_*) read CQEs
+ * straight from the shared ring the daemon fills: no system call. Arming
+ * (ibv_req_notify_cq) is a store into the ring header; the daemon writes one
+ * event record to the channel's pipe when a matching completion arrives,
+ * and ibv_get_cq_event reads it. Destroying a CQ waits until every event it
+ * produced was acknowledged, as libibverbs does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define SUPPORTED_WC_FLAGS                                                     \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |                        \
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |                       \
+	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |                             \
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+_Static_assert((int)UROCE_WC_RECV == (int)IBV_WC_RECV, "wc opcode values");
+_Static_assert((int)UROCE_WC_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR,
+	       "wc status values");
+_Static_assert((int)UROCE_WC_WITH_IMM == (int)IBV_WC_WITH_IMM,
+	       "wc flag values");
+
+/* ------------------------------------------------------------------------ */
+/* Completion channels.                                                      */
+
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct uroce_msg_hdr req = { .op = UROCE_OP_CREATE_CHANNEL };
+	struct uroce_handle_resp resp;
+	struct shim_channel *ch;
+	int fd, nfds, err;
+
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return shim_fail_null(-ENOMEM);
+	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp,
+			sizeof(resp), &fd, 1, &nfds);
+	if (!err && nfds != 1)
+		err = -EPROTO;
+	if (err) {
+		free(ch);
+		return shim_fail_null(err);
+	}
+	ch->ch.context = context;
+	ch->ch.fd = fd;
+	ch->ch.refcnt = 0;
+	ch->handle = resp.handle;
+	return &ch->ch;
+}
+
+int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct shim_channel *ch =
+		SHIM_CONTAINER_OF(channel, struct shim_channel, ch);
+	int err;
+
+	pthread_mutex_lock(&channel->context->mutex);
+	if (channel->refcnt) {
+		pthread_mutex_unlock(&channel->context->mutex);
+		return EBUSY;
+	}
+	err = shim_call_simple(shim_ctx(channel->context),
+			       UROCE_OP_DESTROY_CHANNEL, ch->handle);
+	pthread_mutex_unlock(&channel->context->mutex);
+	if (err)
+		return -err;
+	close(channel->fd);
+	free(ch);
+	return 0;
+}
+
+static void count_comp_event(void *obj)
+{
+	((struct shim_cq *)obj)->comp_events_reported++;
+}
+
+int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		     void **cq_context)
+{
+	struct shim_context *c = shim_ctx(channel->context);
+	struct uroce_comp_event ev;
+	struct shim_cq *scq;
+
+	for (;;) {
+		ssize_t n = read(channel->fd, &ev, sizeof(ev));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1; /* EAGAIN on a non-blocking channel */
+		}
+		if (n != sizeof(ev)) {
+			errno = EIO; /* the daemon went away */
+			return -1;
+		}
+		scq = shim_obj_get(c, ev.cq_handle, SHIM_OBJ_CQ,
+				   count_comp_event);
+		if (!scq)
+			continue; /* for a CQ destroyed since */
+		*cq = ibv_cq_ex_to_cq(&scq->cqx);
+		*cq_context = scq->cqx.cq_context;
+		return 0;
+	}
+}
+
+void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Polling.                                                                  */
+
+static void cq_lock(struct shim_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+}
+
+static void cq_unlock(struct shim_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+}
+
+static const struct uroce_cqe *cqe_at(struct shim_cq *cq, uint32_t idx)
+{
+	return uroce_ring_entry(cq->ring, cq->entries, UROCE_CQE_BYTES, idx);
+}
+
+static void to_wc(const struct uroce_cqe *e, struct ibv_wc *wc)
+{
+	wc->wr_id = e->wr_id;
+	wc->status = (enum ibv_wc_status)e->status;
+	wc->opcode = (enum ibv_wc_opcode)e->opcode;
+	wc->vendor_err = e->vendor_err;
+	wc->byte_len = e->byte_len;
+	wc->imm_data = e->imm_data;
+	wc->qp_num = e->qp_num;
+	wc->src_qp = e->src_qp;
+	wc->wc_flags = e->wc_flags;
+	wc->pkey_index = e->pkey_index;
+	wc->slid = e->slid;
+	wc->sl = e->sl;
+	wc->dlid_path_bits = e->dlid_path_bits;
+}
+
+int shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct shim_cq *cq = shim_cq(ibcq);
+	uint32_t prod;
+	int n = 0;
+
+	cq_lock(cq);
+	prod = uroce_load_acquire(&cq->ring->prod);
+	while (n < num_entries && cq->cons != prod) {
+		to_wc(cqe_at(cq, cq->cons), &wc[n]);
+		cq->cons++;
+		n++;
+	}
+	if (n)
+		uroce_store_release(&cq->ring->cons, cq->cons);
+	cq_unlock(cq);
+	return n;
+}
+
+int shim_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct shim_cq *cq = shim_cq(ibcq);
+	uint32_t *arm = &cq->ring->arm;
+
+	if (solicited_only) {
+		uint32_t none = UROCE_CQ_ARM_NONE;
+
+		/* An armed "next completion" already covers solicited ones. */
+		__atomic_compare_exchange_n(arm, &none, UROCE_CQ_ARM_SOLICITED,
+					    0, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+	} else {
+		__atomic_store_n(arm, UROCE_CQ_ARM_NEXT, __ATOMIC_SEQ_CST);
+	}
+	/* Pairs with the daemon's fence after publishing a CQE. */
+	uroce_fence();
+	return 0;
+}
+
+/* Extended polling: start_poll takes the first CQE, next_poll moves on,
+ * end_poll releases what was read. The CQ stays locked in between. */
+static void load_cur(struct shim_cq *cq, const struct uroce_cqe *e)
+{
+	cq->cur = e;
+	cq->cqx.status = (enum ibv_wc_status)e->status;
+	cq->cqx.wr_id = e->wr_id;
+}
+
+static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct shim_cq *cq = SHIM_CONTAINER_OF(ibcq, struct shim_cq, cqx);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	cq_lock(cq);
+	if (uroce_load_acquire(&cq->ring->prod) == cq->cons) {
+		cq_unlock(cq);
+		return ENOENT; /* end_poll must not be called */
+	}
+	load_cur(cq, cqe_at(cq, cq->cons));
+	return 0;
+}
+
+static int ex_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct shim_cq *cq = SHIM_CONTAINER_OF(ibcq, struct shim_cq, cqx);
+
+	if (cq->cur) {
+		cq->cons++;
+		uroce_store_release(&cq->ring->cons, cq->cons);
+		cq->cur = NULL;
+	}
+	if (uroce_load_acquire(&cq->ring->prod) == cq->cons)
+		return ENOENT;
+	load_cur(cq, cqe_at(cq, cq->cons));
+	return 0;
+}
+
+static void ex_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct shim_cq *cq = SHIM_CONTAINER_OF(ibcq, struct shim_cq, cqx);
+
+	if (cq->cur) {
+		cq->cons++;
+		uroce_store_release(&cq->ring->cons, cq->cons);
+		cq->cur = NULL;
+	}
+	cq_unlock(cq);
+}
+
+#define CUR(ibcq) (SHIM_CONTAINER_OF(ibcq, struct shim_cq, cqx)->cur)
+
+static enum ibv_wc_opcode ex_read_opcode(struct ibv_cq_ex *c)
+{
+	return (enum ibv_wc_opcode)CUR(c)->opcode;
+}
+
+static uint32_t ex_read_vendor_err(struct ibv_cq_ex *c)
+{
+	return CUR(c)->vendor_err;
+}
+
+static uint32_t ex_read_byte_len(struct ibv_cq_ex *c)
+{
+	return CUR(c)->byte_len;
+}
+
+static __be32 ex_read_imm_data(struct ibv_cq_ex *c)
+{
+	return CUR(c)->imm_data;
+}
+
+static uint32_t ex_read_qp_num(struct ibv_cq_ex *c)
+{
+	return CUR(c)->qp_num;
+}
+
+static uint32_t ex_read_src_qp(struct ibv_cq_ex *c)
+{
+	return CUR(c)->src_qp;
+}
+
+static unsigned int ex_read_wc_flags(struct ibv_cq_ex *c)
+{
+	return CUR(c)->wc_flags;
+}
+
+static uint32_t ex_read_slid(struct ibv_cq_ex *c)
+{
+	return CUR(c)->slid;
+}
+
+static uint8_t ex_read_sl(struct ibv_cq_ex *c)
+{
+	return CUR(c)->sl;
+}
+
+static uint8_t ex_read_dlid_path_bits(struct ibv_cq_ex *c)
+{
+	return CUR(c)->dlid_path_bits;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation and destruction.                                                 */
+
+static struct shim_cq *create_cq(struct ibv_context *context, uint32_t cqe,
+				 void *cq_context,
+				 struct ibv_comp_channel *channel,
+				 uint32_t comp_vector)
+{
+	struct shim_context *c = shim_ctx(context);
+	struct uroce_create_cq_req req = { .hdr.op = UROCE_OP_CREATE_CQ,
+					   .cqe = cqe,
+					   .comp_vector = comp_vector };
+	struct uroce_cq_resp resp;
+	struct shim_cq *cq;
+	int fd, nfds, err;
+
+	if (channel) {
+		if (channel->context != context)
+			return shim_fail_null(-EINVAL);
+		req.channel_handle =
+			SHIM_CONTAINER_OF(channel, struct shim_channel, ch)
+				->handle;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return shim_fail_null(-ENOMEM);
+	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), &fd, 1,
+			&nfds);
+	if (!err && nfds != 1)
+		err = -EPROTO;
+	if (err) {
+		free(cq);
+		return shim_fail_null(err);
+	}
+	cq->ring = shim_map_ring(fd, resp.ring_bytes);
+	if (!cq->ring) {
+		err = -errno;
+		shim_call_simple(c, UROCE_OP_DESTROY_CQ, resp.handle);
+		free(cq);
+		return shim_fail_null(err);
+	}
+	cq->ring_bytes = resp.ring_bytes;
+	cq->entries = resp.entries;
+	cq->cons = cq->ring->cons;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	cq->cqx.context = context;
+	cq->cqx.channel = channel;
+	cq->cqx.cq_context = cq_context;
+	cq->cqx.handle = resp.handle;
+	cq->cqx.cqe = (int)resp.entries;
+	pthread_mutex_init(&cq->cqx.mutex, NULL);
+	pthread_cond_init(&cq->cqx.cond, NULL);
+	if (shim_obj_add(c, resp.handle, SHIM_OBJ_CQ, cq)) {
+		munmap(cq->ring, cq->ring_bytes);
+		shim_call_simple(c, UROCE_OP_DESTROY_CQ, resp.handle);
+		free(cq);
+		return shim_fail_null(-ENOMEM);
+	}
+	if (channel) {
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt++;
+		pthread_mutex_unlock(&context->mutex);
+	}
+	return cq;
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+			     void *cq_context, struct ibv_comp_channel *channel,
+			     int comp_vector)
+{
+	struct shim_cq *cq;
+
+	if (cqe < 1 || comp_vector < 0)
+		return shim_fail_null(-EINVAL);
+	cq = create_cq(context, (uint32_t)cqe, cq_context, channel,
+		       (uint32_t)comp_vector);
+	return cq ? ibv_cq_ex_to_cq(&cq->cqx) : NULL;
+}
+
+struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	const uint32_t known_mask =
+		IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
+	struct shim_cq *cq;
+	int single = 0;
+
+	if (attr->comp_mask & ~known_mask)
+		return shim_fail_null(-EINVAL);
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		return shim_fail_null(-EOPNOTSUPP); /* no parent domains */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		if (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
+			return shim_fail_null(-EOPNOTSUPP);
+		single = !!(attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+	}
+	if (attr->wc_flags & ~(uint64_t)SUPPORTED_WC_FLAGS)
+		return shim_fail_null(-EOPNOTSUPP);
+	if (attr->cqe < 1)
+		return shim_fail_null(-EINVAL);
+	cq = create_cq(context, attr->cqe, attr->cq_context, attr->channel,
+		       attr->comp_vector);
+	if (!cq)
+		return NULL;
+	cq->single_threaded = single;
+	cq->wc_flags = attr->wc_flags;
+	cq->cqx.start_poll = ex_start_poll;
+	cq->cqx.next_poll = ex_next_poll;
+	cq->cqx.end_poll = ex_end_poll;
+	cq->cqx.read_opcode = ex_read_opcode;
+	cq->cqx.read_vendor_err = ex_read_vendor_err;
+	cq->cqx.read_wc_flags = ex_read_wc_flags;
+	if (attr->wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cq->cqx.read_byte_len = ex_read_byte_len;
+	if (attr->wc_flags & IBV_WC_EX_WITH_IMM)
+		cq->cqx.read_imm_data = ex_read_imm_data;
+	if (attr->wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cq->cqx.read_qp_num = ex_read_qp_num;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cq->cqx.read_src_qp = ex_read_src_qp;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SLID)
+		cq->cqx.read_slid = ex_read_slid;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SL)
+		cq->cqx.read_sl = ex_read_sl;
+	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cq->cqx.read_dlid_path_bits = ex_read_dlid_path_bits;
+	return &cq->cqx;
+}
+
+int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct shim_cq *cq = shim_cq(ibcq);
+	struct uroce_resize_cq_req req = { .hdr.op = UROCE_OP_RESIZE_CQ,
+					   .handle = ibcq->handle,
+					   .cqe = (uint32_t)cqe };
+	struct uroce_cq_resp resp;
+	void *ring;
+	int fd, nfds, err;
+
+	if (cqe < 1)
+		return EINVAL;
+	/* Nobody polls while the ring is swapped. */
+	cq_lock(cq);
+	err = shim_call(shim_ctx(ibcq->context), &req, sizeof(req), &resp,
+			sizeof(resp), &fd, 1, &nfds);
+	if (!err && nfds != 1)
+		err = -EPROTO;
+	if (err) {
+		cq_unlock(cq);
+		return -err;
+	}
+	ring = shim_map_ring(fd, resp.ring_bytes);
+	if (!ring) {
+		/* The daemon already moved to the new ring: this CQ is
+		 * unusable, as after a failed resize on hardware. */
+		err = errno;
+		cq_unlock(cq);
+		return err;
+	}
+	munmap(cq->ring, cq->ring_bytes);
+	cq->ring = ring;
+	cq->ring_bytes = resp.ring_bytes;
+	cq->entries = resp.entries;
+	ibcq->cqe = (int)resp.entries;
+	cq_unlock(cq);
+	return 0;
+}
+
+int ibv_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct shim_cq *cq = shim_cq(ibcq);
+	struct shim_context *c = shim_ctx(ibcq->context);
+	struct ibv_comp_channel *channel = ibcq->channel;
+	int err;
+
+	err = shim_call_simple(c, UROCE_OP_DESTROY_CQ, ibcq->handle);
+	if (err)
+		return -err;
+	shim_obj_del(c, ibcq->handle);
+	if (channel) {
+		pthread_mutex_lock(&ibcq->context->mutex);
+		channel->refcnt--;
+		pthread_mutex_unlock(&ibcq->context->mutex);
+	}
+	/* libibverbs semantics: wait for every reported event's ack. */
+	pthread_mutex_lock(&ibcq->mutex);
+	while (ibcq->comp_events_completed != cq->comp_events_reported ||
+	       ibcq->async_events_completed != cq->async_events_reported)
+		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+	pthread_mutex_unlock(&ibcq->mutex);
+	munmap(cq->ring, cq->ring_bytes);
+	pthread_spin_destroy(&cq->lock);
+	pthread_mutex_destroy(&ibcq->mutex);
+	pthread_cond_destroy(&ibcq->cond);
+	free(cq);
+	return 0;
+}
+
+void shim_cq_clean(struct shim_cq *cq, uint32_t qpn)
+{
+	uint32_t prod, src, dst;
+
+	cq_lock(cq);
+	/* Compact towards the producer end, so that CQEs the daemon appends
+	 * meanwhile (beyond prod) are untouched; then advance cons. */
+	prod = uroce_load_acquire(&cq->ring->prod);
+	dst = prod;
+	for (src = prod; src != cq->cons;) {
+		src--;
+		if (cqe_at(cq, src)->qp_num == qpn)
+			continue;
+		dst--;
+		if (dst != src)
+			memcpy((void *)cqe_at(cq, dst), cqe_at(cq, src),
+			       UROCE_CQE_BYTES);
+	}
+	if (dst != cq->cons) {
+		cq->cons = dst;
+		uroce_store_release(&cq->ring->cons, cq->cons);
+	}
+	cq_unlock(cq);
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory registration: ibv_reg_mr, ibv_reg_mr_iova, ibv_reg_mr_iova2,
+ * ibv_rereg_mr and ibv_dereg_mr. The daemon checks the range against the
+ * process's mappings (EFAULT for unmapped memory, as pinning fails on
+ * hardware) and the access flags, and allocates the keys.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+
+#include "shim.h"
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
+{
+	struct uroce_reg_mr_req req = { .hdr.op = UROCE_OP_REG_MR,
+					.pd_handle = pd->handle,
+					.access = access,
+					.addr = (uintptr_t)addr,
+					.length = length,
+					.iova = iova };
+	struct uroce_reg_mr_resp resp;
+	struct shim_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return shim_fail_null(-ENOMEM);
+	err = shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp,
+			sizeof(resp), NULL, 0, NULL);
+	if (err) {
+		free(mr);
+		return shim_fail_null(err);
+	}
+	mr->mr.context = pd->context;
+	mr->mr.pd = pd;
+	mr->mr.addr = addr;
+	mr->mr.length = length;
+	mr->mr.handle = resp.handle;
+	mr->mr.lkey = resp.lkey;
+	mr->mr.rkey = resp.rkey;
+	return &mr->mr;
+}
+
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			  int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr,
+				(unsigned int)access);
+}
+
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
+			       uint64_t iova, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
+}
+
+int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t length, int access)
+{
+	struct uroce_rereg_mr_req req = { .hdr.op = UROCE_OP_REREG_MR,
+					  .handle = mr->handle,
+					  .flags = (uint32_t)flags,
+					  .access = (uint32_t)access,
+					  .addr = (uintptr_t)addr,
+					  .length = length,
+					  .iova = (uintptr_t)addr };
+	struct uroce_reg_mr_resp resp;
+	int err;
+
+	/* Input checks of rdma-core's ibv_rereg_mr. */
+	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (!(flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (addr || length)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		if (!pd || pd->context != mr->context) {
+			errno = EINVAL;
+			return IBV_REREG_MR_ERR_INPUT;
+		}
+		req.pd_handle = pd->handle;
+	}
+	err = shim_call(shim_ctx(mr->context), &req, sizeof(req), &resp,
+			sizeof(resp), NULL, 0, NULL);
+	if (err) {
+		errno = -err;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	mr->lkey = resp.lkey;
+	mr->rkey = resp.rkey;
+	return 0;
+}
+
+int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	int err = shim_call_simple(shim_ctx(mr->context), UROCE_OP_DEREG_MR,
+				   mr->handle);
+
+	if (err)
+		return -err;
+	free(SHIM_CONTAINER_OF(mr, struct shim_mr, mr));
+	return 0;
+}

@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Queue pairs: creation (ibv_create_qp, and ibv_create_qp_ex through the
+ * extended context, with the ibv_wr_* send API when send_ops_flags asks for
+ * it), modify, query and destroy through the daemon, and the data path:
+ * ibv_post_send / ibv_post_recv validate each work request, write it as a
+ * WQE into the shared ring, publish the producer index with a release store
+ * and ring the doorbell only if the daemon sleeps. Errors follow the verbs
+ * conventions: positive errno and *bad_wr pointing at the first WR not
+ * posted (ENOMEM for a full queue, EINVAL for a malformed WR or a QP state
+ * that does not accept WRs).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* The uapi restates verbs values; they must not drift. */
+#define SAME(a, b) ((long)(a) == (long)(b))
+_Static_assert(SAME(UROCE_QPT_RC, IBV_QPT_RC) &&
+		       SAME(UROCE_QPT_UC, IBV_QPT_UC) &&
+		       SAME(UROCE_QPT_UD, IBV_QPT_UD) &&
+		       SAME(UROCE_QPT_RAW_PACKET, IBV_QPT_RAW_PACKET) &&
+		       SAME(UROCE_QPT_XRC_SEND, IBV_QPT_XRC_SEND),
+	       "QP type values");
+_Static_assert(SAME(UROCE_QPS_ERR, IBV_QPS_ERR) &&
+		       SAME(UROCE_QPS_SQE, IBV_QPS_SQE) &&
+		       SAME(UROCE_QPS_RTS, IBV_QPS_RTS),
+	       "QP state values");
+_Static_assert(SAME(UROCE_QP_DEST_QPN, IBV_QP_DEST_QPN) &&
+		       SAME(UROCE_QP_CAP, IBV_QP_CAP) &&
+		       SAME(UROCE_QP_MAX_DEST_RD_ATOMIC,
+			    IBV_QP_MAX_DEST_RD_ATOMIC) &&
+		       SAME(UROCE_QP_RATE_LIMIT, IBV_QP_RATE_LIMIT),
+	       "QP attribute mask values");
+_Static_assert(SAME(UROCE_WR_ATOMIC_FETCH_AND_ADD,
+		    IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+		       SAME(UROCE_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV),
+	       "WR opcode values");
+_Static_assert(SAME(UROCE_SEND_INLINE, IBV_SEND_INLINE) &&
+		       SAME(UROCE_SEND_SIGNALED, IBV_SEND_SIGNALED) &&
+		       SAME(UROCE_SEND_SOLICITED, IBV_SEND_SOLICITED),
+	       "send flag values");
+_Static_assert(SAME(UROCE_ACCESS_REMOTE_ATOMIC, IBV_ACCESS_REMOTE_ATOMIC) &&
+		       SAME(UROCE_ACCESS_OPTIONAL_MASK,
+			    IBV_ACCESS_OPTIONAL_RANGE),
+	       "access flag values");
+_Static_assert(SAME(UROCE_EVENT_QP_LAST_WQE_REACHED,
+		    IBV_EVENT_QP_LAST_WQE_REACHED) &&
+		       SAME(UROCE_EVENT_GID_CHANGE, IBV_EVENT_GID_CHANGE),
+	       "event type values");
+_Static_assert(SAME(UROCE_REREG_CHANGE_ACCESS, IBV_REREG_MR_CHANGE_ACCESS),
+	       "rereg flag values");
+#undef SAME
+
+/* ibv_wr_* operations offered per QP type. */
+#define OPS_UD (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define OPS_UC                                                                 \
+	(OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |                                  \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define OPS_RC                                                                 \
+	(OPS_UC | IBV_QP_EX_WITH_RDMA_READ |                                   \
+	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                                   \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+static uint64_t ops_of_type(enum ibv_qp_type t)
+{
+	switch (t) {
+	case IBV_QPT_RC:
+		return OPS_RC;
+	case IBV_QPT_UC:
+		return OPS_UC;
+	case IBV_QPT_UD:
+		return OPS_UD;
+	default:
+		return 0;
+	}
+}
+
+/* The ibv_qp_create_send_ops_flags bit of a WR opcode (0: not offered). */
+static uint64_t op_bit(uint32_t opcode)
+{
+	switch (opcode) {
+	case IBV_WR_RDMA_WRITE:
+		return IBV_QP_EX_WITH_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	case IBV_WR_SEND:
+		return IBV_QP_EX_WITH_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return IBV_QP_EX_WITH_SEND_WITH_IMM;
+	case IBV_WR_RDMA_READ:
+		return IBV_QP_EX_WITH_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	default:
+		return 0;
+	}
+}
+
+/* Only SENDs and WRITEs carry payload that can be inline. */
+static int can_inline(uint32_t opcode)
+{
+	return opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM ||
+	       opcode == IBV_WR_RDMA_WRITE ||
+	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+int shim_wq_map(struct shim_wq *wq, int fd, size_t bytes)
+{
+	struct uroce_ring_hdr *h = shim_map_ring(fd, bytes);
+
+	if (!h)
+		return -errno;
+	if (h->magic != UROCE_RING_MAGIC) {
+		munmap(h, bytes);
+		return -EPROTO;
+	}
+	wq->ring = h;
+	wq->bytes = bytes;
+	wq->entries = h->entries;
+	wq->stride = h->stride;
+	wq->max_sge = h->max_sge;
+	wq->max_inline = h->max_inline;
+	wq->prod = h->prod;
+	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+void shim_wq_unmap(struct shim_wq *wq)
+{
+	if (!wq->ring)
+		return;
+	munmap(wq->ring, wq->bytes);
+	pthread_spin_destroy(&wq->lock);
+	wq->ring = NULL;
+}
+
+static uint32_t wq_state(const struct shim_wq *wq)
+{
+	return __atomic_load_n(&wq->ring->qp_state, __ATOMIC_ACQUIRE);
+}
+
+/* Room for one more WQE? Re-reads the consumer index only when needed. */
+static int wq_full(struct shim_wq *wq, uint32_t prod, uint32_t *cons)
+{
+	if (prod - *cons < wq->entries)
+		return 0;
+	*cons = uroce_load_acquire(&wq->ring->cons);
+	return prod - *cons >= wq->entries;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Posting.                                                                  */
+
+static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
+			 struct uroce_send_wqe *slot)
+{
+	struct ibv_qp *ibqp = &qp->qpx.qp_base;
+	struct uroce_send_wqe w;
+	uint8_t *data = (uint8_t *)slot + UROCE_SEND_WQE_BYTES;
+	uint64_t total = 0;
+
+	if (!(op_bit(wr->opcode) & ops_of_type(ibqp->qp_type)))
+		return EINVAL;
+	if (wr->num_sge < 0)
+		return EINVAL;
+	memset(&w, 0, sizeof(w));
+	w.wr_id = wr->wr_id;
+	w.opcode = wr->opcode;
+	w.send_flags = wr->send_flags;
+	if (qp->sq_sig_all)
+		w.send_flags |= IBV_SEND_SIGNALED;
+	w.imm_data = wr->imm_data;
+
+	if ((wr->send_flags & IBV_SEND_INLINE) && can_inline(wr->opcode)) {
+		for (int i = 0; i < wr->num_sge; i++)
+			total += wr->sg_list[i].length;
+		if (total > qp->sq.max_inline)
+			return EINVAL;
+		for (int i = 0, off = 0; i < wr->num_sge; i++) {
+			memcpy(data + off,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			off += (int)wr->sg_list[i].length;
+		}
+		w.inline_len = (uint32_t)total;
+	} else {
+		w.send_flags &= ~(uint32_t)IBV_SEND_INLINE;
+		if ((uint32_t)wr->num_sge > qp->sq.max_sge)
+			return EINVAL;
+		for (int i = 0; i < wr->num_sge; i++) {
+			struct uroce_sge s = { .addr = wr->sg_list[i].addr,
+					       .length = wr->sg_list[i].length,
+					       .lkey = wr->sg_list[i].lkey };
+
+			memcpy(data + i * sizeof(s), &s, sizeof(s));
+			total += s.length;
+		}
+		w.num_sge = (uint32_t)wr->num_sge;
+	}
+
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		w.wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		w.wr.rdma.rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		/* IBA 9.4.5: one 8-byte local buffer, aligned target. */
+		if (total != 8 || (wr->wr.atomic.remote_addr & 7))
+			return EINVAL;
+		w.wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		w.wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		w.wr.atomic.swap = wr->wr.atomic.swap;
+		w.wr.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	default:
+		break;
+	}
+	if (ibqp->qp_type == IBV_QPT_UD) {
+		struct ibv_ah *ah = wr->wr.ud.ah;
+
+		if (!ah || ah->context != ibqp->context)
+			return EINVAL;
+		w.ud.ah_handle = ah->handle;
+		w.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		w.ud.remote_qkey = wr->wr.ud.remote_qkey;
+	}
+	memcpy(slot, &w, sizeof(w));
+	return 0;
+}
+
+int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct shim_qp *qp = shim_qp(ibqp);
+	struct shim_wq *wq = &qp->sq;
+	uint32_t cons, start, state;
+	int err = 0;
+
+	pthread_spin_lock(&wq->lock);
+	state = wq_state(wq);
+	/* IBA 10.8.2 / rxe: no send WRs before RTS. */
+	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
+	    state == IBV_QPS_RTR) {
+		err = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	start = wq->prod;
+	cons = uroce_load_acquire(&wq->ring->cons);
+	for (; wr; wr = wr->next) {
+		if (wq_full(wq, wq->prod, &cons)) {
+			err = ENOMEM;
+			break;
+		}
+		err = fill_send_wqe(qp, wr,
+				    uroce_ring_entry(wq->ring, wq->entries,
+						     wq->stride, wq->prod));
+		if (err)
+			break;
+		wq->prod++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (wq->prod != start) {
+		uroce_store_release(&wq->ring->prod, wq->prod);
+		shim_doorbell(shim_ctx(ibqp->context));
+	}
+out:
+	pthread_spin_unlock(&wq->lock);
+	return err;
+}
+
+int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq,
+			struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	uint32_t cons, start;
+	int err = 0;
+
+	pthread_spin_lock(&wq->lock);
+	start = wq->prod;
+	cons = uroce_load_acquire(&wq->ring->cons);
+	for (; wr; wr = wr->next) {
+		uint8_t *slot;
+		struct uroce_recv_wqe w = { .wr_id = wr->wr_id };
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge) {
+			err = EINVAL;
+			break;
+		}
+		if (wq_full(wq, wq->prod, &cons)) {
+			err = ENOMEM;
+			break;
+		}
+		slot = uroce_ring_entry(wq->ring, wq->entries, wq->stride,
+					wq->prod);
+		w.num_sge = (uint32_t)wr->num_sge;
+		memcpy(slot, &w, sizeof(w));
+		for (int i = 0; i < wr->num_sge; i++) {
+			struct uroce_sge s = { .addr = wr->sg_list[i].addr,
+					       .length = wr->sg_list[i].length,
+					       .lkey = wr->sg_list[i].lkey };
+
+			memcpy(slot + UROCE_RECV_WQE_BYTES + i * sizeof(s), &s,
+			       sizeof(s));
+		}
+		wq->prod++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (wq->prod != start) {
+		uroce_store_release(&wq->ring->prod, wq->prod);
+		shim_doorbell(ctx);
+	}
+	pthread_spin_unlock(&wq->lock);
+	return err;
+}
+
+int shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct shim_qp *qp = shim_qp(ibqp);
+
+	/* A QP attached to an SRQ has no receive queue of its own. */
+	if (!qp->rq.ring || wq_state(&qp->sq) == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return shim_post_recv_ring(shim_ctx(ibqp->context), &qp->rq, wr,
+				   bad_wr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The ibv_wr_* API (struct ibv_qp_ex).                                      */
+
+static struct shim_qp *qpx_to_qp(struct ibv_qp_ex *qpx)
+{
+	return SHIM_CONTAINER_OF(qpx, struct shim_qp, qpx);
+}
+
+static void wr_start(struct ibv_qp_ex *qpx)
+{
+	struct shim_qp *qp = qpx_to_qp(qpx);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->wr_prod = qp->sq.prod;
+	qp->wr_cur = NULL;
+	qp->wr_err = 0;
+}
+
+static struct uroce_send_wqe *wr_begin(struct shim_qp *qp, uint32_t opcode)
+{
+	struct shim_wq *wq = &qp->sq;
+	struct uroce_send_wqe *w;
+	uint32_t cons;
+
+	qp->wr_cur = NULL;
+	if (qp->wr_err)
+		return NULL;
+	if (!(op_bit(opcode) & qp->send_ops_flags)) {
+		qp->wr_err = EINVAL;
+		return NULL;
+	}
+	cons = uroce_load_acquire(&wq->ring->cons);
+	if (qp->wr_prod - cons >= wq->entries) {
+		qp->wr_err = ENOMEM;
+		return NULL;
+	}
+	w = uroce_ring_entry(wq->ring, wq->entries, wq->stride, qp->wr_prod);
+	memset(w, 0, UROCE_SEND_WQE_BYTES);
+	w->wr_id = qp->qpx.wr_id;
+	w->opcode = opcode;
+	w->send_flags = qp->qpx.wr_flags & ~(uint32_t)IBV_SEND_INLINE;
+	if (qp->sq_sig_all)
+		w->send_flags |= IBV_SEND_SIGNALED;
+	qp->wr_prod++;
+	qp->wr_cur = w;
+	return w;
+}
+
+static void wr_rdma(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
+		    uint64_t remote_addr, __be32 imm)
+{
+	struct uroce_send_wqe *w = wr_begin(qpx_to_qp(qpx), opcode);
+
+	if (!w)
+		return;
+	w->wr.rdma.rkey = rkey;
+	w->wr.rdma.remote_addr = remote_addr;
+	w->imm_data = imm;
+}
+
+static void wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			  uint64_t remote_addr)
+{
+	wr_rdma(qpx, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0);
+}
+
+static void wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+			      uint64_t remote_addr, __be32 imm)
+{
+	wr_rdma(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr, imm);
+}
+
+static void wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			 uint64_t remote_addr)
+{
+	wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, remote_addr, 0);
+}
+
+static void wr_send(struct ibv_qp_ex *qpx)
+{
+	wr_begin(qpx_to_qp(qpx), IBV_WR_SEND);
+}
+
+static void wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
+{
+	struct uroce_send_wqe *w =
+		wr_begin(qpx_to_qp(qpx), IBV_WR_SEND_WITH_IMM);
+
+	if (w)
+		w->imm_data = imm;
+}
+
+static void wr_atomic(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
+		      uint64_t remote_addr, uint64_t compare_add,
+		      uint64_t swap)
+{
+	struct shim_qp *qp = qpx_to_qp(qpx);
+	struct uroce_send_wqe *w;
+
+	if (remote_addr & 7) {
+		if (!qp->wr_err)
+			qp->wr_err = EINVAL;
+		qp->wr_cur = NULL;
+		return;
+	}
+	w = wr_begin(qp, opcode);
+	if (!w)
+		return;
+	w->wr.atomic.rkey = rkey;
+	w->wr.atomic.remote_addr = remote_addr;
+	w->wr.atomic.compare_add = compare_add;
+	w->wr.atomic.swap = swap;
+}
+
+static void wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+			      uint64_t remote_addr, uint64_t compare,
+			      uint64_t swap)
+{
+	wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare,
+		  swap);
+}
+
+static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				uint64_t remote_addr, uint64_t add)
+{
+	wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
+}
+
+/* A setter called with no WR begun (or after an error) poisons the batch. */
+static struct uroce_send_wqe *wr_cur(struct shim_qp *qp)
+{
+	if (!qp->wr_cur && !qp->wr_err)
+		qp->wr_err = EINVAL;
+	return qp->wr_cur;
+}
+
+static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
+			    const struct ibv_sge *sg_list)
+{
+	struct shim_qp *qp = qpx_to_qp(qpx);
+	struct uroce_send_wqe *w = wr_cur(qp);
+	uint8_t *data;
+
+	if (!w)
+		return;
+	if (num_sge > qp->sq.max_sge) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	data = (uint8_t *)w + UROCE_SEND_WQE_BYTES;
+	for (size_t i = 0; i < num_sge; i++) {
+		struct uroce_sge s = { .addr = sg_list[i].addr,
+				       .length = sg_list[i].length,
+				       .lkey = sg_list[i].lkey };
+
+		memcpy(data + i * sizeof(s), &s, sizeof(s));
+	}
+	w->num_sge = (uint32_t)num_sge;
+	w->inline_len = 0;
+	w->send_flags &= ~(uint32_t)IBV_SEND_INLINE;
+}
+
+static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
+		       uint32_t length)
+{
+	struct ibv_sge s = { .addr = addr, .length = length, .lkey = lkey };
+
+	wr_set_sge_list(qpx, 1, &s);
+}
+
+static void wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
+				    const struct ibv_data_buf *buf_list)
+{
+	struct shim_qp *qp = qpx_to_qp(qpx);
+	struct uroce_send_wqe *w = wr_cur(qp);
+	uint8_t *data;
+	size_t total = 0;
+
+	if (!w)
+		return;
+	if (!can_inline(w->opcode)) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	for (size_t i = 0; i < num_buf; i++)
+		total += buf_list[i].length;
+	if (total > qp->sq.max_inline) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	data = (uint8_t *)w + UROCE_SEND_WQE_BYTES;
+	for (size_t i = 0, off = 0; i < num_buf; i++) {
+		memcpy(data + off, buf_list[i].addr, buf_list[i].length);
+		off += buf_list[i].length;
+	}
+	w->inline_len = (uint32_t)total;
+	w->num_sge = 0;
+	w->send_flags |= IBV_SEND_INLINE;
+}
+
+static void wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+			       size_t length)
+{
+	struct ibv_data_buf b = { .addr = addr, .length = length };
+
+	wr_set_inline_data_list(qpx, 1, &b);
+}
+
+static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+			   uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct shim_qp *qp = qpx_to_qp(qpx);
+	struct uroce_send_wqe *w = wr_cur(qp);
+
+	if (!w)
+		return;
+	if (qpx->qp_base.qp_type != IBV_QPT_UD || !ah ||
+	    ah->context != qpx->qp_base.context) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	w->ud.ah_handle = ah->handle;
+	w->ud.remote_qpn = remote_qpn;
+	w->ud.remote_qkey = remote_qkey;
+}
+
+static void wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	(void)remote_srqn;
+	qpx_to_qp(qpx)->wr_err = EOPNOTSUPP; /* no XRC QPs */
+}
+
+static void wr_unsupported(struct shim_qp *qp)
+{
+	qp->wr_cur = NULL;
+	qp->wr_err = EOPNOTSUPP;
+}
+
+static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *info)
+{
+	(void)mw;
+	(void)rkey;
+	(void)info;
+	wr_unsupported(qpx_to_qp(qpx));
+}
+
+static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
+{
+	(void)rkey;
+	wr_unsupported(qpx_to_qp(qpx));
+}
+
+static void wr_send_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
+{
+	(void)rkey;
+	wr_unsupported(qpx_to_qp(qpx));
+}
+
+static void wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
+			uint16_t mss)
+{
+	(void)hdr;
+	(void)hdr_sz;
+	(void)mss;
+	wr_unsupported(qpx_to_qp(qpx));
+}
+
+static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			    uint64_t remote_addr, const void *atomic_wr)
+{
+	(void)rkey;
+	(void)remote_addr;
+	(void)atomic_wr;
+	wr_unsupported(qpx_to_qp(qpx));
+}
+
+static int wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct shim_qp *qp = qpx_to_qp(qpx);
+	struct shim_wq *wq = &qp->sq;
+	uint32_t state = wq_state(wq);
+	int err = qp->wr_err;
+
+	if (!err && (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
+		     state == IBV_QPS_RTR))
+		err = EINVAL;
+	if (!err && qp->wr_prod != wq->prod) {
+		wq->prod = qp->wr_prod;
+		uroce_store_release(&wq->ring->prod, wq->prod);
+		shim_doorbell(shim_ctx(qpx->qp_base.context));
+	}
+	/* On error nothing of the batch is published. */
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&wq->lock);
+	return err;
+}
+
+static void wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct shim_qp *qp = qpx_to_qp(qpx);
+
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+static void set_wr_ops(struct ibv_qp_ex *q)
+{
+	q->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
+	q->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	q->wr_bind_mw = wr_bind_mw;
+	q->wr_local_inv = wr_local_inv;
+	q->wr_rdma_read = wr_rdma_read;
+	q->wr_rdma_write = wr_rdma_write;
+	q->wr_rdma_write_imm = wr_rdma_write_imm;
+	q->wr_send = wr_send;
+	q->wr_send_imm = wr_send_imm;
+	q->wr_send_inv = wr_send_inv;
+	q->wr_send_tso = wr_send_tso;
+	q->wr_set_ud_addr = wr_set_ud_addr;
+	q->wr_set_xrc_srqn = wr_set_xrc_srqn;
+	q->wr_set_inline_data = wr_set_inline_data;
+	q->wr_set_inline_data_list = wr_set_inline_data_list;
+	q->wr_set_sge = wr_set_sge;
+	q->wr_set_sge_list = wr_set_sge_list;
+	q->wr_start = wr_start;
+	q->wr_complete = wr_complete;
+	q->wr_abort = wr_abort;
+	q->wr_atomic_write = wr_atomic_write;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation, modify, query, destroy.                                         */
+
+#define KNOWN_INIT_MASK                                                        \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |                         \
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |     \
+	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |               \
+	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+struct ibv_qp *shim_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct shim_context *c = shim_ctx(context);
+	struct uroce_create_qp_req req = { .hdr.op = UROCE_OP_CREATE_QP };
+	struct uroce_create_qp_resp resp;
+	uint64_t ops = 0;
+	struct shim_qp *qp;
+	int fds[2], nfds, err;
+
+	if (attr->comp_mask & ~(uint32_t)KNOWN_INIT_MASK)
+		return shim_fail_null(-EINVAL);
+	if (attr->comp_mask &
+	    (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+	     IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
+		return shim_fail_null(-EOPNOTSUPP);
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return shim_fail_null(-EINVAL);
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ops = attr->send_ops_flags;
+		if (!ops)
+			return shim_fail_null(-EINVAL);
+		if (ops & ~ops_of_type(attr->qp_type))
+			return shim_fail_null(-EOPNOTSUPP);
+	}
+	/* Every object must belong to this context (the kernel's per-file
+	 * handle tables give EINVAL too; the daemon checks again). */
+	if (attr->pd->context != context || !attr->send_cq ||
+	    !attr->recv_cq || attr->send_cq->context != context ||
+	    attr->recv_cq->context != context ||
+	    (attr->srq && attr->srq->context != context))
+		return shim_fail_null(-EINVAL);
+
+	req.pd_handle = attr->pd->handle;
+	req.send_cq_handle = attr->send_cq->handle;
+	req.recv_cq_handle = attr->recv_cq->handle;
+	req.srq_handle = attr->srq ? attr->srq->handle : 0;
+	req.qp_type = attr->qp_type;
+	req.sq_sig_all = (uint32_t)attr->sq_sig_all;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
+		req.create_flags = attr->create_flags;
+	req.cap.max_send_wr = attr->cap.max_send_wr;
+	req.cap.max_recv_wr = attr->cap.max_recv_wr;
+	req.cap.max_send_sge = attr->cap.max_send_sge;
+	req.cap.max_recv_sge = attr->cap.max_recv_sge;
+	req.cap.max_inline_data = attr->cap.max_inline_data;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return shim_fail_null(-ENOMEM);
+	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), fds, 2,
+			&nfds);
+	if (!err && nfds != (attr->srq ? 1 : 2)) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		err = -EPROTO;
+	}
+	if (err) {
+		free(qp);
+		return shim_fail_null(err);
+	}
+	err = shim_wq_map(&qp->sq, fds[0], resp.sq_bytes);
+	if (!err && nfds == 2)
+		err = shim_wq_map(&qp->rq, fds[1], resp.rq_bytes);
+	else if (nfds == 2)
+		close(fds[1]);
+	if (!err)
+		err = shim_obj_add(c, resp.handle, SHIM_OBJ_QP, qp);
+	if (err) {
+		shim_wq_unmap(&qp->sq);
+		shim_wq_unmap(&qp->rq);
+		shim_call_simple(c, UROCE_OP_DESTROY_QP, resp.handle);
+		free(qp);
+		return shim_fail_null(err);
+	}
+
+	struct ibv_qp *q = &qp->qpx.qp_base;
+
+	q->context = context;
+	q->qp_context = attr->qp_context;
+	q->pd = attr->pd;
+	q->send_cq = attr->send_cq;
+	q->recv_cq = attr->recv_cq;
+	q->srq = attr->srq;
+	q->handle = resp.handle;
+	q->qp_num = resp.qpn;
+	q->state = IBV_QPS_RESET;
+	q->qp_type = attr->qp_type;
+	pthread_mutex_init(&q->mutex, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	qp->sq_sig_all = !!attr->sq_sig_all;
+	if (ops) {
+		qp->send_ops_flags = ops;
+		qp->qpx.comp_mask = 0;
+		set_wr_ops(&qp->qpx);
+	}
+	/* What the QP really got (>= what was asked), as providers report. */
+	attr->cap.max_send_wr = resp.cap.max_send_wr;
+	attr->cap.max_recv_wr = resp.cap.max_recv_wr;
+	attr->cap.max_send_sge = resp.cap.max_send_sge;
+	attr->cap.max_recv_sge = resp.cap.max_recv_sge;
+	attr->cap.max_inline_data = resp.cap.max_inline_data;
+	return q;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+			     struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp *qp;
+
+	memset(&ex, 0, sizeof(ex));
+	ex.qp_context = qp_init_attr->qp_context;
+	ex.send_cq = qp_init_attr->send_cq;
+	ex.recv_cq = qp_init_attr->recv_cq;
+	ex.srq = qp_init_attr->srq;
+	ex.cap = qp_init_attr->cap;
+	ex.qp_type = qp_init_attr->qp_type;
+	ex.sq_sig_all = qp_init_attr->sq_sig_all;
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = shim_create_qp_ex(pd->context, &ex);
+	if (qp)
+		qp_init_attr->cap = ex.cap;
+	return qp;
+}
+
+static void qp_attr_to_uapi(const struct ibv_qp_attr *a,
+			    struct uroce_qp_attr *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->qp_state = a->qp_state;
+	o->cur_qp_state = a->cur_qp_state;
+	o->path_mtu = a->path_mtu;
+	o->path_mig_state = a->path_mig_state;
+	o->qkey = a->qkey;
+	o->rq_psn = a->rq_psn;
+	o->sq_psn = a->sq_psn;
+	o->dest_qp_num = a->dest_qp_num;
+	o->qp_access_flags = a->qp_access_flags;
+	o->rate_limit = a->rate_limit;
+	o->cap.max_send_wr = a->cap.max_send_wr;
+	o->cap.max_recv_wr = a->cap.max_recv_wr;
+	o->cap.max_send_sge = a->cap.max_send_sge;
+	o->cap.max_recv_sge = a->cap.max_recv_sge;
+	o->cap.max_inline_data = a->cap.max_inline_data;
+	shim_ah_to_uapi(&a->ah_attr, &o->ah_attr);
+	shim_ah_to_uapi(&a->alt_ah_attr, &o->alt_ah_attr);
+	o->pkey_index = a->pkey_index;
+	o->alt_pkey_index = a->alt_pkey_index;
+	o->en_sqd_async_notify = a->en_sqd_async_notify;
+	o->sq_draining = a->sq_draining;
+	o->max_rd_atomic = a->max_rd_atomic;
+	o->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	o->min_rnr_timer = a->min_rnr_timer;
+	o->port_num = a->port_num;
+	o->timeout = a->timeout;
+	o->retry_cnt = a->retry_cnt;
+	o->rnr_retry = a->rnr_retry;
+	o->alt_port_num = a->alt_port_num;
+	o->alt_timeout = a->alt_timeout;
+}
+
+static void qp_attr_from_uapi(const struct uroce_qp_attr *a,
+			      struct ibv_qp_attr *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->qp_state = (enum ibv_qp_state)a->qp_state;
+	o->cur_qp_state = (enum ibv_qp_state)a->cur_qp_state;
+	o->path_mtu = (enum ibv_mtu)a->path_mtu;
+	o->path_mig_state = (enum ibv_mig_state)a->path_mig_state;
+	o->qkey = a->qkey;
+	o->rq_psn = a->rq_psn;
+	o->sq_psn = a->sq_psn;
+	o->dest_qp_num = a->dest_qp_num;
+	o->qp_access_flags = a->qp_access_flags;
+	o->rate_limit = a->rate_limit;
+	o->cap.max_send_wr = a->cap.max_send_wr;
+	o->cap.max_recv_wr = a->cap.max_recv_wr;
+	o->cap.max_send_sge = a->cap.max_send_sge;
+	o->cap.max_recv_sge = a->cap.max_recv_sge;
+	o->cap.max_inline_data = a->cap.max_inline_data;
+	shim_ah_from_uapi(&a->ah_attr, &o->ah_attr);
+	shim_ah_from_uapi(&a->alt_ah_attr, &o->alt_ah_attr);
+	o->pkey_index = a->pkey_index;
+	o->alt_pkey_index = a->alt_pkey_index;
+	o->en_sqd_async_notify = a->en_sqd_async_notify;
+	o->sq_draining = a->sq_draining;
+	o->max_rd_atomic = a->max_rd_atomic;
+	o->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	o->min_rnr_timer = a->min_rnr_timer;
+	o->port_num = a->port_num;
+	o->timeout = a->timeout;
+	o->retry_cnt = a->retry_cnt;
+	o->rnr_retry = a->rnr_retry;
+	o->alt_port_num = a->alt_port_num;
+	o->alt_timeout = a->alt_timeout;
+}
+
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct uroce_modify_qp_req req = { .hdr.op = UROCE_OP_MODIFY_QP,
+					   .handle = qp->handle,
+					   .attr_mask = (uint32_t)attr_mask };
+	struct uroce_msg_hdr resp;
+	int err;
+
+	qp_attr_to_uapi(attr, &req.attr);
+	err = shim_call(shim_ctx(qp->context), &req, sizeof(req), &resp,
+			sizeof(resp), NULL, 0, NULL);
+	if (err)
+		return -err;
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = attr->qp_state;
+	return 0;
+}
+
+int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		 struct ibv_qp_init_attr *init_attr)
+{
+	struct uroce_query_qp_req req = { .hdr.op = UROCE_OP_QUERY_QP,
+					  .handle = qp->handle,
+					  .attr_mask = (uint32_t)attr_mask };
+	struct uroce_query_qp_resp resp;
+	int err;
+
+	err = shim_call(shim_ctx(qp->context), &req, sizeof(req), &resp,
+			sizeof(resp), NULL, 0, NULL);
+	if (err)
+		return -err;
+	qp_attr_from_uapi(&resp.attr, attr);
+	if (init_attr) {
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = qp->qp_context;
+		init_attr->send_cq = qp->send_cq;
+		init_attr->recv_cq = qp->recv_cq;
+		init_attr->srq = qp->srq;
+		init_attr->qp_type = qp->qp_type;
+		init_attr->sq_sig_all = (int)resp.sq_sig_all;
+		init_attr->cap.max_send_wr = resp.init_cap.max_send_wr;
+		init_attr->cap.max_recv_wr = resp.init_cap.max_recv_wr;
+		init_attr->cap.max_send_sge = resp.init_cap.max_send_sge;
+		init_attr->cap.max_recv_sge = resp.init_cap.max_recv_sge;
+		init_attr->cap.max_inline_data = resp.init_cap.max_inline_data;
+	}
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = attr->qp_state;
+	return 0;
+}
+
+int ibv_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct shim_qp *qp = shim_qp(ibqp);
+	struct shim_context *c = shim_ctx(ibqp->context);
+	int err;
+
+	err = shim_call_simple(c, UROCE_OP_DESTROY_QP, ibqp->handle);
+	if (err)
+		return -err;
+	shim_obj_del(c, ibqp->handle);
+	pthread_mutex_lock(&ibqp->mutex);
+	while (ibqp->events_completed != qp->events_reported)
+		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
+	pthread_mutex_unlock(&ibqp->mutex);
+	/* Unpolled completions of a destroyed QP disappear (providers clean
+	 * their CQs the same way). */
+	shim_cq_clean(shim_cq(ibqp->send_cq), ibqp->qp_num);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		shim_cq_clean(shim_cq(ibqp->recv_cq), ibqp->qp_num);
+	shim_wq_unmap(&qp->sq);
+	shim_wq_unmap(&qp->rq);
+	pthread_mutex_destroy(&ibqp->mutex);
+	pthread_cond_destroy(&ibqp->cond);
+	free(qp);
+	return 0;
+}
+
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	struct shim_qp *s = shim_qp(qp);
+
+	return s->send_ops_flags ? &s->qpx : NULL;
+}
+
+int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			       uint32_t flags)
+{
+	(void)qp;
+	(void)op;
+	(void)flags;
+	/* What libibverbs answers for a provider that makes no promise:
+	 * data may be written out of order. */
+	return 0;
+}

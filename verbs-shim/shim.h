@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal header of the daemon-backed part of the verbs shim: the shim's
+ * view of devices, contexts and verbs objects (each embeds the public verbs
+ * struct and is recovered with container_of, as rdma-core providers do),
+ * and the cross-file shim_* functions grouped by defining file. Exported
+ * verbs are plain C definitions with their public names in the files below;
+ * everything else non-static is named shim_*.
+ */
+#ifndef UROCE_SHIM_H
+#define UROCE_SHIM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <infiniband/verbs.h>
+
+#include "uroce/uapi.h"
+
+/* verbs.h turns these into inline wrappers; the shim defines the exported
+ * functions behind them (as rdma-core's verbs.c does). */
+#undef ibv_query_port
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+#define SHIM_CONTAINER_OF(ptr, type, member)                                   \
+	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+
+/* ------------------------------------------------------------------------ */
+
+struct shim_device {
+	struct ibv_device dev; /* handed to applications */
+	char sock_path[108];
+	uint64_t guid; /* network order */
+	uint32_t daemon_pid;
+	int refcnt; /* device lists and open contexts holding it */
+};
+
+/* Kinds of objects that events can name. */
+enum shim_obj_kind {
+	SHIM_OBJ_CQ = 1,
+	SHIM_OBJ_QP,
+	SHIM_OBJ_SRQ,
+};
+
+struct shim_obj_entry {
+	struct shim_obj_entry *next;
+	uint32_t handle;
+	enum shim_obj_kind kind;
+	void *obj;
+};
+
+#define SHIM_OBJ_BUCKETS 256
+
+struct shim_context {
+	pid_t pid;          /* process that opened it */
+	struct shim_device *dev;
+	int fd;             /* control socket (also ibv_context.cmd_fd) */
+	int doorbell_fd;
+	uint32_t handle;
+	uint32_t daemon_pid;
+	uint32_t seq;
+	pthread_mutex_t call_lock; /* one request in flight per context */
+	const struct uroce_status_page *status;
+	int async_eof;
+	pthread_mutex_t obj_lock;
+	struct shim_obj_entry *objs[SHIM_OBJ_BUCKETS];
+	struct verbs_context vctx; /* last: ibv_context is its last member */
+};
+
+struct shim_channel {
+	struct ibv_comp_channel ch;
+	uint32_t handle;
+};
+
+struct shim_cq {
+	struct ibv_cq_ex cqx; /* first 128 bytes are struct ibv_cq */
+	pthread_spinlock_t lock;
+	struct uroce_ring_hdr *ring;
+	size_t ring_bytes;
+	uint32_t entries;
+	uint32_t cons; /* our consumer index (published to ring->cons) */
+	uint32_t comp_events_reported;
+	uint32_t async_events_reported;
+	uint64_t wc_flags; /* ibv_create_cq_ex flags; 0 for ibv_create_cq */
+	int single_threaded;
+	const struct uroce_cqe *cur; /* extended polling: current CQE */
+};
+
+struct shim_wq {
+	struct uroce_ring_hdr *ring;
+	size_t bytes;
+	uint32_t entries;
+	uint32_t stride;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t prod; /* our producer index */
+	pthread_spinlock_t lock;
+};
+
+struct shim_qp {
+	struct ibv_qp_ex qpx; /* first member is struct ibv_qp */
+	struct shim_wq sq;
+	struct shim_wq rq; /* ring == NULL with an SRQ */
+	uint32_t sq_sig_all;
+	uint64_t send_ops_flags; /* 0: ibv_qp_to_qp_ex() gives NULL */
+	uint32_t events_reported;
+	/* ibv_wr_* batch state (between wr_start and wr_complete/abort) */
+	uint32_t wr_prod;
+	struct uroce_send_wqe *wr_cur;
+	int wr_err;
+};
+
+struct shim_srq {
+	struct ibv_srq srq;
+	struct shim_wq wq;
+	uint32_t srq_num;
+	uint32_t events_reported;
+};
+
+struct shim_pd {
+	struct ibv_pd pd;
+};
+
+struct shim_mr {
+	struct ibv_mr mr;
+};
+
+struct shim_ah {
+	struct ibv_ah ah;
+};
+
+static inline struct shim_context *shim_ctx(struct ibv_context *c)
+{
+	return SHIM_CONTAINER_OF(c, struct shim_context, vctx.context);
+}
+
+static inline struct shim_cq *shim_cq(struct ibv_cq *cq)
+{
+	return SHIM_CONTAINER_OF(cq, struct shim_cq, cqx);
+}
+
+static inline struct shim_qp *shim_qp(struct ibv_qp *qp)
+{
+	return SHIM_CONTAINER_OF(qp, struct shim_qp, qpx.qp_base);
+}
+
+static inline struct shim_srq *shim_srq(struct ibv_srq *srq)
+{
+	return SHIM_CONTAINER_OF(srq, struct shim_srq, srq);
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* client.c */
+/* The rundir rule of common_rundir.c: UROCE_RUNDIR, XDG_RUNTIME_DIR/uroce,
+ * /tmp/uroce-<uid>. 0 or -ENAMETOOLONG. */
+int shim_rundir(char *buf, size_t len);
+/* Connect to a device socket. fd or -errno. */
+int shim_connect(const char *sock_path);
+/*
+ * One request/response exchange on fd (no locking: the caller owns fd).
+ * req: a message starting with struct uroce_msg_hdr (op set; len and seq are
+ * filled here). resp receives exactly resp_len bytes on success; fds (up to
+ * max_fds) are stored in fds[] and counted in *nfds (may be NULL if
+ * max_fds == 0). Returns 0 or -errno (the daemon's status or a transport
+ * failure: -EIO when the daemon went away).
+ */
+int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp,
+		  size_t resp_len, int *fds, int max_fds, int *nfds);
+/* shim_exchange on a context's socket, serialised by its call lock. */
+int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp,
+	      size_t resp_len, int *fds, int max_fds, int *nfds);
+/* Request with a bare header or one handle, response with a bare header. */
+int shim_call_simple(struct shim_context *ctx, uint32_t op, uint32_t handle);
+/* Map a ring fd (and close it). NULL with errno on failure. */
+void *shim_map_ring(int fd, size_t bytes);
+/* Ring the context's doorbell if the daemon sleeps (after a full fence). */
+void shim_doorbell(struct shim_context *ctx);
+/* Set errno from a -errno value and return NULL (constructors). */
+void *shim_fail_null(int neg_errno);
+
+/* objects.c: handle -> object registry for events */
+int shim_obj_add(struct shim_context *ctx, uint32_t handle,
+		 enum shim_obj_kind kind, void *obj);
+void shim_obj_del(struct shim_context *ctx, uint32_t handle);
+/* Look up and, under the registry lock, run fn(obj, arg) on it; returns the
+ * object or NULL. */
+void *shim_obj_get(struct shim_context *ctx, uint32_t handle,
+		   enum shim_obj_kind kind, void (*fn)(void *obj));
+
+/* device.c */
+void shim_device_put(struct shim_device *dev);
+
+/* context.c */
+int shim_query_port(struct ibv_context *context, uint8_t port_num,
+		    struct ibv_port_attr *port_attr, size_t port_attr_len);
+int shim_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
+int shim_query_rt_values(struct ibv_context *context,
+			 struct ibv_values_ex *values);
+/* Query the daemon's device attributes. 0 or -errno. */
+int shim_query_dev_attr(struct shim_context *ctx,
+			struct uroce_device_attr *a);
+
+/* pd.c */
+struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int shim_close_xrcd(struct ibv_xrcd *xrcd);
+
+/* cq.c */
+int shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int shim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
+/* Remove from a CQ the unpolled CQEs of a destroyed QP (as providers do). */
+void shim_cq_clean(struct shim_cq *cq, uint32_t qpn);
+
+/* qp.c */
+int shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+struct ibv_qp *shim_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
+/* Map a work queue from a create response. 0 or -errno. */
+int shim_wq_map(struct shim_wq *wq, int fd, size_t bytes);
+void shim_wq_unmap(struct shim_wq *wq);
+/* Convert between verbs and uapi address vectors. */
+void shim_ah_to_uapi(const struct ibv_ah_attr *in, struct uroce_ah_attr *out);
+void shim_ah_from_uapi(const struct uroce_ah_attr *in, struct ibv_ah_attr *out);
+/* Write receive WQEs into a ring (RQ or SRQ). Positive errno, *bad set. */
+int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq,
+			struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/* srq.c */
+int shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+struct ibv_srq *shim_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int shim_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+
+#endif /* UROCE_SHIM_H */

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared receive queues: ibv_create_srq (and ibv_create_srq_ex for basic
+ * SRQs; XRC SRQs are not offered), modify, query, destroy, SRQ numbers, and
+ * ibv_post_srq_recv into the shared ring.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+
+#include "shim.h"
+
+static struct ibv_srq *create_srq(struct ibv_context *context,
+				  struct ibv_pd *pd, void *srq_context,
+				  struct ibv_srq_attr *attr)
+{
+	struct shim_context *c = shim_ctx(context);
+	struct uroce_create_srq_req req = { .hdr.op = UROCE_OP_CREATE_SRQ };
+	struct uroce_create_srq_resp resp;
+	struct shim_srq *srq;
+	int fd, nfds, err;
+
+	if (!pd || pd->context != context)
+		return shim_fail_null(-EINVAL);
+	req.pd_handle = pd->handle;
+	req.max_wr = attr->max_wr;
+	req.max_sge = attr->max_sge;
+	req.srq_limit = attr->srq_limit;
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return shim_fail_null(-ENOMEM);
+	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), &fd, 1,
+			&nfds);
+	if (!err && nfds != 1)
+		err = -EPROTO;
+	if (err) {
+		free(srq);
+		return shim_fail_null(err);
+	}
+	err = shim_wq_map(&srq->wq, fd, resp.ring_bytes);
+	if (!err)
+		err = shim_obj_add(c, resp.handle, SHIM_OBJ_SRQ, srq);
+	if (err) {
+		shim_wq_unmap(&srq->wq);
+		shim_call_simple(c, UROCE_OP_DESTROY_SRQ, resp.handle);
+		free(srq);
+		return shim_fail_null(err);
+	}
+	srq->srq_num = resp.srq_num;
+	srq->srq.context = context;
+	srq->srq.srq_context = srq_context;
+	srq->srq.pd = pd;
+	srq->srq.handle = resp.handle;
+	pthread_mutex_init(&srq->srq.mutex, NULL);
+	pthread_cond_init(&srq->srq.cond, NULL);
+	attr->max_wr = resp.max_wr;
+	attr->max_sge = resp.max_sge;
+	return &srq->srq;
+}
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *srq_init_attr)
+{
+	return create_srq(pd->context, pd, srq_init_attr->srq_context,
+			  &srq_init_attr->attr);
+}
+
+struct ibv_srq *shim_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr)
+{
+	const uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
+			       IBV_SRQ_INIT_ATTR_TM;
+
+	if (attr->comp_mask & ~known)
+		return shim_fail_null(-EINVAL);
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    attr->srq_type != IBV_SRQT_BASIC)
+		return shim_fail_null(-EOPNOTSUPP); /* XRC and TM SRQs */
+	if (attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_TM))
+		return shim_fail_null(-EOPNOTSUPP);
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD))
+		return shim_fail_null(-EINVAL);
+	return create_srq(context, attr->pd, attr->srq_context, &attr->attr);
+}
+
+int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		   int srq_attr_mask)
+{
+	struct uroce_modify_srq_req req = { .hdr.op = UROCE_OP_MODIFY_SRQ,
+					    .handle = srq->handle,
+					    .attr_mask = (uint32_t)srq_attr_mask,
+					    .max_wr = srq_attr->max_wr,
+					    .srq_limit = srq_attr->srq_limit };
+	struct uroce_msg_hdr resp;
+
+	return -shim_call(shim_ctx(srq->context), &req, sizeof(req), &resp,
+			  sizeof(resp), NULL, 0, NULL);
+}
+
+int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
+{
+	struct uroce_handle_req req = { .hdr.op = UROCE_OP_QUERY_SRQ,
+					.handle = srq->handle };
+	struct uroce_query_srq_resp resp;
+	int err;
+
+	err = shim_call(shim_ctx(srq->context), &req, sizeof(req), &resp,
+			sizeof(resp), NULL, 0, NULL);
+	if (err)
+		return -err;
+	srq_attr->max_wr = resp.max_wr;
+	srq_attr->max_sge = resp.max_sge;
+	srq_attr->srq_limit = resp.srq_limit;
+	return 0;
+}
+
+int ibv_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct shim_srq *srq = shim_srq(ibsrq);
+	struct shim_context *c = shim_ctx(ibsrq->context);
+	int err;
+
+	err = shim_call_simple(c, UROCE_OP_DESTROY_SRQ, ibsrq->handle);
+	if (err)
+		return -err;
+	shim_obj_del(c, ibsrq->handle);
+	pthread_mutex_lock(&ibsrq->mutex);
+	while (ibsrq->events_completed != srq->events_reported)
+		pthread_cond_wait(&ibsrq->cond, &ibsrq->mutex);
+	pthread_mutex_unlock(&ibsrq->mutex);
+	shim_wq_unmap(&srq->wq);
+	pthread_mutex_destroy(&ibsrq->mutex);
+	pthread_cond_destroy(&ibsrq->cond);
+	free(srq);
+	return 0;
+}
+
+int shim_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
+{
+	*srq_num = shim_srq(srq)->srq_num;
+	return 0;
+}
+
+int shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	return shim_post_recv_ring(shim_ctx(srq->context), &shim_srq(srq)->wq,
+				   wr, bad_wr);
+}
