@@ -21,9 +21,9 @@ struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid)
 {
 	struct emu_ctx *ctx;
 
-	if (dev->counts.ctx >= dev->lim.max_ctx) {
+	if (dev->nconns >= dev->lim.max_ctx) {
 		emu_warn("too many clients (%u), refusing pid %d",
-			 dev->counts.ctx, (int)pid);
+			 dev->nconns, (int)pid);
 		close(fd);
 		return NULL;
 	}
@@ -42,7 +42,7 @@ struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid)
 	for (int i = 0; i < EMU_OBJ_COUNT; i++)
 		emu_list_init(&ctx->objs[i]);
 	emu_list_add_tail(&dev->ctxs, &ctx->link);
-	dev->counts.ctx++;
+	dev->nconns++;
 	return ctx;
 }
 
@@ -98,6 +98,7 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 	ctx->doorbell_poll.data = ctx;
 	uv_poll_start(&ctx->doorbell_poll, UV_READABLE, on_doorbell);
 	ctx->opened = 1;
+	dev->counts.ctx++;
 
 	o = EMU_REPLY(rep, struct uroce_open_ctx_resp);
 	o->ctx_handle = ctx->handle;
@@ -175,7 +176,9 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 		close(ctx->async_wfd);
 	ctx->async_wfd = -1;
 	emu_list_del(&ctx->link);
-	dev->counts.ctx--;
+	dev->nconns--;
+	if (ctx->opened)
+		dev->counts.ctx--;
 
 	ctx->pending_closes = 1;
 	ctx->poll.data = ctx;

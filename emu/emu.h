@@ -307,6 +307,7 @@ struct emu_dev {
 	uv_signal_t sigterm;
 
 	struct emu_list ctxs;
+	uint32_t nconns; /* connections, opened contexts or not */
 	struct emu_htab handles;
 	struct emu_htab qpns;
 	struct emu_htab mr_keys;

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Subcommands of the uroce CLI that talk to daemons or run programs on
+ * them: `uroce devices` (cli_devices.c) and `uroce run` (cli_run.c). Each
+ * takes the subcommand's own argv (argv[0] is the subcommand name) and
+ * returns the process exit status.
+ */
+#ifndef UROCE_CLI_CTL_H
+#define UROCE_CLI_CTL_H
+
+/* uroce devices [--rundir DIR]: list live devices with resource counts. */
+int cli_devices_main(int argc, char **argv);
+
+/* uroce run [--rundir DIR] -- PROGRAM [ARGS...]: run PROGRAM with the verbs
+ * shim preloaded. Only returns on error. */
+int cli_run_main(int argc, char **argv);
+
+#endif
