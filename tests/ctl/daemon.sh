@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# uroced as a program: options and their errors, the name rule in the run
+# directory (live socket = in use, stale file = reused), address binding,
+# IPv4 and IPv6, the MTU rule, the default run directory, --pcap, and a
+# clean exit on SIGTERM and SIGINT that removes the socket.
+. "$CTL_SRC/lib.sh"
+
+D="$UROCE_BIN/uroced"
+
+# expect_exit CODE PATTERN -- COMMAND...: exit status and a stderr line.
+expect_exit() {
+	code=$1
+	pat=$2
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" -ne "$code" ] || ! grep -q -- "$pat" "$T/err"; then
+		fail "$*: exit $rc (want $code), stderr: $(cat "$T/err")"
+	else
+		pass "$* -> $code: $(head -n1 "$T/err")"
+	fi
+}
+
+# --help documents every option.
+"$D" --help >"$T/help" || fail "--help exit status"
+for o in --name --addr --port --rundir --mtu --pcap; do
+	grep -q -- "$o" "$T/help" || fail "--help does not document $o"
+done
+pass "--help documents every option"
+
+expect_exit 2 "required" -- "$D"
+expect_exit 2 "unknown option" -- "$D" --name x --addr 127.0.0.1 --bogus
+expect_exit 2 "port" -- "$D" --name x --addr 127.0.0.1 --port 0
+expect_exit 2 "port" -- "$D" --name x --addr 127.0.0.1 --port 70000
+expect_exit 2 "mtu" -- "$D" --name x --addr 127.0.0.1 --mtu 1500
+expect_exit 2 "name" -- "$D" --name bad/name --addr 127.0.0.1
+expect_exit 2 "needs a value" -- "$D" --name x --addr
+expect_exit 1 "not an IPv4 or IPv6 address" -- "$D" --name x --addr nonsense
+expect_exit 1 "unicast" -- "$D" --name x --addr 0.0.0.0
+expect_exit 1 "no local interface" -- "$D" --name x --addr 198.51.100.7 \
+	--rundir "$UROCE_RUNDIR"
+
+# A daemon, with a capture file.
+start_daemon uroce0 127.0.0.1 --pcap "$T/cap.pcap"
+P0=$LAST_PID
+[ "$(stat -c %a "$UROCE_RUNDIR")" = 700 ] || fail "run directory mode is not 0700"
+uroce devices | grep -q "^uroce0 *127.0.0.1 *$CTL_PORT *4096 " ||
+	fail "uroce devices: $(uroce devices)"
+
+expect_exit 1 "already in use" -- "$D" --name uroce0 --addr 127.0.0.2 \
+	--port "$CTL_PORT" --rundir "$UROCE_RUNDIR"
+expect_exit 1 "cannot bind UDP 127.0.0.1 port $CTL_PORT" -- "$D" --name other \
+	--addr 127.0.0.1 --port "$CTL_PORT" --rundir "$UROCE_RUNDIR"
+[ -S "$UROCE_RUNDIR/other.sock" ] && fail "failed daemon left a socket"
+
+# --mtu and IPv6 (::1 is its own RoCEv2 GID).
+start_daemon mtu1k 127.0.0.3 --mtu 1024
+start_daemon v6 ::1
+"$UROCE_BIN/uroce" run -- ibv_devinfo -v -d mtu1k >"$T/mtu" 2>&1
+grep -q "active_mtu:.*1024 (3)" "$T/mtu" || fail "--mtu 1024: $(grep mtu "$T/mtu")"
+"$UROCE_BIN/uroce" run -- ibv_devinfo -v -d v6 >"$T/v6" 2>&1
+grep -q "GID\[  0\]:.*::1, RoCE v2" "$T/v6" || fail "IPv6 GID: $(grep GID "$T/v6")"
+pass "--mtu 1024 and IPv6 ::1"
+
+# SIGTERM: exit 0, socket gone, a valid (empty) pcap file written.
+stop_daemon "$P0"
+[ "$STOP_RC" -eq 0 ] || fail "exit status after SIGTERM: $STOP_RC"
+[ -e "$UROCE_RUNDIR/uroce0.sock" ] && fail "socket left after SIGTERM"
+magic=$(od -An -tx1 -N4 "$T/cap.pcap" 2>/dev/null | tr -d ' ')
+[ "$magic" = d4c3b2a1 ] || fail "pcap file magic '$magic'"
+pass "SIGTERM: exit 0, socket removed, pcap written"
+
+# A stale socket file (nobody listening) is removed and the name reused.
+/usr/bin/python3 - "$UROCE_RUNDIR/uroce0.sock" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(sys.argv[1])
+PY
+[ -S "$UROCE_RUNDIR/uroce0.sock" ] || fail "could not make a stale socket"
+start_daemon uroce0 127.0.0.1
+P0=$LAST_PID
+grep -q "removed stale socket" "$LAST_LOG" || fail "stale socket not reported"
+kill -INT "$P0"
+wait "$P0"
+rc=$?
+[ "$rc" -eq 0 ] || fail "exit status after SIGINT: $rc"
+[ -e "$UROCE_RUNDIR/uroce0.sock" ] && fail "socket left after SIGINT"
+pass "stale socket reused, SIGINT exit 0"
+
+# Default run directory: $XDG_RUNTIME_DIR/uroce, created 0700.
+mkdir -m 700 "$T/xdg"
+(
+	unset UROCE_RUNDIR
+	export XDG_RUNTIME_DIR="$T/xdg"
+	"$D" --name xdg0 --addr 127.0.0.4 --port "$CTL_PORT" 2>>"$T/xdg.log" &
+	p=$!
+	i=0
+	while ! grep -q "device xdg0 on" "$T/xdg.log" && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	"$UROCE_BIN/uroce" devices | grep -q "^xdg0 " || echo "FAIL: uroce devices in XDG rundir" >&2
+	kill "$p"
+	wait "$p"
+) 2>"$T/xdg.err"
+grep -q FAIL "$T/xdg.err" && fail "$(cat "$T/xdg.err")"
+[ "$(stat -c %a "$T/xdg/uroce" 2>/dev/null)" = 700 ] ||
+	fail "XDG run directory missing or not 0700"
+pass "default run directory \$XDG_RUNTIME_DIR/uroce"
+
+finish
