@@ -18,8 +18,7 @@
 
 #include "uroce/uapi.h"
 
-#define EMU_CONTAINER_OF(ptr, type, member)                                    \
-	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+#define EMU_CONTAINER_OF(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 /* ------------------------------------------------------------------------ */
 /* Intrusive circular doubly linked list.                                    */
@@ -55,8 +54,8 @@ static inline void emu_list_del(struct emu_list *n)
 	emu_list_init(n);
 }
 
-#define EMU_LIST_FOR_EACH_SAFE(pos, tmp, head)                                 \
-	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);       \
+#define EMU_LIST_FOR_EACH_SAFE(pos, tmp, head)                           \
+	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
 	     (pos) = (tmp), (tmp) = (pos)->next)
 
 /* ------------------------------------------------------------------------ */
@@ -96,8 +95,7 @@ enum emu_log_level {
 void emu_log_set_level(enum emu_log_level level);
 void emu_log_set_name(const char *name);
 /* printf-like; one line to stderr, prefixed with the device name. Keeps errno. */
-void emu_log(enum emu_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void emu_log(enum emu_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define emu_err(...) emu_log(EMU_LOG_ERROR, __VA_ARGS__)
 #define emu_warn(...) emu_log(EMU_LOG_WARN, __VA_ARGS__)
@@ -108,20 +106,20 @@ void emu_log(enum emu_log_level level, const char *fmt, ...)
 /* Objects.                                                                  */
 
 /* X-macro: object types (name, field of struct uroce_res_counts). */
-#define EMU_OBJ_LIST(X)                                                        \
-	X(PD, pd)                                                              \
-	X(MR, mr)                                                              \
-	X(CHANNEL, channel)                                                    \
-	X(CQ, cq)                                                              \
-	X(QP, qp)                                                              \
-	X(SRQ, srq)                                                            \
+#define EMU_OBJ_LIST(X)     \
+	X(PD, pd)           \
+	X(MR, mr)           \
+	X(CHANNEL, channel) \
+	X(CQ, cq)           \
+	X(QP, qp)           \
+	X(SRQ, srq)         \
 	X(AH, ah)
 
 enum emu_obj_type {
 #define EMU_OBJ_ENUM(name, field) EMU_OBJ_##name,
 	EMU_OBJ_LIST(EMU_OBJ_ENUM)
 #undef EMU_OBJ_ENUM
-	EMU_OBJ_COUNT
+	    EMU_OBJ_COUNT
 };
 
 struct emu_ctx;
@@ -133,7 +131,7 @@ struct emu_ctx;
  */
 struct emu_obj {
 	struct emu_hnode hnode; /* key = handle, in dev->handles */
-	struct emu_list link;   /* in ctx->objs[type] */
+	struct emu_list link;	/* in ctx->objs[type] */
 	struct emu_ctx *ctx;
 	enum emu_obj_type type;
 	uint32_t usecnt;
@@ -209,7 +207,7 @@ struct emu_mcast {
 
 struct emu_qp {
 	struct emu_obj obj;
-	struct emu_hnode qpn_node; /* key = qpn, in dev->qpns */
+	struct emu_hnode qpn_node;  /* key = qpn, in dev->qpns */
 	struct emu_list flush_link; /* in dev->flush_qps while in ERR */
 	struct emu_pd *pd;
 	struct emu_cq *send_cq;
@@ -318,7 +316,7 @@ struct emu_dev {
 	uint32_t next_srq_num;
 	uint8_t next_key_byte;
 
-	void *pcap;        /* pcap_t * for pcap_open_dead */
+	void *pcap;	   /* pcap_t * for pcap_open_dead */
 	void *pcap_dumper; /* pcap_dumper_t * */
 	int stopping;
 };
@@ -365,13 +363,11 @@ void emu_dev_fill_port(const struct emu_dev *dev, struct uroce_port_attr *p);
 /* Largest IB MTU (enum value 1..5) usable on an interface MTU. */
 uint32_t emu_dev_ib_mtu_for(uint32_t if_mtu);
 /* Register obj under a new handle in ctx; counts it. 0 or -ENOMEM. */
-int emu_dev_obj_add(struct emu_ctx *ctx, struct emu_obj *obj,
-		    enum emu_obj_type type);
+int emu_dev_obj_add(struct emu_ctx *ctx, struct emu_obj *obj, enum emu_obj_type type);
 /* Unregister obj (handle and ctx list) and uncount it; does not free. */
 void emu_dev_obj_del(struct emu_obj *obj);
 /* Look up an object of the given type owned by ctx; NULL if absent. */
-struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle,
-				 enum emu_obj_type type);
+struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle, enum emu_obj_type type);
 uint32_t *emu_dev_count(struct emu_dev *dev, enum emu_obj_type type);
 void emu_dev_close(struct emu_dev *dev);
 
@@ -386,8 +382,7 @@ void emu_reply_add_fd(struct emu_reply *rep, int fd);
 
 /* ctx.c */
 /* Accept-time constructor: takes ownership of fd. NULL on failure. */
-struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid,
-			    uid_t uid);
+struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid);
 /* OPEN_CTX: create doorbell and async pipe, fill reply fds. */
 int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep);
 /* Release everything the context created, then the context itself. */
@@ -398,9 +393,8 @@ void emu_ctx_async_event(struct emu_ctx *ctx, uint32_t type, uint32_t handle);
 /* ring.c */
 /* Create a ring memfd of the given geometry, map it; *fd gets the memfd
  * (caller sends and closes it). 0 or -errno. */
-int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind,
-		    uint32_t entries, uint32_t stride, uint32_t handle,
-		    uint32_t qpn, int *fd);
+int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entries,
+		    uint32_t stride, uint32_t handle, uint32_t qpn, int *fd);
 void emu_ring_destroy(struct emu_ring *r);
 /* Number of WQEs the producer has published beyond our consumer, validated:
  * a producer index more than `entries` ahead is reported as -EINVAL. */
@@ -413,8 +407,7 @@ uint32_t emu_pow2_roundup(uint32_t v);
 
 /* pd.c */
 int emu_pd_alloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_pd_dealloc(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
+int emu_pd_dealloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_pd_free(struct emu_pd *pd);
 
 /* mr.c */
@@ -424,20 +417,16 @@ int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_mr_free(struct emu_mr *mr);
 /* Check that [addr, addr+len) of process pid is mapped (writable if
  * need_write). 0, -EFAULT, or -errno when the map cannot be read. */
-int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len,
-			int need_write);
+int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write);
 /* Find an MR by lkey/rkey (device-wide). */
 struct emu_mr *emu_mr_by_key(struct emu_dev *dev, uint32_t key);
 
 /* cq.c */
-int emu_cq_create_channel(struct emu_ctx *ctx, const void *req,
-			  struct emu_reply *rep);
-int emu_cq_destroy_channel(struct emu_ctx *ctx, const void *req,
-			   struct emu_reply *rep);
+int emu_cq_create_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cq_destroy_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cq_resize(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_cq_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
+int emu_cq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_cq_free(struct emu_cq *cq);
 void emu_cq_channel_free(struct emu_channel *ch);
 /* Append a CQE; signals the channel if the CQ is armed for it. On overflow
@@ -448,22 +437,17 @@ int emu_cq_push(struct emu_cq *cq, const struct uroce_cqe *cqe);
 const char *emu_qp_state_name(uint32_t state);
 /* Required / optional attribute masks of a transition (IBA 10.3.1,
  * ibv_modify_qp(3)); both 0 and valid == 0 for a forbidden transition. */
-int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next,
-		       uint32_t *req, uint32_t *opt);
+int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t *req, uint32_t *opt);
 /* 0 if (cur -> next, mask) is a legal modify for this QP type, else -EINVAL. */
-int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next,
-		       uint32_t mask);
+int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t mask);
 
 /* qp.c */
 int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_qp_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_qp_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
-int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req,
-			struct emu_reply *rep);
-int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req,
-			struct emu_reply *rep);
+int emu_qp_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_qp_free(struct emu_qp *qp);
 /* Move a QP to ERR from the transport or the control path: flushes. */
 void emu_qp_set_error(struct emu_qp *qp);
@@ -474,13 +458,10 @@ unsigned emu_qp_flush_all(struct emu_dev *dev);
 struct emu_qp *emu_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
 
 /* srq.c */
-int emu_srq_create(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
-int emu_srq_modify(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
+int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_srq_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_srq_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_srq_destroy(struct emu_ctx *ctx, const void *req,
-		    struct emu_reply *rep);
+int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_srq_free(struct emu_srq *srq);
 /* After the transport consumed a WQE: raise SRQ_LIMIT_REACHED when armed
  * and the number of posted WQEs fell below the limit (IBA 10.2.9.2). */
@@ -488,12 +469,10 @@ void emu_srq_check_limit(struct emu_srq *srq);
 
 /* ah.c */
 int emu_ah_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_ah_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
+int emu_ah_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_ah_free(struct emu_ah *ah);
 /* Validate an address vector against the device (port, GID index, rate).
  * 0 or -EINVAL. */
-int emu_ah_check_attr(const struct emu_dev *dev,
-		      const struct uroce_ah_attr *a);
+int emu_ah_check_attr(const struct emu_dev *dev, const struct uroce_ah_attr *a);
 
 #endif /* UROCE_EMU_H */
