@@ -20,5 +20,6 @@
 #include <wire/validate.h>
 #include <wire/decode.h>
 #include <wire/describe.h>
+#include <wire/build.h>
 
 #endif /* WIRE_WIRE_H */
