@@ -332,6 +332,13 @@ struct emu_xport_ops {
 struct emu_xdev {
 	const struct emu_xport_ops *ops;
 	void *ctx;
+	/*
+	 * Accept IPv4 packets whose ICRC only matches for some other IP ID
+	 * (senders that do not use ID 0, e.g. Linux rxe), by solving for the ID
+	 * (wire_icrc_solve_ipv4_id). Off by default: such a check keeps only 16
+	 * bits of strength, and a uroce peer always sends ID 0.
+	 */
+	bool icrc_solve_id;
 	uint64_t drops[EMU_XDROP_COUNT];
 	uint64_t cnt[EMU_XCNT_COUNT];
 };
@@ -404,7 +411,9 @@ struct emu_xswqe {
 /* Requester state (req.c). */
 struct emu_xreq {
 	uint32_t psn;	     /* next PSN to send */
+	uint32_t hw_psn;     /* one past the highest PSN ever sent (retransmissions are below) */
 	uint32_t idx;	     /* send queue index of the next WQE to work on */
+	uint32_t hw_idx;     /* one past the highest WQE index ever started */
 	uint32_t noack_pkts; /* packets sent since the last AckReq */
 	uint32_t rd_atomic;  /* READ/atomic WQEs issued and not completed */
 	bool need_retry;     /* go back to comp.psn before sending anything */
@@ -474,8 +483,10 @@ struct emu_xresp {
 	uint32_t res_head;
 	struct emu_xres *stream; /* READ whose responses are being sent */
 	/* requests that arrived while stream was active, in order */
-	struct emu_xdeferred *deferred;
+	struct emu_xdeferred *deferred; /* ring of EMU_XPORT_MAX_DEFERRED, allocated on first use */
+	uint32_t dhead;
 	uint32_t ndeferred;
+	bool replaying; /* a deferred request is being processed: do not defer it again */
 };
 
 /* One QP's transport state. The daemon embeds it in its QP object. */
@@ -626,6 +637,19 @@ static inline struct emu_xswqe *emu_xport_sq_at(const struct emu_xqp *qp, uint32
 void emu_xport_schedule(struct emu_xqp *qp);
 /* Recompute the QP's timer from the retransmission and RNR deadlines. */
 void emu_xport_timer_update(struct emu_xqp *qp);
+/*
+ * Move to ERR and flush: every send WQE from the oldest uncompleted one
+ * (IBV_WC_WR_FLUSH_ERR), the held receive WQE and, without SRQ, the RQ.
+ */
+void emu_xport_flush(struct emu_xqp *qp);
+/* Is a GID an IPv4-mapped address (::ffff:a.b.c.d)? */
+bool emu_xport_gid_is_v4(const uint8_t gid[EMU_XPORT_GID_BYTES]);
+/*
+ * ICRC of an IB packet (BTH..pad, ib_len bytes) on path rt: IPv4 with the
+ * route's IP ID and DF when known, else ID 0 and DF (what a uroce sender's
+ * kernel emits, PROTOCOL.md 12); IPv6 otherwise.
+ */
+uint32_t emu_xport_icrc(const struct emu_xroute *rt, const uint8_t *ib, size_t ib_len);
 /*
  * The transport hit a fatal error: move to ERR, flush every send WQE from
  * the oldest uncompleted one, the held receive WQE and (no SRQ) the RQ, and
