@@ -394,7 +394,10 @@ void emu_req_run(struct emu_xqp *qp)
 		else if (w->state == EMU_XWQE_DONE_LOCAL)
 			emu_comp_drain(qp);
 	}
-	if (qp->attr.state == EMU_XQPS_SQD && qp->comp.idx == qp->sq_tail &&
+	/* Drained: every message started before SQD is complete (IBA 10.3.1). */
+	if (qp->attr.state == EMU_XQPS_SQD && qp->comp.idx == qp->req.idx &&
+	    (qp->req.idx == qp->sq_tail ||
+	     emu_xport_sq_at(qp, qp->req.idx)->state == EMU_XWQE_POSTED) &&
 	    !qp->req.drained_told) {
 		qp->req.drained_told = true;
 		if (qp->dev->ops->sq_drained)
