@@ -385,7 +385,7 @@ void emu_req_run(struct emu_xqp *qp)
 		else
 			rc = req_send_data(qp, w, pkt);
 		if (rc) {
-			qp->req.idx++;
+			/* req.idx stays on it: nothing behind it may go out. */
 			req_fail(qp, w, (uint32_t)rc);
 			return;
 		}
