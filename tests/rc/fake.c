@@ -147,9 +147,13 @@ static int fake_send_packet(void *ctx, struct emu_xqp *qp, const struct emu_xrou
 	if (fate & FAKE_CORRUPT) {
 		uint8_t copy[EMU_XPORT_MAX_PKT_BYTES];
 
+		size_t at = fake_rand(net) % len;
+
 		memcpy(copy, pkt, len);
-		copy[fake_rand(net) % len] ^= (uint8_t)(1u << (fake_rand(net) % 8));
+		copy[at] ^= (uint8_t)(1u << (fake_rand(net) % 8));
 		net->corrupted++;
+		if (at == 4)
+			net->corrupted_masked++;
 		fake_enqueue(net, to, rt, copy, len, fate & FAKE_REORDER);
 	} else {
 		fake_enqueue(net, to, rt, pkt, len, fate & FAKE_REORDER);

@@ -104,6 +104,7 @@ struct fake_net {
 	fake_filter_cb filter;
 	void *filter_arg;
 	unsigned delivered, dropped, duplicated, reordered, corrupted;
+	unsigned corrupted_masked; /* corruptions of BTH byte 4, outside the ICRC */
 	unsigned timers_fired;
 };
 
@@ -153,7 +154,7 @@ unsigned fake_count(const struct fake_net *net, int from, int opcode);
 int fake_find(const struct fake_net *net, int from, int opcode, unsigned n);
 
 /* Two hosts (10.0.0.1 = A, 10.0.0.2 = B), one RC QP each (0x11, 0x22),
- * connected, and a 1 MiB MR with every access flag on each side. */
+ * connected, and a 4 MiB MR with every access flag on each side. */
 struct fake_env {
 	struct fake_net net;
 	struct fake_host a, b;
@@ -161,7 +162,7 @@ struct fake_env {
 	struct fake_mr *ma, *mb;
 	struct fake_conn conn;
 };
-#define FAKE_MR_BYTES (1u << 20)
+#define FAKE_MR_BYTES (4u << 20)
 #define FAKE_ALL_ACCESS                                                                            \
 	(EMU_XACCESS_LOCAL_WRITE | EMU_XACCESS_REMOTE_WRITE | EMU_XACCESS_REMOTE_READ |            \
 	 EMU_XACCESS_REMOTE_ATOMIC)
