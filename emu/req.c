@@ -255,6 +255,17 @@ static int req_send_data(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
 	struct emu_xroute rt;
 	int rc;
 
+	if (qp->type == EMU_XQPT_UD && !last) {
+		/*
+		 * A UD message must fit one packet. rxe (and IBA C10-93.1.1 as it
+		 * reads it) completes it without sending anything.
+		 */
+		emu_xport_count(qp, EMU_XCNT_UD_OVERSIZE, 1);
+		w->offset = w->length;
+		w->state = EMU_XWQE_DONE_LOCAL;
+		qp->req.idx++;
+		return 0;
+	}
 	if (op < 0)
 		return EMU_XWC_LOC_QP_OP_ERR;
 	info = wire_opcode_info((uint8_t)op);

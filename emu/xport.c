@@ -107,12 +107,14 @@ void emu_xport_dev_init(struct emu_xdev *dev, const struct emu_xport_ops *ops, v
 
 int emu_xport_qp_init(struct emu_xdev *dev, struct emu_xqp *qp, const struct emu_xqp_init *init)
 {
-	uint32_t size = init->max_send_wr ? init->max_send_wr : 1;
+	uint32_t cap = init->max_send_wr ? init->max_send_wr : 1, size = 1;
 
 	if (init->type != EMU_XQPT_RC && init->type != EMU_XQPT_UC && init->type != EMU_XQPT_UD)
 		return -EINVAL;
-	if (size > (1u << 20))
+	if (cap > (1u << 20))
 		return -EINVAL;
+	while (size < cap)
+		size <<= 1;
 	memset(qp, 0, sizeof(*qp));
 	qp->sq = calloc(size, sizeof(*qp->sq));
 	if (!qp->sq)
@@ -129,6 +131,7 @@ int emu_xport_qp_init(struct emu_xdev *dev, struct emu_xqp *qp, const struct emu
 	qp->sq_sig_all = init->sq_sig_all;
 	qp->srq = init->srq;
 	qp->sq_size = size;
+	qp->sq_cap = cap;
 	qp->sport = emu_xport_udp_sport(qp->qpn);
 	qp->attr.state = EMU_XQPS_RESET;
 	qp->attr.pkey = WIRE_DEFAULT_PKEY;
@@ -151,7 +154,7 @@ void emu_xport_qp_fini(struct emu_xqp *qp)
 
 uint32_t emu_xport_sq_free(const struct emu_xqp *qp)
 {
-	return qp->sq_size - (qp->sq_tail - qp->comp.idx);
+	return qp->sq_cap - (qp->sq_tail - qp->comp.idx);
 }
 
 /* Forget every send WQE without completing it (RESET). */

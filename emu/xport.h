@@ -502,7 +502,8 @@ struct emu_xqp {
 	uint16_t sport; /* UDP source port of this QP's packets */
 	/* send queue copies: a ring of sq_size, indices run freely */
 	struct emu_xswqe *sq;
-	uint32_t sq_size;
+	uint32_t sq_size; /* power of two >= sq_cap, so free-running indices wrap cleanly */
+	uint32_t sq_cap;  /* max_send_wr: how many WQEs may be outstanding */
 	uint32_t sq_tail; /* index of the next free slot */
 	struct emu_xreq req;
 	struct emu_xcomp comp;

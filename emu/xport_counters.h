@@ -72,7 +72,8 @@
 	X(RECV_CQE, "recv_cqe", "receive completions pushed")                                      \
 	X(FLUSHED, "flushed", "work requests completed with IBV_WC_WR_FLUSH_ERR")                  \
 	X(QP_ERROR, "qp_error", "transitions to the Error state caused by the transport")          \
-	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")
+	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")         \
+	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")
 
 enum emu_xdrop {
 #define EMU_XDROP_ENUM(sym, name, doc) EMU_XDROP_##sym,

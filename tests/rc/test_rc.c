@@ -9,6 +9,7 @@
  * 128-PSN window, fences, initiator depth, PSN wrap, UC and UD.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -736,9 +737,61 @@ START_TEST(test_ud)
 	fake_run(&net, 100);
 	ck_assert_uint_eq(qb->nrcq, 1);
 	ck_assert_uint_eq(qb->x.drops[EMU_XDROP_BAD_QKEY], 1);
+
+	/* Longer than the (UD) MTU: completed without a packet, as rxe does. */
+	fake_wqe(&w, 5, EMU_XWR_SEND, 0, ma, 0, 4097);
+	w.ud_remote_qkey = 0x11111111;
+	emu_xport_post_send(&qa->x, &w);
+	ck_assert_uint_eq(qa->nscq, 3);
+	ck_assert_uint_eq(qa->scq[2].status, EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(qa->x.cnt[EMU_XCNT_UD_OVERSIZE], 1);
+	ck_assert_uint_eq(fake_count(&net, 0, -1), 2);
 	fake_host_fini(&a);
 	fake_host_fini(&b);
 	fake_net_fini(&net);
+}
+END_TEST
+
+START_TEST(test_sq_ring)
+{
+	struct fake_qp *q;
+	struct emu_xwqe w;
+	unsigned posted = 0;
+
+	env = fake_env_new(18, EMU_XQPT_RC, NULL);
+	/* A second pair with a 3-deep send queue whose indices are about to wrap. */
+	q = fake_qp_create(&env->a, EMU_XQPT_RC, 0x12, 3, true);
+	{
+		struct fake_qp *peer = fake_qp_create(&env->b, EMU_XQPT_RC, 0x23, 3, false);
+
+		fake_connect(q, peer, &env->conn);
+		for (int i = 0; i < 40; i++)
+			fake_post_recv(peer, i, env->mb, 64 * i, 64);
+	}
+	q->x.sq_tail = q->x.comp.idx = q->x.req.idx = q->x.req.hw_idx = 0xfffffff0u;
+	ck_assert_uint_eq(emu_xport_sq_free(&q->x), 3);
+	while (posted < 40) {
+		int rc;
+
+		fake_wqe(&w, posted, EMU_XWR_SEND, 0, env->ma, posted, 1);
+		rc = fake_post(q, &w);
+		if (rc == -EAGAIN) {
+			ck_assert_uint_eq(emu_xport_sq_free(&q->x), 0);
+			fake_run(&env->net, 1000);
+			continue;
+		}
+		ck_assert_int_eq(rc, 0);
+		posted++;
+	}
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(q->nscq, 40);
+	for (unsigned i = 0; i < 40; i++) {
+		ck_assert_uint_eq(q->scq[i].wr_id, i);
+		ck_assert_uint_eq(q->scq[i].status, EMU_XWC_SUCCESS);
+	}
+	ck_assert_uint_eq(env->b.qp[1]->nrcq, 40);
+	ck_assert_uint_eq(q->x.sq_tail, 0xfffffff0u + 40);
+	assert_no_drops();
 }
 END_TEST
 
@@ -767,6 +820,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_uc);
 	tcase_add_test(tc, test_uc_loss_drops_message);
 	tcase_add_test(tc, test_ud);
+	tcase_add_test(tc, test_sq_ring);
 	suite_add_tcase(s, tc);
 	return s;
 }
