@@ -24,7 +24,7 @@ enum emu_comp_psn emu_comp_check_psn(uint32_t psn, uint32_t comp_psn, uint32_t l
 {
 	int32_t d;
 
-	/* IBA 9.7.5.1.x / rxe check_psn. */
+	/* PROTOCOL.md 7, rxe check_psn. */
 	if (wire_psn_cmp(psn, last_psn) > 0) {
 		if (!all_sent)
 			return EMU_COMP_PSN_BOGUS;
@@ -208,7 +208,7 @@ static void comp_ack(struct emu_xqp *qp, struct emu_xswqe *w, const struct emu_x
 		emu_comp_rearm(qp);
 		return;
 	case WIRE_AETH_RNR_NAK:
-		/* IBA 9.7.5.2.8: implicitly acks everything before psn; wait, then resend. */
+		/* Implicitly acks everything before psn; wait, then resend (PROTOCOL.md 7). */
 		emu_xport_count(qp, EMU_XCNT_RNR_NAK_RCVD, 1);
 		qp->comp.psn = pkt->psn;
 		qp->comp.retried = false;
@@ -234,7 +234,7 @@ static void comp_ack(struct emu_xqp *qp, struct emu_xswqe *w, const struct emu_x
 				emu_xport_drop(qp->dev, qp, EMU_XDROP_RESP_RNR_WAIT);
 				return;
 			}
-			/* IBA 9.7.5.2.4: everything before the expected PSN arrived. */
+			/* Everything before the expected PSN arrived (rxe check_ack). */
 			if (wire_psn_cmp(pkt->psn, qp->comp.psn) > 0) {
 				qp->comp.psn = pkt->psn;
 				qp->comp.retry_left = qp->attr.retry_cnt;
@@ -266,7 +266,7 @@ static void comp_read_resp(struct emu_xqp *qp, struct emu_xswqe *w, const struct
 		emu_comp_complete(qp, w, EMU_XWC_FATAL_ERR);
 		return;
 	}
-	/* First/Only at the READ's first PSN, Last/Only at its last (C9-156). */
+	/* First/Only at the READ's first PSN, Last/Only at its last (rxe check_ack). */
 	if (start != (pos == 0) || end != (pkt->psn == w->last_psn) || off > w->length) {
 		emu_xport_drop(qp->dev, qp, EMU_XDROP_RESP_BAD);
 		return;

@@ -63,7 +63,7 @@ int emu_recv_parse(const uint8_t *buf, size_t len, const struct emu_xroute *rt,
 
 bool emu_recv_pkey_ok(uint16_t a, uint16_t b)
 {
-	/* IBA 10.9.3: same 15-bit key, and not both limited members. */
+	/* PROTOCOL.md 10: same 15-bit key, and not both limited members. */
 	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) && ((a | b) & 0x8000);
 }
 
@@ -104,7 +104,7 @@ static bool recv_type_ok(uint32_t qp_type, uint8_t opcode)
 	}
 }
 
-/* IBA 10.3.1 / rxe check_type_state: who may receive what. */
+/* rxe check_type_state: who may receive what. */
 static bool recv_state_ok(uint32_t state, uint32_t mask)
 {
 	if (mask & WIRE_REQ_MASK)
@@ -141,7 +141,7 @@ void emu_recv_dispatch(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 		const struct wire_deth *deth =
 			(const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
 
-		/* IBA 10.2.5 / C10-15: the Q_Key must match. */
+		/* PROTOCOL.md 10: the Q_Key must match. */
 		if (wire_deth_get_qkey(deth) != qp->attr.qkey) {
 			emu_xport_drop(dev, qp, EMU_XDROP_BAD_QKEY);
 			return;

@@ -18,7 +18,7 @@
 #include <wire/psn.h>
 #include "xport.h"
 
-/* Low five opcode bits of each packet position, per WR opcode (IBA 9.4 table 38). */
+/* Low five opcode bits of each packet position, per WR opcode (PROTOCOL.md 4). */
 struct req_ops {
 	uint8_t first, middle, last, only;
 	bool valid;
@@ -128,7 +128,7 @@ void emu_req_reset(struct emu_xqp *qp)
 }
 
 /*
- * Go-back-N (IBA 9.7.5.1.x, rxe req_retry): restart at the oldest
+ * Go-back-N (PROTOCOL.md 7, rxe req_retry): restart at the oldest
  * unacknowledged PSN. The oldest WQE resumes where the acknowledged part
  * ends; every later WQE that had packets out is sent again from its start.
  */
@@ -161,7 +161,7 @@ static void req_rewind(struct emu_xqp *qp)
 /* May the requester start this WQE now? */
 static bool req_may_start(struct emu_xqp *qp, struct emu_xswqe *w)
 {
-	/* IBV_SEND_FENCE: wait until prior READ/atomics completed (IBA 10.8.3.3). */
+	/* IBV_SEND_FENCE: wait until prior READ/atomics completed (ibv_post_send(3)). */
 	if (w->wr.flags & EMU_XSEND_FENCE && qp->req.rd_atomic)
 		return false;
 	if (emu_xport_is_rd_atomic(w->wr.opcode) && qp->req.rd_atomic >= qp->attr.max_rd_atomic)
@@ -197,7 +197,7 @@ static void req_sent_psns(struct emu_xqp *qp, uint32_t psn, uint32_t n)
 	qp->req.psn = end;
 }
 
-/* READ request: one packet, consumes one PSN per response packet. IBA 9.7.4.1.4 */
+/* READ request: one packet, consumes one PSN per response packet (PROTOCOL.md 7). */
 static int req_send_read(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
 {
 	struct wire_reth *reth = (struct wire_reth *)(pkt + WIRE_BTH_BYTES);
@@ -257,8 +257,8 @@ static int req_send_data(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
 
 	if (qp->type == EMU_XQPT_UD && !last) {
 		/*
-		 * A UD message must fit one packet. rxe (and IBA C10-93.1.1 as it
-		 * reads it) completes it without sending anything.
+		 * A UD message must fit one packet. rxe (C10-93.1.1 as PROTOCOL.md 5
+		 * quotes it) completes it without sending anything.
 		 */
 		emu_xport_count(qp, EMU_XCNT_UD_OVERSIZE, 1);
 		w->offset = w->length;
@@ -272,13 +272,13 @@ static int req_send_data(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
 	if (qp->type == EMU_XQPT_RC)
 		ack = emu_req_ackreq(last, qp->req.noack_pkts);
 	emu_xport_bth(qp, pkt, (uint8_t)op, psn, ack, pay);
-	/* IBA 9.2.3: SE only on the last packet of a solicited SEND / WRITE with immediate. */
+	/* SE only on the last packet of a solicited SEND / WRITE with immediate (PROTOCOL.md 5). */
 	if (last && w->wr.flags & EMU_XSEND_SOLICITED &&
 	    (info->mask & WIRE_SEND_MASK || info->mask & WIRE_IMMDT_MASK))
 		wire_bth_set_se((struct wire_bth *)pkt, 1);
 	if (info->mask & WIRE_DETH_MASK) {
 		struct wire_deth *d = (struct wire_deth *)(pkt + info->offset[WIRE_HDR_DETH]);
-		/* IBA 10.2.5: a Q_Key with the high bit set means "use the QP's". */
+		/* A WR Q_Key with the high bit set means "use the QP's" (ibv_post_send(3)). */
 		uint32_t qkey = w->wr.ud_remote_qkey & 0x80000000u ? qp->attr.qkey
 								    : w->wr.ud_remote_qkey;
 
@@ -359,7 +359,7 @@ void emu_req_run(struct emu_xqp *qp)
 		if (w->state == EMU_XWQE_POSTED) {
 			/*
 			 * SQD: finish messages in flight (also those a retry
-			 * rewound), start no new one (IBA 10.3.1).
+			 * rewound), start no new one.
 			 */
 			if (state == EMU_XQPS_SQD && (int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
 				break;
@@ -405,7 +405,7 @@ void emu_req_run(struct emu_xqp *qp)
 		else if (w->state == EMU_XWQE_DONE_LOCAL)
 			emu_comp_drain(qp);
 	}
-	/* Drained: every message started before SQD is complete (IBA 10.3.1). */
+	/* Drained: every message started before SQD is complete. */
 	if (qp->attr.state == EMU_XQPS_SQD && qp->comp.idx == qp->req.idx &&
 	    (qp->req.idx == qp->sq_tail ||
 	     emu_xport_sq_at(qp, qp->req.idx)->state == EMU_XWQE_POSTED) &&

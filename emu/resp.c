@@ -27,7 +27,7 @@
 
 bool emu_resp_seq_ok(uint32_t prev, uint32_t mask)
 {
-	/* IBA 9.8.3.1 (C9-...): inside a SEND only SEND Middle/Last, inside a WRITE only WRITE ones. */
+	/* rxe check_op_seq: inside a SEND only SEND Middle/Last, inside a WRITE only WRITE ones. */
 	if (prev & WIRE_SEND_MASK)
 		return (mask & WIRE_SEND_MASK) && !(mask & WIRE_START_MASK);
 	if (prev & WIRE_WRITE_MASK)
@@ -40,7 +40,7 @@ bool emu_resp_len_ok(uint32_t mask, uint32_t paylen, uint32_t pmtu)
 	if (!(mask & WIRE_PAYLOAD_MASK))
 		return paylen == 0;
 	if (mask & WIRE_MIDDLE_MASK || (mask & WIRE_ONLY_MASK) == WIRE_START_MASK)
-		return paylen == pmtu; /* First, Middle: exactly one PMTU (C9-33) */
+		return paylen == pmtu; /* First, Middle: exactly one PMTU (PROTOCOL.md 5) */
 	if ((mask & WIRE_ONLY_MASK) == WIRE_END_MASK)
 		return paylen >= 1 && paylen <= pmtu; /* Last */
 	return paylen <= pmtu;			      /* Only */
@@ -78,7 +78,7 @@ void emu_resp_flush_wqe(struct emu_xqp *qp, uint32_t status)
 
 /* ---- sending acknowledgements ---------------------------------------- */
 
-/* Acknowledge / NAK / RNR NAK with this syndrome for psn. IBA 9.7.5.1 */
+/* Acknowledge / NAK / RNR NAK with this syndrome for psn (PROTOCOL.md 8). */
 static void resp_send_ack(struct emu_xqp *qp, uint8_t syndrome, uint32_t psn)
 {
 	uint8_t pkt[WIRE_BTH_BYTES + WIRE_AETH_BYTES + EMU_XPORT_ICRC_BYTES];
@@ -114,8 +114,8 @@ static void resp_atomic_ack(struct emu_xqp *qp, uint32_t psn, uint64_t orig)
 }
 
 /*
- * A class C error (IBA 9.9.3.1.2: invalid request, remote access,
- * remote operational): NAK the request, fail the receive WQE held for the
+ * A class C error (invalid request, remote access, remote operational;
+ * PROTOCOL.md 7): NAK the request, fail the receive WQE held for the
  * message with wqe_status, and move the QP to Error.
  */
 static void resp_fatal(struct emu_xqp *qp, const struct emu_xpkt *pkt, unsigned nak,
@@ -140,7 +140,7 @@ static unsigned resp_rkey_nak(int rc)
 
 /*
  * Send up to budget READ response packets of the streaming resource.
- * Returns true while more remain. IBA 9.7.5.1.3, C9-148..
+ * Returns true while more remain (rxe read_reply).
  */
 static bool resp_stream(struct emu_xqp *qp, unsigned budget)
 {
@@ -225,12 +225,12 @@ static void resp_read(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 	struct emu_xres *res;
 	int rc;
 
-	/* No responder resources at all: C9-... Invalid Request. */
+	/* No responder resources at all: NAK Invalid Request (PROTOCOL.md 7). */
 	if (!qp->attr.max_dest_rd_atomic || len > EMU_XPORT_MAX_MSG_BYTES) {
 		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, EMU_XWC_REM_INV_REQ_ERR);
 		return;
 	}
-	/* Zero-length READs carry no key to check (IBA 9.4.3). */
+	/* Zero-length READs carry no key to check (rxe check_rkey). */
 	if (len) {
 		rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, rkey, va, NULL, len,
 					    EMU_XACCESS_REMOTE_READ, EMU_XDMA_CHECK);
@@ -265,7 +265,7 @@ static void resp_atomic(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 	struct emu_xres *res;
 	int rc;
 
-	/* C9-... : 8-byte aligned target, and responder resources to replay it from. */
+	/* 8-byte aligned target, and resources to replay it from (PROTOCOL.md 7). */
 	if (!qp->attr.max_dest_rd_atomic || va & 7) {
 		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, EMU_XWC_REM_INV_REQ_ERR);
 		return;
@@ -305,7 +305,7 @@ static struct emu_xres *resp_find_res(struct emu_xqp *qp, uint32_t psn, uint8_t 
 	return NULL;
 }
 
-/* IBA 9.9.2.x: a request with a PSN before the expected one. */
+/* A request with a PSN before the expected one (C9-105, rxe duplicate_request). */
 static void resp_duplicate(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 {
 	struct emu_xres *res;
@@ -330,7 +330,7 @@ static void resp_duplicate(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 			return;
 		}
 		/*
-		 * C9-... : the retried READ must ask for (a part of) the same data,
+		 * The retried READ must ask for (a part of) the same data,
 		 * starting at the byte its PSN stands for.
 		 */
 		pos = (uint64_t)wire_psn_sub(pkt->psn, res->first_psn) * qp->pmtu;
@@ -448,7 +448,7 @@ static int resp_place(struct emu_xqp *qp, const struct emu_xpkt *pkt, uint32_t *
 				}
 			}
 		}
-		/* The packets must add up to the RETH DMA length exactly (C9-...). */
+		/* The packets must add up to the RETH DMA length exactly (rxe check_rkey). */
 		if (pkt->paylen > qp->resp.resid ||
 		    ((mask & WIRE_END_MASK) ? pkt->paylen != qp->resp.resid
 					    : pkt->paylen == qp->resp.resid)) {
@@ -505,7 +505,7 @@ static void resp_rc(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 	int nak;
 
 	if (d > 0) {
-		/* C9-...: one NAK per gap, carrying the expected PSN. */
+		/* One NAK per gap, carrying the expected PSN (rxe check_psn). */
 		emu_xport_drop(qp->dev, qp, EMU_XDROP_OUT_OF_SEQ);
 		if (!qp->resp.sent_psn_nak) {
 			qp->resp.sent_psn_nak = true;
@@ -534,7 +534,7 @@ static void resp_rc(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 		return;
 	}
 	if (resp_needs_wqe(mask) && !resp_take_wqe(qp)) {
-		/* IBA 9.7.5.2.8: receiver not ready; the PSN stays expected. */
+		/* Receiver not ready: RNR NAK, the PSN stays expected (PROTOCOL.md 7). */
 		emu_xport_drop(qp->dev, qp, EMU_XDROP_RNR);
 		emu_xport_count(qp, EMU_XCNT_RNR_NAK_SENT, 1);
 		resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_RNR_NAK, qp->attr.min_rnr_timer),
@@ -559,7 +559,7 @@ static void resp_rc(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 		resp_ack(qp, pkt->psn);
 }
 
-/* UC: no ACK, no NAK; a lost packet costs the whole message (IBA 9.8.4). */
+/* UC: no ACK, no NAK; a lost packet costs the whole message (rxe check_psn). */
 static void resp_uc(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 {
 	uint32_t mask = pkt->mask, status = 0;
@@ -616,7 +616,7 @@ drop_msg_counted:
 	qp->resp.psn = wire_psn_add(pkt->psn, 1);
 }
 
-/* The 40-byte GRH area of a UD receive buffer (IBA 11.4.1.1, RoCEv2 A17.4.5.2). */
+/* The 40-byte GRH area of a UD receive buffer (Annex A17.4.5.2, PROTOCOL.md 1). */
 static void resp_grh(const struct emu_xpkt *pkt, uint8_t grh[40])
 {
 	const struct emu_xroute *rt = pkt->rt;

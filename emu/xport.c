@@ -83,7 +83,7 @@ uint32_t emu_xport_mtu_bytes(unsigned mtu)
 
 uint64_t emu_xport_timeout_us(unsigned timeout)
 {
-	/* IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means wait forever. */
+	/* PROTOCOL.md 7: 4.096 us * 2^timeout; 0 means wait forever. */
 	if (timeout == 0 || timeout > 31)
 		return 0;
 	return ((4096ull << timeout) + 999) / 1000;
@@ -388,7 +388,7 @@ void emu_xport_flush(struct emu_xqp *qp)
 	struct emu_xdev *dev = qp->dev;
 
 	qp->attr.state = EMU_XQPS_ERR;
-	/* Every send WQE not yet completed, oldest first (IBA 10.3.1 Error). */
+	/* Every send WQE not yet completed, oldest first (PROTOCOL.md 7). */
 	while (qp->comp.idx != qp->sq_tail) {
 		struct emu_xswqe *w = emu_xport_sq_at(qp, qp->comp.idx);
 		struct emu_xcqe cqe = {

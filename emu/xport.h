@@ -440,7 +440,7 @@ enum emu_xres_type {
 	EMU_XRES_ATOMIC,
 };
 
-/* A responder resource: a READ or atomic kept for replay (IBA 9.7.5.2.x). */
+/* A responder resource: a READ or atomic kept for replay (rxe resp_res). */
 struct emu_xres {
 	uint8_t type; /* enum emu_xres_type */
 	uint32_t first_psn;
@@ -601,7 +601,7 @@ static inline void emu_xport_drop(struct emu_xdev *dev, struct emu_xqp *qp, enum
 
 /* Path MTU in bytes for an ibv_mtu value 1..5; 0 when invalid. */
 uint32_t emu_xport_mtu_bytes(unsigned mtu);
-/* Retransmission timeout of the `timeout` attribute in us (0 = none). IBA 9.7.6.1.3 */
+/* Retransmission timeout of the `timeout` attribute in us (0 = none). */
 uint64_t emu_xport_timeout_us(unsigned timeout);
 /* The UDP source port of a QP: 0xC000 + 14-bit hash of the QPN. */
 uint16_t emu_xport_udp_sport(uint32_t qpn);
@@ -724,7 +724,7 @@ void emu_comp_rearm(struct emu_xqp *qp);
 
 /* Pure: may a request with opcode mask `mask` follow one with `prev` (0 = boundary)? */
 bool emu_resp_seq_ok(uint32_t prev, uint32_t mask);
-/* Pure: is paylen right for a request packet with this mask at pmtu? IBA C9-33 */
+/* Pure: is paylen right for a request packet with this mask at pmtu (PROTOCOL.md 5)? */
 bool emu_resp_len_ok(uint32_t mask, uint32_t paylen, uint32_t pmtu);
 /* A request packet for this QP (RC/UC/UD). */
 void emu_resp_rcv(struct emu_xqp *qp, const struct emu_xpkt *pkt);
@@ -743,7 +743,7 @@ void emu_resp_flush_wqe(struct emu_xqp *qp, uint32_t status);
  */
 int emu_recv_parse(const uint8_t *buf, size_t len, const struct emu_xroute *rt,
 		   struct emu_xpkt *pkt);
-/* Pure: does packet P_Key a match QP P_Key b (IBA 10.9.3)? */
+/* Pure: does packet P_Key a match QP P_Key b (PROTOCOL.md 10)? */
 bool emu_recv_pkey_ok(uint16_t a, uint16_t b);
 /* Check the ICRC of buf (BTH .. ICRC) as received on path rt. */
 bool emu_recv_icrc_ok(struct emu_xdev *dev, const struct emu_xroute *rt, const uint8_t *buf,
