@@ -48,8 +48,15 @@ static void wire_out_addr(struct wire_out *o, unsigned version, const uint8_t *a
 {
 	int best = -1, best_len = 0;
 
+	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
 	if (version == 4) {
 		wire_out_printf(o, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+		return;
+	}
+	/* RFC 5952 5: IPv4-mapped addresses (RoCEv2 GIDs of IPv4 ports) in mixed notation. */
+	if (!memcmp(a, v4mapped, sizeof(v4mapped))) {
+		wire_out_printf(o, "::ffff:%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
 		return;
 	}
 	/* Longest run (>= 2) of zero 16-bit groups becomes "::". */
