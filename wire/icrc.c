@@ -242,9 +242,8 @@ int wire_icrc_solve_ipv4_id(const uint8_t src[4], const uint8_t dst[4], uint16_t
 {
 	/* Bytes that follow the ID field in the CRC input: rest of IPv4 + UDP + IB. */
 	const size_t after = (WIRE_IPV4_BYTES - 6) + WIRE_UDP_BYTES + ib_len;
-	uint32_t base = wire_icrc_end(
-		wire_icrc_add_ib(wire_icrc_begin_udp4(src, dst, 0, frag, sport, dport, ib_len), 0,
-				 ib, ib_len));
+	uint32_t base = wire_icrc_end(wire_icrc_add_ib(
+	    wire_icrc_begin_udp4(src, dst, 0, frag, sport, dport, ib_len), 0, ib, ib_len));
 	uint32_t target = base ^ icrc;
 	uint32_t basis[16];
 	uint32_t reg0;

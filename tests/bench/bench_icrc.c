@@ -29,11 +29,11 @@ static uint32_t icrc_bytewise(const uint8_t *ip, size_t len)
 
 	memset(copy, 0xff, 8);
 	memcpy(copy + 8, ip, len);
-	copy[8 + 1] = 0xff;			/* TOS */
-	copy[8 + 8] = 0xff;			/* TTL */
-	copy[8 + 10] = copy[8 + 11] = 0xff;	/* IP checksum */
-	copy[8 + 26] = copy[8 + 27] = 0xff;	/* UDP checksum */
-	copy[8 + 28 + 4] = 0xff;		/* BTH byte 4 */
+	copy[8 + 1] = 0xff;		    /* TOS */
+	copy[8 + 8] = 0xff;		    /* TTL */
+	copy[8 + 10] = copy[8 + 11] = 0xff; /* IP checksum */
+	copy[8 + 26] = copy[8 + 27] = 0xff; /* UDP checksum */
+	copy[8 + 28 + 4] = 0xff;	    /* BTH byte 4 */
 	return ~wire_crc32_update_bytewise(WIRE_CRC32_INIT, copy, 8 + len);
 }
 
@@ -90,15 +90,13 @@ int main(int argc, char **argv)
 
 	if (secs <= 0)
 		secs = 0.2;
-	printf("%-8s %14s %14s %14s %9s %10s\n", "payload", "bytewise ns", "slice8 ns",
-	       "udp4 ns", "speedup", "GB/s");
+	printf("%-8s %14s %14s %14s %9s %10s\n", "payload", "bytewise ns", "slice8 ns", "udp4 ns",
+	       "speedup", "GB/s");
 	for (size_t k = 0; k < sizeof(payloads) / sizeof(payloads[0]); k++) {
 		static uint8_t frame[8192], ib[8192];
 		struct wire_build b = {.opcode = WIRE_OP_RC_SEND_ONLY, .destqp = 0x11, .psn = 1};
-		struct wire_frame_params p = {.ip_version = 4,
-					      .src = {127, 0, 0, 1},
-					      .dst = {127, 0, 0, 2},
-					      .fill_icrc = 1};
+		struct wire_frame_params p = {
+		    .ip_version = 4, .src = {127, 0, 0, 1}, .dst = {127, 0, 0, 2}, .fill_icrc = 1};
 		uint8_t payload[4096];
 		size_t plen = payloads[k], ip_len;
 		int n, fl;
@@ -120,7 +118,8 @@ int main(int argc, char **argv)
 			return 1;
 		u = wire_icrc_udp4(p.src, p.dst, 0xc000, 4791, ib, (size_t)n - 4);
 		if (a != c || c != u || c != wire_icrc_get(frame + fl - 4)) {
-			fprintf(stderr, "bench_icrc: results differ: 0x%08x 0x%08x 0x%08x\n", a, c, u);
+			fprintf(stderr, "bench_icrc: results differ: 0x%08x 0x%08x 0x%08x\n", a, c,
+				u);
 			status = 1;
 		}
 		bp.ip = frame + 14;

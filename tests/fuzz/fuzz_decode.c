@@ -13,10 +13,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define PROMISE(cond)                                                                              \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			__builtin_trap();                                                          \
+#define PROMISE(cond)                     \
+	do {                              \
+		if (!(cond))              \
+			__builtin_trap(); \
 	} while (0)
 
 static void describe_both(const struct wire_decoded *d)
@@ -61,8 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t ib_len = d.pkt.len - WIRE_ICRC_BYTES;
 
 		/* The solve must find the real ID whenever the ICRC is good. */
-		if (wire_icrc_solve_ipv4_id(d.frame.src, d.frame.dst, d.frame.ip_frag, d.frame.sport,
-					    d.frame.dport, d.pkt.ib, ib_len, d.pkt.icrc, &id) == 0)
+		if (wire_icrc_solve_ipv4_id(d.frame.src, d.frame.dst, d.frame.ip_frag,
+					    d.frame.sport, d.frame.dport, d.pkt.ib, ib_len,
+					    d.pkt.icrc, &id) == 0)
 			PROMISE(d.icrc == WIRE_ICRC_BAD || d.frame.ip_hdr_len != 20 ||
 				id == d.frame.ip_id);
 		else

@@ -17,25 +17,28 @@
 struct field_case {
 	const char *name;
 	size_t hdr_bytes;
-	size_t off;	/* first byte of the field */
-	size_t nbytes;	/* bytes it spans (1..8) */
-	uint64_t mask;	/* big-endian mask over those bytes */
+	size_t off;    /* first byte of the field */
+	size_t nbytes; /* bytes it spans (1..8) */
+	uint64_t mask; /* big-endian mask over those bytes */
 	uint64_t (*get)(const void *hdr);
 	void (*set)(void *hdr, uint64_t v);
 };
 
-#define FIELD_ACCESSORS(h, f)                                                                      \
-	static uint64_t get_##h##_##f(const void *p)                                               \
-	{                                                                                          \
-		return wire_##h##_get_##f((const struct wire_##h *)p);                             \
-	}                                                                                          \
-	static void set_##h##_##f(void *p, uint64_t v)                                             \
-	{                                                                                          \
-		wire_##h##_set_##f((struct wire_##h *)p, v);                                       \
+#define FIELD_ACCESSORS(h, f)                                          \
+	static uint64_t get_##h##_##f(const void *p)                   \
+	{                                                              \
+		return wire_##h##_get_##f((const struct wire_##h *)p); \
+	}                                                              \
+	static void set_##h##_##f(void *p, uint64_t v)                 \
+	{                                                              \
+		wire_##h##_set_##f((struct wire_##h *)p, v);           \
 	}
 
-#define FIELD_CASE(h, f, off, nbytes, mask)                                                        \
-	{#h "." #f, sizeof(struct wire_##h), off, nbytes, mask, get_##h##_##f, set_##h##_##f}
+#define FIELD_CASE(h, f, off, nbytes, mask)                                           \
+	{                                                                             \
+#h "." #f, sizeof(struct wire_##h), off, nbytes, mask, get_##h##_##f, \
+		    set_##h##_##f                                                     \
+	}
 
 static inline unsigned field_shift(uint64_t mask)
 {
@@ -80,15 +83,16 @@ static inline void field_check(const struct field_case *fc)
 				bits = bits << 8 | after[fc->off + k];
 			ck_assert_msg((bits & fc->mask) == ((v << shift) & fc->mask),
 				      "%s: wire bits 0x%llx for value 0x%llx", fc->name,
-				      (unsigned long long)(bits & fc->mask),
-				      (unsigned long long)v);
+				      (unsigned long long)(bits & fc->mask), (unsigned long long)v);
 			for (size_t k = 0; k < fc->hdr_bytes; k++) {
 				uint8_t m = 0;
 
 				if (k >= fc->off && k < fc->off + fc->nbytes)
-					m = (uint8_t)(fc->mask >> (8 * (fc->nbytes - 1 - (k - fc->off))));
+					m = (uint8_t)(fc->mask >>
+						      (8 * (fc->nbytes - 1 - (k - fc->off))));
 				ck_assert_msg((after[k] & ~m & 0xff) == (before[k] & ~m & 0xff),
-					      "%s: byte %zu outside the field changed", fc->name, k);
+					      "%s: byte %zu outside the field changed", fc->name,
+					      k);
 			}
 			/* setting a value wider than the field keeps only the field */
 			memcpy(after, before, sizeof(after));

@@ -16,7 +16,7 @@ struct suite_entry {
 
 static const struct suite_entry suites[] = {
 #define SUITE_ENTRY(n) {#n, n##_suite},
-	TEST_WIRE_SUITES(SUITE_ENTRY)
+    TEST_WIRE_SUITES(SUITE_ENTRY)
 #undef SUITE_ENTRY
 };
 

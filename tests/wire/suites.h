@@ -22,7 +22,8 @@ Suite *build_suite(void);
 Suite *decode_suite(void);
 
 #define TEST_WIRE_SUITES(X)                                                                        \
-	X(bth) X(ext) X(opcode) X(crc32) X(icrc) X(psn) X(aeth) X(frame) X(validate)              \
-	X(describe) X(build) X(decode)
+	X(bth)                                                                                     \
+	X(ext) X(opcode) X(crc32) X(icrc) X(psn) X(aeth) X(frame) X(validate) X(describe) X(build) \
+	    X(decode)
 
 #endif

@@ -6,16 +6,15 @@
 
 /* PROTOCOL.md 8.1 (rdmavt credit_table, IBA table 45). */
 static const int32_t want_credits[32] = {
-	0,    1,    2,    3,    4,     6,     8,     12,    16,    24,    32,
-	48,   64,   96,   128,  192,   256,   384,   512,   768,   1024,  1536,
-	2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, -1,
+    0,	 1,   2,   3,	4,    6,    8,	  12,	16,   24,   32,	  48,	 64,	96,    128,   192,
+    256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, -1,
 };
 
 /* PROTOCOL.md 8.2 in microseconds (IBA table 46; rxe's 61.41 ms typo corrected). */
 static const uint32_t want_rnr_usec[32] = {
-	655360, 10,    20,    30,    40,     60,     80,     120,    160,    240,    320,
-	480,	640,   960,   1280,  1920,   2560,   3840,   5120,   7680,   10240,  15360,
-	20480,	30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+    655360, 10,	   20,	  30,	 40,	60,	80,	120,	160,	240,	320,
+    480,    640,   960,	  1280,	 1920,	2560,	3840,	5120,	7680,	10240,	15360,
+    20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
 START_TEST(test_aeth_syndrome_roundtrip)
@@ -63,9 +62,9 @@ START_TEST(test_aeth_rnr_table)
 	ck_assert_uint_eq(wire_aeth_rnr_usec(32), 0);
 	for (unsigned c = 1; c < 32; c++)
 		ck_assert_uint_eq(wire_aeth_rnr_code(want_rnr_usec[c]), c);
-	ck_assert_uint_eq(wire_aeth_rnr_code(11), 2);	   /* round up: 20 us */
-	ck_assert_uint_eq(wire_aeth_rnr_code(1000), 14);   /* 1.28 ms */
-	ck_assert_uint_eq(wire_aeth_rnr_code(500000), 0);  /* beyond 491.52 ms: code 0 */
+	ck_assert_uint_eq(wire_aeth_rnr_code(11), 2);	  /* round up: 20 us */
+	ck_assert_uint_eq(wire_aeth_rnr_code(1000), 14);  /* 1.28 ms */
+	ck_assert_uint_eq(wire_aeth_rnr_code(500000), 0); /* beyond 491.52 ms: code 0 */
 	ck_assert_uint_eq(wire_aeth_rnr_code(655360), 0);
 }
 END_TEST

@@ -21,13 +21,13 @@ FIELD_ACCESSORS(bth, psn)
 
 /* IBA 9.2 figure 79: where each field sits. */
 static const struct field_case bth_fields[] = {
-	FIELD_CASE(bth, opcode, 0, 1, 0xff), FIELD_CASE(bth, se, 1, 1, 0x80),
-	FIELD_CASE(bth, mig, 1, 1, 0x40),    FIELD_CASE(bth, padcnt, 1, 1, 0x30),
-	FIELD_CASE(bth, tver, 1, 1, 0x0f),   FIELD_CASE(bth, pkey, 2, 2, 0xffff),
-	FIELD_CASE(bth, fecn, 4, 1, 0x80),   FIELD_CASE(bth, becn, 4, 1, 0x40),
-	FIELD_CASE(bth, resv6, 4, 1, 0x3f),  FIELD_CASE(bth, destqp, 5, 3, 0xffffff),
-	FIELD_CASE(bth, ackreq, 8, 1, 0x80), FIELD_CASE(bth, resv7, 8, 1, 0x7f),
-	FIELD_CASE(bth, psn, 9, 3, 0xffffff),
+    FIELD_CASE(bth, opcode, 0, 1, 0xff),  FIELD_CASE(bth, se, 1, 1, 0x80),
+    FIELD_CASE(bth, mig, 1, 1, 0x40),	  FIELD_CASE(bth, padcnt, 1, 1, 0x30),
+    FIELD_CASE(bth, tver, 1, 1, 0x0f),	  FIELD_CASE(bth, pkey, 2, 2, 0xffff),
+    FIELD_CASE(bth, fecn, 4, 1, 0x80),	  FIELD_CASE(bth, becn, 4, 1, 0x40),
+    FIELD_CASE(bth, resv6, 4, 1, 0x3f),	  FIELD_CASE(bth, destqp, 5, 3, 0xffffff),
+    FIELD_CASE(bth, ackreq, 8, 1, 0x80),  FIELD_CASE(bth, resv7, 8, 1, 0x7f),
+    FIELD_CASE(bth, psn, 9, 3, 0xffffff),
 };
 
 START_TEST(test_bth_size)
@@ -70,7 +70,8 @@ Suite *bth_suite(void)
 	TCase *tc = tcase_create("fields");
 
 	tcase_add_test(tc, test_bth_size);
-	tcase_add_loop_test(tc, test_bth_field, 0, (int)(sizeof(bth_fields) / sizeof(bth_fields[0])));
+	tcase_add_loop_test(tc, test_bth_field, 0,
+			    (int)(sizeof(bth_fields) / sizeof(bth_fields[0])));
 	tcase_add_test(tc, test_bth_known_bytes);
 	suite_add_tcase(s, tc);
 	return s;

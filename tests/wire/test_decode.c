@@ -54,7 +54,8 @@ START_TEST(test_decode_every_bit_flip)
 				ck_assert_int_eq(r, WIRE_R_OK);
 				ck_assert_int_eq(d.icrc, WIRE_ICRC_OK);
 			} else {
-				/* either the frame is no longer valid RoCEv2, or the ICRC says so */
+				/* either the frame is no longer valid RoCEv2, or the ICRC says so
+				 */
 				ck_assert_msg(r != WIRE_R_OK || d.icrc == WIRE_ICRC_BAD,
 					      "flip byte %zu bit %d went unnoticed", i - 14, bit);
 			}

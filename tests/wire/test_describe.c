@@ -78,7 +78,8 @@ START_TEST(test_describe_every_opcode)
 	ck_assert_int_eq(wire_decode_eth(frame, n, &d), WIRE_R_OK);
 	ck_assert_int_eq(d.icrc, WIRE_ICRC_OK);
 	wire_describe(line, sizeof(line), &d);
-	snprintf(want, sizeof(want), "127.0.0.1:49169 > 127.0.0.2:4791 %s QP=0xabcdef PSN=16702650 A=1 SE=1 M=1 pad=%u",
+	snprintf(want, sizeof(want),
+		 "127.0.0.1:49169 > 127.0.0.2:4791 %s QP=0xabcdef PSN=16702650 A=1 SE=1 M=1 pad=%u",
 		 info->info_name, (unsigned)(-pkt_payload_len(info) & 3));
 	ck_assert_msg(strncmp(line, want, strlen(want)) == 0, "%s\nwant prefix %s", line, want);
 	ck_assert_msg(strstr(line, " icrc=ok") == line + strlen(line) - 8, "%s", line);
@@ -99,8 +100,9 @@ START_TEST(test_describe_every_opcode)
 #define HAS(cond, s) ck_assert_msg(!!(cond) == !!strstr(line, s), "%s: '%s'", line, s)
 	HAS(m & WIRE_RETH_MASK, ",\"reth\":{\"va\":\"0x0102030405060708\",\"rkey\":287454020,"
 				"\"dmalen\":349799}");
-	HAS(m & WIRE_ATMETH_MASK, ",\"atomiceth\":{\"va\":\"0x0102030405060708\",\"rkey\":287454020,"
-				  "\"swap_add\":\"0x8877665544332211\",\"compare\":\"0x1020304050607080\"}");
+	HAS(m & WIRE_ATMETH_MASK,
+	    ",\"atomiceth\":{\"va\":\"0x0102030405060708\",\"rkey\":287454020,"
+	    "\"swap_add\":\"0x8877665544332211\",\"compare\":\"0x1020304050607080\"}");
 	HAS(m & WIRE_AETH_MASK,
 	    ",\"aeth\":{\"syndrome\":46,\"type\":\"RNR NAK\",\"value\":14,\"msn\":3430008}");
 	HAS(m & WIRE_ATMACK_MASK, ",\"atomicacketh\":{\"orig\":\"0xf0e0d0c0b0a09080\"}");
@@ -110,7 +112,8 @@ START_TEST(test_describe_every_opcode)
 	HAS(m & WIRE_XRCETH_MASK, ",\"xrceth\":{\"srqn\":855567}");
 	HAS(m & WIRE_FETH_MASK, ",\"feth\":{\"sel\":2,\"plt\":5}");
 	HAS(1, ",\"destqp\":11259375,\"psn\":16702650,\"ackreq\":1,\"se\":1,\"mig\":1");
-	snprintf(want, sizeof(want), "\"opcode\":%u,\"opcode_name\":\"%s\"", info->opcode, info->name);
+	snprintf(want, sizeof(want), "\"opcode\":%u,\"opcode_name\":\"%s\"", info->opcode,
+		 info->name);
 	HAS(1, want);
 #undef HAS
 }
@@ -122,14 +125,14 @@ START_TEST(test_describe_syndromes)
 		uint8_t syn;
 		const char *text;
 	} cases[] = {
-		{0x1f, "AETH syndrome=0x1f ACK credits=unlimited msn="},
-		{0x06, "AETH syndrome=0x06 ACK credits=8 msn="},
-		{0x00, "AETH syndrome=0x00 ACK credits=0 msn="},
-		{0x20, "AETH syndrome=0x20 RNR-NAK timer=655360us msn="},
-		{0x60, "AETH syndrome=0x60 NAK \"PSN Sequence Error\" msn="},
-		{0x62, "AETH syndrome=0x62 NAK \"Remote Access Error\" msn="},
-		{0x7f, "AETH syndrome=0x7f NAK \"Reserved\" msn="},
-		{0x45, "AETH syndrome=0x45 reserved-type value=5 msn="},
+	    {0x1f, "AETH syndrome=0x1f ACK credits=unlimited msn="},
+	    {0x06, "AETH syndrome=0x06 ACK credits=8 msn="},
+	    {0x00, "AETH syndrome=0x00 ACK credits=0 msn="},
+	    {0x20, "AETH syndrome=0x20 RNR-NAK timer=655360us msn="},
+	    {0x60, "AETH syndrome=0x60 NAK \"PSN Sequence Error\" msn="},
+	    {0x62, "AETH syndrome=0x62 NAK \"Remote Access Error\" msn="},
+	    {0x7f, "AETH syndrome=0x7f NAK \"Reserved\" msn="},
+	    {0x45, "AETH syndrome=0x45 reserved-type value=5 msn="},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -184,15 +187,15 @@ START_TEST(test_describe_ipv6_text)
 		uint8_t a[16];
 		const char *text;
 	} cases[] = {
-		{{0}, "::"},
-		{{[15] = 1}, "::1"},
-		{{0xfd, 0x00, [15] = 2}, "fd00::2"},
-		{{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1}, "2001:db8::1:0:0:1"},
-		{{0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3}, "1:0:0:2::3"},
-		{{0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8}, "1:2:3:4:5:6:7:8"},
-		{{0, 1, 0, 0, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8}, "1:0:3:4:5:6:7:8"},
-		{{0xfe, 0x80, [14] = 0xab, [15] = 0xcd}, "fe80::abcd"},
-		{{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1}, "::ffff:127.0.0.1"},
+	    {{0}, "::"},
+	    {{[15] = 1}, "::1"},
+	    {{0xfd, 0x00, [15] = 2}, "fd00::2"},
+	    {{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1}, "2001:db8::1:0:0:1"},
+	    {{0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3}, "1:0:0:2::3"},
+	    {{0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8}, "1:2:3:4:5:6:7:8"},
+	    {{0, 1, 0, 0, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8}, "1:0:3:4:5:6:7:8"},
+	    {{0xfe, 0x80, [14] = 0xab, [15] = 0xcd}, "fe80::abcd"},
+	    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1}, "::ffff:127.0.0.1"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -29,25 +29,16 @@ FIELD_ACCESSORS(feth, plt)
 
 /* IBA 9.3: offsets and widths of every field. */
 static const struct field_case ext_fields[] = {
-	FIELD_CASE(reth, va, 0, 8, ALL64),
-	FIELD_CASE(reth, rkey, 8, 4, 0xffffffff),
-	FIELD_CASE(reth, dmalen, 12, 4, 0xffffffff),
-	FIELD_CASE(aeth, syndrome, 0, 1, 0xff),
-	FIELD_CASE(aeth, msn, 1, 3, 0xffffff),
-	FIELD_CASE(atmeth, va, 0, 8, ALL64),
-	FIELD_CASE(atmeth, rkey, 8, 4, 0xffffffff),
-	FIELD_CASE(atmeth, swap_add, 12, 8, ALL64),
-	FIELD_CASE(atmeth, compare, 20, 8, ALL64),
-	FIELD_CASE(atmack, orig, 0, 8, ALL64),
-	FIELD_CASE(deth, qkey, 0, 4, 0xffffffff),
-	FIELD_CASE(deth, resv, 4, 1, 0xff),
-	FIELD_CASE(deth, srcqp, 5, 3, 0xffffff),
-	FIELD_CASE(immdt, imm, 0, 4, 0xffffffff),
-	FIELD_CASE(ieth, rkey, 0, 4, 0xffffffff),
-	FIELD_CASE(xrceth, resv, 0, 1, 0xff),
-	FIELD_CASE(xrceth, srqn, 1, 3, 0xffffff),
-	FIELD_CASE(feth, sel, 3, 1, 0x30),
-	FIELD_CASE(feth, plt, 3, 1, 0x0f),
+    FIELD_CASE(reth, va, 0, 8, ALL64),		 FIELD_CASE(reth, rkey, 8, 4, 0xffffffff),
+    FIELD_CASE(reth, dmalen, 12, 4, 0xffffffff), FIELD_CASE(aeth, syndrome, 0, 1, 0xff),
+    FIELD_CASE(aeth, msn, 1, 3, 0xffffff),	 FIELD_CASE(atmeth, va, 0, 8, ALL64),
+    FIELD_CASE(atmeth, rkey, 8, 4, 0xffffffff),	 FIELD_CASE(atmeth, swap_add, 12, 8, ALL64),
+    FIELD_CASE(atmeth, compare, 20, 8, ALL64),	 FIELD_CASE(atmack, orig, 0, 8, ALL64),
+    FIELD_CASE(deth, qkey, 0, 4, 0xffffffff),	 FIELD_CASE(deth, resv, 4, 1, 0xff),
+    FIELD_CASE(deth, srcqp, 5, 3, 0xffffff),	 FIELD_CASE(immdt, imm, 0, 4, 0xffffffff),
+    FIELD_CASE(ieth, rkey, 0, 4, 0xffffffff),	 FIELD_CASE(xrceth, resv, 0, 1, 0xff),
+    FIELD_CASE(xrceth, srqn, 1, 3, 0xffffff),	 FIELD_CASE(feth, sel, 3, 1, 0x30),
+    FIELD_CASE(feth, plt, 3, 1, 0x0f),
 };
 
 START_TEST(test_ext_sizes)
@@ -92,7 +83,8 @@ Suite *ext_suite(void)
 	TCase *tc = tcase_create("fields");
 
 	tcase_add_test(tc, test_ext_sizes);
-	tcase_add_loop_test(tc, test_ext_field, 0, (int)(sizeof(ext_fields) / sizeof(ext_fields[0])));
+	tcase_add_loop_test(tc, test_ext_field, 0,
+			    (int)(sizeof(ext_fields) / sizeof(ext_fields[0])));
 	tcase_add_test(tc, test_ext_known_reth);
 	suite_add_tcase(s, tc);
 	return s;

@@ -117,7 +117,7 @@ START_TEST(test_frame_ipv4_options)
 
 	memcpy(f, vec_hello_v4, 34);
 	f[14] = 0x46;
-	f[17] = 0x38; /* total length 56 */
+	f[17] = 0x38;						/* total length 56 */
 	f[34] = 0x01, f[35] = 0x01, f[36] = 0x01, f[37] = 0x00; /* NOP NOP NOP EOL */
 	memcpy(f + 38, vec_hello_v4 + 34, n - 34);
 	f[24] = f[25] = 0;
@@ -229,7 +229,8 @@ START_TEST(test_frame_truncated_everywhere)
 		enum wire_reason r = wire_frame_parse_eth(vec_hello_v4, len, &fr);
 
 		if (len < 14 + 20 + 4)
-			ck_assert_msg(r == WIRE_R_NOT_ROCE, "len %zu: %s", len, wire_reason_name(r));
+			ck_assert_msg(r == WIRE_R_NOT_ROCE, "len %zu: %s", len,
+				      wire_reason_name(r));
 		else
 			ck_assert_msg(r == WIRE_R_FRAME_TRUNCATED, "len %zu: %s", len,
 				      wire_reason_name(r));

@@ -154,8 +154,9 @@ START_TEST(test_icrc_pseudo_header_ipv4)
 	f[VEC_ETH + 4] = 0; /* ID 0 */
 	f[VEC_ETH + 5] = 0;
 	f[VEC_ETH + 1] = 0xb8; /* some DSCP: masked anyway */
-	ck_assert_uint_eq(wire_icrc_udp4(f + VEC_ETH + 12, f + VEC_ETH + 16, 0xc123, 4791, ib, ib_len),
-			  icrc_of(f, sizeof(f), 20));
+	ck_assert_uint_eq(
+	    wire_icrc_udp4(f + VEC_ETH + 12, f + VEC_ETH + 16, 0xc123, 4791, ib, ib_len),
+	    icrc_of(f, sizeof(f), 20));
 	/* with the real ID 0x1234 the vector's ICRC comes out */
 	st = wire_icrc_begin_udp4(vec_hello_v4 + VEC_ETH + 12, vec_hello_v4 + VEC_ETH + 16, 0x1234,
 				  WIRE_IPV4_DF, 0xc123, 4791, ib_len);

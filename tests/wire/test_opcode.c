@@ -10,27 +10,36 @@
 #include "suites.h"
 
 #define H(x) WIRE_##x##_MASK
-#define HDR_BITS                                                                                   \
-	(H(XRCETH) | H(DETH) | H(FETH) | H(RETH) | H(ATMETH) | H(AETH) | H(ATMACK) | H(IMMDT) |    \
+#define HDR_BITS                                                                                \
+	(H(XRCETH) | H(DETH) | H(FETH) | H(RETH) | H(ATMETH) | H(AETH) | H(ATMACK) | H(IMMDT) | \
 	 H(IETH) | H(CNP))
 
 /* Extended headers by operation (low 5 bits), for RC/UC/XRC (before XRCETH). */
 static uint32_t expected_hdrs_by_op(unsigned op)
 {
 	switch (op) {
-	case 0x03: case 0x05: case 0x09:
+	case 0x03:
+	case 0x05:
+	case 0x09:
 		return H(IMMDT);
-	case 0x06: case 0x0a: case 0x0c:
+	case 0x06:
+	case 0x0a:
+	case 0x0c:
 		return H(RETH);
 	case 0x0b:
 		return H(RETH) | H(IMMDT);
-	case 0x0d: case 0x0f: case 0x10: case 0x11:
+	case 0x0d:
+	case 0x0f:
+	case 0x10:
+	case 0x11:
 		return H(AETH);
 	case 0x12:
 		return H(AETH) | H(ATMACK);
-	case 0x13: case 0x14:
+	case 0x13:
+	case 0x14:
 		return H(ATMETH);
-	case 0x16: case 0x17:
+	case 0x16:
+	case 0x17:
 		return H(IETH);
 	default:
 		return 0;
@@ -149,7 +158,7 @@ START_TEST(test_opcode_properties)
 	/* RETH exactly on WRITE First/Only, READ request, FLUSH, ATOMIC WRITE */
 	ck_assert_uint_eq(!!(m & WIRE_RETH_MASK),
 			  ((m & WIRE_WRITE_MASK) && (m & WIRE_START_MASK)) ||
-				  (m & (WIRE_READ_MASK | WIRE_FLUSH_MASK | WIRE_ATOMIC_WRITE_MASK)));
+			      (m & (WIRE_READ_MASK | WIRE_FLUSH_MASK | WIRE_ATOMIC_WRITE_MASK)));
 }
 END_TEST
 
@@ -180,21 +189,21 @@ START_TEST(test_opcode_names)
 		uint8_t op;
 		const char *name, *info;
 	} want[] = {
-		{0x00, "Reliable Connection (RC) - SEND First", "RC Send First"},
-		{0x05, "Reliable Connection (RC) - SEND Only with Immediate", "RC Send Only Immediate"},
-		{0x0e, "Reliable Connection (RC) - RDMA READ response Middle",
-		 "RC RDMA Read Response Middle"},
-		{0x11, "Reliable Connection (RC) - Acknowledge", "RC Acknowledge"},
-		{0x12, "Reliable Connection (RC) - ATOMIC Acknowledge", "RC Atomic Acknowledge"},
-		{0x13, "Reliable Connection (RC) - CmpSwap", "RC Compare Swap"},
-		{0x14, "Reliable Connection (RC) - FetchAdd", "RC Fetch Add"},
-		{0x2b, "Unreliable Connection (UC) - RDMA WRITE Only with Immediate",
-		 "UC RDMA Write Only Immediate"},
-		{0x64, "Unreliable Datagram (UD) - SEND only", "UD Send Only"},
-		{0x65, "Unreliable Datagram (UD) - SEND only with Immediate", "UD Send Only Immediate"},
-		{0xb7, "Extended Reliable Connection (XRC) - SEND Only with Invalidate",
-		 "XRC Send Only Invalidate"},
-		{0x81, "CNP", "CNP"},
+	    {0x00, "Reliable Connection (RC) - SEND First", "RC Send First"},
+	    {0x05, "Reliable Connection (RC) - SEND Only with Immediate", "RC Send Only Immediate"},
+	    {0x0e, "Reliable Connection (RC) - RDMA READ response Middle",
+	     "RC RDMA Read Response Middle"},
+	    {0x11, "Reliable Connection (RC) - Acknowledge", "RC Acknowledge"},
+	    {0x12, "Reliable Connection (RC) - ATOMIC Acknowledge", "RC Atomic Acknowledge"},
+	    {0x13, "Reliable Connection (RC) - CmpSwap", "RC Compare Swap"},
+	    {0x14, "Reliable Connection (RC) - FetchAdd", "RC Fetch Add"},
+	    {0x2b, "Unreliable Connection (UC) - RDMA WRITE Only with Immediate",
+	     "UC RDMA Write Only Immediate"},
+	    {0x64, "Unreliable Datagram (UD) - SEND only", "UD Send Only"},
+	    {0x65, "Unreliable Datagram (UD) - SEND only with Immediate", "UD Send Only Immediate"},
+	    {0xb7, "Extended Reliable Connection (XRC) - SEND Only with Invalidate",
+	     "XRC Send Only Invalidate"},
+	    {0x81, "CNP", "CNP"},
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {

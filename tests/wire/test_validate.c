@@ -181,7 +181,7 @@ START_TEST(test_reason_names)
 	ck_assert_str_eq(wire_reason_desc(WIRE_R_BAD_TVER), "TVer not 0");
 	ck_assert_str_eq(wire_reason_desc(WIRE_R_TOO_SHORT), "too short for BTH and ICRC");
 	ck_assert_str_eq(wire_reason_name(WIRE_R_COUNT), "invalid");
-	ck_assert_str_eq(wire_reason_name((enum wire_reason)-1), "invalid");
+	ck_assert_str_eq(wire_reason_name((enum wire_reason) - 1), "invalid");
 }
 END_TEST
 
