@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of wire/crc32.h: the standard check value, slice-by-8 against bytewise. */
 #include <stdlib.h>
+#include <string.h>
 #include <wire/crc32.h>
 
 #include "suites.h"
@@ -45,6 +46,39 @@ START_TEST(test_crc32_slice_matches_bytewise)
 }
 END_TEST
 
+/* Long buffers (the folding engine on CPUs that have it) against both table engines. */
+START_TEST(test_crc32_long_buffers)
+{
+	static uint8_t buf[70000];
+	uint32_t seed = 777;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(seed >> 16);
+	}
+	for (size_t len = 120; len < 1100; len += 7) {
+		for (size_t align = 0; align < 16; align += 3) {
+			uint32_t r = 0x12345678u ^ (uint32_t)len; /* any incoming register */
+			uint32_t a = wire_crc32_update(r, buf + align, len);
+
+			ck_assert_uint_eq(a, wire_crc32_update_bytewise(r, buf + align, len));
+			ck_assert_uint_eq(a, wire_crc32_update_slice8(r, buf + align, len));
+		}
+	}
+	{
+		static const size_t lens[] = {4096, 4096 + 28, 9000, 65536, 69999};
+
+		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+			ck_assert_uint_eq(
+			    wire_crc32_update(WIRE_CRC32_INIT, buf + 1, lens[i]),
+			    wire_crc32_update_bytewise(WIRE_CRC32_INIT, buf + 1, lens[i]));
+	}
+	/* zlib.crc32(bytes(4096)) */
+	memset(buf, 0, 4096);
+	ck_assert_uint_eq(wire_crc32(buf, 4096), 0xc71c0011u);
+}
+END_TEST
+
 Suite *crc32_suite(void)
 {
 	Suite *s = suite_create("crc32");
@@ -52,6 +86,7 @@ Suite *crc32_suite(void)
 
 	tcase_add_test(tc, test_crc32_check_value);
 	tcase_add_test(tc, test_crc32_slice_matches_bytewise);
+	tcase_add_test(tc, test_crc32_long_buffers);
 	suite_add_tcase(s, tc);
 	return s;
 }
