@@ -19,9 +19,9 @@ struct cli_command {
 };
 
 static const struct cli_command cli_commands[] = {
-	{"decode", cli_decode, "[--json] FILE...",
-	 "decode RoCEv2 packets in pcap/pcapng files, check every ICRC"},
-	{"sample", cli_sample, "FILE.pcap", "write one valid packet of every opcode to a capture"},
+    {"decode", cli_decode, "[--json] FILE...",
+     "decode RoCEv2 packets in pcap/pcapng files, check every ICRC"},
+    {"sample", cli_sample, "FILE.pcap", "write one valid packet of every opcode to a capture"},
 };
 
 static void cli_usage(FILE *out)

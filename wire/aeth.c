@@ -8,15 +8,15 @@
 
 /* IBA 9.7.5.1.2 table 45: code -> receive credits; code 31 is "invalid". */
 static const uint16_t wire_credit_table[31] = {
-	0,   1,	  2,	3,    4,    6,	  8,	12,   16,   24,	   32,	  48,	 64,	96,    128,  192,
-	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
+    0,	 1,   2,   3,	4,    6,    8,	  12,	16,   24,   32,	  48,	 64,	96,    128,   192,
+    256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
 };
 
 /* IBA 9.7.5.2.8 table 46: RNR timer code -> microseconds (code 0 is the longest). */
 static const uint32_t wire_rnr_table[32] = {
-	655360, 10,    20,    30,    40,    60,	   80,	   120,	   160,	   240,	   320,
-	480,	640,   960,   1280,  1920,  2560,  3840,   5120,   7680,   10240,  15360,
-	20480,	30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+    655360, 10,	   20,	  30,	 40,	60,	80,	120,	160,	240,	320,
+    480,    640,   960,	  1280,	 1920,	2560,	3840,	5120,	7680,	10240,	15360,
+    20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
 int32_t wire_aeth_credits(unsigned code)
@@ -52,8 +52,8 @@ unsigned wire_aeth_rnr_code(uint32_t usec)
 const char *wire_aeth_nak_name(unsigned code)
 {
 	switch (code) {
-#define WIRE__NAK_CASE(sym, c, name)                                                               \
-	case c:                                                                                    \
+#define WIRE__NAK_CASE(sym, c, name) \
+	case c:                      \
 		return name;
 		WIRE_NAK_LIST(WIRE__NAK_CASE)
 #undef WIRE__NAK_CASE

@@ -22,7 +22,8 @@ struct wire_out {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void wire_out_printf(struct wire_out *o, const char *fmt, ...)
+static void
+wire_out_printf(struct wire_out *o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -48,8 +49,15 @@ static void wire_out_addr(struct wire_out *o, unsigned version, const uint8_t *a
 {
 	int best = -1, best_len = 0;
 
+	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
 	if (version == 4) {
 		wire_out_printf(o, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+		return;
+	}
+	/* RFC 5952 5: IPv4-mapped addresses (RoCEv2 GIDs of IPv4 ports) in mixed notation. */
+	if (!memcmp(a, v4mapped, sizeof(v4mapped))) {
+		wire_out_printf(o, "::ffff:%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
 		return;
 	}
 	/* Longest run (>= 2) of zero 16-bit groups becomes "::". */
@@ -166,16 +174,17 @@ int wire_describe(char *buf, size_t size, const struct wire_decoded *d)
 			wire_out_printf(&o, " FETH sel=%u plt=%u", wire_feth_get_sel(feth),
 					wire_feth_get_plt(feth));
 		if (reth)
-			wire_out_printf(&o,
-					" RETH va=0x%016" PRIx64 " rkey=0x%08" PRIx32 " dmalen=%" PRIu32,
-					wire_reth_get_va(reth), wire_reth_get_rkey(reth),
-					wire_reth_get_dmalen(reth));
+			wire_out_printf(
+			    &o, " RETH va=0x%016" PRIx64 " rkey=0x%08" PRIx32 " dmalen=%" PRIu32,
+			    wire_reth_get_va(reth), wire_reth_get_rkey(reth),
+			    wire_reth_get_dmalen(reth));
 		if (atm)
 			wire_out_printf(&o,
 					" AtomicETH va=0x%016" PRIx64 " rkey=0x%08" PRIx32
 					" swap_add=0x%016" PRIx64 " compare=0x%016" PRIx64,
 					wire_atmeth_get_va(atm), wire_atmeth_get_rkey(atm),
-					wire_atmeth_get_swap_add(atm), wire_atmeth_get_compare(atm));
+					wire_atmeth_get_swap_add(atm),
+					wire_atmeth_get_compare(atm));
 		if (aeth) {
 			wire_out_printf(&o, " AETH syndrome=0x%02x ", wire_aeth_get_syndrome(aeth));
 			wire_out_syndrome(&o, wire_aeth_get_syndrome(aeth));
@@ -214,8 +223,7 @@ static void wire_json_str(struct wire_out *o, const char *key, const char *s)
 	wire_out_printf(o, "\"");
 }
 
-static void wire_json_addr(struct wire_out *o, const char *key, unsigned version,
-			   const uint8_t *a)
+static void wire_json_addr(struct wire_out *o, const char *key, unsigned version, const uint8_t *a)
 {
 	wire_out_printf(o, ",\"%s\":\"", key);
 	wire_out_addr(o, version, a);
@@ -268,7 +276,8 @@ int wire_describe_json(char *buf, size_t size, const struct wire_decoded *d)
 			wire_out_printf(&o, ",\"xrceth\":{\"srqn\":%" PRIu32 "}",
 					wire_xrceth_get_srqn(xrc));
 		if (deth)
-			wire_out_printf(&o, ",\"deth\":{\"qkey\":%" PRIu32 ",\"srcqp\":%" PRIu32 "}",
+			wire_out_printf(&o,
+					",\"deth\":{\"qkey\":%" PRIu32 ",\"srcqp\":%" PRIu32 "}",
 					wire_deth_get_qkey(deth), wire_deth_get_srcqp(deth));
 		if (feth)
 			wire_out_printf(&o, ",\"feth\":{\"sel\":%u,\"plt\":%u}",
@@ -280,17 +289,18 @@ int wire_describe_json(char *buf, size_t size, const struct wire_decoded *d)
 					wire_reth_get_va(reth), wire_reth_get_rkey(reth),
 					wire_reth_get_dmalen(reth));
 		if (atm)
-			wire_out_printf(&o,
-					",\"atomiceth\":{\"va\":\"0x%016" PRIx64 "\",\"rkey\":%" PRIu32
-					",\"swap_add\":\"0x%016" PRIx64 "\",\"compare\":\"0x%016" PRIx64
-					"\"}",
-					wire_atmeth_get_va(atm), wire_atmeth_get_rkey(atm),
-					wire_atmeth_get_swap_add(atm), wire_atmeth_get_compare(atm));
+			wire_out_printf(
+			    &o,
+			    ",\"atomiceth\":{\"va\":\"0x%016" PRIx64 "\",\"rkey\":%" PRIu32
+			    ",\"swap_add\":\"0x%016" PRIx64 "\",\"compare\":\"0x%016" PRIx64 "\"}",
+			    wire_atmeth_get_va(atm), wire_atmeth_get_rkey(atm),
+			    wire_atmeth_get_swap_add(atm), wire_atmeth_get_compare(atm));
 		if (aeth) {
 			uint8_t syn = wire_aeth_get_syndrome(aeth);
 
 			wire_out_printf(&o, ",\"aeth\":{\"syndrome\":%u", syn);
-			wire_json_str(&o, "type", wire_aeth_type_name(wire_aeth_syndrome_type(syn)));
+			wire_json_str(&o, "type",
+				      wire_aeth_type_name(wire_aeth_syndrome_type(syn)));
 			wire_out_printf(&o, ",\"value\":%u,\"msn\":%" PRIu32 "}",
 					wire_aeth_syndrome_value(syn), wire_aeth_get_msn(aeth));
 		}

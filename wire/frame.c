@@ -248,7 +248,7 @@ static int wire_frame_put_ip(uint8_t *buf, size_t size, const struct wire_frame_
 		buf[0] = 0x45;
 		buf[1] = p->tos;
 		wire_put_be16(buf + 2, (uint16_t)total);
-		wire_put_be16(buf + 4, 0);		 /* ID 0, as Linux does for DF */
+		wire_put_be16(buf + 4, 0);	      /* ID 0, as Linux does for DF */
 		wire_put_be16(buf + 6, WIRE_IPV4_DF); /* RoCEv2 packets are never fragmented */
 		buf[8] = ttl;
 		buf[9] = WIRE_IPPROTO_UDP;

@@ -13,8 +13,11 @@
 #include <wire/frame.h>
 #include <wire/icrc.h>
 
-/* IBA 7.8.1 / A17.3.3: the LRH of a RoCEv2 packet counts as 8 bytes of ones. */
-static const uint8_t wire_icrc_lrh[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+/*
+ * IBA 7.8.1 / A17.3.3: the LRH of a RoCEv2 packet counts as 8 bytes of ones.
+ * This is the CRC register after them (PROTOCOL.md 6: rxe's seed 0xDEBB20E3).
+ */
+#define WIRE_ICRC_LRH_STATE 0xdebb20e3u
 
 /* Offset of BTH byte 4 (FECN, BECN, resv6), masked in the ICRC. */
 #define WIRE_BTH_RESV8A_OFF 4
@@ -32,9 +35,45 @@ const char *wire_icrc_status_name(enum wire_icrc_status s)
 	}
 }
 
+/*
+ * Masked copies. Each writes n bytes of src to dst with the variant fields
+ * that fall inside the first n bytes set to all ones.
+ */
+static void wire_icrc_mask_ipv4(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	memcpy(dst, src, n);
+	if (n > 1)
+		dst[1] = 0xff; /* TOS (DSCP + ECN) */
+	if (n > 8)
+		dst[8] = 0xff; /* TTL */
+	if (n > 10)
+		dst[10] = 0xff; /* header checksum */
+	if (n > 11)
+		dst[11] = 0xff;
+}
+
+static void wire_icrc_mask_ipv6(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	memcpy(dst, src, n);
+	/* Version stays; traffic class and flow label become all ones. */
+	if (n > 0)
+		dst[0] |= 0x0f;
+	for (size_t i = 1; i < 4 && i < n; i++)
+		dst[i] = 0xff;
+	if (n > 7)
+		dst[7] = 0xff; /* hop limit */
+}
+
+static void wire_icrc_mask_udp(uint8_t *dst, const uint8_t *src)
+{
+	memcpy(dst, src, WIRE_UDP_BYTES);
+	dst[6] = 0xff; /* checksum */
+	dst[7] = 0xff;
+}
+
 uint32_t wire_icrc_begin(void)
 {
-	return wire_crc32_update(WIRE_CRC32_INIT, wire_icrc_lrh, sizeof(wire_icrc_lrh));
+	return WIRE_ICRC_LRH_STATE;
 }
 
 uint32_t wire_icrc_add_ipv4(uint32_t st, const uint8_t *iph, size_t hdr_len)
@@ -42,15 +81,7 @@ uint32_t wire_icrc_add_ipv4(uint32_t st, const uint8_t *iph, size_t hdr_len)
 	uint8_t fixed[WIRE_IPV4_BYTES];
 	size_t n = hdr_len < WIRE_IPV4_BYTES ? hdr_len : WIRE_IPV4_BYTES;
 
-	memcpy(fixed, iph, n);
-	if (n > 1)
-		fixed[1] = 0xff; /* TOS (DSCP + ECN) */
-	if (n > 8)
-		fixed[8] = 0xff; /* TTL */
-	if (n > 11) {
-		fixed[10] = 0xff; /* header checksum */
-		fixed[11] = 0xff;
-	}
+	wire_icrc_mask_ipv4(fixed, iph, n);
 	st = wire_crc32_update(st, fixed, n);
 	/* Options are invariant and included as sent. */
 	return wire_crc32_update(st, iph + n, hdr_len - n);
@@ -61,14 +92,7 @@ uint32_t wire_icrc_add_ipv6(uint32_t st, const uint8_t *ip6h, size_t hdr_len)
 	uint8_t fixed[WIRE_IPV6_BYTES];
 	size_t n = hdr_len < WIRE_IPV6_BYTES ? hdr_len : WIRE_IPV6_BYTES;
 
-	memcpy(fixed, ip6h, n);
-	/* Version stays; traffic class and flow label become all ones. */
-	if (n > 0)
-		fixed[0] |= 0x0f;
-	for (size_t i = 1; i < 4 && i < n; i++)
-		fixed[i] = 0xff;
-	if (n > 7)
-		fixed[7] = 0xff; /* hop limit */
+	wire_icrc_mask_ipv6(fixed, ip6h, n);
 	st = wire_crc32_update(st, fixed, n);
 	return wire_crc32_update(st, ip6h + n, hdr_len - n);
 }
@@ -77,9 +101,7 @@ uint32_t wire_icrc_add_udp(uint32_t st, const uint8_t *udph)
 {
 	uint8_t u[WIRE_UDP_BYTES];
 
-	memcpy(u, udph, sizeof(u));
-	u[6] = 0xff; /* checksum */
-	u[7] = 0xff;
+	wire_icrc_mask_udp(u, udph);
 	return wire_crc32_update(st, u, sizeof(u));
 }
 
@@ -104,88 +126,140 @@ uint32_t wire_icrc_end(uint32_t st)
 	return ~st;
 }
 
+/*
+ * The common case in one block: IP header (up to 60 bytes), UDP and BTH are
+ * masked into one stack buffer so the CRC runs over two pieces, the header
+ * block and the rest of the packet, instead of half a dozen small ones.
+ */
+#define WIRE_ICRC_BLOCK_IP_MAX 60
+
+static uint32_t wire_icrc_blocks(uint32_t st, const uint8_t *hdr_block, size_t hdr_len,
+				 const uint8_t *ib, size_t ib_len)
+{
+	uint8_t blk[WIRE_ICRC_BLOCK_IP_MAX + WIRE_UDP_BYTES + WIRE_BTH_BYTES];
+	size_t bth = ib_len < WIRE_BTH_BYTES ? ib_len : WIRE_BTH_BYTES;
+
+	/* hdr_block: already masked IP + UDP, hdr_len bytes */
+	memcpy(blk, hdr_block, hdr_len);
+	memcpy(blk + hdr_len, ib, bth);
+	if (bth > WIRE_BTH_RESV8A_OFF)
+		blk[hdr_len + WIRE_BTH_RESV8A_OFF] = 0xff;
+	st = wire_crc32_update(st, blk, hdr_len + bth);
+	return wire_crc32_update(st, ib + bth, ib_len - bth);
+}
+
 int wire_icrc_compute(const uint8_t *ip, size_t ip_hdr_len, size_t len, uint32_t *icrc)
 {
-	uint32_t st;
+	uint8_t hdr[WIRE_ICRC_BLOCK_IP_MAX + WIRE_UDP_BYTES];
 	unsigned version;
+	const uint8_t *ib;
+	size_t ib_len;
 
 	if (!ip || len < ip_hdr_len || len - ip_hdr_len < WIRE_UDP_BYTES + WIRE_BTH_BYTES)
 		return -EINVAL;
 	version = ip[0] >> 4;
-	st = wire_icrc_begin();
-	if (version == 4 && ip_hdr_len >= WIRE_IPV4_BYTES && ip_hdr_len <= 60)
-		st = wire_icrc_add_ipv4(st, ip, ip_hdr_len);
-	else if (version == 6 && ip_hdr_len >= WIRE_IPV6_BYTES)
-		st = wire_icrc_add_ipv6(st, ip, ip_hdr_len);
-	else
+	ib = ip + ip_hdr_len + WIRE_UDP_BYTES;
+	ib_len = len - ip_hdr_len - WIRE_UDP_BYTES;
+	if (version == 4 && ip_hdr_len >= WIRE_IPV4_BYTES && ip_hdr_len <= 60) {
+		wire_icrc_mask_ipv4(hdr, ip, ip_hdr_len);
+	} else if (version == 6 && ip_hdr_len == WIRE_IPV6_BYTES) {
+		wire_icrc_mask_ipv6(hdr, ip, ip_hdr_len);
+	} else if (version == 6 && ip_hdr_len > WIRE_IPV6_BYTES) {
+		/* extension headers: piece by piece */
+		uint32_t st = wire_icrc_add_ipv6(wire_icrc_begin(), ip, ip_hdr_len);
+
+		st = wire_icrc_add_udp(st, ip + ip_hdr_len);
+		*icrc = wire_icrc_end(wire_icrc_add_ib(st, 0, ib, ib_len));
+		return 0;
+	} else {
 		return -EINVAL;
-	st = wire_icrc_add_udp(st, ip + ip_hdr_len);
-	st = wire_icrc_add_ib(st, 0, ip + ip_hdr_len + WIRE_UDP_BYTES,
-			      len - ip_hdr_len - WIRE_UDP_BYTES);
-	*icrc = wire_icrc_end(st);
+	}
+	wire_icrc_mask_udp(hdr + ip_hdr_len, ip + ip_hdr_len);
+	*icrc = wire_icrc_end(
+	    wire_icrc_blocks(WIRE_ICRC_LRH_STATE, hdr, ip_hdr_len + WIRE_UDP_BYTES, ib, ib_len));
 	return 0;
 }
 
-/* The UDP header of a RoCEv2 packet with ib_len bytes before the ICRC. */
-static void wire_icrc_udp_hdr(uint8_t u[WIRE_UDP_BYTES], uint16_t sport, uint16_t dport,
-			      size_t ib_len)
+/* Masked IPv4 + UDP headers of a RoCEv2 packet with ib_len bytes before the ICRC. */
+static void wire_icrc_pseudo4(uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES], const uint8_t src[4],
+			      const uint8_t dst[4], uint16_t ip_id, uint16_t frag, uint16_t sport,
+			      uint16_t dport, size_t ib_len)
 {
+	uint8_t *u = h + WIRE_IPV4_BYTES;
+
+	memset(h, 0, WIRE_IPV4_BYTES);
+	h[0] = 0x45;
+	h[1] = 0xff; /* TOS, masked */
+	wire_put_be16(h + 2,
+		      (uint16_t)(WIRE_IPV4_BYTES + WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
+	wire_put_be16(h + 4, ip_id);
+	wire_put_be16(h + 6, frag);
+	h[8] = 0xff; /* TTL, masked */
+	h[9] = WIRE_IPPROTO_UDP;
+	h[10] = 0xff; /* header checksum, masked */
+	h[11] = 0xff;
+	memcpy(h + 12, src, 4);
+	memcpy(h + 16, dst, 4);
 	wire_put_be16(u, sport);
 	wire_put_be16(u + 2, dport);
 	wire_put_be16(u + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
-	u[6] = 0; /* masked anyway */
-	u[7] = 0;
+	u[6] = 0xff; /* checksum, masked */
+	u[7] = 0xff;
+}
+
+static void wire_icrc_pseudo6(uint8_t h[WIRE_IPV6_BYTES + WIRE_UDP_BYTES], const uint8_t src[16],
+			      const uint8_t dst[16], uint16_t sport, uint16_t dport, size_t ib_len)
+{
+	uint8_t *u = h + WIRE_IPV6_BYTES;
+
+	h[0] = 0x6f; /* version 6; traffic class and flow label masked */
+	h[1] = h[2] = h[3] = 0xff;
+	wire_put_be16(h + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
+	h[6] = WIRE_IPPROTO_UDP;
+	h[7] = 0xff; /* hop limit, masked */
+	memcpy(h + 8, src, 16);
+	memcpy(h + 24, dst, 16);
+	wire_put_be16(u, sport);
+	wire_put_be16(u + 2, dport);
+	wire_put_be16(u + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
+	u[6] = 0xff;
+	u[7] = 0xff;
 }
 
 uint32_t wire_icrc_begin_udp4(const uint8_t src[4], const uint8_t dst[4], uint16_t ip_id,
 			      uint16_t frag, uint16_t sport, uint16_t dport, size_t ib_len)
 {
-	uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES] = {0};
-	uint32_t st = wire_icrc_begin();
+	uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES];
 
-	h[0] = 0x45;
-	wire_put_be16(h + 2,
-		      (uint16_t)(WIRE_IPV4_BYTES + WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
-	wire_put_be16(h + 4, ip_id);
-	wire_put_be16(h + 6, frag);
-	h[9] = WIRE_IPPROTO_UDP;
-	memcpy(h + 12, src, 4);
-	memcpy(h + 16, dst, 4);
-	wire_icrc_udp_hdr(h + WIRE_IPV4_BYTES, sport, dport, ib_len);
-	st = wire_icrc_add_ipv4(st, h, WIRE_IPV4_BYTES);
-	return wire_icrc_add_udp(st, h + WIRE_IPV4_BYTES);
+	wire_icrc_pseudo4(h, src, dst, ip_id, frag, sport, dport, ib_len);
+	return wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
 }
 
 uint32_t wire_icrc_begin_udp6(const uint8_t src[16], const uint8_t dst[16], uint16_t sport,
 			      uint16_t dport, size_t ib_len)
 {
-	uint8_t h[WIRE_IPV6_BYTES + WIRE_UDP_BYTES] = {0};
-	uint32_t st = wire_icrc_begin();
+	uint8_t h[WIRE_IPV6_BYTES + WIRE_UDP_BYTES];
 
-	h[0] = 0x60;
-	wire_put_be16(h + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
-	h[6] = WIRE_IPPROTO_UDP;
-	memcpy(h + 8, src, 16);
-	memcpy(h + 24, dst, 16);
-	wire_icrc_udp_hdr(h + WIRE_IPV6_BYTES, sport, dport, ib_len);
-	st = wire_icrc_add_ipv6(st, h, WIRE_IPV6_BYTES);
-	return wire_icrc_add_udp(st, h + WIRE_IPV6_BYTES);
+	wire_icrc_pseudo6(h, src, dst, sport, dport, ib_len);
+	return wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
 }
 
 uint32_t wire_icrc_udp4(const uint8_t src[4], const uint8_t dst[4], uint16_t sport, uint16_t dport,
 			const void *ib, size_t ib_len)
 {
-	uint32_t st = wire_icrc_begin_udp4(src, dst, 0, WIRE_IPV4_DF, sport, dport, ib_len);
+	uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES];
 
-	return wire_icrc_end(wire_icrc_add_ib(st, 0, ib, ib_len));
+	wire_icrc_pseudo4(h, src, dst, 0, WIRE_IPV4_DF, sport, dport, ib_len);
+	return wire_icrc_end(wire_icrc_blocks(WIRE_ICRC_LRH_STATE, h, sizeof(h), ib, ib_len));
 }
 
 uint32_t wire_icrc_udp6(const uint8_t src[16], const uint8_t dst[16], uint16_t sport,
 			uint16_t dport, const void *ib, size_t ib_len)
 {
-	uint32_t st = wire_icrc_begin_udp6(src, dst, sport, dport, ib_len);
+	uint8_t h[WIRE_IPV6_BYTES + WIRE_UDP_BYTES];
 
-	return wire_icrc_end(wire_icrc_add_ib(st, 0, ib, ib_len));
+	wire_icrc_pseudo6(h, src, dst, sport, dport, ib_len);
+	return wire_icrc_end(wire_icrc_blocks(WIRE_ICRC_LRH_STATE, h, sizeof(h), ib, ib_len));
 }
 
 /*
@@ -242,9 +316,8 @@ int wire_icrc_solve_ipv4_id(const uint8_t src[4], const uint8_t dst[4], uint16_t
 {
 	/* Bytes that follow the ID field in the CRC input: rest of IPv4 + UDP + IB. */
 	const size_t after = (WIRE_IPV4_BYTES - 6) + WIRE_UDP_BYTES + ib_len;
-	uint32_t base = wire_icrc_end(
-		wire_icrc_add_ib(wire_icrc_begin_udp4(src, dst, 0, frag, sport, dport, ib_len), 0,
-				 ib, ib_len));
+	uint32_t base = wire_icrc_end(wire_icrc_add_ib(
+	    wire_icrc_begin_udp4(src, dst, 0, frag, sport, dport, ib_len), 0, ib, ib_len));
 	uint32_t target = base ^ icrc;
 	uint32_t basis[16];
 	uint32_t reg0;

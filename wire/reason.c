@@ -7,13 +7,13 @@
 
 static const char *const wire_reason_names[WIRE_R_COUNT] = {
 #define WIRE__REASON_NAME(sym, key, desc) [WIRE_R_##sym] = key,
-	WIRE_REASON_LIST(WIRE__REASON_NAME)
+    WIRE_REASON_LIST(WIRE__REASON_NAME)
 #undef WIRE__REASON_NAME
 };
 
 static const char *const wire_reason_descs[WIRE_R_COUNT] = {
 #define WIRE__REASON_DESC(sym, key, desc) [WIRE_R_##sym] = desc,
-	WIRE_REASON_LIST(WIRE__REASON_DESC)
+    WIRE_REASON_LIST(WIRE__REASON_DESC)
 #undef WIRE__REASON_DESC
 };
 

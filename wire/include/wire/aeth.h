@@ -27,11 +27,11 @@ enum wire_aeth_type {
 };
 
 /* NAK codes (IBA table 44): X(enum suffix, code, name as tshark prints it). */
-#define WIRE_NAK_LIST(X)                                                                           \
-	X(PSN_SEQ_ERR, 0, "PSN Sequence Error")                                                    \
-	X(INVALID_REQUEST, 1, "Invalid Request")                                                   \
-	X(REMOTE_ACCESS_ERR, 2, "Remote Access Error")                                             \
-	X(REMOTE_OP_ERR, 3, "Remote Operational Error")                                            \
+#define WIRE_NAK_LIST(X)                                \
+	X(PSN_SEQ_ERR, 0, "PSN Sequence Error")         \
+	X(INVALID_REQUEST, 1, "Invalid Request")        \
+	X(REMOTE_ACCESS_ERR, 2, "Remote Access Error")  \
+	X(REMOTE_OP_ERR, 3, "Remote Operational Error") \
 	X(INVALID_RD_REQUEST, 4, "Invalid RD Request")
 
 enum wire_nak_code {
@@ -43,7 +43,8 @@ enum wire_nak_code {
 /* Build a syndrome from a type and a 5-bit value. */
 static inline uint8_t wire_aeth_syndrome(enum wire_aeth_type type, unsigned value)
 {
-	return (uint8_t)(((unsigned)type << 5 & WIRE_AETH_TYPE_MASK) | (value & WIRE_AETH_VALUE_MASK));
+	return (uint8_t)(((unsigned)type << 5 & WIRE_AETH_TYPE_MASK) |
+			 (value & WIRE_AETH_VALUE_MASK));
 }
 
 static inline enum wire_aeth_type wire_aeth_syndrome_type(uint8_t syndrome)

@@ -17,17 +17,17 @@ struct wire_build {
 	unsigned se, mig, ackreq, fecn, becn;
 	uint16_t pkey; /* 0 means WIRE_DEFAULT_PKEY (0xffff) */
 	uint32_t destqp, psn;
-	uint64_t va;	 /* RETH or AtomicETH */
-	uint32_t rkey;	 /* RETH or AtomicETH */
-	uint32_t dmalen; /* RETH */
-	uint64_t swap_add, compare; /* AtomicETH */
-	uint8_t syndrome;	    /* AETH */
-	uint32_t msn;		    /* AETH */
-	uint64_t orig;		    /* AtomicAckETH */
-	uint32_t qkey, srcqp;	    /* DETH */
-	uint32_t imm;		    /* ImmDt, host order (written big-endian) */
-	uint32_t ieth_rkey;	    /* IETH */
-	uint32_t srqn;		    /* XRCETH */
+	uint64_t va;		     /* RETH or AtomicETH */
+	uint32_t rkey;		     /* RETH or AtomicETH */
+	uint32_t dmalen;	     /* RETH */
+	uint64_t swap_add, compare;  /* AtomicETH */
+	uint8_t syndrome;	     /* AETH */
+	uint32_t msn;		     /* AETH */
+	uint64_t orig;		     /* AtomicAckETH */
+	uint32_t qkey, srcqp;	     /* DETH */
+	uint32_t imm;		     /* ImmDt, host order (written big-endian) */
+	uint32_t ieth_rkey;	     /* IETH */
+	uint32_t srqn;		     /* XRCETH */
 	unsigned feth_sel, feth_plt; /* FETH */
 };
 

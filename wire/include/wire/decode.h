@@ -18,7 +18,7 @@
 struct wire_decoded {
 	struct wire_frame frame;
 	struct wire_pkt pkt;
-	enum wire_reason reason;   /* WIRE_R_OK, WIRE_R_NOT_ROCE, or why it is malformed */
+	enum wire_reason reason;    /* WIRE_R_OK, WIRE_R_NOT_ROCE, or why it is malformed */
 	enum wire_icrc_status icrc; /* computed whenever IP/UDP framing is sound */
 	uint32_t icrc_calc;	    /* the ICRC we computed (valid unless UNCHECKED) */
 };

@@ -295,7 +295,8 @@ static inline unsigned wire_feth_get_sel(const struct wire_feth *h)
 
 static inline void wire_feth_set_sel(struct wire_feth *h, unsigned v)
 {
-	h->bits[3] = (uint8_t)((h->bits[3] & ~WIRE_FETH_SEL_MASK) | ((v << 4) & WIRE_FETH_SEL_MASK));
+	h->bits[3] =
+	    (uint8_t)((h->bits[3] & ~WIRE_FETH_SEL_MASK) | ((v << 4) & WIRE_FETH_SEL_MASK));
 }
 
 #endif /* WIRE_EXT_H */

@@ -49,12 +49,12 @@ struct wire_frame {
 	size_t ip_len;	   /* IPv4 total length; IPv6 40 + payload length */
 	uint8_t src[16];   /* IPv4: first 4 bytes */
 	uint8_t dst[16];
-	uint8_t tos;	   /* IPv4 TOS / IPv6 traffic class */
-	uint8_t ttl;	   /* IPv4 TTL / IPv6 hop limit */
-	uint16_t ip_id;	   /* IPv4 only */
-	uint16_t ip_frag;  /* IPv4 flags + fragment offset word */
-	uint32_t flow;	   /* IPv6 flow label */
-	uint16_t ip_csum;  /* IPv4 header checksum as received */
+	uint8_t tos;	     /* IPv4 TOS / IPv6 traffic class */
+	uint8_t ttl;	     /* IPv4 TTL / IPv6 hop limit */
+	uint16_t ip_id;	     /* IPv4 only */
+	uint16_t ip_frag;    /* IPv4 flags + fragment offset word */
+	uint32_t flow;	     /* IPv6 flow label */
+	uint16_t ip_csum;    /* IPv4 header checksum as received */
 	unsigned ip_csum_ok; /* IPv4: 1 when the header checksum verifies */
 
 	/* UDP */
@@ -86,11 +86,11 @@ struct wire_frame_params {
 	uint8_t dst[16];
 	uint8_t eth_src[6];
 	uint8_t eth_dst[6];
-	uint16_t sport; /* 0 means WIRE_UDP_SPORT_BASE */
-	uint16_t dport; /* 0 means WIRE_ROCEV2_PORT */
-	uint8_t tos;	/* IPv4 TOS / IPv6 traffic class */
-	uint8_t ttl;	/* 0 means WIRE_DEFAULT_TTL (IPv4 TTL / IPv6 hop limit) */
-	uint32_t flow;	/* IPv6 flow label */
+	uint16_t sport;	    /* 0 means WIRE_UDP_SPORT_BASE */
+	uint16_t dport;	    /* 0 means WIRE_ROCEV2_PORT */
+	uint8_t tos;	    /* IPv4 TOS / IPv6 traffic class */
+	uint8_t ttl;	    /* 0 means WIRE_DEFAULT_TTL (IPv4 TTL / IPv6 hop limit) */
+	uint32_t flow;	    /* IPv6 flow label */
 	unsigned fill_icrc; /* 1: compute the ICRC into the last 4 bytes of the IB packet */
 };
 

@@ -22,8 +22,8 @@
 
 /* A validated IB packet: views into the caller's buffer, nothing copied. */
 struct wire_pkt {
-	const uint8_t *ib; /* BTH */
-	size_t len;	   /* BTH .. ICRC inclusive */
+	const uint8_t *ib;		     /* BTH */
+	size_t len;			     /* BTH .. ICRC inclusive */
 	const struct wire_opcode_info *info; /* NULL if the opcode is unknown */
 	uint8_t opcode;
 	size_t payload_off; /* from the BTH */
