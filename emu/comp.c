@@ -96,11 +96,11 @@ static bool comp_one(struct emu_xqp *qp, struct emu_xswqe *w, uint32_t status)
 
 	if (qp->sq_sig_all || w->wr.flags & EMU_XSEND_SIGNALED || status != EMU_XWC_SUCCESS) {
 		struct emu_xcqe cqe = {
-			.wr_id = w->wr.wr_id,
-			.status = status,
-			.opcode = comp_wc_opcode(w->wr.opcode),
-			.byte_len = status == EMU_XWC_SUCCESS ? w->length : 0,
-			.qp_num = qp->qpn,
+		    .wr_id = w->wr.wr_id,
+		    .status = status,
+		    .opcode = comp_wc_opcode(w->wr.opcode),
+		    .byte_len = status == EMU_XWC_SUCCESS ? w->length : 0,
+		    .qp_num = qp->qpn,
 		};
 
 		dev->ops->push_cqe(dev->ctx, qp, false, &cqe);
@@ -189,7 +189,7 @@ static uint32_t comp_nak_status(unsigned code)
 static void comp_ack(struct emu_xqp *qp, struct emu_xswqe *w, const struct emu_xpkt *pkt)
 {
 	const struct wire_aeth *aeth =
-		(const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
+	    (const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
 	uint8_t syn = wire_aeth_get_syndrome(aeth);
 	unsigned value = wire_aeth_syndrome_value(syn);
 	uint64_t now;
@@ -278,7 +278,7 @@ static void comp_read_resp(struct emu_xqp *qp, struct emu_xswqe *w, const struct
 	}
 	if (pkt->mask & WIRE_AETH_MASK) {
 		const struct wire_aeth *aeth =
-			(const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
+		    (const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
 
 		if (wire_aeth_syndrome_type(wire_aeth_get_syndrome(aeth)) != WIRE_AETH_ACK) {
 			emu_xport_drop(qp->dev, qp, EMU_XDROP_RESP_BAD);
@@ -300,9 +300,9 @@ static void comp_read_resp(struct emu_xqp *qp, struct emu_xswqe *w, const struct
 static void comp_atomic_ack(struct emu_xqp *qp, struct emu_xswqe *w, const struct emu_xpkt *pkt)
 {
 	const struct wire_aeth *aeth =
-		(const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
+	    (const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
 	const struct wire_atmack *ack =
-		(const struct wire_atmack *)(pkt->buf + pkt->info->offset[WIRE_HDR_ATMACK]);
+	    (const struct wire_atmack *)(pkt->buf + pkt->info->offset[WIRE_HDR_ATMACK]);
 	uint64_t orig;
 	int rc;
 

@@ -139,7 +139,7 @@ void emu_recv_dispatch(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 	}
 	if (pkt->mask & WIRE_DETH_MASK) {
 		const struct wire_deth *deth =
-			(const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
+		    (const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
 
 		/* PROTOCOL.md 10: the Q_Key must match. */
 		if (wire_deth_get_qkey(deth) != qp->attr.qkey) {
@@ -155,8 +155,7 @@ void emu_recv_dispatch(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 		emu_xport_drop(dev, qp, EMU_XDROP_QP_TYPE);
 }
 
-void emu_recv_packet(struct emu_xdev *dev, const struct emu_xroute *rt, const void *buf,
-		     size_t len)
+void emu_recv_packet(struct emu_xdev *dev, const struct emu_xroute *rt, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	struct emu_xpkt pkt;

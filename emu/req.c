@@ -25,19 +25,19 @@ struct req_ops {
 };
 
 static const struct req_ops req_ops_table[] = {
-	[EMU_XWR_RDMA_WRITE] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
-				WIRE_OP_RC_RDMA_WRITE_LAST, WIRE_OP_RC_RDMA_WRITE_ONLY, true},
-	[EMU_XWR_RDMA_WRITE_WITH_IMM] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
-					 WIRE_OP_RC_RDMA_WRITE_LAST_IMM,
-					 WIRE_OP_RC_RDMA_WRITE_ONLY_IMM, true},
-	[EMU_XWR_SEND] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE, WIRE_OP_RC_SEND_LAST,
-			  WIRE_OP_RC_SEND_ONLY, true},
-	[EMU_XWR_SEND_WITH_IMM] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE,
-				   WIRE_OP_RC_SEND_LAST_IMM, WIRE_OP_RC_SEND_ONLY_IMM, true},
-	/* Requests of one packet whatever the length: the responses are segmented. */
-	[EMU_XWR_RDMA_READ] = {0xff, 0xff, 0xff, WIRE_OP_RC_RDMA_READ_REQUEST, true},
-	[EMU_XWR_ATOMIC_CMP_AND_SWP] = {0xff, 0xff, 0xff, WIRE_OP_RC_COMPARE_SWAP, true},
-	[EMU_XWR_ATOMIC_FETCH_AND_ADD] = {0xff, 0xff, 0xff, WIRE_OP_RC_FETCH_ADD, true},
+    [EMU_XWR_RDMA_WRITE] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+			    WIRE_OP_RC_RDMA_WRITE_LAST, WIRE_OP_RC_RDMA_WRITE_ONLY, true},
+    [EMU_XWR_RDMA_WRITE_WITH_IMM] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+				     WIRE_OP_RC_RDMA_WRITE_LAST_IMM, WIRE_OP_RC_RDMA_WRITE_ONLY_IMM,
+				     true},
+    [EMU_XWR_SEND] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE, WIRE_OP_RC_SEND_LAST,
+		      WIRE_OP_RC_SEND_ONLY, true},
+    [EMU_XWR_SEND_WITH_IMM] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE,
+			       WIRE_OP_RC_SEND_LAST_IMM, WIRE_OP_RC_SEND_ONLY_IMM, true},
+    /* Requests of one packet whatever the length: the responses are segmented. */
+    [EMU_XWR_RDMA_READ] = {0xff, 0xff, 0xff, WIRE_OP_RC_RDMA_READ_REQUEST, true},
+    [EMU_XWR_ATOMIC_CMP_AND_SWP] = {0xff, 0xff, 0xff, WIRE_OP_RC_COMPARE_SWAP, true},
+    [EMU_XWR_ATOMIC_FETCH_AND_ADD] = {0xff, 0xff, 0xff, WIRE_OP_RC_FETCH_ADD, true},
 };
 
 static uint8_t req_transport_base(uint32_t qp_type)
@@ -112,7 +112,8 @@ uint32_t emu_req_check_wqe(uint32_t qp_type, const struct emu_xwqe *wqe, uint32_
 	if (len > EMU_XPORT_MAX_MSG_BYTES)
 		return EMU_XWC_LOC_LEN_ERR;
 	/* The original value comes back into an 8-byte local buffer. */
-	if (wqe->opcode == EMU_XWR_ATOMIC_CMP_AND_SWP || wqe->opcode == EMU_XWR_ATOMIC_FETCH_AND_ADD) {
+	if (wqe->opcode == EMU_XWR_ATOMIC_CMP_AND_SWP ||
+	    wqe->opcode == EMU_XWR_ATOMIC_FETCH_AND_ADD) {
 		if (len != 8)
 			return EMU_XWC_LOC_LEN_ERR;
 	}
@@ -279,8 +280,8 @@ static int req_send_data(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
 	if (info->mask & WIRE_DETH_MASK) {
 		struct wire_deth *d = (struct wire_deth *)(pkt + info->offset[WIRE_HDR_DETH]);
 		/* A WR Q_Key with the high bit set means "use the QP's" (ibv_post_send(3)). */
-		uint32_t qkey = w->wr.ud_remote_qkey & 0x80000000u ? qp->attr.qkey
-								    : w->wr.ud_remote_qkey;
+		uint32_t qkey =
+		    w->wr.ud_remote_qkey & 0x80000000u ? qp->attr.qkey : w->wr.ud_remote_qkey;
 
 		wire_bth_set_destqp((struct wire_bth *)pkt, w->wr.ud_remote_qpn);
 		wire_deth_set_qkey(d, qkey);
@@ -372,12 +373,11 @@ void emu_req_run(struct emu_xqp *qp)
 				return;
 			w->first_psn = qp->req.psn;
 			w->last_psn = wire_psn_add(
-				qp->req.psn,
-				(w->wr.opcode == EMU_XWR_ATOMIC_CMP_AND_SWP ||
-						 w->wr.opcode == EMU_XWR_ATOMIC_FETCH_AND_ADD
-					 ? 1
-					 : emu_req_npkts(w->length, qp->pmtu)) -
-					1);
+			    qp->req.psn, (w->wr.opcode == EMU_XWR_ATOMIC_CMP_AND_SWP ||
+						  w->wr.opcode == EMU_XWR_ATOMIC_FETCH_AND_ADD
+					      ? 1
+					      : emu_req_npkts(w->length, qp->pmtu)) -
+					     1);
 			w->offset = 0;
 			w->state = EMU_XWQE_PROCESSING;
 			if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)

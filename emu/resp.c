@@ -166,10 +166,10 @@ static bool resp_stream(struct emu_xqp *qp, unsigned budget)
 		emu_xport_bth(qp, pkt, op, res->cur_psn, false, pay);
 		if (info->mask & WIRE_AETH_MASK) {
 			struct wire_aeth *aeth =
-				(struct wire_aeth *)(pkt + info->offset[WIRE_HDR_AETH]);
+			    (struct wire_aeth *)(pkt + info->offset[WIRE_HDR_AETH]);
 
-			wire_aeth_set_syndrome(aeth, wire_aeth_syndrome(WIRE_AETH_ACK,
-									WIRE_AETH_CREDITS_INVALID));
+			wire_aeth_set_syndrome(
+			    aeth, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID));
 			wire_aeth_set_msn(aeth, qp->resp.msn);
 		}
 		if (pay) {
@@ -219,7 +219,7 @@ static struct emu_xres *resp_res_alloc(struct emu_xqp *qp)
 static void resp_read(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 {
 	const struct wire_reth *reth =
-		(const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
+	    (const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
 	uint64_t va = wire_reth_get_va(reth);
 	uint32_t rkey = wire_reth_get_rkey(reth), len = wire_reth_get_dmalen(reth);
 	struct emu_xres *res;
@@ -259,7 +259,7 @@ static void resp_read(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 static void resp_atomic(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 {
 	const struct wire_atmeth *a =
-		(const struct wire_atmeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_ATMETH]);
+	    (const struct wire_atmeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_ATMETH]);
 	uint64_t va = wire_atmeth_get_va(a), orig = 0;
 	bool cas = pkt->opcode == WIRE_OP_RC_COMPARE_SWAP;
 	struct emu_xres *res;
@@ -319,7 +319,7 @@ static void resp_duplicate(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 	}
 	if (pkt->mask & WIRE_READ_MASK) {
 		const struct wire_reth *reth =
-			(const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
+		    (const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
 		uint64_t va = wire_reth_get_va(reth);
 		uint32_t len = wire_reth_get_dmalen(reth);
 		uint64_t pos;
@@ -425,8 +425,7 @@ static int resp_place(struct emu_xqp *qp, const struct emu_xpkt *pkt, uint32_t *
 	if (mask & WIRE_WRITE_MASK) {
 		if (mask & WIRE_RETH_MASK) {
 			const struct wire_reth *reth =
-				(const struct wire_reth *)(pkt->buf +
-							   pkt->info->offset[WIRE_HDR_RETH]);
+			    (const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
 
 			qp->resp.va = wire_reth_get_va(reth);
 			qp->resp.rkey = wire_reth_get_rkey(reth);
@@ -438,10 +437,9 @@ static int resp_place(struct emu_xqp *qp, const struct emu_xpkt *pkt, uint32_t *
 			}
 			if (qp->resp.resid) {
 				/* Check the whole range at the first packet (rxe check_rkey). */
-				rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, qp->resp.rkey,
-							    qp->resp.va, NULL, qp->resp.resid,
-							    EMU_XACCESS_REMOTE_WRITE,
-							    EMU_XDMA_CHECK);
+				rc = qp->dev->ops->dma_rkey(
+				    qp->dev->ctx, qp, qp->resp.rkey, qp->resp.va, NULL,
+				    qp->resp.resid, EMU_XACCESS_REMOTE_WRITE, EMU_XDMA_CHECK);
 				if (rc) {
 					*wqe_status = EMU_XWC_REM_ACCESS_ERR;
 					return (int)resp_rkey_nak(rc);
@@ -657,7 +655,7 @@ static void resp_grh(const struct emu_xpkt *pkt, uint8_t grh[40])
 static void resp_ud(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 {
 	const struct wire_deth *deth =
-		(const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
+	    (const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
 	struct emu_xcqe cqe = {0};
 	uint8_t grh[40];
 	int rc;
@@ -671,8 +669,8 @@ static void resp_ud(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 				EMU_XACCESS_LOCAL_WRITE, EMU_XDMA_FROM_BUF);
 	if (!rc)
 		rc = emu_xport_sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, sizeof(grh),
-					(void *)pkt->payload, pkt->paylen,
-					EMU_XACCESS_LOCAL_WRITE, EMU_XDMA_FROM_BUF);
+					(void *)pkt->payload, pkt->paylen, EMU_XACCESS_LOCAL_WRITE,
+					EMU_XDMA_FROM_BUF);
 	if (rc == -ENOSPC) {
 		/* The message is lost for this WQE; a UD QP stays usable. */
 		emu_xport_drop(qp->dev, qp, EMU_XDROP_UD_TOO_LONG);

@@ -20,13 +20,13 @@
 
 static const char *const xport_drop_names[] = {
 #define X_NAME(sym, name, doc) name,
-	EMU_XDROP_LIST(X_NAME)
+    EMU_XDROP_LIST(X_NAME)
 #undef X_NAME
 };
 
 static const char *const xport_cnt_names[] = {
 #define X_NAME(sym, name, doc) name,
-	EMU_XCNT_LIST(X_NAME)
+    EMU_XCNT_LIST(X_NAME)
 #undef X_NAME
 };
 
@@ -43,8 +43,8 @@ const char *emu_xport_cnt_name(unsigned cnt)
 const char *emu_xport_wc_status_name(unsigned status)
 {
 	switch (status) {
-#define X_CASE(sym, val, name)                                                                     \
-	case val:                                                                                  \
+#define X_CASE(sym, val, name) \
+	case val:              \
 		return name;
 		EMU_XWC_LIST(X_CASE)
 #undef X_CASE
@@ -55,8 +55,8 @@ const char *emu_xport_wc_status_name(unsigned status)
 const char *emu_xport_qp_state_name(unsigned state)
 {
 	switch (state) {
-#define X_CASE(sym, val, name)                                                                     \
-	case val:                                                                                  \
+#define X_CASE(sym, val, name) \
+	case val:              \
 		return name;
 		EMU_XQPS_LIST(X_CASE)
 #undef X_CASE
@@ -67,8 +67,8 @@ const char *emu_xport_qp_state_name(unsigned state)
 const char *emu_xport_wr_opcode_name(unsigned opcode)
 {
 	switch (opcode) {
-#define X_CASE(sym, val, name)                                                                     \
-	case val:                                                                                  \
+#define X_CASE(sym, val, name) \
+	case val:              \
 		return name;
 		EMU_XWR_LIST(X_CASE)
 #undef X_CASE
@@ -224,7 +224,8 @@ int emu_xport_modify(struct emu_xqp *qp, const struct emu_xqp_attr *a, uint32_t 
 		qp->attr.min_rnr_timer = a->min_rnr_timer;
 	if (mask & EMU_XQP_MAX_QP_RD_ATOMIC)
 		qp->attr.max_rd_atomic = a->max_rd_atomic;
-	if (mask & EMU_XQP_MAX_DEST_RD_ATOMIC && a->max_dest_rd_atomic != qp->attr.max_dest_rd_atomic) {
+	if (mask & EMU_XQP_MAX_DEST_RD_ATOMIC &&
+	    a->max_dest_rd_atomic != qp->attr.max_dest_rd_atomic) {
 		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
 		/* The ring changes size: forget saved responses. */
 		memset(qp->resp.res, 0, EMU_XPORT_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
@@ -289,9 +290,9 @@ int emu_xport_post_send(struct emu_xqp *qp, const struct emu_xwqe *wqe)
 		return -EINVAL;
 	if (qp->attr.state == EMU_XQPS_ERR) {
 		struct emu_xcqe cqe = {
-			.wr_id = wqe->wr_id,
-			.status = EMU_XWC_WR_FLUSH_ERR,
-			.qp_num = qp->qpn,
+		    .wr_id = wqe->wr_id,
+		    .status = EMU_XWC_WR_FLUSH_ERR,
+		    .qp_num = qp->qpn,
 		};
 
 		qp->dev->ops->push_cqe(qp->dev->ctx, qp, false, &cqe);
@@ -369,10 +370,10 @@ unsigned emu_xport_flush_recv(struct emu_xqp *qp)
 		return 0;
 	while (qp->dev->ops->get_recv_wqe(qp->dev->ctx, qp, &w) == 0) {
 		struct emu_xcqe cqe = {
-			.wr_id = w.wr_id,
-			.status = EMU_XWC_WR_FLUSH_ERR,
-			.opcode = EMU_XWC_OP_RECV,
-			.qp_num = qp->qpn,
+		    .wr_id = w.wr_id,
+		    .status = EMU_XWC_WR_FLUSH_ERR,
+		    .opcode = EMU_XWC_OP_RECV,
+		    .qp_num = qp->qpn,
 		};
 
 		qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
@@ -392,9 +393,9 @@ void emu_xport_flush(struct emu_xqp *qp)
 	while (qp->comp.idx != qp->sq_tail) {
 		struct emu_xswqe *w = emu_xport_sq_at(qp, qp->comp.idx);
 		struct emu_xcqe cqe = {
-			.wr_id = w->wr.wr_id,
-			.status = EMU_XWC_WR_FLUSH_ERR,
-			.qp_num = qp->qpn,
+		    .wr_id = w->wr.wr_id,
+		    .status = EMU_XWC_WR_FLUSH_ERR,
+		    .qp_num = qp->qpn,
 		};
 
 		dev->ops->push_cqe(dev->ctx, qp, false, &cqe);
@@ -464,11 +465,10 @@ uint32_t emu_xport_icrc(const struct emu_xroute *rt, const uint8_t *ib, size_t i
 		uint16_t id = rt->ip_id_known ? rt->ip_id : 0;
 		uint16_t frag = rt->ip_id_known && !rt->ip_df ? 0 : WIRE_IPV4_DF;
 
-		return wire_icrc_end(wire_icrc_add_ib(wire_icrc_begin_udp4(rt->sgid + 12,
-									   rt->dgid + 12, id, frag,
-									   rt->sport, rt->dport,
-									   ib_len),
-						      0, ib, ib_len));
+		return wire_icrc_end(
+		    wire_icrc_add_ib(wire_icrc_begin_udp4(rt->sgid + 12, rt->dgid + 12, id, frag,
+							  rt->sport, rt->dport, ib_len),
+				     0, ib, ib_len));
 	}
 	return wire_icrc_udp6(rt->sgid, rt->dgid, rt->sport, rt->dport, ib, ib_len);
 }

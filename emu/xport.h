@@ -35,7 +35,7 @@
 #define EMU_XPORT_MAX_HDR_BYTES 64
 #define EMU_XPORT_ICRC_BYTES 4
 /* One packet: headers, payload, pad, ICRC. */
-#define EMU_XPORT_MAX_PKT_BYTES                                                                    \
+#define EMU_XPORT_MAX_PKT_BYTES \
 	(EMU_XPORT_MAX_HDR_BYTES + EMU_XPORT_MAX_PMTU_BYTES + 4 + EMU_XPORT_ICRC_BYTES)
 /* Requester window and AckReq spacing (rxe RXE_MAX_UNACKED_PSNS, RXE_MAX_PKT_PER_ACK). */
 #define EMU_XPORT_MAX_UNACKED_PSNS 128
@@ -58,13 +58,13 @@ enum emu_xqp_type {
 };
 
 /* QP states: values of enum ibv_qp_state. */
-#define EMU_XQPS_LIST(X)                                                                           \
-	X(RESET, 0, "RESET")                                                                       \
-	X(INIT, 1, "INIT")                                                                         \
-	X(RTR, 2, "RTR")                                                                           \
-	X(RTS, 3, "RTS")                                                                           \
-	X(SQD, 4, "SQD")                                                                           \
-	X(SQE, 5, "SQE")                                                                           \
+#define EMU_XQPS_LIST(X)     \
+	X(RESET, 0, "RESET") \
+	X(INIT, 1, "INIT")   \
+	X(RTR, 2, "RTR")     \
+	X(RTS, 3, "RTS")     \
+	X(SQD, 4, "SQD")     \
+	X(SQE, 5, "SQE")     \
 	X(ERR, 6, "ERR")
 enum emu_xqp_state {
 #define EMU_X_ENUM(sym, val, name) EMU_XQPS_##sym = (val),
@@ -73,13 +73,13 @@ enum emu_xqp_state {
 };
 
 /* Send work request opcodes: values of enum ibv_wr_opcode. */
-#define EMU_XWR_LIST(X)                                                                            \
-	X(RDMA_WRITE, 0, "RDMA_WRITE")                                                             \
-	X(RDMA_WRITE_WITH_IMM, 1, "RDMA_WRITE_WITH_IMM")                                           \
-	X(SEND, 2, "SEND")                                                                         \
-	X(SEND_WITH_IMM, 3, "SEND_WITH_IMM")                                                       \
-	X(RDMA_READ, 4, "RDMA_READ")                                                               \
-	X(ATOMIC_CMP_AND_SWP, 5, "ATOMIC_CMP_AND_SWP")                                             \
+#define EMU_XWR_LIST(X)                                  \
+	X(RDMA_WRITE, 0, "RDMA_WRITE")                   \
+	X(RDMA_WRITE_WITH_IMM, 1, "RDMA_WRITE_WITH_IMM") \
+	X(SEND, 2, "SEND")                               \
+	X(SEND_WITH_IMM, 3, "SEND_WITH_IMM")             \
+	X(RDMA_READ, 4, "RDMA_READ")                     \
+	X(ATOMIC_CMP_AND_SWP, 5, "ATOMIC_CMP_AND_SWP")   \
 	X(ATOMIC_FETCH_AND_ADD, 6, "ATOMIC_FETCH_AND_ADD")
 enum emu_xwr_opcode {
 #define EMU_X_ENUM(sym, val, name) EMU_XWR_##sym = (val),
@@ -88,28 +88,28 @@ enum emu_xwr_opcode {
 };
 
 /* Completion status: values of enum ibv_wc_status. */
-#define EMU_XWC_LIST(X)                                                                            \
-	X(SUCCESS, 0, "success")                                                                   \
-	X(LOC_LEN_ERR, 1, "local length error")                                                    \
-	X(LOC_QP_OP_ERR, 2, "local QP operation error")                                            \
-	X(LOC_EEC_OP_ERR, 3, "local EE context operation error")                                   \
-	X(LOC_PROT_ERR, 4, "local protection error")                                               \
-	X(WR_FLUSH_ERR, 5, "Work Request Flushed Error")                                           \
-	X(MW_BIND_ERR, 6, "memory management operation error")                                     \
-	X(BAD_RESP_ERR, 7, "bad response error")                                                   \
-	X(LOC_ACCESS_ERR, 8, "local access error")                                                 \
-	X(REM_INV_REQ_ERR, 9, "remote invalid request error")                                      \
-	X(REM_ACCESS_ERR, 10, "remote access error")                                               \
-	X(REM_OP_ERR, 11, "remote operation error")                                                \
-	X(RETRY_EXC_ERR, 12, "transport retry counter exceeded")                                   \
-	X(RNR_RETRY_EXC_ERR, 13, "RNR retry counter exceeded")                                     \
-	X(LOC_RDD_VIOL_ERR, 14, "local RDD violation error")                                       \
-	X(REM_INV_RD_REQ_ERR, 15, "remote invalid RD request")                                     \
-	X(REM_ABORT_ERR, 16, "aborted error")                                                      \
-	X(INV_EECN_ERR, 17, "invalid EE context number")                                           \
-	X(INV_EEC_STATE_ERR, 18, "invalid EE context state")                                       \
-	X(FATAL_ERR, 19, "fatal error")                                                            \
-	X(RESP_TIMEOUT_ERR, 20, "response timeout error")                                          \
+#define EMU_XWC_LIST(X)                                          \
+	X(SUCCESS, 0, "success")                                 \
+	X(LOC_LEN_ERR, 1, "local length error")                  \
+	X(LOC_QP_OP_ERR, 2, "local QP operation error")          \
+	X(LOC_EEC_OP_ERR, 3, "local EE context operation error") \
+	X(LOC_PROT_ERR, 4, "local protection error")             \
+	X(WR_FLUSH_ERR, 5, "Work Request Flushed Error")         \
+	X(MW_BIND_ERR, 6, "memory management operation error")   \
+	X(BAD_RESP_ERR, 7, "bad response error")                 \
+	X(LOC_ACCESS_ERR, 8, "local access error")               \
+	X(REM_INV_REQ_ERR, 9, "remote invalid request error")    \
+	X(REM_ACCESS_ERR, 10, "remote access error")             \
+	X(REM_OP_ERR, 11, "remote operation error")              \
+	X(RETRY_EXC_ERR, 12, "transport retry counter exceeded") \
+	X(RNR_RETRY_EXC_ERR, 13, "RNR retry counter exceeded")   \
+	X(LOC_RDD_VIOL_ERR, 14, "local RDD violation error")     \
+	X(REM_INV_RD_REQ_ERR, 15, "remote invalid RD request")   \
+	X(REM_ABORT_ERR, 16, "aborted error")                    \
+	X(INV_EECN_ERR, 17, "invalid EE context number")         \
+	X(INV_EEC_STATE_ERR, 18, "invalid EE context state")     \
+	X(FATAL_ERR, 19, "fatal error")                          \
+	X(RESP_TIMEOUT_ERR, 20, "response timeout error")        \
 	X(GENERAL_ERR, 21, "general error")
 enum emu_xwc_status {
 #define EMU_X_ENUM(sym, val, name) EMU_XWC_##sym = (val),
@@ -403,7 +403,8 @@ struct emu_xswqe {
 	uint8_t state;	 /* enum emu_xwqe_state */
 	uint32_t status; /* for EMU_XWQE_ERROR */
 	uint32_t length; /* message length in bytes */
-	uint32_t offset; /* bytes already covered by sent packets (SEND/WRITE) or responses (READ) */
+	uint32_t
+	    offset; /* bytes already covered by sent packets (SEND/WRITE) or responses (READ) */
 	uint32_t first_psn;
 	uint32_t last_psn;
 };
@@ -423,11 +424,11 @@ struct emu_xreq {
 
 /* Completer state (comp.c). */
 struct emu_xcomp {
-	uint32_t psn;	     /* oldest PSN not yet acknowledged */
-	uint32_t idx;	     /* send queue index of the oldest uncompleted WQE */
-	uint8_t retry_left;  /* retries left before IBV_WC_RETRY_EXC_ERR */
-	uint8_t rnr_left;    /* RNR retries left (7 = forever) */
-	bool retried;	     /* a NAK/implied-NAK retry already went out at retried_psn */
+	uint32_t psn;	    /* oldest PSN not yet acknowledged */
+	uint32_t idx;	    /* send queue index of the oldest uncompleted WQE */
+	uint8_t retry_left; /* retries left before IBV_WC_RETRY_EXC_ERR */
+	uint8_t rnr_left;   /* RNR retries left (7 = forever) */
+	bool retried;	    /* a NAK/implied-NAK retry already went out at retried_psn */
 	uint32_t retried_psn;
 	uint64_t retrans_deadline; /* 0 = not armed */
 	uint64_t rnr_deadline;	   /* 0 = not waiting */
@@ -467,7 +468,7 @@ struct emu_xdeferred {
 struct emu_xresp {
 	uint32_t psn; /* expected PSN */
 	uint32_t msn;
-	bool sent_psn_nak; /* one NAK per gap, then silence until psn arrives */
+	bool sent_psn_nak;  /* one NAK per gap, then silence until psn arrives */
 	uint32_t last_mask; /* opcode mask of the last packet accepted; 0 = at a message boundary */
 	bool has_wqe;
 	struct emu_xrecv_wqe wqe;
@@ -626,7 +627,8 @@ void emu_xport_route(const struct emu_xqp *qp, struct emu_xroute *rt);
  * shorter than offset+len, or the first dma_lkey error.
  */
 int emu_xport_sge_copy(struct emu_xqp *qp, const struct emu_xsge *sge, uint32_t nsge,
-		       uint32_t offset, void *buf, uint32_t len, uint32_t access, enum emu_xdma dir);
+		       uint32_t offset, void *buf, uint32_t len, uint32_t access,
+		       enum emu_xdma dir);
 /* Total length of an SGE list (saturating at UINT32_MAX). */
 uint32_t emu_xport_sge_len(const struct emu_xsge *sge, uint32_t nsge);
 /* The send queue slot of index i. */

@@ -307,18 +307,18 @@ static void fake_sq_drained(void *ctx, struct emu_xqp *qp)
 }
 
 static const struct emu_xport_ops fake_ops = {
-	.send_packet = fake_send_packet,
-	.lookup_qp = fake_lookup_qp,
-	.dma_lkey = fake_dma_lkey,
-	.dma_rkey = fake_dma_rkey,
-	.atomic = fake_atomic,
-	.get_recv_wqe = fake_get_recv_wqe,
-	.push_cqe = fake_push_cqe,
-	.now_us = fake_now_us,
-	.arm_timer = fake_arm_timer,
-	.schedule = fake_schedule,
-	.qp_error = fake_qp_error,
-	.sq_drained = fake_sq_drained,
+    .send_packet = fake_send_packet,
+    .lookup_qp = fake_lookup_qp,
+    .dma_lkey = fake_dma_lkey,
+    .dma_rkey = fake_dma_rkey,
+    .atomic = fake_atomic,
+    .get_recv_wqe = fake_get_recv_wqe,
+    .push_cqe = fake_push_cqe,
+    .now_us = fake_now_us,
+    .arm_timer = fake_arm_timer,
+    .schedule = fake_schedule,
+    .qp_error = fake_qp_error,
+    .sq_drained = fake_sq_drained,
 };
 
 /* ---- set-up -------------------------------------------------------------- */
@@ -380,10 +380,10 @@ struct fake_qp *fake_qp_create(struct fake_host *h, uint32_t type, uint32_t qpn,
 {
 	struct fake_qp *q = calloc(1, sizeof(*q));
 	struct emu_xqp_init init = {
-		.type = type,
-		.qpn = qpn,
-		.max_send_wr = max_send_wr,
-		.sq_sig_all = sq_sig_all,
+	    .type = type,
+	    .qpn = qpn,
+	    .max_send_wr = max_send_wr,
+	    .sq_sig_all = sq_sig_all,
 	};
 
 	if (emu_xport_qp_init(&h->dev, &q->x, &init)) {
@@ -432,8 +432,7 @@ static void fake_bring_up(struct fake_qp *q, struct fake_qp *peer, const struct 
 	a.min_rnr_timer = c->min_rnr_timer;
 	emu_xport_modify(&q->x, &a,
 			 EMU_XQP_STATE | EMU_XQP_AV | EMU_XQP_PATH_MTU | EMU_XQP_DEST_QPN |
-				 EMU_XQP_RQ_PSN | EMU_XQP_MAX_DEST_RD_ATOMIC |
-				 EMU_XQP_MIN_RNR_TIMER);
+			     EMU_XQP_RQ_PSN | EMU_XQP_MAX_DEST_RD_ATOMIC | EMU_XQP_MIN_RNR_TIMER);
 
 	a.state = EMU_XQPS_RTS;
 	a.timeout = c->timeout;
@@ -443,7 +442,7 @@ static void fake_bring_up(struct fake_qp *q, struct fake_qp *peer, const struct 
 	a.max_rd_atomic = c->max_rd_atomic;
 	emu_xport_modify(&q->x, &a,
 			 EMU_XQP_STATE | EMU_XQP_TIMEOUT | EMU_XQP_RETRY_CNT | EMU_XQP_RNR_RETRY |
-				 EMU_XQP_SQ_PSN | EMU_XQP_MAX_QP_RD_ATOMIC);
+			     EMU_XQP_SQ_PSN | EMU_XQP_MAX_QP_RD_ATOMIC);
 }
 
 void fake_connect(struct fake_qp *a, struct fake_qp *b, const struct fake_conn *c)
@@ -452,8 +451,7 @@ void fake_connect(struct fake_qp *a, struct fake_qp *b, const struct fake_conn *
 	fake_bring_up(b, a, c, c->psn_b, c->psn_a);
 }
 
-void fake_post_recv(struct fake_qp *q, uint64_t wr_id, struct fake_mr *mr, size_t off,
-		    uint32_t len)
+void fake_post_recv(struct fake_qp *q, uint64_t wr_id, struct fake_mr *mr, size_t off, uint32_t len)
 {
 	struct emu_xrecv_wqe *w = &q->rq[q->rq_tail++ % FAKE_RQ_SIZE];
 

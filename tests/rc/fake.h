@@ -60,7 +60,7 @@ struct fake_host {
 
 /* One packet as the network saw it. */
 struct fake_log {
-	int from;      /* host id of the sender */
+	int from; /* host id of the sender */
 	uint8_t opcode;
 	uint32_t psn;
 	uint32_t qpn;
@@ -70,7 +70,7 @@ struct fake_log {
 	uint32_t msn;
 	uint32_t paylen;
 	uint32_t dmalen; /* RETH DMA length or 0 */
-	uint64_t va;     /* RETH/AtomicETH VA or 0 */
+	uint64_t va;	 /* RETH/AtomicETH VA or 0 */
 	int fate;	 /* FAKE_DELIVER, FAKE_DROP, ... (bits) */
 };
 
@@ -163,8 +163,8 @@ struct fake_env {
 	struct fake_conn conn;
 };
 #define FAKE_MR_BYTES (4u << 20)
-#define FAKE_ALL_ACCESS                                                                            \
-	(EMU_XACCESS_LOCAL_WRITE | EMU_XACCESS_REMOTE_WRITE | EMU_XACCESS_REMOTE_READ |            \
+#define FAKE_ALL_ACCESS                                                                 \
+	(EMU_XACCESS_LOCAL_WRITE | EMU_XACCESS_REMOTE_WRITE | EMU_XACCESS_REMOTE_READ | \
 	 EMU_XACCESS_REMOTE_ATOMIC)
 /* c NULL: fake_conn_defaults. type: EMU_XQPT_RC/UC. */
 struct fake_env *fake_env_new(uint64_t seed, uint32_t type, const struct fake_conn *c);

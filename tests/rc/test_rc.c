@@ -33,10 +33,8 @@ static void teardown(void)
 static void assert_no_drops(void)
 {
 	for (unsigned i = 0; i < EMU_XDROP_COUNT; i++) {
-		ck_assert_msg(env->a.dev.drops[i] == 0, "A dropped %s",
-			      emu_xport_drop_name(i));
-		ck_assert_msg(env->b.dev.drops[i] == 0, "B dropped %s",
-			      emu_xport_drop_name(i));
+		ck_assert_msg(env->a.dev.drops[i] == 0, "A dropped %s", emu_xport_drop_name(i));
+		ck_assert_msg(env->b.dev.drops[i] == 0, "B dropped %s", emu_xport_drop_name(i));
 	}
 }
 
@@ -73,8 +71,8 @@ static void check_send(uint8_t mtu, uint32_t len)
 
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), n);
 	for (uint32_t i = 0; i < n; i++) {
-		uint8_t want = n == 1 ? WIRE_OP_RC_SEND_ONLY
-			       : i == 0 ? WIRE_OP_RC_SEND_FIRST
+		uint8_t want = n == 1	    ? WIRE_OP_RC_SEND_ONLY
+			       : i == 0	    ? WIRE_OP_RC_SEND_FIRST
 			       : i == n - 1 ? WIRE_OP_RC_SEND_LAST
 					    : WIRE_OP_RC_SEND_MIDDLE;
 

@@ -122,7 +122,7 @@ START_TEST(test_icrc_every_byte)
 	ck_assert_uint_eq(env->b.dev.drops[EMU_XDROP_BAD_ICRC], bad + 1);
 	/* ICRC drops happen before the QP is known. */
 	ck_assert_uint_eq(drops_total(env->qb->x.drops) - env->qb->x.drops[EMU_XDROP_RNR] -
-				  env->qb->x.drops[EMU_XDROP_OUT_OF_SEQ],
+			      env->qb->x.drops[EMU_XDROP_OUT_OF_SEQ],
 			  0);
 }
 END_TEST

@@ -99,8 +99,7 @@ START_TEST(test_opcode_choice)
 	ck_assert_int_eq(emu_req_opcode(EMU_XQPT_RC, EMU_XWR_RDMA_WRITE_WITH_IMM, true, true),
 			 0x0b);
 	ck_assert_int_eq(emu_req_opcode(EMU_XQPT_RC, EMU_XWR_RDMA_READ, true, true), 0x0c);
-	ck_assert_int_eq(emu_req_opcode(EMU_XQPT_RC, EMU_XWR_ATOMIC_CMP_AND_SWP, true, true),
-			 0x13);
+	ck_assert_int_eq(emu_req_opcode(EMU_XQPT_RC, EMU_XWR_ATOMIC_CMP_AND_SWP, true, true), 0x13);
 	ck_assert_int_eq(emu_req_opcode(EMU_XQPT_RC, EMU_XWR_ATOMIC_FETCH_AND_ADD, true, true),
 			 0x14);
 	/* A READ is never segmented on the request side. */
@@ -184,8 +183,7 @@ START_TEST(test_comp_check_psn)
 	ck_assert_int_eq(emu_comp_check_psn(12, 10, 12, true, false), EMU_COMP_PSN_PROCESS);
 	ck_assert_int_eq(emu_comp_check_psn(11, 10, 12, true, true), EMU_COMP_PSN_GAP);
 	ck_assert_int_eq(emu_comp_check_psn(9, 10, 12, true, false), EMU_COMP_PSN_STALE);
-	ck_assert_int_eq(emu_comp_check_psn(13, 10, 12, true, false),
-			 EMU_COMP_PSN_COMPLETE_PREV);
+	ck_assert_int_eq(emu_comp_check_psn(13, 10, 12, true, false), EMU_COMP_PSN_COMPLETE_PREV);
 	ck_assert_int_eq(emu_comp_check_psn(13, 10, 12, true, true), EMU_COMP_PSN_IMPLIED_NAK);
 	ck_assert_int_eq(emu_comp_check_psn(13, 10, 12, false, false), EMU_COMP_PSN_BOGUS);
 	/* Across the 24-bit wrap. */
@@ -241,8 +239,8 @@ START_TEST(test_pkey_timers_names)
 	ck_assert(!emu_recv_pkey_ok(0x8001, 0xffff));
 	ck_assert(!emu_recv_pkey_ok(0x8000, 0x8000));
 	ck_assert_uint_eq(emu_xport_timeout_us(0), 0);
-	ck_assert_uint_eq(emu_xport_timeout_us(1), 9);	       /* 8.192 us, rounded up */
-	ck_assert_uint_eq(emu_xport_timeout_us(14), 67109);    /* 67.108864 ms */
+	ck_assert_uint_eq(emu_xport_timeout_us(1), 9);		    /* 8.192 us, rounded up */
+	ck_assert_uint_eq(emu_xport_timeout_us(14), 67109);	    /* 67.108864 ms */
 	ck_assert_uint_eq(emu_xport_timeout_us(31), 8796093023ull); /* 2.4 hours */
 	ck_assert_uint_eq(wire_aeth_rnr_usec(1), 10);
 	ck_assert_uint_eq(wire_aeth_rnr_usec(0), 655360);

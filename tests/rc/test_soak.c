@@ -18,7 +18,7 @@
 #define ROUND_OPS 48
 #define SLOT 16384 /* bytes per operation in each area */
 /* Areas of each side's MR, one slot per operation of a round. */
-#define AREA(n) ((size_t)(n) * ROUND_OPS * SLOT)
+#define AREA(n) ((size_t)(n)*ROUND_OPS * SLOT)
 #define AREA_SRC AREA(0)   /* SEND / WRITE sources (local) */
 #define AREA_RECV AREA(1)  /* receive buffers for the peer's SENDs */
 #define AREA_WRITE AREA(2) /* WRITE targets of the peer */
@@ -68,7 +68,8 @@ static void run_round(struct side *s, struct op *ops, unsigned nops)
 			o->len = rnd(3 * s->pmtu + 2);
 			o->loff = AREA_SRC + (size_t)i * SLOT;
 			fake_pattern(s->m->buf + o->loff, o->len, o->seed);
-			fake_post_recv(s->peer, s->sends++, s->pm, AREA_RECV + (size_t)i * SLOT, SLOT);
+			fake_post_recv(s->peer, s->sends++, s->pm, AREA_RECV + (size_t)i * SLOT,
+				       SLOT);
 			fake_wqe(&w, i, EMU_XWR_SEND, EMU_XSEND_SIGNALED, s->m, o->loff, o->len);
 		} else if (kind < 65) {
 			o->opcode = EMU_XWR_RDMA_WRITE;
@@ -134,8 +135,8 @@ static void check_round(struct side *s, struct op *ops, unsigned nops)
 			ck_assert_uint_eq(r->status, EMU_XWC_SUCCESS);
 			ck_assert_uint_eq(r->wr_id, s->recv_seen + send_i);
 			ck_assert_uint_eq(r->byte_len, o->len);
-			ck_assert_mem_eq(s->pm->buf + AREA_RECV + (size_t)i * SLOT, s->m->buf + o->loff,
-					 o->len);
+			ck_assert_mem_eq(s->pm->buf + AREA_RECV + (size_t)i * SLOT,
+					 s->m->buf + o->loff, o->len);
 			send_i++;
 			break;
 		}
@@ -202,19 +203,19 @@ static void soak(uint64_t seed, uint8_t mtu, unsigned rounds)
 	ck_assert_uint_gt(env->net.reordered, 100);
 	ck_assert_uint_gt(env->net.corrupted, 10);
 	ck_assert_uint_gt(env->qa->x.cnt[EMU_XCNT_RETRY_TIMEOUT] +
-				  env->qa->x.cnt[EMU_XCNT_RETRY_NAK_SEQ] +
-				  env->qa->x.cnt[EMU_XCNT_RETRY_IMPLIED],
+			      env->qa->x.cnt[EMU_XCNT_RETRY_NAK_SEQ] +
+			      env->qa->x.cnt[EMU_XCNT_RETRY_IMPLIED],
 			  10);
 	ck_assert_uint_gt(env->qb->x.cnt[EMU_XCNT_DUP_REQ], 10);
 	/* Every corruption is caught, except in BTH byte 4, which the ICRC does not cover. */
-	ck_assert_uint_eq(env->b.dev.drops[EMU_XDROP_BAD_ICRC] + env->a.dev.drops[EMU_XDROP_BAD_ICRC],
+	ck_assert_uint_eq(env->b.dev.drops[EMU_XDROP_BAD_ICRC] +
+			      env->a.dev.drops[EMU_XDROP_BAD_ICRC],
 			  env->net.corrupted - env->net.corrupted_masked);
 	printf("soak seed %llu mtu %u: %u ops, %u pkts sent, %u dropped, %u dup, %u reordered, "
 	       "%u corrupted, %u timer expiries, A retries %llu/%llu/%llu, B dup %llu\n",
-	       (unsigned long long)seed, emu_xport_mtu_bytes(mtu), sa.ops + sb.ops,
-	       env->net.nlog, env->net.dropped, env->net.duplicated, env->net.reordered,
-	       env->net.corrupted, env->net.timers_fired,
-	       (unsigned long long)env->qa->x.cnt[EMU_XCNT_RETRY_TIMEOUT],
+	       (unsigned long long)seed, emu_xport_mtu_bytes(mtu), sa.ops + sb.ops, env->net.nlog,
+	       env->net.dropped, env->net.duplicated, env->net.reordered, env->net.corrupted,
+	       env->net.timers_fired, (unsigned long long)env->qa->x.cnt[EMU_XCNT_RETRY_TIMEOUT],
 	       (unsigned long long)env->qa->x.cnt[EMU_XCNT_RETRY_NAK_SEQ],
 	       (unsigned long long)env->qa->x.cnt[EMU_XCNT_RETRY_IMPLIED],
 	       (unsigned long long)env->qb->x.cnt[EMU_XCNT_DUP_REQ]);
