@@ -722,6 +722,43 @@ START_TEST(test_deferred_while_streaming)
 }
 END_TEST
 
+START_TEST(test_rnr_forever_and_no_timer)
+{
+	struct fake_conn c;
+	struct emu_xwqe w;
+
+	/* rnr_retry 7: RNR NAKs never exhaust it. */
+	setup_env(NULL);
+	fake_wqe(&w, 1, EMU_XWR_SEND, EMU_XSEND_SIGNALED, env->ma, 0, 10);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 300);
+	ck_assert_uint_gt(env->qa->x.cnt[EMU_XCNT_RNR_NAK_RCVD], 50);
+	ck_assert_uint_eq(env->qa->nscq, 0);
+	ck_assert_uint_eq(env->qa->x.attr.state, EMU_XQPS_RTS);
+	fake_post_recv(env->qb, 1, env->mb, 0, 10);
+	fake_run(&env->net, 300);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	teardown();
+
+	/* timeout 0: no retransmission timer at all, the WR just waits. */
+	fake_conn_defaults(&c);
+	c.timeout = 0;
+	setup_env(&c);
+	add_rule(0, -1, 0, FAKE_DROP);
+	fake_post_recv(env->qb, 1, env->mb, 0, 10);
+	fake_wqe(&w, 1, EMU_XWR_SEND, EMU_XSEND_SIGNALED, env->ma, 0, 10);
+	fake_post(env->qa, &w);
+	ck_assert_uint_eq(env->qa->timer, 0);
+	fake_run(&env->net, 300);
+	ck_assert_uint_eq(env->net.timers_fired, 0);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 1);
+	ck_assert_uint_eq(env->qa->nscq, 0);
+	ck_assert_uint_eq(env->qa->x.attr.state, EMU_XQPS_RTS);
+}
+END_TEST
+
 static Suite *loss_suite(void)
 {
 	Suite *s = suite_create("loss");
@@ -739,6 +776,7 @@ static Suite *loss_suite(void)
 	tcase_add_test(tc, test_rnr_exhausted);
 	tcase_add_test(tc, test_rnr_recovers);
 	tcase_add_test(tc, test_retry_exhausted);
+	tcase_add_test(tc, test_rnr_forever_and_no_timer);
 	tcase_add_test(tc, test_implied_nak);
 	tcase_add_test(tc, test_lost_nak);
 	tcase_add_test(tc, test_remote_access_errors);
