@@ -203,6 +203,9 @@ int wire_describe(char *buf, size_t size, const struct wire_decoded *d)
 		wire_out_printf(&o, "%smalformed: %s", wire_have_bth(d) ? " " : "",
 				wire_reason_desc(d->reason));
 	}
+	/* Masked in the ICRC, so a damaged IPv4 header checksum is worth its own word. */
+	if (f->ip_version == 4 && !f->ip_csum_ok)
+		wire_out_printf(&o, " ip-checksum=bad");
 	wire_out_printf(&o, " icrc=%s", wire_icrc_status_name(d->icrc));
 	if (d->icrc == WIRE_ICRC_BAD)
 		wire_out_printf(&o, " (wire 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")",
@@ -245,6 +248,8 @@ int wire_describe_json(char *buf, size_t size, const struct wire_decoded *d)
 		wire_json_addr(&o, "src", f->ip_version, f->src);
 		wire_json_addr(&o, "dst", f->ip_version, f->dst);
 		wire_out_printf(&o, ",\"sport\":%u,\"dport\":%u", f->sport, f->dport);
+		if (f->ip_version == 4)
+			wire_out_printf(&o, ",\"ip_csum_ok\":%s", f->ip_csum_ok ? "true" : "false");
 	}
 	if (d->reason != WIRE_R_NOT_ROCE && wire_have_bth(d)) {
 		wire_out_printf(&o, ",\"opcode\":%u", p->opcode);

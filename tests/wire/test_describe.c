@@ -38,7 +38,7 @@ START_TEST(test_describe_vector_json)
 	ck_assert_str_eq(line,
 			 "{\"malformed\":false,\"reason\":\"ok\",\"ip_version\":4,"
 			 "\"src\":\"192.168.1.1\",\"dst\":\"192.168.1.2\",\"sport\":49443,"
-			 "\"dport\":4791,\"opcode\":4,"
+			 "\"dport\":4791,\"ip_csum_ok\":true,\"opcode\":4,"
 			 "\"opcode_name\":\"Reliable Connection (RC) - SEND Only\","
 			 "\"info_name\":\"RC Send Only\",\"destqp\":17,\"psn\":256,\"ackreq\":1,"
 			 "\"se\":0,\"mig\":0,\"padcnt\":3,\"tver\":0,\"pkey\":65535,\"fecn\":0,"
@@ -59,8 +59,19 @@ START_TEST(test_describe_bad_icrc)
 	ck_assert_int_eq(d.icrc, WIRE_ICRC_BAD);
 	wire_describe(line, sizeof(line), &d);
 	ck_assert_ptr_nonnull(strstr(line, " icrc=bad (wire 0x48b89e2e, computed 0xb7b89e2e)"));
+	ck_assert_ptr_null(strstr(line, "ip-checksum"));
 	wire_describe_json(line, sizeof(line), &d);
 	ck_assert_ptr_nonnull(strstr(line, "\"icrc\":\"bad\""));
+	ck_assert_ptr_nonnull(strstr(line, "\"ip_csum_ok\":true"));
+	/* a damaged IPv4 header checksum: masked in the ICRC, so said separately */
+	memcpy(f, vec_hello_v4, sizeof(f));
+	f[14 + 11] ^= 0x01;
+	ck_assert_int_eq(wire_decode_eth(f, sizeof(f), &d), WIRE_R_OK);
+	ck_assert_int_eq(d.icrc, WIRE_ICRC_OK);
+	wire_describe(line, sizeof(line), &d);
+	ck_assert_ptr_nonnull(strstr(line, "len=5 ip-checksum=bad icrc=ok"));
+	wire_describe_json(line, sizeof(line), &d);
+	ck_assert_ptr_nonnull(strstr(line, "\"ip_csum_ok\":false"));
 }
 END_TEST
 
@@ -170,6 +181,13 @@ START_TEST(test_describe_malformed)
 	/* an IB packet too short for a BTH: addresses, no BTH fields */
 	frame[14 + 3] = 20 + 8 + 8; /* IP length 36 */
 	frame[14 + 20 + 5] = 16;    /* UDP length 16 */
+	frame[14 + 10] = frame[14 + 11] = 0;
+	{
+		uint16_t c = wire_inet_csum(frame + 14, 20);
+
+		frame[14 + 10] = (uint8_t)(c >> 8);
+		frame[14 + 11] = (uint8_t)c;
+	}
 	ck_assert_int_eq(wire_decode_eth(frame, 14 + 36, &d), WIRE_R_TOO_SHORT);
 	wire_describe(line, sizeof(line), &d);
 	ck_assert_str_eq(line, "127.0.0.1:49169 > 127.0.0.2:4791 malformed: too short for BTH and "

@@ -4,7 +4,8 @@
  * decoded packet, written into a caller buffer with snprintf semantics. The
  * line names the opcode as tshark does and gives DestQP, PSN, AckReq, SE,
  * the payload length, the fields of every extended header present and the
- * ICRC verdict; for a malformed packet it gives the reason instead of fields
+ * ICRC verdict (and a wrong IPv4 header checksum, which the ICRC does not
+ * cover); for a malformed packet it gives the reason instead of fields
  * it could not trust.
  */
 #ifndef WIRE_DESCRIBE_H
@@ -24,7 +25,7 @@ int wire_describe(char *buf, size_t size, const struct wire_decoded *d);
 
 /*
  * JSON form: one object on one line, no newline, keys stable:
- * src, dst, sport, dport, opcode, opcode_name, info_name, destqp, psn, ackreq,
+ * src, dst, sport, dport, ip_csum_ok (IPv4), opcode, opcode_name, info_name, destqp, psn, ackreq,
  * se, mig, padcnt, pkey, fecn, becn, payload_len, reth{va,rkey,dmalen},
  * aeth{syndrome,type,value,msn}, atomiceth{va,rkey,swap_add,compare},
  * atomicacketh{orig}, deth{qkey,srcqp}, immdt, ieth, xrceth{srqn},
