@@ -158,10 +158,12 @@ static int cli_sample_opcode(struct cli_sample *s, const struct wire_opcode_info
 static int cli_sample_acks(struct cli_sample *s, struct cli_sample_conn *c)
 {
 	static const uint8_t syndromes[] = {
-		0x06,		       /* ACK, credit code 6 = 8 credits (as Huawei HW sends) */
-		0x20 | 14,	       /* RNR NAK, timer code 14 = 1.28 ms */
-		0x60 | WIRE_NAK_PSN_SEQ_ERR, 0x60 | WIRE_NAK_INVALID_REQUEST,
-		0x60 | WIRE_NAK_REMOTE_ACCESS_ERR, 0x60 | WIRE_NAK_REMOTE_OP_ERR,
+	    0x06,      /* ACK, credit code 6 = 8 credits (as Huawei HW sends) */
+	    0x20 | 14, /* RNR NAK, timer code 14 = 1.28 ms */
+	    0x60 | WIRE_NAK_PSN_SEQ_ERR,
+	    0x60 | WIRE_NAK_INVALID_REQUEST,
+	    0x60 | WIRE_NAK_REMOTE_ACCESS_ERR,
+	    0x60 | WIRE_NAK_REMOTE_OP_ERR,
 	};
 
 	for (size_t i = 0; i < sizeof(syndromes); i++) {
@@ -187,9 +189,12 @@ static int cli_sample_write(struct cli_sample *s)
 	struct cli_sample_conn ud = {0x000033, 0x000034, 300};
 	struct cli_sample_conn xrc = {0x000041, 0x000042, 400};
 	static const uint8_t v6_ops[] = {
-		WIRE_OP_RC_SEND_ONLY,	      WIRE_OP_RC_ACKNOWLEDGE,
-		WIRE_OP_RC_RDMA_WRITE_ONLY,   WIRE_OP_RC_RDMA_READ_REQUEST,
-		WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, WIRE_OP_UD_SEND_ONLY_IMM,
+	    WIRE_OP_RC_SEND_ONLY,
+	    WIRE_OP_RC_ACKNOWLEDGE,
+	    WIRE_OP_RC_RDMA_WRITE_ONLY,
+	    WIRE_OP_RC_RDMA_READ_REQUEST,
+	    WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY,
+	    WIRE_OP_UD_SEND_ONLY_IMM,
 	};
 	uint8_t data[WIRE_MAX_PMTU];
 	int ret;
@@ -238,12 +243,12 @@ static int cli_sample_write(struct cli_sample *s)
 int cli_sample(int argc, char **argv)
 {
 	struct cli_sample s = {
-		.a = {.ip4 = {127, 0, 0, 1},
-		      .ip6 = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
-		      .mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01}},
-		.b = {.ip4 = {127, 0, 0, 2},
-		      .ip6 = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2},
-		      .mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02}},
+	    .a = {.ip4 = {127, 0, 0, 1},
+		  .ip6 = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+		  .mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01}},
+	    .b = {.ip4 = {127, 0, 0, 2},
+		  .ip6 = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2},
+		  .mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02}},
 	};
 	char err[1024];
 	int ret;

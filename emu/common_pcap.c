@@ -19,8 +19,7 @@
 #define EMU_NULL_BYTES 4
 #define EMU_PCAP_SNAPLEN 65535
 
-static void emu_pcap_seterr(char *err, size_t errlen, const char *fmt, const char *a,
-			    const char *b)
+static void emu_pcap_seterr(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
 {
 	if (err && errlen)
 		snprintf(err, errlen, fmt, a, b);
@@ -48,8 +47,8 @@ static enum wire_reason emu_pcap_by_ethertype(uint16_t type, const uint8_t *data
 					      size_t off, struct wire_decoded *d)
 {
 	/* A cooked header may be followed by VLAN tags (protocol 0x8100). */
-	for (int n = 0; n < WIRE_MAX_VLANS &&
-			(type == WIRE_ETHERTYPE_VLAN || type == WIRE_ETHERTYPE_QINQ);
+	for (int n = 0;
+	     n < WIRE_MAX_VLANS && (type == WIRE_ETHERTYPE_VLAN || type == WIRE_ETHERTYPE_QINQ);
 	     n++) {
 		if (len - off < WIRE_VLAN_BYTES)
 			break;
@@ -77,8 +76,8 @@ enum wire_reason emu_pcap_decode(int linktype, const uint8_t *data, size_t len,
 		break;
 	case DLT_LINUX_SLL2:
 		if (len >= EMU_SLL2_BYTES)
-			return emu_pcap_by_ethertype(wire_get_be16(data), data, len,
-						     EMU_SLL2_BYTES, d);
+			return emu_pcap_by_ethertype(wire_get_be16(data), data, len, EMU_SLL2_BYTES,
+						     d);
 		break;
 	case DLT_RAW:
 	case DLT_IPV4:
@@ -132,8 +131,8 @@ int emu_pcap_open_read(struct emu_pcap_reader *r, const char *path, char *err, s
 	return 0;
 }
 
-int emu_pcap_next(struct emu_pcap_reader *r, struct wire_decoded *d, size_t *wire_len,
-		  char *err, size_t errlen)
+int emu_pcap_next(struct emu_pcap_reader *r, struct wire_decoded *d, size_t *wire_len, char *err,
+		  size_t errlen)
 {
 	struct pcap_pkthdr *h;
 	const u_char *data;

@@ -20,7 +20,7 @@ struct pcap_dumper;
 
 struct emu_pcap_reader {
 	struct pcap *pcap;
-	int linktype; /* DLT_* of the file */
+	int linktype;	 /* DLT_* of the file */
 	uint64_t frames; /* frames read so far; the last one read is frame number `frames` */
 };
 
@@ -38,8 +38,8 @@ int emu_pcap_open_read(struct emu_pcap_reader *r, const char *path, char *err, s
  * receives the original frame length (larger than the captured length when
  * the capture was cut at a snap length).
  */
-int emu_pcap_next(struct emu_pcap_reader *r, struct wire_decoded *d, size_t *wire_len,
-		  char *err, size_t errlen);
+int emu_pcap_next(struct emu_pcap_reader *r, struct wire_decoded *d, size_t *wire_len, char *err,
+		  size_t errlen);
 
 /* Decode one frame of the given link type (DLT_* value). */
 enum wire_reason emu_pcap_decode(int linktype, const uint8_t *data, size_t len,

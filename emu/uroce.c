@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_ctl.h"
 #include <uroce/version.h>
 
 struct cli_command {
@@ -19,9 +20,12 @@ struct cli_command {
 };
 
 static const struct cli_command cli_commands[] = {
-	{"decode", cli_decode, "[--json] FILE...",
-	 "decode RoCEv2 packets in pcap/pcapng files, check every ICRC"},
-	{"sample", cli_sample, "FILE.pcap", "write one valid packet of every opcode to a capture"},
+    {"decode", cli_decode, "[--json] FILE...",
+     "decode RoCEv2 packets in pcap/pcapng files, check every ICRC"},
+    {"sample", cli_sample, "FILE.pcap", "write one valid packet of every opcode to a capture"},
+    {"devices", cli_devices_main, "[--rundir DIR]", "list the live uroce RNICs and their resources"},
+    {"run", cli_run_main, "[--rundir DIR] -- PROGRAM [ARGS...]",
+     "run a verbs program on uroce (the shim preloaded)"},
 };
 
 static void cli_usage(FILE *out)

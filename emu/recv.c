@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Receive: validate an incoming RoCEv2 packet and dispatch it. It applies
+ * the checks of PROTOCOL.md section 10 in order (structure via
+ * wire_validate, ICRC over the IPv4/IPv6 pseudo header, destination QP,
+ * transport vs QP type, QP state, the QP's path addresses, P_Key, Q_Key for
+ * UD) and counts every drop by reason on the device and, once the QP is
+ * known, on the QP. It hands requests to the responder and responses to the
+ * completer; it executes nothing itself and never answers a packet.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <wire/bth.h>
+#include <wire/ext.h>
+#include <wire/icrc.h>
+#include <wire/validate.h>
+#include "xport.h"
+
+/* Map wire_validate's verdicts onto the engine's drop reasons. */
+static enum emu_xdrop recv_reason(enum wire_reason r)
+{
+	switch (r) {
+	case WIRE_R_BAD_TVER:
+		return EMU_XDROP_BAD_TVER;
+	case WIRE_R_UNKNOWN_OPCODE:
+		return EMU_XDROP_BAD_OPCODE;
+	case WIRE_R_PAD_INCONSISTENT:
+	case WIRE_R_LENGTH_FOR_OPCODE:
+	case WIRE_R_NOT_MULTIPLE_OF_4:
+		return EMU_XDROP_BAD_PAD;
+	default:
+		return EMU_XDROP_SHORT;
+	}
+}
+
+int emu_recv_parse(const uint8_t *buf, size_t len, const struct emu_xroute *rt,
+		   struct emu_xpkt *pkt)
+{
+	struct wire_pkt wp;
+	enum wire_reason r = wire_validate(buf, len, &wp);
+	const struct wire_bth *bth = (const struct wire_bth *)buf;
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (r != WIRE_R_OK)
+		return -1 - (int)recv_reason(r);
+	pkt->buf = buf;
+	pkt->len = len - WIRE_ICRC_BYTES;
+	pkt->info = wp.info;
+	pkt->mask = wp.info->mask;
+	pkt->opcode = wp.opcode;
+	pkt->pad = (uint8_t)wp.pad;
+	pkt->ackreq = wire_bth_get_ackreq(bth);
+	pkt->se = wire_bth_get_se(bth);
+	pkt->pkey = wire_bth_get_pkey(bth);
+	pkt->psn = wire_bth_get_psn(bth);
+	pkt->qpn = wire_bth_get_destqp(bth);
+	pkt->payload = buf + wp.payload_off;
+	pkt->paylen = (uint32_t)wp.payload_len;
+	pkt->rt = rt;
+	return 0;
+}
+
+bool emu_recv_pkey_ok(uint16_t a, uint16_t b)
+{
+	/* PROTOCOL.md 10: same 15-bit key, and not both limited members. */
+	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) && ((a | b) & 0x8000);
+}
+
+bool emu_recv_icrc_ok(struct emu_xdev *dev, const struct emu_xroute *rt, const uint8_t *buf,
+		      size_t len)
+{
+	size_t ib_len = len - WIRE_ICRC_BYTES;
+	uint32_t icrc = wire_icrc_get(buf + ib_len);
+	uint16_t id;
+
+	if (emu_xport_icrc(rt, buf, ib_len) == icrc)
+		return true;
+	/*
+	 * A sender whose kernel picks another IPv4 ID (Linux rxe counts up):
+	 * only when the device is told to interoperate, since the solve keeps
+	 * 16 bits of strength (PROTOCOL.md 12).
+	 */
+	if (dev->icrc_solve_id && !rt->ip_id_known && emu_xport_gid_is_v4(rt->sgid) &&
+	    wire_icrc_solve_ipv4_id(rt->sgid + 12, rt->dgid + 12, WIRE_IPV4_DF, rt->sport,
+				    rt->dport, buf, ib_len, icrc, &id) == 0) {
+		dev->cnt[EMU_XCNT_ICRC_ID_GUESSED]++;
+		return true;
+	}
+	return false;
+}
+
+static bool recv_type_ok(uint32_t qp_type, uint8_t opcode)
+{
+	switch (wire_opcode_transport(opcode)) {
+	case WIRE_TRANSPORT_RC:
+		return qp_type == EMU_XQPT_RC;
+	case WIRE_TRANSPORT_UC:
+		return qp_type == EMU_XQPT_UC;
+	case WIRE_TRANSPORT_UD:
+		return qp_type == EMU_XQPT_UD;
+	default:
+		return false;
+	}
+}
+
+/* rxe check_type_state: who may receive what. */
+static bool recv_state_ok(uint32_t state, uint32_t mask)
+{
+	if (mask & WIRE_REQ_MASK)
+		return state == EMU_XQPS_RTR || state == EMU_XQPS_RTS || state == EMU_XQPS_SQD ||
+		       state == EMU_XQPS_SQE;
+	/* Responses answer our requests: only once we could have sent any. */
+	return state == EMU_XQPS_RTS || state == EMU_XQPS_SQD || state == EMU_XQPS_SQE;
+}
+
+void emu_recv_dispatch(struct emu_xqp *qp, const struct emu_xpkt *pkt)
+{
+	struct emu_xdev *dev = qp->dev;
+
+	if (!recv_type_ok(qp->type, pkt->opcode)) {
+		emu_xport_drop(dev, qp, EMU_XDROP_QP_TYPE);
+		return;
+	}
+	if (!recv_state_ok(qp->attr.state, pkt->mask)) {
+		emu_xport_drop(dev, qp, EMU_XDROP_QP_STATE);
+		return;
+	}
+	/* Connected QPs only talk to the peer of their address vector. */
+	if (qp->type != EMU_XQPT_UD &&
+	    (memcmp(pkt->rt->sgid, qp->attr.av.dgid, EMU_XPORT_GID_BYTES) ||
+	     memcmp(pkt->rt->dgid, qp->attr.av.sgid, EMU_XPORT_GID_BYTES))) {
+		emu_xport_drop(dev, qp, EMU_XDROP_BAD_ADDR);
+		return;
+	}
+	if (!emu_recv_pkey_ok(pkt->pkey, qp->attr.pkey)) {
+		emu_xport_drop(dev, qp, EMU_XDROP_BAD_PKEY);
+		return;
+	}
+	if (pkt->mask & WIRE_DETH_MASK) {
+		const struct wire_deth *deth =
+		    (const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
+
+		/* PROTOCOL.md 10: the Q_Key must match. */
+		if (wire_deth_get_qkey(deth) != qp->attr.qkey) {
+			emu_xport_drop(dev, qp, EMU_XDROP_BAD_QKEY);
+			return;
+		}
+	}
+	if (pkt->mask & WIRE_REQ_MASK)
+		emu_resp_rcv(qp, pkt);
+	else if (qp->type == EMU_XQPT_RC)
+		emu_comp_rcv(qp, pkt);
+	else
+		emu_xport_drop(dev, qp, EMU_XDROP_QP_TYPE);
+}
+
+void emu_recv_packet(struct emu_xdev *dev, const struct emu_xroute *rt, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	struct emu_xpkt pkt;
+	struct emu_xqp *qp;
+	int rc;
+
+	dev->cnt[EMU_XCNT_RX_PKTS]++;
+	if (len < WIRE_BTH_BYTES + WIRE_ICRC_BYTES) {
+		emu_xport_drop(dev, NULL, EMU_XDROP_SHORT);
+		return;
+	}
+	/* First, so that nothing below ever acts on a corrupted field. */
+	if (!emu_recv_icrc_ok(dev, rt, p, len)) {
+		emu_xport_drop(dev, NULL, EMU_XDROP_BAD_ICRC);
+		return;
+	}
+	rc = emu_recv_parse(p, len, rt, &pkt);
+	if (rc < 0) {
+		emu_xport_drop(dev, NULL, (enum emu_xdrop)(-1 - rc));
+		return;
+	}
+	if (pkt.mask & WIRE_CNP_OP_MASK) {
+		emu_xport_drop(dev, NULL, EMU_XDROP_CNP);
+		return;
+	}
+	if (pkt.qpn == WIRE_QPN_MASK) {
+		emu_xport_drop(dev, NULL, EMU_XDROP_MULTICAST);
+		return;
+	}
+	qp = pkt.qpn ? dev->ops->lookup_qp(dev->ctx, pkt.qpn) : NULL;
+	if (!qp) {
+		emu_xport_drop(dev, NULL, EMU_XDROP_NO_QP);
+		return;
+	}
+	qp->cnt[EMU_XCNT_RX_PKTS]++;
+	emu_recv_dispatch(qp, &pkt);
+}

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The requester: turns send WQEs into request packets. It picks each
+ * packet's opcode from a table (First/Middle/Last/Only per WR opcode),
+ * segments messages by the path MTU, gathers the payload from inline data or
+ * the SGE list, sets AckReq on the last packet of a message and on every
+ * 64th packet without one, and stops at the window of 128 unacknowledged
+ * PSNs, at a fence behind outstanding READ/atomics, at the initiator depth
+ * (max_rd_atomic) and during an RNR wait. A retry (go-back-N) rewinds to the
+ * completer's oldest unacknowledged PSN; a READ retried mid-way asks only for
+ * the missing part. Completions, ACK handling and timers are in comp.c.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <wire/bth.h>
+#include <wire/ext.h>
+#include <wire/psn.h>
+#include "xport.h"
+
+/* Low five opcode bits of each packet position, per WR opcode (PROTOCOL.md 4). */
+struct req_ops {
+	uint8_t first, middle, last, only;
+	bool valid;
+};
+
+static const struct req_ops req_ops_table[] = {
+    [EMU_XWR_RDMA_WRITE] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+			    WIRE_OP_RC_RDMA_WRITE_LAST, WIRE_OP_RC_RDMA_WRITE_ONLY, true},
+    [EMU_XWR_RDMA_WRITE_WITH_IMM] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+				     WIRE_OP_RC_RDMA_WRITE_LAST_IMM, WIRE_OP_RC_RDMA_WRITE_ONLY_IMM,
+				     true},
+    [EMU_XWR_SEND] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE, WIRE_OP_RC_SEND_LAST,
+		      WIRE_OP_RC_SEND_ONLY, true},
+    [EMU_XWR_SEND_WITH_IMM] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE,
+			       WIRE_OP_RC_SEND_LAST_IMM, WIRE_OP_RC_SEND_ONLY_IMM, true},
+    /* Requests of one packet whatever the length: the responses are segmented. */
+    [EMU_XWR_RDMA_READ] = {0xff, 0xff, 0xff, WIRE_OP_RC_RDMA_READ_REQUEST, true},
+    [EMU_XWR_ATOMIC_CMP_AND_SWP] = {0xff, 0xff, 0xff, WIRE_OP_RC_COMPARE_SWAP, true},
+    [EMU_XWR_ATOMIC_FETCH_AND_ADD] = {0xff, 0xff, 0xff, WIRE_OP_RC_FETCH_ADD, true},
+};
+
+static uint8_t req_transport_base(uint32_t qp_type)
+{
+	switch (qp_type) {
+	case EMU_XQPT_RC:
+		return 0x00;
+	case EMU_XQPT_UC:
+		return 0x20;
+	case EMU_XQPT_UD:
+		return 0x60;
+	}
+	return 0xe0; /* vendor space: never in the opcode table */
+}
+
+int emu_req_opcode(uint32_t qp_type, uint32_t wr_opcode, bool first, bool last)
+{
+	const struct req_ops *ops;
+	uint8_t low, op;
+	const struct wire_opcode_info *info;
+
+	if (wr_opcode >= sizeof(req_ops_table) / sizeof(req_ops_table[0]))
+		return -EINVAL;
+	ops = &req_ops_table[wr_opcode];
+	if (!ops->valid)
+		return -EINVAL;
+	low = first ? (last ? ops->only : ops->first) : (last ? ops->last : ops->middle);
+	if (low == 0xff)
+		return -EINVAL;
+	op = (uint8_t)(req_transport_base(qp_type) | low);
+	/* UC has no READ/atomics, UD only SEND Only (with immediate): the table knows. */
+	info = wire_opcode_info(op);
+	if (!info || !(info->mask & WIRE_REQ_MASK))
+		return -EINVAL;
+	return op;
+}
+
+uint32_t emu_req_npkts(uint32_t len, uint32_t pmtu)
+{
+	if (!len)
+		return 1;
+	return (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu);
+}
+
+bool emu_req_ackreq(bool last, uint32_t noack)
+{
+	return last || noack + 1 >= EMU_XPORT_MAX_PKT_PER_ACK;
+}
+
+uint32_t emu_req_check_wqe(uint32_t qp_type, const struct emu_xwqe *wqe, uint32_t *length)
+{
+	uint64_t len = 0;
+	bool is_inline = wqe->flags & EMU_XSEND_INLINE;
+	bool rd_atomic = emu_xport_is_rd_atomic(wqe->opcode);
+
+	*length = 0;
+	if (emu_req_opcode(qp_type, wqe->opcode, true, true) < 0)
+		return EMU_XWC_LOC_QP_OP_ERR;
+	if (wqe->num_sge > EMU_XPORT_MAX_SGE)
+		return EMU_XWC_LOC_QP_OP_ERR;
+	/* Inline data only makes sense for what carries a payload. */
+	if (is_inline && rd_atomic)
+		return EMU_XWC_LOC_QP_OP_ERR;
+	if (is_inline) {
+		if (wqe->inline_len > EMU_XPORT_MAX_INLINE_BYTES)
+			return EMU_XWC_LOC_LEN_ERR;
+		len = wqe->inline_len;
+	} else {
+		for (uint32_t i = 0; i < wqe->num_sge; i++)
+			len += wqe->sge[i].length;
+	}
+	if (len > EMU_XPORT_MAX_MSG_BYTES)
+		return EMU_XWC_LOC_LEN_ERR;
+	/* The original value comes back into an 8-byte local buffer. */
+	if (wqe->opcode == EMU_XWR_ATOMIC_CMP_AND_SWP ||
+	    wqe->opcode == EMU_XWR_ATOMIC_FETCH_AND_ADD) {
+		if (len != 8)
+			return EMU_XWC_LOC_LEN_ERR;
+	}
+	*length = (uint32_t)len;
+	return EMU_XWC_SUCCESS;
+}
+
+void emu_req_reset(struct emu_xqp *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->req.psn = qp->attr.sq_psn;
+	qp->req.hw_psn = qp->attr.sq_psn;
+}
+
+/*
+ * Go-back-N (PROTOCOL.md 7, rxe req_retry): restart at the oldest
+ * unacknowledged PSN. The oldest WQE resumes where the acknowledged part
+ * ends; every later WQE that had packets out is sent again from its start.
+ */
+static void req_rewind(struct emu_xqp *qp)
+{
+	uint32_t i;
+
+	qp->req.need_retry = false;
+	qp->req.idx = qp->comp.idx;
+	qp->req.psn = qp->comp.psn;
+	qp->req.noack_pkts = 0;
+	qp->req.rd_atomic = 0;
+	for (i = qp->comp.idx; i != qp->sq_tail; i++) {
+		struct emu_xswqe *w = emu_xport_sq_at(qp, i);
+
+		if (w->state != EMU_XWQE_PROCESSING && w->state != EMU_XWQE_PENDING)
+			break;
+		if (i == qp->comp.idx && wire_psn_cmp(qp->comp.psn, w->first_psn) > 0) {
+			uint32_t done = wire_psn_sub(qp->comp.psn, w->first_psn);
+
+			w->offset = done * qp->pmtu;
+			w->state = EMU_XWQE_PROCESSING;
+		} else {
+			w->offset = 0;
+			w->state = EMU_XWQE_POSTED;
+		}
+	}
+}
+
+/* May the requester start this WQE now? */
+static bool req_may_start(struct emu_xqp *qp, struct emu_xswqe *w)
+{
+	/* IBV_SEND_FENCE: wait until prior READ/atomics completed (ibv_post_send(3)). */
+	if (w->wr.flags & EMU_XSEND_FENCE && qp->req.rd_atomic)
+		return false;
+	if (emu_xport_is_rd_atomic(w->wr.opcode) && qp->req.rd_atomic >= qp->attr.max_rd_atomic)
+		return false;
+	return true;
+}
+
+static bool req_window_full(const struct emu_xqp *qp)
+{
+	return qp->type == EMU_XQPT_RC &&
+	       wire_psn_sub(qp->req.psn, qp->comp.psn) >= EMU_XPORT_MAX_UNACKED_PSNS;
+}
+
+static void req_arm_retrans(struct emu_xqp *qp)
+{
+	uint64_t t = emu_xport_timeout_us(qp->attr.timeout);
+
+	if (qp->type != EMU_XQPT_RC || !t || qp->comp.retrans_deadline)
+		return;
+	qp->comp.retrans_deadline = qp->dev->ops->now_us(qp->dev->ctx) + t;
+	emu_xport_timer_update(qp);
+}
+
+/* Account one PSN range [psn, psn+n) as sent. */
+static void req_sent_psns(struct emu_xqp *qp, uint32_t psn, uint32_t n)
+{
+	uint32_t end = wire_psn_add(psn, n);
+
+	if (wire_psn_cmp(psn, qp->req.hw_psn) < 0)
+		emu_xport_count(qp, EMU_XCNT_RETX_PKTS, 1);
+	if (wire_psn_cmp(end, qp->req.hw_psn) > 0)
+		qp->req.hw_psn = end;
+	qp->req.psn = end;
+}
+
+/* READ request: one packet, consumes one PSN per response packet (PROTOCOL.md 7). */
+static int req_send_read(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
+{
+	struct wire_reth *reth = (struct wire_reth *)(pkt + WIRE_BTH_BYTES);
+	uint32_t resid = w->length - w->offset;
+	uint32_t psn = qp->req.psn;
+	struct emu_xroute rt;
+
+	emu_xport_bth(qp, pkt, WIRE_OP_RC_RDMA_READ_REQUEST, psn, true, 0);
+	wire_reth_set_va(reth, w->wr.remote_addr + w->offset);
+	wire_reth_set_rkey(reth, w->wr.rkey);
+	wire_reth_set_dmalen(reth, resid);
+	req_sent_psns(qp, psn, emu_req_npkts(resid, qp->pmtu));
+	qp->req.noack_pkts = 0;
+	qp->req.rd_atomic++;
+	w->state = EMU_XWQE_PENDING;
+	qp->req.idx++;
+	emu_xport_route(qp, &rt);
+	emu_xport_xmit(qp, &rt, pkt, WIRE_BTH_BYTES + WIRE_RETH_BYTES, 0);
+	return 0;
+}
+
+static int req_send_atomic(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
+{
+	struct wire_atmeth *a = (struct wire_atmeth *)(pkt + WIRE_BTH_BYTES);
+	bool cas = w->wr.opcode == EMU_XWR_ATOMIC_CMP_AND_SWP;
+	uint32_t psn = qp->req.psn;
+	struct emu_xroute rt;
+
+	emu_xport_bth(qp, pkt, cas ? WIRE_OP_RC_COMPARE_SWAP : WIRE_OP_RC_FETCH_ADD, psn, true, 0);
+	wire_atmeth_set_va(a, w->wr.remote_addr);
+	wire_atmeth_set_rkey(a, w->wr.rkey);
+	/* CmpSwap: swap data + compare data; FetchAdd: the addend, compare unused. */
+	wire_atmeth_set_swap_add(a, cas ? w->wr.swap : w->wr.compare_add);
+	wire_atmeth_set_compare(a, cas ? w->wr.compare_add : 0);
+	req_sent_psns(qp, psn, 1);
+	qp->req.noack_pkts = 0;
+	qp->req.rd_atomic++;
+	w->state = EMU_XWQE_PENDING;
+	qp->req.idx++;
+	emu_xport_route(qp, &rt);
+	emu_xport_xmit(qp, &rt, pkt, WIRE_BTH_BYTES + WIRE_ATMETH_BYTES, 0);
+	return 0;
+}
+
+/* One SEND/WRITE packet: the next segment of the message. */
+static int req_send_data(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
+{
+	uint32_t resid = w->length - w->offset;
+	uint32_t pay = resid < qp->pmtu ? resid : qp->pmtu;
+	bool first = w->offset == 0, last = pay == resid;
+	int op = emu_req_opcode(qp->type, w->wr.opcode, first, last);
+	const struct wire_opcode_info *info;
+	bool ack = false;
+	uint32_t psn = qp->req.psn;
+	struct emu_xroute rt;
+	int rc;
+
+	if (qp->type == EMU_XQPT_UD && !last) {
+		/*
+		 * A UD message must fit one packet. rxe (C10-93.1.1 as PROTOCOL.md 5
+		 * quotes it) completes it without sending anything.
+		 */
+		emu_xport_count(qp, EMU_XCNT_UD_OVERSIZE, 1);
+		w->offset = w->length;
+		w->state = EMU_XWQE_DONE_LOCAL;
+		qp->req.idx++;
+		return 0;
+	}
+	if (op < 0)
+		return EMU_XWC_LOC_QP_OP_ERR;
+	info = wire_opcode_info((uint8_t)op);
+	if (qp->type == EMU_XQPT_RC)
+		ack = emu_req_ackreq(last, qp->req.noack_pkts);
+	emu_xport_bth(qp, pkt, (uint8_t)op, psn, ack, pay);
+	/* SE only on the last packet of a solicited SEND / WRITE with immediate (PROTOCOL.md 5). */
+	if (last && w->wr.flags & EMU_XSEND_SOLICITED &&
+	    (info->mask & WIRE_SEND_MASK || info->mask & WIRE_IMMDT_MASK))
+		wire_bth_set_se((struct wire_bth *)pkt, 1);
+	if (info->mask & WIRE_DETH_MASK) {
+		struct wire_deth *d = (struct wire_deth *)(pkt + info->offset[WIRE_HDR_DETH]);
+		/* A WR Q_Key with the high bit set means "use the QP's" (ibv_post_send(3)). */
+		uint32_t qkey =
+		    w->wr.ud_remote_qkey & 0x80000000u ? qp->attr.qkey : w->wr.ud_remote_qkey;
+
+		wire_bth_set_destqp((struct wire_bth *)pkt, w->wr.ud_remote_qpn);
+		wire_deth_set_qkey(d, qkey);
+		wire_deth_set_srcqp(d, qp->qpn);
+	}
+	if (info->mask & WIRE_RETH_MASK) {
+		struct wire_reth *r = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+
+		wire_reth_set_va(r, w->wr.remote_addr);
+		wire_reth_set_rkey(r, w->wr.rkey);
+		wire_reth_set_dmalen(r, w->length);
+	}
+	if (info->mask & WIRE_IMMDT_MASK)
+		memcpy(pkt + info->offset[WIRE_HDR_IMMDT], &w->wr.imm_data, WIRE_IMMDT_BYTES);
+	if (w->wr.flags & EMU_XSEND_INLINE) {
+		memcpy(pkt + info->hdr_bytes, w->wr.inline_data + w->offset, pay);
+	} else {
+		rc = emu_xport_sge_copy(qp, w->wr.sge, w->wr.num_sge, w->offset,
+					pkt + info->hdr_bytes, pay, 0, EMU_XDMA_TO_BUF);
+		if (rc)
+			return EMU_XWC_LOC_PROT_ERR;
+	}
+	qp->req.noack_pkts = ack ? 0 : qp->req.noack_pkts + 1;
+	req_sent_psns(qp, psn, 1);
+	w->offset += pay;
+	if (last) {
+		w->state = qp->type == EMU_XQPT_RC ? EMU_XWQE_PENDING : EMU_XWQE_DONE_LOCAL;
+		qp->req.idx++;
+	}
+	if (qp->type == EMU_XQPT_UD) {
+		memset(&rt, 0, sizeof(rt));
+		memcpy(rt.sgid, w->wr.ud_av.sgid, sizeof(rt.sgid));
+		memcpy(rt.dgid, w->wr.ud_av.dgid, sizeof(rt.dgid));
+		rt.sport = qp->sport;
+		rt.dport = EMU_XPORT_ROCE_PORT;
+		rt.tclass = w->wr.ud_av.tclass;
+		rt.hop_limit = w->wr.ud_av.hop_limit;
+	} else {
+		emu_xport_route(qp, &rt);
+	}
+	emu_xport_xmit(qp, &rt, pkt, info->hdr_bytes + pay, pay);
+	return 0;
+}
+
+/* The WQE failed locally: it completes with status once it is the oldest. */
+static void req_fail(struct emu_xqp *qp, struct emu_xswqe *w, uint32_t status)
+{
+	w->state = EMU_XWQE_ERROR;
+	w->status = status;
+	emu_comp_drain(qp);
+}
+
+void emu_req_run(struct emu_xqp *qp)
+{
+	uint8_t pkt[EMU_XPORT_MAX_PKT_BYTES];
+
+	for (;;) {
+		uint32_t state = qp->attr.state;
+		struct emu_xswqe *w;
+		int rc;
+
+		if (state != EMU_XQPS_RTS && state != EMU_XQPS_SQD)
+			return;
+		if (qp->req.wait_rnr)
+			return;
+		if (qp->req.need_retry)
+			req_rewind(qp);
+		if (qp->req.idx == qp->sq_tail)
+			break;
+		w = emu_xport_sq_at(qp, qp->req.idx);
+		if (w->state == EMU_XWQE_ERROR) {
+			/* Nothing behind a failed WQE goes out: the QP is about to fail. */
+			emu_comp_drain(qp);
+			return;
+		}
+		if (w->state == EMU_XWQE_POSTED) {
+			/*
+			 * SQD: finish messages in flight (also those a retry
+			 * rewound), start no new one.
+			 */
+			if (state == EMU_XQPS_SQD && (int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
+				break;
+			if (emu_xport_is_rd_atomic(w->wr.opcode) && !qp->attr.max_rd_atomic) {
+				/* Initiator depth 0 can never issue it: fail instead of hanging. */
+				req_fail(qp, w, EMU_XWC_LOC_QP_OP_ERR);
+				return;
+			}
+			if (!req_may_start(qp, w) || req_window_full(qp))
+				return;
+			w->first_psn = qp->req.psn;
+			w->last_psn = wire_psn_add(
+			    qp->req.psn, (w->wr.opcode == EMU_XWR_ATOMIC_CMP_AND_SWP ||
+						  w->wr.opcode == EMU_XWR_ATOMIC_FETCH_AND_ADD
+					      ? 1
+					      : emu_req_npkts(w->length, qp->pmtu)) -
+					     1);
+			w->offset = 0;
+			w->state = EMU_XWQE_PROCESSING;
+			if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
+				qp->req.hw_idx = qp->req.idx + 1;
+		} else if (w->state != EMU_XWQE_PROCESSING) {
+			/* Already sent (cannot normally be at req.idx): move on. */
+			qp->req.idx++;
+			continue;
+		} else if (req_window_full(qp)) {
+			return;
+		}
+		if (w->wr.opcode == EMU_XWR_RDMA_READ)
+			rc = req_send_read(qp, w, pkt);
+		else if (emu_xport_is_rd_atomic(w->wr.opcode))
+			rc = req_send_atomic(qp, w, pkt);
+		else
+			rc = req_send_data(qp, w, pkt);
+		if (rc) {
+			/* req.idx stays on it: nothing behind it may go out. */
+			req_fail(qp, w, (uint32_t)rc);
+			return;
+		}
+		if (qp->type == EMU_XQPT_RC)
+			req_arm_retrans(qp);
+		else if (w->state == EMU_XWQE_DONE_LOCAL)
+			emu_comp_drain(qp);
+	}
+	/* Drained: every message started before SQD is complete. */
+	if (qp->attr.state == EMU_XQPS_SQD && qp->comp.idx == qp->req.idx &&
+	    (qp->req.idx == qp->sq_tail ||
+	     emu_xport_sq_at(qp, qp->req.idx)->state == EMU_XWQE_POSTED) &&
+	    !qp->req.drained_told) {
+		qp->req.drained_told = true;
+		if (qp->dev->ops->sq_drained)
+			qp->dev->ops->sq_drained(qp->dev->ctx, qp);
+	}
+}

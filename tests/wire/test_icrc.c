@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of wire/icrc.h: PROTOCOL.md's worked vectors (IPv4 0xB7B89E2E, IPv6
+ * 0xB7AE598E), variant fields masked and invariant ones covered, the
+ * incremental form split anywhere, the pseudo-header forms against a
+ * materialised header, and the IPv4 ID solve.
+ */
+#include <errno.h>
+#include <string.h>
+#include <wire/frame.h>
+#include <wire/icrc.h>
+
+#include "suites.h"
+#include "vectors.h"
+
+static uint32_t icrc_of(const uint8_t *frame, size_t len, size_t ip_hdr_len)
+{
+	uint32_t icrc = 0;
+
+	ck_assert_int_eq(wire_icrc_compute(frame + VEC_ETH, ip_hdr_len, len - VEC_ETH - 4, &icrc),
+			 0);
+	return icrc;
+}
+
+START_TEST(test_icrc_vector_ipv4)
+{
+	ck_assert_uint_eq(icrc_of(vec_hello_v4, sizeof(vec_hello_v4), 20), VEC_HELLO_V4_ICRC);
+	ck_assert_uint_eq(wire_icrc_get(vec_hello_v4 + sizeof(vec_hello_v4) - 4),
+			  VEC_HELLO_V4_ICRC);
+}
+END_TEST
+
+START_TEST(test_icrc_vector_ipv6)
+{
+	ck_assert_uint_eq(icrc_of(vec_hello_v6, sizeof(vec_hello_v6), 40), VEC_HELLO_V6_ICRC);
+	ck_assert_uint_eq(wire_icrc_get(vec_hello_v6 + sizeof(vec_hello_v6) - 4),
+			  VEC_HELLO_V6_ICRC);
+}
+END_TEST
+
+START_TEST(test_icrc_trailer_byte_order)
+{
+	uint8_t t[4];
+
+	wire_icrc_put(t, 0xB7B89E2Eu);
+	ck_assert_uint_eq(t[0], 0x2e);
+	ck_assert_uint_eq(t[1], 0x9e);
+	ck_assert_uint_eq(t[2], 0xb8);
+	ck_assert_uint_eq(t[3], 0xb7);
+}
+END_TEST
+
+/* Which bytes of the IPv4 vector are variant (masked): TOS, TTL, IP csum, UDP csum, BTH[4]. */
+static int v4_variant(size_t i)
+{
+	size_t ip = i - VEC_ETH;
+
+	return ip == 1 || ip == 8 || ip == 10 || ip == 11 || ip == 26 || ip == 27 || ip == 32;
+}
+
+/* IPv6: traffic class + flow label (bits of bytes 0-3 except the version), hop limit. */
+static int v6_variant_bits(size_t i, uint8_t *mask)
+{
+	size_t ip = i - VEC_ETH;
+
+	*mask = 0xff;
+	if (ip == 0) {
+		*mask = 0x0f;
+		return 1;
+	}
+	return ip == 1 || ip == 2 || ip == 3 || ip == 7 || ip == 46 || ip == 47 || ip == 52;
+}
+
+START_TEST(test_icrc_variant_and_invariant_ipv4)
+{
+	uint8_t f[sizeof(vec_hello_v4)];
+
+	for (size_t i = VEC_ETH; i < sizeof(f) - 4; i++) {
+		memcpy(f, vec_hello_v4, sizeof(f));
+		f[i] ^= 0x5a;
+		if (i == VEC_ETH)
+			f[i] ^= 0x5a ^ 0x01; /* keep version 4 and IHL sane: flip only a bit */
+		if (v4_variant(i))
+			ck_assert_msg(icrc_of(f, sizeof(f), 20) == VEC_HELLO_V4_ICRC,
+				      "byte %zu should be masked", i - VEC_ETH);
+		else if (i != VEC_ETH)
+			ck_assert_msg(icrc_of(f, sizeof(f), 20) != VEC_HELLO_V4_ICRC,
+				      "byte %zu should be covered", i - VEC_ETH);
+	}
+}
+END_TEST
+
+START_TEST(test_icrc_variant_and_invariant_ipv6)
+{
+	uint8_t f[sizeof(vec_hello_v6)];
+
+	for (size_t i = VEC_ETH; i < sizeof(f) - 4; i++) {
+		uint8_t m;
+		int variant = v6_variant_bits(i, &m);
+
+		memcpy(f, vec_hello_v6, sizeof(f));
+		f[i] ^= variant ? (uint8_t)(0xa5 & m) : 0xa5;
+		if (variant)
+			ck_assert_msg(icrc_of(f, sizeof(f), 40) == VEC_HELLO_V6_ICRC,
+				      "byte %zu should be masked", i - VEC_ETH);
+		else
+			ck_assert_msg(icrc_of(f, sizeof(f), 40) != VEC_HELLO_V6_ICRC,
+				      "byte %zu should be covered", i - VEC_ETH);
+	}
+	/* the version nibble is covered */
+	memcpy(f, vec_hello_v6, sizeof(f));
+	f[VEC_ETH] ^= 0x10;
+	{
+		uint32_t icrc;
+		int ret = wire_icrc_compute(f + VEC_ETH, 40, sizeof(f) - VEC_ETH - 4, &icrc);
+
+		/* version 7 is rejected outright */
+		ck_assert_int_eq(ret, -EINVAL);
+	}
+}
+END_TEST
+
+/* Incremental: split the IB part at every position, including around BTH byte 4. */
+START_TEST(test_icrc_incremental_split)
+{
+	const uint8_t *ip = vec_hello_v4 + VEC_ETH;
+	const uint8_t *ib = ip + 28;
+	size_t ib_len = sizeof(vec_hello_v4) - VEC_ETH - 28 - 4;
+
+	for (size_t a = 0; a <= ib_len; a++) {
+		for (size_t b = a; b <= ib_len; b++) {
+			uint32_t st = wire_icrc_begin();
+
+			st = wire_icrc_add_ipv4(st, ip, 20);
+			st = wire_icrc_add_udp(st, ip + 20);
+			st = wire_icrc_add_ib(st, 0, ib, a);
+			st = wire_icrc_add_ib(st, a, ib + a, b - a);
+			st = wire_icrc_add_ib(st, b, ib + b, ib_len - b);
+			ck_assert_uint_eq(wire_icrc_end(st), VEC_HELLO_V4_ICRC);
+		}
+	}
+}
+END_TEST
+
+/* Pseudo-header form == compute() over a real header with ID 0, DF, any TOS/TTL. */
+START_TEST(test_icrc_pseudo_header_ipv4)
+{
+	uint8_t f[sizeof(vec_hello_v4)];
+	const uint8_t *ib = vec_hello_v4 + VEC_ETH + 28;
+	const size_t ib_len = 20;
+	uint32_t st;
+
+	memcpy(f, vec_hello_v4, sizeof(f));
+	f[VEC_ETH + 4] = 0; /* ID 0 */
+	f[VEC_ETH + 5] = 0;
+	f[VEC_ETH + 1] = 0xb8; /* some DSCP: masked anyway */
+	ck_assert_uint_eq(
+	    wire_icrc_udp4(f + VEC_ETH + 12, f + VEC_ETH + 16, 0xc123, 4791, ib, ib_len),
+	    icrc_of(f, sizeof(f), 20));
+	/* with the real ID 0x1234 the vector's ICRC comes out */
+	st = wire_icrc_begin_udp4(vec_hello_v4 + VEC_ETH + 12, vec_hello_v4 + VEC_ETH + 16, 0x1234,
+				  WIRE_IPV4_DF, 0xc123, 4791, ib_len);
+	ck_assert_uint_eq(wire_icrc_end(wire_icrc_add_ib(st, 0, ib, ib_len)), VEC_HELLO_V4_ICRC);
+}
+END_TEST
+
+START_TEST(test_icrc_pseudo_header_ipv6)
+{
+	const uint8_t *ip = vec_hello_v6 + VEC_ETH;
+
+	ck_assert_uint_eq(wire_icrc_udp6(ip + 8, ip + 24, 0xc123, 4791, ip + 48, 20),
+			  VEC_HELLO_V6_ICRC);
+}
+END_TEST
+
+START_TEST(test_icrc_solve_id)
+{
+	const uint8_t *ip = vec_hello_v4 + VEC_ETH;
+	uint8_t ib[20];
+	uint16_t id = 0;
+
+	ck_assert_int_eq(wire_icrc_solve_ipv4_id(ip + 12, ip + 16, WIRE_IPV4_DF, 0xc123, 4791,
+						 ip + 28, 20, VEC_HELLO_V4_ICRC, &id),
+			 0);
+	ck_assert_uint_eq(id, 0x1234);
+	/* every ID from a sweep comes back */
+	for (uint32_t want = 0; want < 0x10000; want += 0x0fed) {
+		uint32_t st = wire_icrc_begin_udp4(ip + 12, ip + 16, (uint16_t)want, WIRE_IPV4_DF,
+						   0xc123, 4791, 20);
+		uint32_t icrc = wire_icrc_end(wire_icrc_add_ib(st, 0, ip + 28, 20));
+
+		ck_assert_int_eq(wire_icrc_solve_ipv4_id(ip + 12, ip + 16, WIRE_IPV4_DF, 0xc123,
+							 4791, ip + 28, 20, icrc, &id),
+				 0);
+		ck_assert_uint_eq(id, want);
+	}
+	/* a corrupted payload has no matching ID */
+	memcpy(ib, ip + 28, sizeof(ib));
+	ib[13] ^= 0x01;
+	ck_assert_int_eq(wire_icrc_solve_ipv4_id(ip + 12, ip + 16, WIRE_IPV4_DF, 0xc123, 4791, ib,
+						 20, VEC_HELLO_V4_ICRC, &id),
+			 -ENOENT);
+}
+END_TEST
+
+START_TEST(test_icrc_compute_rejects)
+{
+	uint32_t icrc;
+
+	ck_assert_int_eq(wire_icrc_compute(vec_hello_v4 + VEC_ETH, 20, 20 + 8 + 11, &icrc),
+			 -EINVAL);
+	ck_assert_int_eq(wire_icrc_compute(vec_hello_v4 + VEC_ETH, 16, 48, &icrc), -EINVAL);
+	ck_assert_int_eq(wire_icrc_compute(vec_hello_v4 + VEC_ETH, 64, 100, &icrc), -EINVAL);
+	ck_assert_int_eq(wire_icrc_compute(NULL, 20, 48, &icrc), -EINVAL);
+	ck_assert_str_eq(wire_icrc_status_name(WIRE_ICRC_OK), "ok");
+	ck_assert_str_eq(wire_icrc_status_name(WIRE_ICRC_BAD), "bad");
+	ck_assert_str_eq(wire_icrc_status_name(WIRE_ICRC_UNCHECKED), "unchecked");
+}
+END_TEST
+
+Suite *icrc_suite(void)
+{
+	Suite *s = suite_create("icrc");
+	TCase *tc = tcase_create("icrc");
+
+	tcase_add_test(tc, test_icrc_vector_ipv4);
+	tcase_add_test(tc, test_icrc_vector_ipv6);
+	tcase_add_test(tc, test_icrc_trailer_byte_order);
+	tcase_add_test(tc, test_icrc_variant_and_invariant_ipv4);
+	tcase_add_test(tc, test_icrc_variant_and_invariant_ipv6);
+	tcase_add_test(tc, test_icrc_incremental_split);
+	tcase_add_test(tc, test_icrc_pseudo_header_ipv4);
+	tcase_add_test(tc, test_icrc_pseudo_header_ipv6);
+	tcase_add_test(tc, test_icrc_solve_id);
+	tcase_add_test(tc, test_icrc_compute_rejects);
+	suite_add_tcase(s, tc);
+	return s;
+}

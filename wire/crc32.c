@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CRC-32 (IEEE 802.3, reflected). Two engines behind one entry point:
+ *  - slice-by-8: eight bytes per step through eight 256-entry tables that are
+ *    generated at build time (wire/tools/gen_crc32_tables.c) into static
+ *    const storage; portable, endian-neutral byte loads;
+ *  - on x86 CPUs with PCLMULQDQ, carry-less multiplication folding (Intel,
+ *    "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ"): four
+ *    128-bit lanes folded 64 bytes at a time, then one lane, then a Barrett
+ *    reduction to 32 bits. Used for the 16-byte-multiple bulk of long
+ *    buffers; the tail goes through slice-by-8.
+ * The bytewise one-table loop is kept as the reference.
+ */
+#include <wire/crc32.h>
+#include "wire_crc32_tables.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define WIRE_CRC32_CLMUL 1
+#include <immintrin.h>
+#endif
+
+/* Below this many bytes the table code wins (folding has a fixed setup cost). */
+#define WIRE_CRC32_CLMUL_MIN 128
+
+uint32_t wire_crc32_update_slice8(uint32_t reg, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	/* Loads are composed from bytes, so any alignment is fine (and fast on x86). */
+	while (len >= 8) {
+		uint32_t a = reg ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+				    (uint32_t)p[3] << 24);
+		uint32_t b = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 |
+			     (uint32_t)p[7] << 24;
+
+		reg = wire_crc32_tab[7][a & 0xff] ^ wire_crc32_tab[6][(a >> 8) & 0xff] ^
+		      wire_crc32_tab[5][(a >> 16) & 0xff] ^ wire_crc32_tab[4][a >> 24] ^
+		      wire_crc32_tab[3][b & 0xff] ^ wire_crc32_tab[2][(b >> 8) & 0xff] ^
+		      wire_crc32_tab[1][(b >> 16) & 0xff] ^ wire_crc32_tab[0][b >> 24];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		reg = (reg >> 8) ^ wire_crc32_tab[0][(reg ^ *p++) & 0xff];
+	return reg;
+}
+
+#ifdef WIRE_CRC32_CLMUL
+/*
+ * Fold constants for the reflected polynomial (x^n mod P(x), bit-reflected,
+ * as in the Intel paper): 4x128 bits (k1, k2), 128 bits (k3, k4), 64 bits
+ * (k5), and the Barrett pair P'(x) and mu'.
+ */
+#define WIRE_K1 0x154442bd4ull
+#define WIRE_K2 0x1c6e41596ull
+#define WIRE_K3 0x1751997d0ull
+#define WIRE_K4 0x0ccaa009eull
+#define WIRE_K5 0x163cd6124ull
+#define WIRE_POLY 0x1db710641ull
+#define WIRE_MU 0x1f7011641ull
+
+/* acc * x^(fold distance) + data, with k = {lo: k_a, hi: k_b}. */
+__attribute__((target("pclmul,sse4.1"))) static inline __m128i wire_fold(__m128i acc, __m128i k,
+									 __m128i data)
+{
+	__m128i lo = _mm_clmulepi64_si128(acc, k, 0x00);
+	__m128i hi = _mm_clmulepi64_si128(acc, k, 0x11);
+
+	return _mm_xor_si128(_mm_xor_si128(lo, hi), data);
+}
+
+/* The register after len bytes at p; len >= 64 and a multiple of 16. */
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+wire_crc32_clmul(uint32_t reg, const uint8_t *p, size_t len)
+{
+	const __m128i k12 = _mm_set_epi64x((long long)WIRE_K2, (long long)WIRE_K1);
+	const __m128i k34 = _mm_set_epi64x((long long)WIRE_K4, (long long)WIRE_K3);
+	const __m128i k5 = _mm_set_epi64x(0, (long long)WIRE_K5);
+	const __m128i pmu = _mm_set_epi64x((long long)WIRE_MU, (long long)WIRE_POLY);
+	const __m128i low32 = _mm_setr_epi32(-1, 0, -1, 0);
+	__m128i lane[4], x, t;
+
+	for (int i = 0; i < 4; i++)
+		lane[i] = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+	/* the incoming register is xored into the first 32 bits, as a bytewise CRC would */
+	lane[0] = _mm_xor_si128(lane[0], _mm_cvtsi32_si128((int)reg));
+	p += 64;
+	len -= 64;
+	while (len >= 64) {
+		for (int i = 0; i < 4; i++)
+			lane[i] =
+			    wire_fold(lane[i], k12,
+				      _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)));
+		p += 64;
+		len -= 64;
+	}
+	/* four lanes into one */
+	x = wire_fold(lane[0], k34, lane[1]);
+	x = wire_fold(x, k34, lane[2]);
+	x = wire_fold(x, k34, lane[3]);
+	while (len >= 16) {
+		x = wire_fold(x, k34, _mm_loadu_si128((const __m128i *)(const void *)p));
+		p += 16;
+		len -= 16;
+	}
+	/* 128 -> 96 -> 64 bits */
+	t = _mm_clmulepi64_si128(x, k34, 0x10);
+	x = _mm_xor_si128(_mm_srli_si128(x, 8), t);
+	t = _mm_srli_si128(x, 4);
+	x = _mm_clmulepi64_si128(_mm_and_si128(x, low32), k5, 0x00);
+	x = _mm_xor_si128(x, t);
+	/* Barrett reduction to 32 bits */
+	t = _mm_clmulepi64_si128(_mm_and_si128(x, low32), pmu, 0x10);
+	t = _mm_clmulepi64_si128(_mm_and_si128(t, low32), pmu, 0x00);
+	x = _mm_xor_si128(x, t);
+	return (uint32_t)_mm_extract_epi32(x, 1);
+}
+
+static int wire_crc32_have_clmul(void)
+{
+	return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+}
+#endif
+
+uint32_t wire_crc32_update(uint32_t reg, const void *buf, size_t len)
+{
+#ifdef WIRE_CRC32_CLMUL
+	if (len >= WIRE_CRC32_CLMUL_MIN && wire_crc32_have_clmul()) {
+		size_t bulk = len & ~(size_t)15;
+
+		reg = wire_crc32_clmul(reg, buf, bulk);
+		return wire_crc32_update_slice8(reg, (const uint8_t *)buf + bulk, len - bulk);
+	}
+#endif
+	return wire_crc32_update_slice8(reg, buf, len);
+}
+
+uint32_t wire_crc32_update_bytewise(uint32_t reg, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len--)
+		reg = (reg >> 8) ^ wire_crc32_tab[0][(reg ^ *p++) & 0xff];
+	return reg;
+}
+
+uint32_t wire_crc32(const void *buf, size_t len)
+{
+	return ~wire_crc32_update(WIRE_CRC32_INIT, buf, len);
+}
