@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -548,6 +549,37 @@ static void check_async(struct ibv_context *ctx, struct ibv_pd *pd)
 	ibv_destroy_cq(cq);
 }
 
+/* --- fork: a child opens its own context from the parent's device list
+ * (qperf forks per test before opening the device) ------------------------ */
+static void check_fork(const char *name)
+{
+	struct ibv_device **list;
+	int n, status = -1;
+	pid_t pid;
+
+	list = ibv_get_device_list(&n);
+	check(list && n >= 1, "device list before fork");
+	if (!list)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct ibv_context *ctx = NULL;
+		struct ibv_device_attr da;
+		struct ibv_pd *pd;
+
+		for (int i = 0; i < n; i++)
+			if (!strcmp(ibv_get_device_name(list[i]), name))
+				ctx = ibv_open_device(list[i]);
+		pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		_exit(!ctx || !pd || ibv_query_device(ctx, &da) || ibv_dealloc_pd(pd) ||
+		      ibv_close_device(ctx));
+	}
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		  WEXITSTATUS(status) == 0,
+	      "child opened the device from the parent's list (status %d)", status);
+	ibv_free_device_list(list);
+}
+
 static int cmd_check(const char *dev_a, const char *dev_b)
 {
 	struct ibv_context *a = open_dev(dev_a), *a2 = open_dev(dev_a);
@@ -570,6 +602,7 @@ static int cmd_check(const char *dev_a, const char *dev_b)
 	check_limits(a, pd, cq);
 	check_data_path(a, pd);
 	check_async(a, pd);
+	check_fork(dev_b);
 	ibv_destroy_cq(cq);
 	EXPECT_RET(ibv_dealloc_pd(pd), 0, "dealloc PD");
 	ibv_close_device(a);
