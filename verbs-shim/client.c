@@ -18,44 +18,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-
-int shim_rundir(char *buf, size_t len)
-{
-	const char *env;
-	int n;
-
-	if ((env = getenv("UROCE_RUNDIR")) && *env)
-		n = snprintf(buf, len, "%s", env);
-	else if ((env = getenv("XDG_RUNTIME_DIR")) && *env)
-		n = snprintf(buf, len, "%s/uroce", env);
-	else
-		n = snprintf(buf, len, "/tmp/uroce-%u", (unsigned)getuid());
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	while (n > 1 && buf[n - 1] == '/')
-		buf[--n] = '\0';
-	return 0;
-}
-
-int shim_connect(const char *sock_path)
-{
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	int fd;
-
-	if (strlen(sock_path) >= sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sun.sun_path, sock_path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
+#include "common_rundir.h"
 
 static void close_fds(int *fds, int n)
 {

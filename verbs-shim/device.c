@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "common_rundir.h"
 
 /* Device reference counts (lists and contexts share devices). */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -78,7 +79,7 @@ static struct shim_device *probe(const char *rundir, const char *sock_path)
 	struct shim_device *d;
 	int fd, err;
 
-	fd = shim_connect(sock_path);
+	fd = common_rundir_connect(sock_path);
 	if (fd < 0)
 		return NULL;
 	/* A hung daemon must not hang ibv_get_device_list. */
@@ -133,7 +134,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 
 	if (num_devices)
 		*num_devices = 0;
-	if (shim_rundir(rundir, sizeof(rundir)))
+	if (common_rundir_resolve(NULL, rundir, sizeof(rundir)))
 		return shim_fail_null(-ENAMETOOLONG);
 	dir = opendir(rundir);
 	if (dir) {
@@ -238,7 +239,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	int fds[3], nfds, fd, err;
 	void *status;
 
-	fd = shim_connect(dev->sock_path);
+	fd = common_rundir_connect(dev->sock_path);
 	if (fd < 0)
 		return shim_fail_null(fd == -ECONNREFUSED || fd == -ENOENT ? -ENODEV : fd);
 	err = shim_exchange(fd, 1, &req, sizeof(req), &resp, sizeof(resp), fds, 3, &nfds);

@@ -155,11 +155,9 @@ static inline struct shim_srq *shim_srq(struct ibv_srq *srq)
 /* ------------------------------------------------------------------------ */
 
 /* client.c */
-/* The rundir rule of common_rundir.c: UROCE_RUNDIR, XDG_RUNTIME_DIR/uroce,
- * /tmp/uroce-<uid>. 0 or -ENAMETOOLONG. */
-int shim_rundir(char *buf, size_t len);
-/* Connect to a device socket. fd or -errno. */
-int shim_connect(const char *sock_path);
+/* The rundir rule and the socket connection come from emu/common_rundir.c,
+ * compiled into the shim as well: common_rundir_resolve(NULL, ...) and
+ * common_rundir_connect(). */
 /*
  * One request/response exchange on fd (no locking: the caller owns fd).
  * req: a message starting with struct uroce_msg_hdr (op set; len and seq are
