@@ -119,9 +119,17 @@ void emu_ctx_async_event(struct emu_ctx *ctx, uint32_t type, uint32_t handle)
 
 	if (ctx->async_wfd < 0)
 		return;
-	if (write(ctx->async_wfd, &ev, sizeof(ev)) != sizeof(ev))
-		emu_warn("context %u: async event %u lost (%s)", ctx->handle,
-			 type, strerror(errno));
+	if (write(ctx->async_wfd, &ev, sizeof(ev)) != sizeof(ev)) {
+		/* EPIPE: the process is gone and its context about to be
+		 * released; nobody will miss the event. */
+		if (errno == EPIPE)
+			emu_dbg("context %u: async event %u for a closed "
+				"process",
+				ctx->handle, type);
+		else
+			emu_warn("context %u: async event %u lost (%s)",
+				 ctx->handle, type, strerror(errno));
+	}
 }
 
 static void on_handle_closed(uv_handle_t *h)
