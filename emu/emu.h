@@ -372,6 +372,8 @@ struct emu_opts {
 	const char *rundir;
 	uint32_t mtu_bytes; /* 0: derive from the interface */
 	const char *pcap_path;
+	uint32_t spin_us; /* --spin-us, when spin_set */
+	int spin_set;
 };
 
 /* Reply being built for one request (ctl.c sends it). */

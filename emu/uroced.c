@@ -51,6 +51,10 @@ static void usage(FILE *f)
 		"owning IP)\n"
 		"  -w, --pcap FILE     write every packet sent or received to a "
 		"pcap file\n"
+		"  -s, --spin-us US    keep polling this long after the last "
+		"work before\n"
+		"                      sleeping (default 100; 0: sleep whenever "
+		"idle)\n"
 		"  -v, --verbose       more log output (twice: debug)\n"
 		"  -q, --quiet         only errors and warnings\n"
 		"  -V, --version       print the version and exit\n"
@@ -105,6 +109,7 @@ int main(int argc, char **argv)
 		{ "rundir", required_argument, NULL, 'r' },
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "pcap", required_argument, NULL, 'w' },
+		{ "spin-us", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
@@ -118,7 +123,7 @@ int main(int argc, char **argv)
 	uint32_t v;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:vqVh", longopts,
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:vqVh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -160,6 +165,17 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			o.pcap_path = optarg;
+			break;
+		case 's':
+			if (parse_u32(optarg, 1000000, &v)) {
+				fprintf(stderr,
+					"uroced: --spin-us %s: must be a number "
+					"of microseconds in 0..1000000\n",
+					optarg);
+				return 2;
+			}
+			o.spin_us = v;
+			o.spin_set = 1;
 			break;
 		case 'v':
 			if (verbosity < EMU_LOG_DEBUG)
@@ -211,6 +227,8 @@ int main(int argc, char **argv)
 	if (emu_dev_setup(&dev, &o))
 		return 1;
 	emu_dp_init(&dev);
+	if (o.spin_set)
+		dev.wait.spin_us = o.spin_us;
 	if (emu_dev_bind_udp(&dev))
 		return 1;
 	err = common_rundir_resolve(o.rundir, dev.rundir, sizeof(dev.rundir));

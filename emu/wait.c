@@ -31,7 +31,6 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
-#include <stdlib.h>
 #include <time.h>
 
 #include "emu.h"
@@ -154,8 +153,6 @@ void emu_wait_start(struct emu_wait *w, uv_loop_t *loop,
 {
 	w->loop = loop;
 	w->status = status;
-	if (getenv("UROCE_SPIN_US"))
-		w->spin_us = strtoull(getenv("UROCE_SPIN_US"), NULL, 10);
 	w->spinning = false;
 	uv_idle_init(loop, &w->idle);
 	uv_timer_init(loop, &w->timer);
