@@ -364,6 +364,9 @@ struct emu_dev {
 	int stopping;
 };
 
+/* Scheduling priority uroced asks for unless --nice says otherwise. */
+#define EMU_NICE_DEFAULT (-10)
+
 /* Options of uroced (uroced.c parses them, dev.c applies them). */
 struct emu_opts {
 	const char *name;

@@ -55,6 +55,10 @@ static void usage(FILE *f)
 		"work before\n"
 		"                      sleeping (default 100; 0: sleep whenever "
 		"idle)\n"
+		"  -N, --nice N        scheduling priority, -20..19 (default "
+		"-10 when allowed:\n"
+		"                      a woken RNIC should preempt programs "
+		"polling their CQs)\n"
 		"  -v, --verbose       more log output (twice: debug)\n"
 		"  -q, --quiet         only errors and warnings\n"
 		"  -V, --version       print the version and exit\n"
@@ -90,6 +94,24 @@ static void close_walk(uv_handle_t *h, void *arg)
 		uv_close(h, NULL);
 }
 
+/*
+ * The RNIC runs at a higher priority than the programs it serves when the
+ * system allows it: it sleeps whenever it is idle (wait.c), and when woken
+ * by a packet or a doorbell it should preempt a program busy-polling its
+ * CQ at once rather than wait for that program's time slice. Without the
+ * privilege (CAP_SYS_NICE) it runs at the normal priority.
+ */
+static void set_priority(int nice_val, int explicit_nice)
+{
+	if (!setpriority(PRIO_PROCESS, 0, nice_val))
+		return;
+	if (explicit_nice)
+		emu_warn("--nice %d: %s", nice_val, strerror(errno));
+	else
+		emu_dbg("running at the normal priority (nice %d: %s)",
+			nice_val, strerror(errno));
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -110,6 +132,7 @@ int main(int argc, char **argv)
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "pcap", required_argument, NULL, 'w' },
 		{ "spin-us", required_argument, NULL, 's' },
+		{ "nice", required_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
@@ -119,11 +142,12 @@ int main(int argc, char **argv)
 	struct emu_opts o = { .port = 4791 };
 	static struct emu_dev dev;
 	uv_loop_t loop;
-	int verbosity = EMU_LOG_INFO, c, err;
+	int verbosity = EMU_LOG_INFO, c, err, nice_val = EMU_NICE_DEFAULT;
+	int nice_set = 0;
 	uint32_t v;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:vqVh", longopts,
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:vqVh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -177,6 +201,24 @@ int main(int argc, char **argv)
 			o.spin_us = v;
 			o.spin_set = 1;
 			break;
+		case 'N': {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < -20 ||
+			    n > 19) {
+				fprintf(stderr,
+					"uroced: --nice %s: must be a number "
+					"in -20..19\n",
+					optarg);
+				return 2;
+			}
+			nice_val = (int)n;
+			nice_set = 1;
+			break;
+		}
 		case 'v':
 			if (verbosity < EMU_LOG_DEBUG)
 				verbosity++;
@@ -223,6 +265,7 @@ int main(int argc, char **argv)
 	emu_log_set_level((enum emu_log_level)verbosity);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
+	set_priority(nice_val, nice_set);
 
 	if (emu_dev_setup(&dev, &o))
 		return 1;
