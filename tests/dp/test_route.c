@@ -27,8 +27,7 @@ static void gid4(const char *ip, uint8_t gid[16])
 
 START_TEST(test_gid_v4_roundtrip)
 {
-	static const uint8_t want[16] = { 0, 0, 0, 0, 0,    0,	  0,   0,
-					  0, 0, 0xff, 0xff, 127, 0, 1, 2 };
+	static const uint8_t want[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 1, 2};
 	struct sockaddr_storage ss;
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 	uint8_t gid[16], back[16];
@@ -37,16 +36,12 @@ START_TEST(test_gid_v4_roundtrip)
 
 	gid4("127.0.1.2", gid);
 	ck_assert(!memcmp(gid, want, 16));
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss,
-						     &len),
-			 0);
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len), 0);
 	ck_assert_uint_eq(len, sizeof(struct sockaddr_in));
 	ck_assert_int_eq(s4->sin_family, AF_INET);
 	ck_assert_uint_eq(ntohs(s4->sin_port), 4791);
 	ck_assert_uint_eq(ntohl(s4->sin_addr.s_addr), 0x7f000102);
-	ck_assert_int_eq(emu_route_gid_from_sockaddr((struct sockaddr *)&ss,
-						     back, &port),
-			 0);
+	ck_assert_int_eq(emu_route_gid_from_sockaddr((struct sockaddr *)&ss, back, &port), 0);
 	ck_assert(!memcmp(back, gid, 16));
 	ck_assert_uint_eq(port, 4791);
 }
@@ -55,40 +50,32 @@ END_TEST
 START_TEST(test_gid_refused)
 {
 	struct sockaddr_storage ss;
-	uint8_t gid[16] = { 0 };
+	uint8_t gid[16] = {0};
 	socklen_t len;
 
 	/* No GRH in the AV: the zero GID has no route. */
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss,
-						     &len),
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
 			 -EAFNOSUPPORT);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 0,
-						     &ss, &len),
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 0, &ss, &len),
 			 -EHOSTUNREACH);
 	gid4("0.0.0.0", gid);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss,
-						     &len),
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
 			 -EHOSTUNREACH);
 	gid4("224.0.0.1", gid);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss,
-						     &len),
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
 			 -EHOSTUNREACH);
 	gid4("255.255.255.255", gid);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss,
-						     &len),
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
 			 -EHOSTUNREACH);
 	/* An IPv4 GID on the (V6ONLY) IPv6 socket and the reverse. */
 	gid4("10.0.0.1", gid);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 0,
-						     &ss, &len),
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 0, &ss, &len),
 			 -EAFNOSUPPORT);
 	ck_assert_int_eq(inet_pton(AF_INET6, "fd00::1", gid), 1);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss,
-						     &len),
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
 			 -EAFNOSUPPORT);
 	ck_assert_int_eq(inet_pton(AF_INET6, "ff02::1", gid), 1);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 0,
-						     &ss, &len),
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 0, &ss, &len),
 			 -EHOSTUNREACH);
 }
 END_TEST
@@ -101,16 +88,12 @@ START_TEST(test_gid_v6_linklocal)
 	socklen_t len;
 
 	ck_assert_int_eq(inet_pton(AF_INET6, "fe80::1", gid), 1);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 7,
-						     &ss, &len),
-			 0);
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 7, &ss, &len), 0);
 	ck_assert_uint_eq(len, sizeof(*s6));
 	ck_assert_uint_eq(s6->sin6_scope_id, 7);
 	ck_assert(!memcmp(&s6->sin6_addr, gid, 16));
 	ck_assert_int_eq(inet_pton(AF_INET6, "fd00::1", gid), 1);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 7,
-						     &ss, &len),
-			 0);
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 7, &ss, &len), 0);
 	ck_assert_uint_eq(s6->sin6_scope_id, 0);
 }
 END_TEST
@@ -125,8 +108,8 @@ struct msg4 {
 	struct msghdr mh;
 };
 
-static void msg4_init(struct msg4 *m, const char *src, uint16_t sport,
-		      const char *dst, int tos, int ttl)
+static void msg4_init(struct msg4 *m, const char *src, uint16_t sport, const char *dst, int tos,
+		      int ttl)
 {
 	struct cmsghdr *c;
 	size_t used = 0;
@@ -157,7 +140,7 @@ static void msg4_init(struct msg4 *m, const char *src, uint16_t sport,
 		c = (struct cmsghdr *)(m->ctl.buf + used);
 	}
 	if (dst) {
-		struct in_pktinfo pi = { 0 };
+		struct in_pktinfo pi = {0};
 
 		inet_pton(AF_INET, dst, &pi.ipi_addr);
 		/* ipi_spec_dst is the local address; it must not be used. */
@@ -213,17 +196,16 @@ END_TEST
 
 START_TEST(test_route_from_msg_v6)
 {
-	struct sockaddr_in6 src = { .sin6_family = AF_INET6,
-				    .sin6_port = htons(4791) };
+	struct sockaddr_in6 src = {.sin6_family = AF_INET6, .sin6_port = htons(4791)};
 	union {
 		struct cmsghdr align;
 		uint8_t buf[256];
 	} ctl;
-	struct msghdr mh = { .msg_name = &src,
-			     .msg_namelen = sizeof(src),
-			     .msg_control = ctl.buf,
-			     .msg_controllen = sizeof(ctl.buf) };
-	struct in6_pktinfo pi = { .ipi6_ifindex = 1 };
+	struct msghdr mh = {.msg_name = &src,
+			    .msg_namelen = sizeof(src),
+			    .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf)};
+	struct in6_pktinfo pi = {.ipi6_ifindex = 1};
 	struct emu_xroute rt;
 	struct cmsghdr *c;
 	uint8_t want_s[16], want_d[16];
@@ -263,13 +245,10 @@ END_TEST
 
 START_TEST(test_mac_and_frame)
 {
-	struct emu_xroute rt = { .sport = 4791,
-				 .dport = 4791,
-				 .tclass = 2,
-				 .hop_limit = 9 };
+	struct emu_xroute rt = {.sport = 4791, .dport = 4791, .tclass = 2, .hop_limit = 9};
 	struct wire_frame_params p;
 	uint8_t mac[6];
-	static const uint8_t want[6] = { 0x02, 0, 127, 0, 1, 1 };
+	static const uint8_t want[6] = {0x02, 0, 127, 0, 1, 1};
 
 	gid4("127.0.1.1", rt.sgid);
 	gid4("127.0.1.2", rt.dgid);

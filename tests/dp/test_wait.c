@@ -19,17 +19,12 @@ START_TEST(test_spin_while_recent)
 {
 	int64_t tmo = 123;
 
-	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 0, 0, &tmo),
-			 EMU_WAIT_SPIN);
-	ck_assert_int_eq(emu_wait_decide(1000 + SPIN - 1, 1000, SPIN, 0, 0,
-					 &tmo),
-			 EMU_WAIT_SPIN);
-	ck_assert_int_eq(emu_wait_decide(1000 + SPIN, 1000, SPIN, 0, 0, &tmo),
-			 EMU_WAIT_SLEEP);
+	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 0, 0, &tmo), EMU_WAIT_SPIN);
+	ck_assert_int_eq(emu_wait_decide(1000 + SPIN - 1, 1000, SPIN, 0, 0, &tmo), EMU_WAIT_SPIN);
+	ck_assert_int_eq(emu_wait_decide(1000 + SPIN, 1000, SPIN, 0, 0, &tmo), EMU_WAIT_SLEEP);
 	ck_assert_int_eq(tmo, -1); /* no deadline: until woken */
 	/* A spin window of 0: always sleep when idle. */
-	ck_assert_int_eq(emu_wait_decide(1000, 1000, 0, 0, 0, &tmo),
-			 EMU_WAIT_SLEEP);
+	ck_assert_int_eq(emu_wait_decide(1000, 1000, 0, 0, 0, &tmo), EMU_WAIT_SLEEP);
 }
 END_TEST
 
@@ -38,13 +33,10 @@ START_TEST(test_backoff)
 	int64_t tmo;
 
 	/* Recent work, but the CPUs were found oversubscribed. */
-	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 5000, 0, &tmo),
-			 EMU_WAIT_SLEEP);
-	ck_assert_int_eq(emu_wait_decide(5000, 5000, SPIN, 5000, 0, &tmo),
-			 EMU_WAIT_SPIN);
+	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 5000, 0, &tmo), EMU_WAIT_SLEEP);
+	ck_assert_int_eq(emu_wait_decide(5000, 5000, SPIN, 5000, 0, &tmo), EMU_WAIT_SPIN);
 	/* A close deadline is still waited for by spinning. */
-	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 5000, 1010, &tmo),
-			 EMU_WAIT_SPIN);
+	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 5000, 1010, &tmo), EMU_WAIT_SPIN);
 }
 END_TEST
 
@@ -54,22 +46,17 @@ START_TEST(test_deadlines)
 	int64_t tmo;
 
 	/* Closer than the timer resolution allows: spin for it. */
-	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0,
-					 now + EMU_WAIT_TIMER_SPIN_US, &tmo),
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + EMU_WAIT_TIMER_SPIN_US, &tmo),
 			 EMU_WAIT_SPIN);
 	/* Already past: spin (the pass fires it). */
-	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now - 5, &tmo),
-			 EMU_WAIT_SPIN);
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now - 5, &tmo), EMU_WAIT_SPIN);
 	/* Farther: sleep with the timeout rounded up to whole ms. */
-	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0,
-					 now + EMU_WAIT_TIMER_SPIN_US + 1, &tmo),
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + EMU_WAIT_TIMER_SPIN_US + 1, &tmo),
 			 EMU_WAIT_SLEEP);
 	ck_assert_int_eq(tmo, 1);
-	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + 67109, &tmo),
-			 EMU_WAIT_SLEEP);
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + 67109, &tmo), EMU_WAIT_SLEEP);
 	ck_assert_int_eq(tmo, 68);
-	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + 2000, &tmo),
-			 EMU_WAIT_SLEEP);
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + 2000, &tmo), EMU_WAIT_SLEEP);
 	ck_assert_int_eq(tmo, 2);
 }
 END_TEST
