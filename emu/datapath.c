@@ -248,9 +248,10 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 	prod = uroce_load_acquire(&r->hdr->prod);
 	if (prod - r->cons > r->entries || prod - qp->sq_handed > r->entries) {
 		dev->dcnt[EMU_DCNT_RING_CORRUPT]++;
-		emu_warn("QP 0x%x: SQ producer index out of range, moving the "
-			 "QP to the error state",
-			 qp->qpn);
+		if (qp->state != UROCE_QPS_ERR)
+			emu_warn("QP 0x%x: SQ producer index out of range, moving the "
+				 "QP to the error state",
+				 qp->qpn);
 		emu_qp_ring_fault(qp);
 		return 1;
 	}
