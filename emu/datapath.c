@@ -133,6 +133,8 @@ static void op_push_cqe(void *ctx, struct emu_xqp *x, bool recv, const struct em
 	struct emu_qp *qp = qp_of(x);
 	struct uroce_cqe cqe;
 
+	/* The data a completion announces is in memory before it. */
+	emu_dma_flush(dev);
 	if (!recv)
 		/* A CQE pushed while the engine holds WQEs is for the oldest
 		 * one (completions are in order); with none held it is a WR
@@ -297,6 +299,7 @@ unsigned emu_dp_poll(void *arg)
 	struct emu_list *pos, *tmp, run;
 	unsigned work = 0;
 
+	emu_dma_flush(dev); /* forget read-ahead from earlier callbacks */
 	work += emu_timer_expire(dev, emu_wait_now_us());
 
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->sq_qps)
@@ -358,6 +361,8 @@ void emu_dp_init(struct emu_dev *dev)
 	emu_list_init(&dev->run_qps);
 	emu_list_init(&dev->timer_qps);
 	emu_xport_dev_init(&dev->x, &dp_ops, dev);
+	if (emu_dma_init(dev))
+		emu_warn("no memory for DMA batching: one process_vm call per access");
 	dev->wait.poll = emu_dp_poll;
 	dev->wait.next_deadline = dp_next_deadline;
 	dev->wait.arg = dev;

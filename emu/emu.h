@@ -308,6 +308,7 @@ struct emu_wait {
 
 struct emu_net;
 struct emu_capture;
+struct emu_dma;
 
 struct emu_dev {
 	char name[UROCE_NAME_MAX];
@@ -357,6 +358,7 @@ struct emu_dev {
 	struct emu_list timer_qps;   /* QPs with an armed engine timer */
 	struct emu_net *net;	     /* net.c: socket buffers and batches */
 	struct emu_capture *capture; /* capture.c; NULL without --pcap */
+	struct emu_dma *dma;	     /* dma.c: staged writes, read-ahead */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
 	uint64_t dcnt[EMU_DCNT_COUNT];
 	int stopping;
@@ -582,6 +584,14 @@ uint16_t emu_route_udp6_csum(const uint8_t src[16], const uint8_t dst[16], const
  */
 int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,
 		  uint32_t access, uint64_t *host_addr);
+/* The staging and read-ahead buffers (without them every access is one
+ * synchronous process_vm call). 0 or -ENOMEM. */
+int emu_dma_init(struct emu_dev *dev);
+/* Flush and free them. */
+void emu_dma_fini(struct emu_dev *dev);
+/* Write the staged writes out and forget the read-ahead copy; called before
+ * CQEs are written and packets sent, and at the end of every batch/pass. */
+void emu_dma_flush(struct emu_dev *dev);
 /* The engine's dma_lkey / dma_rkey / atomic ops for QP qp (xport.h). */
 int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
 		 uint32_t access, enum emu_xdma dir);

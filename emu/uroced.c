@@ -325,6 +325,7 @@ int main(int argc, char **argv)
 	while (!emu_list_empty(&dev.ctxs))
 		emu_ctx_destroy(EMU_CONTAINER_OF(dev.ctxs.next, struct emu_ctx, link));
 	emu_net_stop(&dev);
+	emu_dma_fini(&dev);
 	uv_walk(&loop, close_walk, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&loop))

@@ -3,7 +3,8 @@
  * Unit tests of emu/dma.c: the MR checks (key of another PD, range, access
  * flags, IOVA translation) and real process_vm_readv/writev copies into
  * this test's own memory, standing in for an application that registered
- * it: reads, writes, faults on unmapped memory, and both atomics.
+ * it: reads, writes, faults on unmapped memory, both atomics, and the
+ * batching (staged writes, read-ahead, their flush and hazards).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -197,6 +198,121 @@ START_TEST(test_atomics)
 }
 END_TEST
 
+/* With the staging and read-ahead buffers (as the daemon runs). */
+START_TEST(test_staged_writes)
+{
+	uint64_t a = 0x1111, b = 0x2222, c = 0x3333, v = 0;
+
+	ck_assert_int_eq(emu_dma_init(&dev), 0);
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 8, &a, 8, EMU_XACCESS_REMOTE_WRITE,
+				      EMU_XDMA_FROM_BUF),
+			 0);
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 16, &b, 8, EMU_XACCESS_REMOTE_WRITE,
+				      EMU_XDMA_FROM_BUF),
+			 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4000, &c, 8, 0, EMU_XDMA_FROM_BUF),
+			 0);
+	/* Staged, not yet in memory, and the buffers may be reused at once. */
+	a = b = c = 0;
+	ck_assert_uint_eq(mem[1], 1);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 0);
+	/* Checks are not deferred. */
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, EMU_XDMA_FROM_BUF),
+			 -EACCES);
+	emu_dma_flush(&dev);
+	ck_assert_uint_eq(mem[1], 0x1111);
+	ck_assert_uint_eq(mem[2], 0x2222);
+	ck_assert_uint_eq(mem[500], 0x3333);
+	/* One call for all three (two of them contiguous). */
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 1);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_BYTES], 24);
+	emu_dma_fini(&dev);
+}
+END_TEST
+
+START_TEST(test_read_sees_staged_write)
+{
+	uint64_t a = 0xabcd, v = 0;
+
+	ck_assert_int_eq(emu_dma_init(&dev), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &a, 8, 0, EMU_XDMA_FROM_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &v, 8, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_uint_eq(v, 0xabcd);
+	mem[20] = 77;
+	ck_assert_int_eq(
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 160, EMU_XATOMIC_FETCH_ADD, 1, 0, &v), 0);
+	ck_assert_uint_eq(v, 77);
+	ck_assert_uint_eq(mem[20], 78);
+	emu_dma_fini(&dev);
+}
+END_TEST
+
+START_TEST(test_read_ahead)
+{
+	uint64_t buf[512];
+	uint64_t calls;
+
+	ck_assert_int_eq(emu_dma_init(&dev), 0);
+	/* A 4 KiB read reads ahead to the end of the MR (16 KiB)... */
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA, buf, 4096, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_uint_eq(buf[511], 511);
+	calls = dev.dcnt[EMU_DCNT_DMA_CALLS];
+	/* ...so the next 4 KiB come from the copy, */
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, EMU_XDMA_TO_BUF),
+			 0);
+	ck_assert_uint_eq(buf[0], 512);
+	ck_assert_uint_eq(buf[511], 1023);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls);
+	/* but not after a flush: the program may have changed its memory. */
+	mem[1024] = 0x77;
+	emu_dma_flush(&dev);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, EMU_XDMA_TO_BUF),
+			 0);
+	ck_assert_uint_eq(buf[0], 0x77);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 1);
+	/* Nor after a write into it. */
+	{
+		uint64_t w = 0x99;
+
+		ck_assert_int_eq(
+		    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &w, 8, 0, EMU_XDMA_FROM_BUF), 0);
+		ck_assert_int_eq(
+		    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, EMU_XDMA_TO_BUF), 0);
+		ck_assert_uint_eq(buf[0], 0x99);
+	}
+	/* Small reads read only what they ask for. */
+	calls = dev.dcnt[EMU_DCNT_DMA_CALLS];
+	emu_dma_flush(&dev);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 8, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_BYTES] > 0, 1);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 1);
+	emu_dma_fini(&dev);
+}
+END_TEST
+
+START_TEST(test_staged_fault)
+{
+	uint64_t a = 5, v, page[512];
+
+	ck_assert_int_eq(emu_dma_init(&dev), 0);
+	/* Read-ahead stops at an unmapped page; a read beyond it faults. */
+	ck_assert_int_eq(munmap((char *)mem + 8192, 4096), 0);
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, page, 4096, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_uint_eq(page[0], 512);
+	ck_assert_uint_eq(page[511], 1023);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &v, 8, 0, EMU_XDMA_TO_BUF),
+			 -EFAULT);
+	/* A staged write into it passes the checks and fails at the flush. */
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &a, 8, 0, EMU_XDMA_FROM_BUF),
+			 0);
+	v = dev.dcnt[EMU_DCNT_DMA_FAULTS];
+	emu_dma_flush(&dev);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_FAULTS], v + 1);
+	emu_dma_fini(&dev);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("dp_dma");
@@ -208,6 +324,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_fault);
 	tcase_add_test(tc, test_atomics);
+	tcase_add_test(tc, test_staged_writes);
+	tcase_add_test(tc, test_read_sees_staged_write);
+	tcase_add_test(tc, test_read_ahead);
+	tcase_add_test(tc, test_staged_fault);
 	suite_add_tcase(s, tc);
 	return s;
 }
