@@ -58,6 +58,16 @@ else
 	pass "counters of an unknown device fail"
 fi
 
+# Completion events with real traffic (next / solicited-only arming).
+if [ -x "$UROCE_BIN/cq_events" ]; then
+	if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/cq_events" uroce0 >"$T/ev" 2>&1; then
+		pass "cq_events: $(tail -1 "$T/ev")"
+	else
+		cat "$T/ev" >&2
+		fail "cq_events"
+	fi
+fi
+
 # Garbage in the rings: errors completed, the daemon keeps serving.
 if timeout 300 "$UROCE_BIN/ring_abuse" "$UROCE_RUNDIR/uroce1.sock" 20 >"$T/abuse" 2>&1; then
 	pass "ring_abuse: $(tail -1 "$T/abuse")"
