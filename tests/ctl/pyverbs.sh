@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # rdma-core's own pyverbs tests (ABI.md section 5) for devices, PDs, MRs,
 # CQs and QPs, atomics, CQ events, extended CQs and QPs and shared PDs,
-# against uroce0, through `uroce run`. Each test must pass or skip itself, except those listed with their reason in
-# pyverbs_expected.txt; a listed test that passes is reported (XPASS) so the
+# against uroce0, through `uroce run`. Each test must pass or skip itself,
+# except those listed with their reason in pyverbs_expected.txt; a listed test that passes is reported (XPASS) so the
 # list can shrink. Prints the pass/fail/skip counts.
 . "$CTL_SRC/lib.sh"
 
