@@ -3,8 +3,8 @@
 # rdma-core's own pyverbs tests (ABI.md section 5) for devices, PDs, MRs,
 # CQs and QPs, atomics, CQ events, extended CQs and QPs and shared PDs,
 # against uroce0, through `uroce run`. Each test must pass or skip itself,
-# except those listed with their reason in pyverbs_expected.txt; a listed test that passes is reported (XPASS) so the
-# list can shrink. Prints the pass/fail/skip counts.
+# except those listed with their reason in pyverbs_expected.txt; a listed
+# test that passes is reported (XPASS) so the list can shrink. Prints the pass/fail/skip counts.
 . "$CTL_SRC/lib.sh"
 
 SRC=/usr/share/doc/rdma-core/tests
