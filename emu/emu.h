@@ -644,7 +644,8 @@ int emu_net_start(struct emu_dev *dev);
 void emu_net_stop(struct emu_dev *dev);
 /* The engine's send_packet: batch one packet (sent by emu_net_flush). */
 int emu_net_send(struct emu_dev *dev, const struct emu_xroute *rt, const void *pkt, size_t len);
-/* Send the batch; returns how many datagrams it held. */
+/* Flush the staged DMA writes (emu_dma_flush), then send the batch;
+ * returns how many datagrams it held. */
 unsigned emu_net_flush(struct emu_dev *dev);
 /* Receive up to `rounds` batches; returns the datagrams received. */
 unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
