@@ -53,11 +53,12 @@ static void on_doorbell(uv_poll_t *h, int status, int events)
 	(void)events;
 	if (status < 0)
 		return;
-	while (read(ctx->doorbell_fd, &v, sizeof(v)) == sizeof(v))
+	while (read(ctx->doorbell_fd, &v, sizeof(v)) == sizeof(v)) {
 		ctx->doorbells++;
-	/* The data path lives in the transport; what the control path owns
-	 * is flushing the queues of QPs in the error state. */
-	emu_qp_flush_all(ctx->dev);
+		ctx->dev->dcnt[EMU_DCNT_DOORBELLS]++;
+	}
+	/* The rings are read by the data-path pass that follows (wait.c). */
+	emu_wait_note_work(&ctx->dev->wait);
 }
 
 int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
@@ -117,9 +118,17 @@ void emu_ctx_async_event(struct emu_ctx *ctx, uint32_t type, uint32_t handle)
 
 	if (ctx->async_wfd < 0)
 		return;
-	if (write(ctx->async_wfd, &ev, sizeof(ev)) != sizeof(ev))
-		emu_warn("context %u: async event %u lost (%s)", ctx->handle, type,
-			 strerror(errno));
+	if (write(ctx->async_wfd, &ev, sizeof(ev)) != sizeof(ev)) {
+		/* EPIPE: the process is gone and its context about to be
+		 * released; nobody will miss the event. */
+		if (errno == EPIPE)
+			emu_dbg("context %u: async event %u for a closed "
+				"process",
+				ctx->handle, type);
+		else
+			emu_warn("context %u: async event %u lost (%s)", ctx->handle, type,
+				 strerror(errno));
+	}
 }
 
 static void on_handle_closed(uv_handle_t *h)

@@ -2,15 +2,15 @@
 /*
  * uroced: the emulated RNIC. This file is the program: options, start-up
  * order (address and interface, UDP socket, run directory and control
- * socket, status page, capture file), the libuv event loop with its
- * "daemon asleep" bookkeeping, and a clean shutdown on SIGINT/SIGTERM that
- * releases every client's objects and removes the socket. The device and its
- * objects live in the other files of emu/.
+ * socket, status page, capture file, data path), the libuv event loop
+ * (whose waiting strategy is wait.c's), and a clean shutdown on
+ * SIGINT/SIGTERM that releases every client's objects, completes the
+ * capture file and removes the socket. The device and its objects live in
+ * the other files of emu/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <pcap/pcap.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +48,22 @@ static void usage(FILE *f)
 		   "4096 (default:\n"
 		   "                      the largest that fits the interface MTU "
 		   "owning IP)\n"
-		   "  -w, --pcap FILE     write every packet sent or accepted to a "
+		   "  -w, --pcap FILE     write every packet sent or received to a "
 		   "pcap file\n"
+		   "  -s, --spin-us US    keep polling this long after the last "
+		   "work before\n"
+		   "                      sleeping (default 100; 0: sleep whenever "
+		   "idle)\n"
+		   "  -I, --icrc-any-id   accept IPv4 packets whose ICRC matches for "
+		   "an IP ID other\n"
+		   "                      than 0 (senders such as Linux rxe; the "
+		   "check then keeps\n"
+		   "                      16 bits of strength; counted as "
+		   "icrc_id_guessed)\n"
+		   "  -N, --nice N        scheduling priority, -20..19 (default "
+		   "-10 when allowed:\n"
+		   "                      a woken RNIC should preempt programs "
+		   "polling their CQs)\n"
 		   "  -v, --verbose       more log output (twice: debug)\n"
 		   "  -q, --quiet         only errors and warnings\n"
 		   "  -V, --version       print the version and exit\n"
@@ -78,43 +92,28 @@ static void on_signal(uv_signal_t *h, int signum)
 	uv_stop(dev->loop);
 }
 
-/* Before the loop may block: tell producers we sleep, then look once more
- * so that nothing published before they could see the flag is missed. */
-static void on_prepare(uv_prepare_t *h)
-{
-	struct emu_dev *dev = h->data;
-
-	__atomic_store_n(&dev->status->daemon_asleep, 1, __ATOMIC_SEQ_CST);
-	uroce_fence();
-	emu_qp_flush_all(dev);
-}
-
-static void on_check(uv_check_t *h)
-{
-	struct emu_dev *dev = h->data;
-
-	__atomic_store_n(&dev->status->daemon_asleep, 0, __ATOMIC_SEQ_CST);
-}
-
-/* Packets arrive before the transport exists: count and drop them so that
- * the socket buffer never fills. */
-static void on_udp(uv_poll_t *h, int status, int events)
-{
-	struct emu_dev *dev = h->data;
-	char buf[65536];
-
-	(void)events;
-	if (status < 0)
-		return;
-	while (recv(dev->udp_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
-		dev->rx_dropped++;
-}
-
 static void close_walk(uv_handle_t *h, void *arg)
 {
 	(void)arg;
 	if (!uv_is_closing(h))
 		uv_close(h, NULL);
+}
+
+/*
+ * The RNIC runs at a higher priority than the programs it serves when the
+ * system allows it: it sleeps whenever it is idle (wait.c), and when woken
+ * by a packet or a doorbell it should preempt a program busy-polling its
+ * CQ at once rather than wait for that program's time slice. Without the
+ * privilege (CAP_SYS_NICE) it runs at the normal priority.
+ */
+static void set_priority(int nice_val, int explicit_nice)
+{
+	if (!setpriority(PRIO_PROCESS, 0, nice_val))
+		return;
+	if (explicit_nice)
+		emu_warn("--nice %d: %s", nice_val, strerror(errno));
+	else
+		emu_dbg("running at the normal priority (nice %d: %s)", nice_val, strerror(errno));
 }
 
 static void raise_fd_limit(void)
@@ -127,62 +126,26 @@ static void raise_fd_limit(void)
 	}
 }
 
-static int open_pcap(struct emu_dev *dev, const char *path)
-{
-	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
-	pcap_dumper_t *d;
-
-	if (!p) {
-		fprintf(stderr, "uroced: --pcap: pcap_open_dead failed\n");
-		return -1;
-	}
-	d = pcap_dump_open(p, path);
-	if (!d) {
-		fprintf(stderr, "uroced: --pcap %s: %s\n", path, pcap_geterr(p));
-		pcap_close(p);
-		return -1;
-	}
-	dev->pcap = p;
-	dev->pcap_dumper = d;
-	return 0;
-}
-
-static void close_pcap(struct emu_dev *dev)
-{
-	if (dev->pcap_dumper) {
-		pcap_dump_flush(dev->pcap_dumper);
-		pcap_dump_close(dev->pcap_dumper);
-		dev->pcap_dumper = NULL;
-	}
-	if (dev->pcap) {
-		pcap_close(dev->pcap);
-		dev->pcap = NULL;
-	}
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"name", required_argument, NULL, 'n'},
-	    {"addr", required_argument, NULL, 'a'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"rundir", required_argument, NULL, 'r'},
-	    {"mtu", required_argument, NULL, 'm'},
-	    {"pcap", required_argument, NULL, 'w'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"name", required_argument, NULL, 'n'},    {"addr", required_argument, NULL, 'a'},
+	    {"port", required_argument, NULL, 'p'},    {"rundir", required_argument, NULL, 'r'},
+	    {"mtu", required_argument, NULL, 'm'},     {"pcap", required_argument, NULL, 'w'},
+	    {"spin-us", required_argument, NULL, 's'}, {"nice", required_argument, NULL, 'N'},
+	    {"icrc-any-id", no_argument, NULL, 'I'},   {"verbose", no_argument, NULL, 'v'},
+	    {"quiet", no_argument, NULL, 'q'},	       {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
 	struct emu_opts o = {.port = 4791};
 	static struct emu_dev dev;
 	uv_loop_t loop;
-	int verbosity = EMU_LOG_INFO, c, err;
+	int verbosity = EMU_LOG_INFO, c, err, nice_val = EMU_NICE_DEFAULT;
+	int nice_set = 0, icrc_any_id = 0;
 	uint32_t v;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:vqVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:IvqVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o.name = optarg;
@@ -223,6 +186,37 @@ int main(int argc, char **argv)
 		case 'w':
 			o.pcap_path = optarg;
 			break;
+		case 's':
+			if (parse_u32(optarg, 1000000, &v)) {
+				fprintf(stderr,
+					"uroced: --spin-us %s: must be a number "
+					"of microseconds in 0..1000000\n",
+					optarg);
+				return 2;
+			}
+			o.spin_us = v;
+			o.spin_set = 1;
+			break;
+		case 'I':
+			icrc_any_id = 1;
+			break;
+		case 'N': {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < -20 || n > 19) {
+				fprintf(stderr,
+					"uroced: --nice %s: must be a number "
+					"in -20..19\n",
+					optarg);
+				return 2;
+			}
+			nice_val = (int)n;
+			nice_set = 1;
+			break;
+		}
 		case 'v':
 			if (verbosity < EMU_LOG_DEBUG)
 				verbosity++;
@@ -265,9 +259,15 @@ int main(int argc, char **argv)
 	emu_log_set_level((enum emu_log_level)verbosity);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
+	set_priority(nice_val, nice_set);
 
 	if (emu_dev_setup(&dev, &o))
 		return 1;
+	emu_dp_init(&dev);
+	if (o.spin_set)
+		dev.wait.spin_us = o.spin_us;
+	/* PROTOCOL.md 12: interoperating with senders that do not use ID 0. */
+	dev.x.icrc_solve_id = icrc_any_id;
 	if (emu_dev_bind_udp(&dev))
 		return 1;
 	err = common_rundir_resolve(o.rundir, dev.rundir, sizeof(dev.rundir));
@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 		emu_dev_close(&dev);
 		return 1;
 	}
-	if (o.pcap_path && open_pcap(&dev, o.pcap_path)) {
+	if (o.pcap_path && emu_capture_open(&dev, o.pcap_path)) {
 		emu_dev_close(&dev);
 		return 1;
 	}
@@ -295,20 +295,17 @@ int main(int argc, char **argv)
 	}
 	dev.loop = &loop;
 	if (emu_ctl_listen(&dev)) {
-		close_pcap(&dev);
+		emu_capture_close(&dev);
 		emu_dev_close(&dev);
 		uv_loop_close(&loop);
 		return 1;
 	}
-	uv_poll_init(&loop, &dev.udp_poll, dev.udp_fd);
-	dev.udp_poll.data = &dev;
-	uv_poll_start(&dev.udp_poll, UV_READABLE, on_udp);
-	uv_prepare_init(&loop, &dev.prepare);
-	dev.prepare.data = &dev;
-	uv_prepare_start(&dev.prepare, on_prepare);
-	uv_check_init(&loop, &dev.check);
-	dev.check.data = &dev;
-	uv_check_start(&dev.check, on_check);
+	if (emu_net_start(&dev)) {
+		fprintf(stderr, "uroced: out of memory\n");
+		return 1;
+	}
+	emu_capture_start(&dev);
+	emu_wait_start(&dev.wait, &loop, dev.status);
 	uv_signal_init(&loop, &dev.sigint);
 	dev.sigint.data = &dev;
 	uv_signal_start(&dev.sigint, on_signal, SIGINT);
@@ -327,13 +324,16 @@ int main(int argc, char **argv)
 	emu_ctl_close(&dev);
 	while (!emu_list_empty(&dev.ctxs))
 		emu_ctx_destroy(EMU_CONTAINER_OF(dev.ctxs.next, struct emu_ctx, link));
+	emu_net_stop(&dev);
+	emu_dma_fini(&dev);
 	uv_walk(&loop, close_walk, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&loop))
 		emu_warn("event loop still had handles at exit");
-	close_pcap(&dev);
+	emu_capture_close(&dev);
 	emu_dev_close(&dev);
-	emu_info("stopped (%llu datagrams dropped without a transport)",
-		 (unsigned long long)dev.rx_dropped);
+	emu_info("stopped (%llu datagrams received, %llu sent)",
+		 (unsigned long long)dev.dcnt[EMU_DCNT_RX_DATAGRAMS],
+		 (unsigned long long)dev.dcnt[EMU_DCNT_TX_DATAGRAMS]);
 	return 0;
 }

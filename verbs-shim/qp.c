@@ -852,6 +852,14 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 		return -err;
 	if (attr_mask & IBV_QP_STATE)
 		qp->state = attr->qp_state;
+	/* A QP reset forgets its completions still in the CQs, as mlx5's
+	 * provider does: a QP restated from the error state must not find
+	 * the flushes of its previous life. */
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		shim_cq_clean(shim_cq(qp->send_cq), qp->qp_num);
+		if (qp->recv_cq && qp->recv_cq != qp->send_cq)
+			shim_cq_clean(shim_cq(qp->recv_cq), qp->qp_num);
+	}
 	return 0;
 }
 
