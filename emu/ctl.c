@@ -183,6 +183,8 @@ static const struct op_desc ops[] = {
 	OPD(DESTROY_AH, struct uroce_handle_req, emu_ah_destroy, 0),
 	OPD(ATTACH_MCAST, struct uroce_mcast_req, emu_qp_attach_mcast, 0),
 	OPD(DETACH_MCAST, struct uroce_mcast_req, emu_qp_detach_mcast, 0),
+	OPD(QUERY_COUNTERS, struct uroce_query_counters_req, emu_counters_query,
+	    1),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))

@@ -54,11 +54,12 @@ static void on_doorbell(uv_poll_t *h, int status, int events)
 	(void)events;
 	if (status < 0)
 		return;
-	while (read(ctx->doorbell_fd, &v, sizeof(v)) == sizeof(v))
+	while (read(ctx->doorbell_fd, &v, sizeof(v)) == sizeof(v)) {
 		ctx->doorbells++;
-	/* The data path lives in the transport; what the control path owns
-	 * is flushing the queues of QPs in the error state. */
-	emu_qp_flush_all(ctx->dev);
+		ctx->dev->dcnt[EMU_DCNT_DOORBELLS]++;
+	}
+	/* The rings are read by the data-path pass that follows (wait.c). */
+	emu_wait_note_work(&ctx->dev->wait);
 }
 
 int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)

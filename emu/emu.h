@@ -9,6 +9,7 @@
 #define UROCE_EMU_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -17,6 +18,8 @@
 #include <uv.h>
 
 #include "uroce/uapi.h"
+#include "dev_counters.h"
+#include "xport.h"
 
 #define EMU_CONTAINER_OF(ptr, type, member)                                    \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
@@ -226,6 +229,14 @@ struct emu_qp {
 	struct emu_list mcast;
 	uint32_t nmcast;
 	int last_wqe_sent;
+
+	/* Data path (datapath.c, timer.c). */
+	struct emu_xqp x;	    /* the transport engine's QP */
+	uint32_t sq_handed;	    /* SQ ring index handed to the engine so far */
+	struct emu_list sq_link;    /* in dev->sq_qps while the SQ is consumed */
+	struct emu_list run_link;   /* in dev->run_qps while scheduled */
+	struct emu_list timer_link; /* in dev->timer_qps while armed */
+	uint64_t deadline_us;	    /* engine timer deadline, 0 = none */
 };
 
 /* One client connection = one verbs context (or a HELLO probe). */
@@ -273,6 +284,33 @@ struct emu_limits {
 	uint32_t max_ctx;
 };
 
+/*
+ * The waiting strategy of the event loop (wait.c): spin while work is
+ * recent, then publish "asleep" in the status page and block. The data
+ * path is reached through the two callbacks only.
+ */
+struct emu_wait {
+	uv_loop_t *loop;
+	uv_prepare_t prepare;
+	uv_check_t check;
+	uv_idle_t idle;
+	uv_timer_t timer;
+	struct uroce_status_page *status;
+	/* One pass over the data path; returns the amount of work done. */
+	unsigned (*poll)(void *arg);
+	/* Earliest transport deadline in us (0: none). */
+	uint64_t (*next_deadline)(void *arg);
+	void *arg;
+	uint64_t last_work_us;
+	uint64_t spin_us; /* spin this long after the last work */
+	uint64_t backoff_until_us; /* CPUs oversubscribed: no spinning before */
+	bool spinning;
+	uint64_t *sleeps; /* counter to bump on every block */
+};
+
+struct emu_net;
+struct emu_capture;
+
 struct emu_dev {
 	char name[UROCE_NAME_MAX];
 	char addr_str[UROCE_ADDR_MAX];
@@ -293,16 +331,12 @@ struct emu_dev {
 	uv_loop_t *loop;
 	int udp_fd;
 	uv_poll_t udp_poll;
-	uint64_t rx_dropped;
 	int ctl_fd;
 	uv_poll_t ctl_poll;
 	char rundir[256];
 	char sock_path[256];
 	int status_fd;
 	struct uroce_status_page *status;
-	uv_prepare_t prepare;
-	uv_check_t check;
-	uv_idle_t idle;
 	uv_signal_t sigint;
 	uv_signal_t sigterm;
 
@@ -318,8 +352,15 @@ struct emu_dev {
 	uint32_t next_srq_num;
 	uint8_t next_key_byte;
 
-	void *pcap;        /* pcap_t * for pcap_open_dead */
-	void *pcap_dumper; /* pcap_dumper_t * */
+	/* Data path. */
+	struct emu_xdev x;	     /* the transport engine's device */
+	struct emu_list sq_qps;	     /* QPs whose SQ ring is consumed */
+	struct emu_list run_qps;     /* QPs the engine asked to run */
+	struct emu_list timer_qps;   /* QPs with an armed engine timer */
+	struct emu_net *net;	     /* net.c: socket buffers and batches */
+	struct emu_capture *capture; /* capture.c; NULL without --pcap */
+	struct emu_wait wait;	     /* wait.c: spin, then sleep */
+	uint64_t dcnt[EMU_DCNT_COUNT];
 	int stopping;
 };
 
@@ -465,13 +506,15 @@ int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req,
 int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req,
 			struct emu_reply *rep);
 void emu_qp_free(struct emu_qp *qp);
-/* Move a QP to ERR from the transport or the control path: flushes. */
-void emu_qp_set_error(struct emu_qp *qp);
-/* Complete every outstanding WQE of a QP in ERR with WR_FLUSH_ERR. */
-void emu_qp_flush(struct emu_qp *qp);
-/* Flush newly posted WQEs of all QPs in ERR; returns how many were flushed. */
-unsigned emu_qp_flush_all(struct emu_dev *dev);
 struct emu_qp *emu_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
+/* The engine moved the QP to ERR by itself (it already flushed what it
+ * held): record the state, raise IBV_EVENT_QP_FATAL (and LAST_WQE_REACHED
+ * on an SRQ). The next data-path pass flushes the SQ ring. */
+void emu_qp_transport_error(struct emu_qp *qp);
+/* The shim corrupted the SQ ring's producer index: ERR, ring dropped. */
+void emu_qp_ring_fault(struct emu_qp *qp);
+/* The engine drained the SQ of a QP in SQD: IBV_EVENT_SQ_DRAINED if asked. */
+void emu_qp_sq_drained(struct emu_qp *qp);
 
 /* srq.c */
 int emu_srq_create(struct emu_ctx *ctx, const void *req,
@@ -485,6 +528,165 @@ void emu_srq_free(struct emu_srq *srq);
 /* After the transport consumed a WQE: raise SRQ_LIMIT_REACHED when armed
  * and the number of posted WQEs fell below the limit (IBA 10.2.9.2). */
 void emu_srq_check_limit(struct emu_srq *srq);
+
+/* wqe.c (pure) */
+/* Geometry of a ring as the daemon knows it (never read from the ring). */
+struct emu_wqe_geom {
+	uint32_t stride;     /* bytes of one slot */
+	uint32_t max_sge;    /* SGEs a slot may hold */
+	uint32_t max_inline; /* inline bytes a send slot may hold */
+};
+/* An opcode no engine accepts: a malformed WQE fails with LOC_QP_OP_ERR. */
+#define EMU_WQE_BAD_OPCODE 0xffu
+/* No MR has this L_Key (keys have a non-zero index above the low byte). */
+#define EMU_WQE_BAD_LKEY 0u
+/* Is opcode a send WR opcode this QP type carries? */
+bool emu_wqe_opcode_ok(uint32_t qp_type, uint32_t opcode);
+/*
+ * Convert one SQ slot (a private copy of stride bytes) into an engine WQE.
+ * Returns EMU_XWC_SUCCESS, or the completion status the WR must fail with
+ * (LOC_QP_OP_ERR: opcode, SGE count, inline on READ/atomic; LOC_LEN_ERR:
+ * inline length), in which case *w is poisoned so that the engine fails it
+ * with that status, in order. *ah_handle receives a UD WR's AH.
+ */
+uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g,
+		      uint32_t qp_type, struct emu_xwqe *w,
+		      uint32_t *ah_handle);
+/* Make *w a WQE the engine fails with status (LOC_QP_OP_ERR/LOC_LEN_ERR). */
+void emu_wqe_poison(struct emu_xwqe *w, uint32_t status);
+/*
+ * Convert one RQ/SRQ slot (a private copy) into an engine receive WQE.
+ * Returns 0, or -EINVAL for a malformed slot, in which case *w has one SGE
+ * no key matches (placing data into it fails with a local error).
+ */
+int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g,
+		 struct emu_xrecv_wqe *w);
+
+/* route.c (pure) */
+struct in_addr;
+struct msghdr;
+struct wire_frame_params;
+void emu_route_gid_from_v4(const struct in_addr *a, uint8_t gid[16]);
+/* GID (IPv4-mapped for AF_INET) and port of a socket address; 0 or
+ * -EAFNOSUPPORT. */
+int emu_route_gid_from_sockaddr(const struct sockaddr *sa, uint8_t gid[16],
+				uint16_t *port);
+/* Socket address of a GID for a socket of this family; 0, -EAFNOSUPPORT
+ * (IPv4 GID on an IPv6 socket or the reverse), -EHOSTUNREACH (zero,
+ * multicast or broadcast address). scope_id is used for link-local IPv6. */
+int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port,
+				int family, uint32_t scope_id,
+				struct sockaddr_storage *ss, socklen_t *len);
+/* The transport route of a datagram from recvmsg(): source from the name,
+ * destination from IP_PKTINFO/IPV6_PKTINFO, TOS/TTL from their control
+ * messages, dport = local_port. 0, -ENOENT (no destination), or
+ * -EAFNOSUPPORT. */
+int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port,
+		       struct emu_xroute *rt);
+/* The locally administered MAC uroce derives from a GID. */
+void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6]);
+/* Ethernet/IP/UDP framing of a packet of route rt (ID 0, DF; the packet's
+ * own ICRC is kept). */
+void emu_route_frame_params(const struct emu_xroute *rt,
+			    struct wire_frame_params *p);
+
+/* dma.c */
+/*
+ * Pure: may [addr, addr+len) of MR mr (NULL: no such key) be accessed with
+ * `access` (EMU_XACCESS_* bits) by a QP of PD pd? 0 with *host_addr set,
+ * -ENOENT (no key, or another PD), -ERANGE, -EACCES.
+ */
+int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd,
+		  uint64_t addr, uint64_t len, uint32_t access,
+		  uint64_t *host_addr);
+/* The engine's dma_lkey / dma_rkey / atomic ops for QP qp (xport.h). */
+int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf,
+		 size_t len, uint32_t access, enum emu_xdma dir);
+int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf,
+		 size_t len, uint32_t access, enum emu_xdma dir);
+int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va,
+		   enum emu_xatomic_op op, uint64_t compare_add, uint64_t swap,
+		   uint64_t *orig);
+
+/* timer.c */
+/* Arm (deadline_us != 0) or cancel the QP's transport timer. */
+void emu_timer_arm(struct emu_qp *qp, uint64_t deadline_us);
+void emu_timer_cancel(struct emu_qp *qp);
+/* Fire every timer due at now_us; returns how many fired. */
+unsigned emu_timer_expire(struct emu_dev *dev, uint64_t now_us);
+/* Earliest armed deadline (0: none). */
+uint64_t emu_timer_next(const struct emu_dev *dev);
+
+/* wait.c */
+/* Spin this long after the last work before sleeping. */
+#define EMU_WAIT_SPIN_US 100
+/* Spin (rather than sleep on a millisecond timer) for a deadline this close. */
+#define EMU_WAIT_TIMER_SPIN_US 250
+/* A sched_yield() this long means another process wanted the CPU... */
+#define EMU_WAIT_CONTENDED_US 20
+/* ...and the daemon then stops spinning for this long. */
+#define EMU_WAIT_BACKOFF_US 200000
+enum emu_wait_action {
+	EMU_WAIT_SPIN,
+	EMU_WAIT_SLEEP,
+};
+uint64_t emu_wait_now_us(void);
+/*
+ * Pure: spin or sleep, given the time of the last work, the spin window,
+ * the end of a contention back-off (no spinning on work before it) and the
+ * earliest transport deadline (0: none). For SLEEP, *timeout_ms is how
+ * long libuv may block (-1: until woken).
+ */
+enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us,
+				     uint64_t spin_us, uint64_t backoff_until_us,
+				     uint64_t deadline_us, int64_t *timeout_ms);
+/* Install the loop handles (poll/next_deadline/arg must be set). */
+void emu_wait_start(struct emu_wait *w, uv_loop_t *loop,
+		    struct uroce_status_page *status);
+/* Work arrived outside a pass (datagrams, doorbells): keep spinning. */
+void emu_wait_note_work(struct emu_wait *w);
+
+/* net.c */
+/* Allocate the batches and start receiving on dev->udp_fd. 0 or -errno. */
+int emu_net_start(struct emu_dev *dev);
+/* Send what is batched and free the batches. */
+void emu_net_stop(struct emu_dev *dev);
+/* The engine's send_packet: batch one packet (sent by emu_net_flush). */
+int emu_net_send(struct emu_dev *dev, const struct emu_xroute *rt,
+		 const void *pkt, size_t len);
+/* Send the batch; returns how many datagrams it held. */
+unsigned emu_net_flush(struct emu_dev *dev);
+/* Receive up to `rounds` batches; returns the datagrams received. */
+unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
+
+/* capture.c */
+/* Open the --pcap file (prints a message and returns -1 on failure). */
+int emu_capture_open(struct emu_dev *dev, const char *path);
+/* Once the loop exists: the periodic flush. */
+void emu_capture_start(struct emu_dev *dev);
+/* Append one packet (BTH..ICRC) of route rt (dev->capture must be set). */
+void emu_capture_packet(struct emu_dev *dev, const struct emu_xroute *rt,
+			const void *pkt, size_t len);
+/* Flush and close (after the loop's handles are closed). */
+void emu_capture_close(struct emu_dev *dev);
+
+/* datapath.c */
+/* The engine's device with the daemon's ops, lists, wait callbacks. */
+void emu_dp_init(struct emu_dev *dev);
+/* One data-path pass (wait.c's poll callback); returns the work done. */
+unsigned emu_dp_poll(void *dev);
+/* Hand new SQ ring entries of qp to the engine; returns how many. */
+unsigned emu_dp_sq(struct emu_qp *qp);
+/* The engine's address vector for a uapi one (source: GID 0). */
+void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a,
+	       struct emu_xav *av);
+/* Before freeing a QP: cancel its timer, leave the run and SQ lists. */
+void emu_dp_qp_release(struct emu_qp *qp);
+
+/* counters.c */
+/* QUERY_COUNTERS: the device's (qpn 0) or one QP's counters. */
+int emu_counters_query(struct emu_ctx *ctx, const void *req,
+		       struct emu_reply *rep);
 
 /* ah.c */
 int emu_ah_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

@@ -3,10 +3,14 @@
  * Queue pairs: creation (capabilities checked against the device limits,
  * send and receive rings handed out), modification through the state
  * machine of qp_state.c with the attribute value checks hardware applies,
- * query, destruction, multicast attachment, and the control-path duty of
- * flushing: a QP in the error state completes every outstanding and every
- * newly posted WQE with IBV_WC_WR_FLUSH_ERR (IBA 10.3.1.10, C10-30). The
- * protocol engine (requester/responder/completer) is not here.
+ * query, destruction and multicast attachment. Every state change and
+ * every transport attribute also goes to the QP's transport engine
+ * (emu_xport_modify, after the state table of qp_state.c accepted it), and
+ * queries read the current PSNs from it. In the error state the engine
+ * flushes the WQEs it holds and the receive queue; the SQ ring entries it
+ * was not yet given are handed to it and flushed too (IBA 10.3.1.10,
+ * C10-30). The engine's own moves to Error (retries exhausted, NAKs...)
+ * come back here as an async event. The protocol itself is not here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -130,6 +134,9 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -ENOMEM;
 	emu_list_init(&qp->flush_link);
 	emu_list_init(&qp->mcast);
+	emu_list_init(&qp->sq_link);
+	emu_list_init(&qp->run_link);
+	emu_list_init(&qp->timer_link);
 	if (emu_dev_obj_add(ctx, &qp->obj, EMU_OBJ_QP))
 		goto err_free;
 	if (alloc_qpn(dev, qp))
@@ -191,6 +198,24 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	qp->state = UROCE_QPS_RESET;
 	set_ring_state(qp);
 
+	/* The engine holds as many WRs as the SQ ring has slots. */
+	err = emu_xport_qp_init(&dev->x, &qp->x,
+				&(struct emu_xqp_init){
+					.type = qp->type,
+					.qpn = qp->qpn,
+					.max_send_wr = sq_entries,
+					.sq_sig_all = qp->sq_sig_all,
+					.srq = qp->srq != NULL,
+				});
+	if (err)
+		goto err_refs;
+	/* One socket sends every packet: its port is every QP's source
+	 * port (net.c explains the choice). */
+	qp->x.sport = dev->udp_port;
+	/* Peers listen on the port we do (4791 unless --port said else). */
+	qp->x.dport = dev->udp_port;
+	emu_list_add_tail(&dev->sq_qps, &qp->sq_link);
+
 	o = EMU_REPLY(rep, struct uroce_create_qp_resp);
 	o->handle = qp->obj.hnode.key;
 	o->qpn = qp->qpn;
@@ -205,6 +230,15 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	}
 	return 0;
 
+err_refs:
+	qp->pd->obj.usecnt--;
+	qp->send_cq->obj.usecnt--;
+	qp->recv_cq->obj.usecnt--;
+	if (qp->srq)
+		qp->srq->obj.usecnt--;
+	emu_ring_destroy(&qp->rq);
+	if (rq_fd >= 0)
+		close(rq_fd);
 err_sq:
 	emu_ring_destroy(&qp->sq);
 	close(sq_fd);
@@ -301,6 +335,50 @@ static void apply_attrs(struct emu_qp *qp, uint32_t mask,
 		s->en_sqd_async_notify = a->en_sqd_async_notify;
 }
 
+/* IBA 11.6.3.1: a QP on an SRQ reports once that no more WQEs will be
+ * taken from the SRQ for it. */
+static void last_wqe(struct emu_qp *qp)
+{
+	if (qp->srq && !qp->last_wqe_sent) {
+		qp->last_wqe_sent = 1;
+		emu_ctx_async_event(qp->obj.ctx,
+				    UROCE_EVENT_QP_LAST_WQE_REACHED,
+				    qp->obj.hnode.key);
+	}
+}
+
+/* Transport attributes of a modify, in the engine's terms. */
+static uint32_t to_xattr(const struct emu_qp *qp, uint32_t mask,
+			 const struct uroce_qp_attr *a, struct emu_xqp_attr *x)
+{
+	const uint32_t engine_mask =
+		UROCE_QP_STATE | UROCE_QP_ACCESS_FLAGS | UROCE_QP_PKEY_INDEX |
+		UROCE_QP_QKEY | UROCE_QP_AV | UROCE_QP_PATH_MTU |
+		UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
+		UROCE_QP_RQ_PSN | UROCE_QP_MAX_QP_RD_ATOMIC |
+		UROCE_QP_MIN_RNR_TIMER | UROCE_QP_SQ_PSN |
+		UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_DEST_QPN;
+
+	memset(x, 0, sizeof(*x));
+	x->state = a->qp_state;
+	x->access = a->qp_access_flags;
+	x->pkey_index = a->pkey_index;
+	x->pkey = UROCE_DEFAULT_PKEY; /* the one P_Key table entry */
+	x->qkey = a->qkey;
+	emu_dp_av(qp->obj.ctx->dev, &a->ah_attr, &x->av);
+	x->path_mtu = (uint8_t)a->path_mtu;
+	x->timeout = a->timeout;
+	x->retry_cnt = a->retry_cnt;
+	x->rnr_retry = a->rnr_retry;
+	x->min_rnr_timer = a->min_rnr_timer;
+	x->max_rd_atomic = a->max_rd_atomic;
+	x->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	x->rq_psn = a->rq_psn & PSN_MASK;
+	x->sq_psn = a->sq_psn & PSN_MASK;
+	x->dest_qpn = a->dest_qp_num & QPN_MASK;
+	return mask & engine_mask;
+}
+
 static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 {
 	enum uroce_qp_state prev = qp->state;
@@ -313,8 +391,10 @@ static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 
 	switch (next) {
 	case UROCE_QPS_RESET:
-		/* IBA 10.3.1.1: the work queues are emptied, no completions. */
+		/* IBA 10.3.1.1: the work queues are emptied, no completions
+		 * (the engine forgot its copies). */
 		emu_ring_drain(&qp->sq);
+		qp->sq_handed = qp->sq.cons;
 		if (qp->rq.hdr)
 			emu_ring_drain(&qp->rq);
 		qp->last_wqe_sent = 0;
@@ -323,24 +403,13 @@ static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 		if (prev != UROCE_QPS_ERR)
 			emu_list_add_tail(&ctx->dev->flush_qps,
 					  &qp->flush_link);
-		emu_qp_flush(qp);
-		/* IBA 11.6.3.1: QPs on an SRQ report that no more WQEs
-		 * will be taken from it. */
-		if (qp->srq && !qp->last_wqe_sent) {
-			qp->last_wqe_sent = 1;
-			emu_ctx_async_event(ctx,
-					    UROCE_EVENT_QP_LAST_WQE_REACHED,
-					    qp->obj.hnode.key);
-		}
-		break;
-	case UROCE_QPS_SQD:
-		/* Nothing is in flight on the wire without the transport's
-		 * outstanding WQEs: the SQ is drained at once. */
-		if (prev == UROCE_QPS_RTS && qp->attr.en_sqd_async_notify)
-			emu_ctx_async_event(ctx, UROCE_EVENT_SQ_DRAINED,
-					    qp->obj.hnode.key);
+		/* The engine flushed what it held and the RQ; the SQ ring
+		 * entries it never saw are flushed through it now. */
+		emu_dp_sq(qp);
+		last_wqe(qp);
 		break;
 	default:
+		/* SQD: the engine reports the drain (emu_qp_sq_drained). */
 		break;
 	}
 }
@@ -349,8 +418,9 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_modify_qp_req *r = req;
 	const struct uroce_qp_attr *a = &r->attr;
-	uint32_t mask = r->attr_mask, cur, next;
+	uint32_t mask = r->attr_mask, cur, next, xmask;
 	struct emu_qp *qp = find_qp(ctx, r->handle);
+	struct emu_xqp_attr xa;
 	int err;
 
 	(void)rep;
@@ -381,7 +451,12 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	err = check_attr_values(qp, mask, a);
 	if (err)
 		return err;
+	/* Attributes first: the engine may report an SQ drain at once. */
 	apply_attrs(qp, mask, a);
+	xmask = to_xattr(qp, mask, a, &xa);
+	err = emu_xport_modify(&qp->x, &xa, xmask);
+	if (err)
+		return err; /* not reached: the values were checked above */
 	if (next != cur || next == UROCE_QPS_ERR)
 		enter_state(qp, (enum uroce_qp_state)next);
 	emu_dbg("QP 0x%x: %s -> %s", qp->qpn, emu_qp_state_name(cur),
@@ -394,15 +469,21 @@ int emu_qp_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	const struct uroce_query_qp_req *r = req;
 	struct emu_qp *qp = find_qp(ctx, r->handle);
 	struct uroce_query_qp_resp *o;
+	struct emu_xqp_attr xa;
 
 	if (!qp)
 		return -EINVAL;
+	emu_xport_query(&qp->x, &xa);
 	o = EMU_REPLY(rep, struct uroce_query_qp_resp);
 	o->attr = qp->attr;
 	o->attr.qp_state = qp->state;
 	o->attr.cur_qp_state = qp->state;
 	o->attr.cap = qp->cap;
-	o->attr.sq_draining = 0;
+	/* The next PSNs, as the transport has them now. */
+	o->attr.sq_psn = xa.sq_psn;
+	o->attr.rq_psn = xa.rq_psn;
+	o->attr.sq_draining = qp->state == UROCE_QPS_SQD &&
+			      qp->x.req.idx != qp->x.sq_tail;
 	o->init_cap = qp->cap;
 	o->sq_sig_all = qp->sq_sig_all;
 	return 0;
@@ -432,6 +513,10 @@ void emu_qp_free(struct emu_qp *qp)
 		free(EMU_CONTAINER_OF(pos, struct emu_mcast, link));
 	}
 	emu_list_del(&qp->flush_link);
+	/* Timer and run list first: nothing may reach the engine's QP
+	 * after this. */
+	emu_dp_qp_release(qp);
+	emu_xport_qp_fini(&qp->x);
 	emu_htab_remove(&dev->qpns, &qp->qpn_node);
 	qp->pd->obj.usecnt--;
 	qp->send_cq->obj.usecnt--;
@@ -444,98 +529,36 @@ void emu_qp_free(struct emu_qp *qp)
 	free(qp);
 }
 
-static uint32_t wc_opcode_of(uint32_t wr_opcode)
+void emu_qp_transport_error(struct emu_qp *qp)
 {
-	switch (wr_opcode) {
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		return UROCE_WC_RDMA_WRITE;
-	case UROCE_WR_RDMA_READ:
-		return UROCE_WC_RDMA_READ;
-	case UROCE_WR_ATOMIC_CMP_AND_SWP:
-		return UROCE_WC_COMP_SWAP;
-	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
-		return UROCE_WC_FETCH_ADD;
-	case UROCE_WR_LOCAL_INV:
-		return UROCE_WC_LOCAL_INV;
-	case UROCE_WR_BIND_MW:
-		return UROCE_WC_BIND_MW;
-	default:
-		return UROCE_WC_SEND;
-	}
+	struct emu_ctx *ctx = qp->obj.ctx;
+
+	if (qp->state == UROCE_QPS_ERR)
+		return;
+	qp->state = UROCE_QPS_ERR;
+	set_ring_state(qp);
+	emu_list_add_tail(&ctx->dev->flush_qps, &qp->flush_link);
+	emu_info("QP 0x%x: transport error, QP in the error state", qp->qpn);
+	emu_ctx_async_event(ctx, UROCE_EVENT_QP_FATAL, qp->obj.hnode.key);
+	last_wqe(qp);
 }
 
-/* Complete every published WQE of one ring with WR_FLUSH_ERR. Error
- * completions are generated for unsignaled WQEs too (IBA 10.8.3). */
-static unsigned flush_ring(struct emu_qp *qp, struct emu_ring *r,
-			   struct emu_cq *cq, int is_send)
+void emu_qp_ring_fault(struct emu_qp *qp)
 {
-	int64_t n = emu_ring_pending(r);
-	unsigned done = 0;
+	struct emu_xqp_attr a = { .state = UROCE_QPS_ERR };
 
-	if (n < 0) {
-		emu_warn("QP 0x%x: %s producer index is corrupt, dropping "
-			 "the queue",
-			 qp->qpn, is_send ? "SQ" : "RQ");
-		emu_ring_drain(r);
-		return 0;
-	}
-	for (; n > 0; n--) {
-		const void *e = uroce_ring_entry(r->hdr, r->entries, r->stride,
-						 r->cons);
-		struct uroce_cqe cqe = { .status = UROCE_WC_WR_FLUSH_ERR,
-					 .qp_num = qp->qpn };
-
-		if (is_send) {
-			struct uroce_send_wqe w;
-
-			memcpy(&w, e, sizeof(w));
-			cqe.wr_id = w.wr_id;
-			cqe.opcode = wc_opcode_of(w.opcode);
-		} else {
-			struct uroce_recv_wqe w;
-
-			memcpy(&w, e, sizeof(w));
-			cqe.wr_id = w.wr_id;
-			cqe.opcode = UROCE_WC_RECV;
-		}
-		/* A full CQ is a CQ error (reported by emu_cq_push); the
-		 * WQE is gone either way. */
-		emu_cq_push(cq, &cqe);
-		emu_ring_consume(r);
-		done++;
-	}
-	return done;
+	emu_xport_modify(&qp->x, &a, UROCE_QP_STATE);
+	emu_qp_transport_error(qp);
+	/* Nothing in the ring can be trusted any more. */
+	emu_ring_drain(&qp->sq);
+	qp->sq_handed = qp->sq.cons;
 }
 
-void emu_qp_flush(struct emu_qp *qp)
+void emu_qp_sq_drained(struct emu_qp *qp)
 {
-	flush_ring(qp, &qp->sq, qp->send_cq, 1);
-	if (qp->rq.hdr)
-		flush_ring(qp, &qp->rq, qp->recv_cq, 0);
-}
-
-unsigned emu_qp_flush_all(struct emu_dev *dev)
-{
-	struct emu_list *pos, *tmp;
-	unsigned n = 0;
-
-	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->flush_qps)
-	{
-		struct emu_qp *qp =
-			EMU_CONTAINER_OF(pos, struct emu_qp, flush_link);
-
-		n += flush_ring(qp, &qp->sq, qp->send_cq, 1);
-		if (qp->rq.hdr)
-			n += flush_ring(qp, &qp->rq, qp->recv_cq, 0);
-	}
-	return n;
-}
-
-void emu_qp_set_error(struct emu_qp *qp)
-{
-	if (qp->state != UROCE_QPS_ERR)
-		enter_state(qp, UROCE_QPS_ERR);
+	if (qp->attr.en_sqd_async_notify)
+		emu_ctx_async_event(qp->obj.ctx, UROCE_EVENT_SQ_DRAINED,
+				    qp->obj.hnode.key);
 }
 
 static int is_mcast_gid(const uint8_t *gid)

@@ -316,7 +316,7 @@ static int req_send_data(struct emu_xqp *qp, struct emu_xswqe *w, uint8_t *pkt)
 		memcpy(rt.sgid, w->wr.ud_av.sgid, sizeof(rt.sgid));
 		memcpy(rt.dgid, w->wr.ud_av.dgid, sizeof(rt.dgid));
 		rt.sport = qp->sport;
-		rt.dport = EMU_XPORT_ROCE_PORT;
+		rt.dport = qp->dport;
 		rt.tclass = w->wr.ud_av.tclass;
 		rt.hop_limit = w->wr.ud_av.hop_limit;
 	} else {

@@ -24,6 +24,8 @@ static const struct cli_command cli_commands[] = {
      "decode RoCEv2 packets in pcap/pcapng files, check every ICRC"},
     {"sample", cli_sample, "FILE.pcap", "write one valid packet of every opcode to a capture"},
     {"devices", cli_devices_main, "[--rundir DIR]", "list the live uroce RNICs and their resources"},
+    {"counters", cli_counters_main, "NAME [--qp QPN] [--all]",
+     "print a device's drop, transport and daemon counters"},
     {"run", cli_run_main, "[--rundir DIR] -- PROGRAM [ARGS...]",
      "run a verbs program on uroce (the shim preloaded)"},
 };
@@ -32,7 +34,7 @@ static void cli_usage(FILE *out)
 {
 	fprintf(out, "usage: uroce COMMAND [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++)
-		fprintf(out, "  %-7s %-18s %s\n", cli_commands[i].name, cli_commands[i].args,
+		fprintf(out, "  %-8s %-23s %s\n", cli_commands[i].name, cli_commands[i].args,
 			cli_commands[i].summary);
 	fprintf(out, "\n  uroce COMMAND --help   help for one command\n"
 		     "  uroce --version        print the version\n");

@@ -2,15 +2,15 @@
 /*
  * uroced: the emulated RNIC. This file is the program: options, start-up
  * order (address and interface, UDP socket, run directory and control
- * socket, status page, capture file), the libuv event loop with its
- * "daemon asleep" bookkeeping, and a clean shutdown on SIGINT/SIGTERM that
- * releases every client's objects and removes the socket. The device and its
- * objects live in the other files of emu/.
+ * socket, status page, capture file, data path), the libuv event loop
+ * (whose waiting strategy is wait.c's), and a clean shutdown on
+ * SIGINT/SIGTERM that releases every client's objects, completes the
+ * capture file and removes the socket. The device and its objects live in
+ * the other files of emu/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <pcap/pcap.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"4096 (default:\n"
 		"                      the largest that fits the interface MTU "
 		"owning IP)\n"
-		"  -w, --pcap FILE     write every packet sent or accepted to a "
+		"  -w, --pcap FILE     write every packet sent or received to a "
 		"pcap file\n"
 		"  -v, --verbose       more log output (twice: debug)\n"
 		"  -q, --quiet         only errors and warnings\n"
@@ -79,38 +79,6 @@ static void on_signal(uv_signal_t *h, int signum)
 	uv_stop(dev->loop);
 }
 
-/* Before the loop may block: tell producers we sleep, then look once more
- * so that nothing published before they could see the flag is missed. */
-static void on_prepare(uv_prepare_t *h)
-{
-	struct emu_dev *dev = h->data;
-
-	__atomic_store_n(&dev->status->daemon_asleep, 1, __ATOMIC_SEQ_CST);
-	uroce_fence();
-	emu_qp_flush_all(dev);
-}
-
-static void on_check(uv_check_t *h)
-{
-	struct emu_dev *dev = h->data;
-
-	__atomic_store_n(&dev->status->daemon_asleep, 0, __ATOMIC_SEQ_CST);
-}
-
-/* Packets arrive before the transport exists: count and drop them so that
- * the socket buffer never fills. */
-static void on_udp(uv_poll_t *h, int status, int events)
-{
-	struct emu_dev *dev = h->data;
-	char buf[65536];
-
-	(void)events;
-	if (status < 0)
-		return;
-	while (recv(dev->udp_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
-		dev->rx_dropped++;
-}
-
 static void close_walk(uv_handle_t *h, void *arg)
 {
 	(void)arg;
@@ -125,40 +93,6 @@ static void raise_fd_limit(void)
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-static int open_pcap(struct emu_dev *dev, const char *path)
-{
-	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
-	pcap_dumper_t *d;
-
-	if (!p) {
-		fprintf(stderr, "uroced: --pcap: pcap_open_dead failed\n");
-		return -1;
-	}
-	d = pcap_dump_open(p, path);
-	if (!d) {
-		fprintf(stderr, "uroced: --pcap %s: %s\n", path,
-			pcap_geterr(p));
-		pcap_close(p);
-		return -1;
-	}
-	dev->pcap = p;
-	dev->pcap_dumper = d;
-	return 0;
-}
-
-static void close_pcap(struct emu_dev *dev)
-{
-	if (dev->pcap_dumper) {
-		pcap_dump_flush(dev->pcap_dumper);
-		pcap_dump_close(dev->pcap_dumper);
-		dev->pcap_dumper = NULL;
-	}
-	if (dev->pcap) {
-		pcap_close(dev->pcap);
-		dev->pcap = NULL;
 	}
 }
 
@@ -276,6 +210,7 @@ int main(int argc, char **argv)
 
 	if (emu_dev_setup(&dev, &o))
 		return 1;
+	emu_dp_init(&dev);
 	if (emu_dev_bind_udp(&dev))
 		return 1;
 	err = common_rundir_resolve(o.rundir, dev.rundir, sizeof(dev.rundir));
@@ -293,7 +228,7 @@ int main(int argc, char **argv)
 		emu_dev_close(&dev);
 		return 1;
 	}
-	if (o.pcap_path && open_pcap(&dev, o.pcap_path)) {
+	if (o.pcap_path && emu_capture_open(&dev, o.pcap_path)) {
 		emu_dev_close(&dev);
 		return 1;
 	}
@@ -304,20 +239,17 @@ int main(int argc, char **argv)
 	}
 	dev.loop = &loop;
 	if (emu_ctl_listen(&dev)) {
-		close_pcap(&dev);
+		emu_capture_close(&dev);
 		emu_dev_close(&dev);
 		uv_loop_close(&loop);
 		return 1;
 	}
-	uv_poll_init(&loop, &dev.udp_poll, dev.udp_fd);
-	dev.udp_poll.data = &dev;
-	uv_poll_start(&dev.udp_poll, UV_READABLE, on_udp);
-	uv_prepare_init(&loop, &dev.prepare);
-	dev.prepare.data = &dev;
-	uv_prepare_start(&dev.prepare, on_prepare);
-	uv_check_init(&loop, &dev.check);
-	dev.check.data = &dev;
-	uv_check_start(&dev.check, on_check);
+	if (emu_net_start(&dev)) {
+		fprintf(stderr, "uroced: out of memory\n");
+		return 1;
+	}
+	emu_capture_start(&dev);
+	emu_wait_start(&dev.wait, &loop, dev.status);
 	uv_signal_init(&loop, &dev.sigint);
 	dev.sigint.data = &dev;
 	uv_signal_start(&dev.sigint, on_signal, SIGINT);
@@ -337,13 +269,15 @@ int main(int argc, char **argv)
 	while (!emu_list_empty(&dev.ctxs))
 		emu_ctx_destroy(
 			EMU_CONTAINER_OF(dev.ctxs.next, struct emu_ctx, link));
+	emu_net_stop(&dev);
 	uv_walk(&loop, close_walk, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&loop))
 		emu_warn("event loop still had handles at exit");
-	close_pcap(&dev);
+	emu_capture_close(&dev);
 	emu_dev_close(&dev);
-	emu_info("stopped (%llu datagrams dropped without a transport)",
-		 (unsigned long long)dev.rx_dropped);
+	emu_info("stopped (%llu datagrams received, %llu sent)",
+		 (unsigned long long)dev.dcnt[EMU_DCNT_RX_DATAGRAMS],
+		 (unsigned long long)dev.dcnt[EMU_DCNT_TX_DATAGRAMS]);
 	return 0;
 }

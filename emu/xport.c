@@ -133,6 +133,7 @@ int emu_xport_qp_init(struct emu_xdev *dev, struct emu_xqp *qp, const struct emu
 	qp->sq_size = size;
 	qp->sq_cap = cap;
 	qp->sport = emu_xport_udp_sport(qp->qpn);
+	qp->dport = EMU_XPORT_ROCE_PORT;
 	qp->attr.state = EMU_XQPS_RESET;
 	qp->attr.pkey = WIRE_DEFAULT_PKEY;
 	/* UD never gets a path MTU attribute: default to the largest. */
@@ -447,7 +448,7 @@ void emu_xport_route(const struct emu_xqp *qp, struct emu_xroute *rt)
 	memcpy(rt->sgid, qp->attr.av.sgid, sizeof(rt->sgid));
 	memcpy(rt->dgid, qp->attr.av.dgid, sizeof(rt->dgid));
 	rt->sport = qp->sport;
-	rt->dport = EMU_XPORT_ROCE_PORT;
+	rt->dport = qp->dport;
 	rt->tclass = qp->attr.av.tclass;
 	rt->hop_limit = qp->attr.av.hop_limit;
 }

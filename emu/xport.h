@@ -501,6 +501,7 @@ struct emu_xqp {
 	struct emu_xqp_attr attr;
 	uint32_t pmtu;	/* path MTU in bytes */
 	uint16_t sport; /* UDP source port of this QP's packets */
+	uint16_t dport; /* UDP destination port (4791; a daemon on another port uses its own) */
 	/* send queue copies: a ring of sq_size, indices run freely */
 	struct emu_xswqe *sq;
 	uint32_t sq_size; /* power of two >= sq_cap, so free-running indices wrap cleanly */

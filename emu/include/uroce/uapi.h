@@ -236,7 +236,8 @@ enum uroce_srq_attr_mask {
 	X(CREATE_AH, 50)                                                       \
 	X(DESTROY_AH, 51)                                                      \
 	X(ATTACH_MCAST, 52)                                                    \
-	X(DETACH_MCAST, 53)
+	X(DETACH_MCAST, 53)                                                    \
+	X(QUERY_COUNTERS, 60)
 
 enum uroce_op {
 #define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
@@ -638,6 +639,32 @@ struct uroce_mcast_req {
 	uint8_t gid[16];
 };
 
+/*
+ * QUERY_COUNTERS (allowed before OPEN_CTX, like HELLO): the counters of the
+ * device (qpn 0) or of one QP (-ENOENT if there is none). values[] holds
+ * ndrop transport drop counters, then nevent transport event counters, then
+ * ndaemon daemon counters (0 for a QP), each in the order of the daemon's
+ * lists (emu/xport_counters.h, emu/dev_counters.h); lists only grow at
+ * their end, so a reader knows the names of the first ones it was built
+ * with.
+ */
+#define UROCE_COUNTERS_MAX 112
+
+struct uroce_query_counters_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t qpn;
+	uint32_t reserved;
+};
+
+struct uroce_query_counters_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t ndrop;
+	uint32_t nevent;
+	uint32_t ndaemon;
+	uint32_t qpn;
+	uint64_t values[UROCE_COUNTERS_MAX];
+};
+
 /* ------------------------------------------------------------------------ */
 /* Event records.                                                            */
 
@@ -831,6 +858,8 @@ _Static_assert(sizeof(struct uroce_sge) == 16, "sge layout");
 _Static_assert(sizeof(struct uroce_cqe) == UROCE_CQE_BYTES, "CQE layout");
 _Static_assert(sizeof(struct uroce_status_page) <= UROCE_STATUS_PAGE_BYTES,
 	       "status page");
+_Static_assert(sizeof(struct uroce_query_counters_resp) <= UROCE_MSG_MAX_BYTES,
+	       "counters fit one message");
 _Static_assert(sizeof(struct uroce_comp_event) == 8, "comp event record");
 _Static_assert(sizeof(struct uroce_async_event) == 16, "async event record");
 

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `uroced --pcap FILE`: every packet the RNIC sends and every packet it
+ * receives for its address is appended to a pcap file as an Ethernet frame
+ * (Ethernet + IPv4/IPv6 + UDP + the IB packet with its ICRC, exactly the
+ * bytes that crossed the socket), so Wireshark and `uroce decode` see the
+ * conversation as on the wire. IPv4 headers carry ID 0 and DF as the kernel
+ * sends them; MAC addresses are the locally administered ones derived from
+ * the IP addresses (route.c). Received packets are captured before the
+ * transport checks them, so dropped ones (bad ICRC...) appear too.
+ *
+ * The file is flushed at most EMU_CAPTURE_FLUSH_MS after a frame was
+ * written (a daemon that is killed leaves a nearly complete file) and on a
+ * clean exit (SIGINT, SIGTERM).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common_pcap.h"
+#include "emu.h"
+
+#define EMU_CAPTURE_FLUSH_MS 100
+
+struct emu_capture {
+	struct emu_pcap_writer w;
+	uv_timer_t flush_timer;
+	bool timer_started;
+	bool dirty;
+};
+
+int emu_capture_open(struct emu_dev *dev, const char *path)
+{
+	struct emu_capture *c = calloc(1, sizeof(*c));
+	char err[256];
+	int rc;
+
+	if (!c) {
+		fprintf(stderr, "uroced: --pcap: out of memory\n");
+		return -1;
+	}
+	rc = emu_pcap_open_write(&c->w, path, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "uroced: --pcap %s: %s\n", path, err);
+		free(c);
+		return -1;
+	}
+	dev->capture = c;
+	return 0;
+}
+
+static void on_flush_timer(uv_timer_t *h)
+{
+	struct emu_dev *dev = h->data;
+	struct emu_capture *c = dev->capture;
+
+	if (c && c->dirty) {
+		if (emu_pcap_flush(&c->w))
+			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		c->dirty = false;
+	}
+}
+
+void emu_capture_start(struct emu_dev *dev)
+{
+	struct emu_capture *c = dev->capture;
+
+	if (!c)
+		return;
+	uv_timer_init(dev->loop, &c->flush_timer);
+	c->flush_timer.data = dev;
+	c->timer_started = true;
+}
+
+void emu_capture_packet(struct emu_dev *dev, const struct emu_xroute *rt,
+			const void *pkt, size_t len)
+{
+	struct emu_capture *c = dev->capture;
+	struct wire_frame_params p;
+
+	emu_route_frame_params(rt, &p);
+	if (emu_pcap_write_ib(&c->w, NULL, &p, pkt, len)) {
+		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		return;
+	}
+	dev->dcnt[EMU_DCNT_PCAP_FRAMES]++;
+	if (!c->dirty && c->timer_started) {
+		c->dirty = true;
+		uv_timer_start(&c->flush_timer, on_flush_timer,
+			       EMU_CAPTURE_FLUSH_MS, 0);
+	}
+}
+
+void emu_capture_close(struct emu_dev *dev)
+{
+	struct emu_capture *c = dev->capture;
+
+	if (!c)
+		return;
+	if (emu_pcap_close_write(&c->w))
+		emu_warn("capture: the last frames could not be written");
+	dev->capture = NULL;
+	/* The timer handle was closed with the loop; free after it. */
+	free(c);
+}

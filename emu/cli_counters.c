@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `uroce counters NAME [--qp QPN] [--all]`: the counters of one live device
+ * (or of one of its QPs): every reason the transport dropped a packet, the
+ * transport's events (packets, retries, NAKs, completions...) and the
+ * daemon's own counters (datagrams, DMA, rings, CQs, capture, sleeps), by
+ * name, one per line. Zero counters are left out unless --all is given.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "cli_ctl.h"
+#include "common_rundir.h"
+#include "dev_counters.h"
+#include "uroce/uapi.h"
+#include "xport_counters.h"
+
+static const char *const drop_names[] = {
+#define X_NAME(sym, name, doc) name,
+	EMU_XDROP_LIST(X_NAME)
+#undef X_NAME
+};
+static const char *const event_names[] = {
+#define X_NAME(sym, name, doc) name,
+	EMU_XCNT_LIST(X_NAME)
+#undef X_NAME
+};
+static const char *const daemon_names[] = {
+#define X_NAME(sym, name, doc) name,
+	EMU_DCNT_LIST(X_NAME)
+#undef X_NAME
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: uroce counters NAME [--qp QPN] [--all] [--rundir DIR]\n"
+		"\n"
+		"Print the counters of the live uroce device NAME: packets "
+		"dropped by reason\n"
+		"(drop.*), transport events (xport.*) and the daemon's own "
+		"counters (daemon.*).\n"
+		"\n"
+		"  -q, --qp QPN       the counters of one QP (decimal or 0x hex)\n"
+		"  -a, --all          also print counters that are zero\n"
+		"  -r, --rundir DIR   run directory (default: $UROCE_RUNDIR, "
+		"else\n"
+		"                     $XDG_RUNTIME_DIR/uroce, else "
+		"/tmp/uroce-<uid>)\n"
+		"  -h, --help         this help\n");
+}
+
+static int query(const char *path, uint32_t qpn,
+		 struct uroce_query_counters_resp *resp)
+{
+	struct uroce_query_counters_req req = {
+		.hdr = { .op = UROCE_OP_QUERY_COUNTERS,
+			 .len = sizeof(req),
+			 .seq = 1 },
+		.qpn = qpn,
+	};
+	struct timeval tv = { .tv_sec = 2 };
+	ssize_t n;
+	int fd = common_rundir_connect(path);
+
+	if (fd < 0)
+		return fd;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req)) {
+		close(fd);
+		return -EIO;
+	}
+	n = recv(fd, resp, sizeof(*resp), 0);
+	close(fd);
+	if (n < (ssize_t)sizeof(resp->hdr) ||
+	    resp->hdr.op != UROCE_OP_QUERY_COUNTERS)
+		return -EPROTO;
+	if (resp->hdr.status)
+		return resp->hdr.status;
+	if (n != (ssize_t)sizeof(*resp) ||
+	    (uint64_t)resp->ndrop + resp->nevent + resp->ndaemon >
+		    UROCE_COUNTERS_MAX)
+		return -EPROTO;
+	return 0;
+}
+
+static void print_group(const char *prefix, const char *const *names,
+			size_t nnames, const uint64_t *v, uint32_t n, int all)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!v[i] && !all)
+			continue;
+		if (i < nnames)
+			printf("%s.%-20s %" PRIu64 "\n", prefix, names[i], v[i]);
+		else
+			printf("%s.%-20u %" PRIu64 "\n", prefix, i, v[i]);
+	}
+}
+
+int cli_counters_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "qp", required_argument, NULL, 'q' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "rundir", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct uroce_query_counters_resp resp;
+	const char *explicit_dir = NULL;
+	char rundir[256], path[512];
+	unsigned long qpn = 0;
+	int c, all = 0, rc;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "q:ar:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			errno = 0;
+			qpn = strtoul(optarg, &end, 0);
+			if (errno || *end || end == optarg || !qpn ||
+			    qpn > 0xffffff) {
+				fprintf(stderr,
+					"uroce counters: --qp %s: need a QP "
+					"number 1..0xffffff\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'a':
+			all = 1;
+			break;
+		case 'r':
+			explicit_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (!common_rundir_valid_name(argv[optind])) {
+		fprintf(stderr, "uroce counters: '%s' is not a device name\n",
+			argv[optind]);
+		return 2;
+	}
+	if (common_rundir_resolve(explicit_dir, rundir, sizeof(rundir)) ||
+	    common_rundir_sock_path(rundir, argv[optind], path,
+				    sizeof(path))) {
+		fprintf(stderr, "uroce counters: run directory name too long\n");
+		return 2;
+	}
+	rc = query(path, (uint32_t)qpn, &resp);
+	if (rc == -ENOENT && qpn) {
+		fprintf(stderr, "uroce counters: %s has no QP 0x%lx\n",
+			argv[optind], qpn);
+		return 1;
+	}
+	if (rc) {
+		fprintf(stderr, "uroce counters: %s: %s\n", argv[optind],
+			rc == -ENOENT || rc == -ECONNREFUSED ?
+				"no such live device" :
+				strerror(-rc));
+		return 1;
+	}
+	if (qpn)
+		printf("# %s QP 0x%06lx\n", argv[optind], qpn);
+	else
+		printf("# %s\n", argv[optind]);
+	print_group("drop", drop_names,
+		    sizeof(drop_names) / sizeof(drop_names[0]), resp.values,
+		    resp.ndrop, all);
+	print_group("xport", event_names,
+		    sizeof(event_names) / sizeof(event_names[0]),
+		    resp.values + resp.ndrop, resp.nevent, all);
+	print_group("daemon", daemon_names,
+		    sizeof(daemon_names) / sizeof(daemon_names[0]),
+		    resp.values + resp.ndrop + resp.nevent, resp.ndaemon, all);
+	return 0;
+}

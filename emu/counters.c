@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QUERY_COUNTERS: the drop and event counters of the transport engine
+ * (per device and per QP, xport_counters.h) and the daemon's own counters
+ * (dev_counters.h), in one control-socket response. `uroce counters`
+ * prints them by name. Every drop the RNIC makes has a counter here.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "emu.h"
+
+_Static_assert(EMU_XDROP_COUNT + EMU_XCNT_COUNT + EMU_DCNT_COUNT <=
+		       UROCE_COUNTERS_MAX,
+	       "counters fit the QUERY_COUNTERS response");
+
+int emu_counters_query(struct emu_ctx *ctx, const void *req,
+		       struct emu_reply *rep)
+{
+	const struct uroce_query_counters_req *r = req;
+	struct emu_dev *dev = ctx->dev;
+	struct uroce_query_counters_resp *o;
+	const uint64_t *drops = dev->x.drops, *cnt = dev->x.cnt;
+	uint64_t *v;
+
+	if (r->qpn) {
+		struct emu_qp *qp = emu_qp_by_qpn(dev, r->qpn & 0xffffffu);
+
+		if (!qp || r->qpn > 0xffffffu)
+			return -ENOENT;
+		drops = qp->x.drops;
+		cnt = qp->x.cnt;
+	}
+	o = EMU_REPLY(rep, struct uroce_query_counters_resp);
+	o->qpn = r->qpn;
+	o->ndrop = EMU_XDROP_COUNT;
+	o->nevent = EMU_XCNT_COUNT;
+	o->ndaemon = r->qpn ? 0 : EMU_DCNT_COUNT;
+	v = o->values;
+	memcpy(v, drops, EMU_XDROP_COUNT * sizeof(*v));
+	v += EMU_XDROP_COUNT;
+	memcpy(v, cnt, EMU_XCNT_COUNT * sizeof(*v));
+	v += EMU_XCNT_COUNT;
+	if (!r->qpn)
+		memcpy(v, dev->dcnt, EMU_DCNT_COUNT * sizeof(*v));
+	return 0;
+}
