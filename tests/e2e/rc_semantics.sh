@@ -14,6 +14,7 @@ CASES="write read send_imm write_imm atomics sge bad_rkey out_of_range no_remote
 NCASES=$(wc -w <<<"$CASES")
 
 start_rnics
+lo_capture_start
 t0=$(now_ms)
 rc=0
 via run timeout -k 5 240 "$PROG" uroce0 uroce1 >"$T/rc_semantics.out" 2>&1 || rc=$?
@@ -25,6 +26,7 @@ for c in $CASES; do
 done
 check "summary: $NCASES of $NCASES cases passed" \
 	grep -qx "$NCASES of $NCASES cases passed" "$T/rc_semantics.out"
+lo_capture_stop
 stop_rnics
 check_captures
 finish
