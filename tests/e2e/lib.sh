@@ -101,25 +101,63 @@ finish() {
 
 # ---------------------------------------------------------------- daemons
 
-# start_rnic NAME ADDR [uroced options...]: starts uroced with a capture in
-# $T/NAME.pcap and its log in $T/NAME.log, then waits (10 s at most) until its
-# socket exists and `uroce devices` lists it. Exits the test on failure.
+# A test may put its hosts in network namespaces (netns.sh does): HOST_NS
+# selects the namespace of the next start_rnic/via_cmd/run_pair side ("" = this
+# one). Each namespace is a separate host with its own run directory.
+declare -A NS_OF
+HOST_NS=""
+
+# ns_exec NS COMMAND...: runs COMMAND in network namespace NS ("" = here),
+# in the foreground.
+ns_exec() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# ns_prefix NS: sets NS_PREFIX to the command words that run a program in NS
+# (none for ""). Background jobs are started as "${NS_PREFIX[@]}" PROGRAM &,
+# a simple command, so that $! is the program itself (ip netns exec execs
+# it) and a signal to $! reaches it.
+ns_prefix() {
+	NS_PREFIX=()
+	if [ -n "$1" ]; then
+		NS_PREFIX=(ip netns exec "$1")
+	fi
+}
+
+# rundir_of NS: the run directory of the host in NS.
+rundir_of() {
+	if [ -n "$1" ]; then echo "$T/run-$1"; else echo "$UROCE_RUNDIR"; fi
+}
+
+# start_rnic NAME ADDR [uroced options...]: starts uroced (in HOST_NS) with a
+# capture in $T/NAME.pcap and its log in $T/NAME.log, then waits (10 s at
+# most) until its socket exists and `uroce devices` lists it. Exits the test
+# on failure.
 start_rnic() {
-	local name=$1 addr=$2 pid i
+	local name=$1 addr=$2 pid ns=$HOST_NS rundir
 	shift 2
-	"$UROCE_BIN/uroced" --name "$name" --addr "$addr" --rundir "$UROCE_RUNDIR" \
+	rundir=$(rundir_of "$ns")
+	ns_prefix "$ns"
+	"${NS_PREFIX[@]}" "$UROCE_BIN/uroced" --name "$name" --addr "$addr" --rundir "$rundir" \
 		--pcap "$T/$name.pcap" "$@" 2>"$T/$name.log" &
 	pid=$!
 	E2E_PIDS="$E2E_PIDS $pid"
 	DAEMON_PID[$name]=$pid
-	for i in $(seq 100); do
+	NS_OF[$name]=$ns
+	for _ in $(seq 100); do
 		if ! kill -0 "$pid" 2>/dev/null; then
 			fail "uroced $name on $addr exited at start"
 			show "$T/$name.log"
 			exit 1
 		fi
-		if [ -S "$UROCE_RUNDIR/$name.sock" ] &&
-			timeout 5 "$UROCE_BIN/uroce" devices --rundir "$UROCE_RUNDIR" 2>/dev/null |
+		if [ -S "$rundir/$name.sock" ] &&
+			ns_exec "$ns" timeout 5 "$UROCE_BIN/uroce" devices --rundir "$rundir" 2>/dev/null |
 			awk -v n="$name" '$1 == n { f = 1 } END { exit !f }'; then
 			return 0
 		fi
@@ -166,16 +204,21 @@ stop_rnics() {
 
 # ---------------------------------------------------------------- programs
 
-# How a verbs program reaches the RNICs: through `uroce run` (the shim
-# preloaded), LD_PRELOAD of the shim by hand, or the drop-in libibverbs.so.1.
-via() {
-	local mode=$1
-	shift
-	case $mode in
-	run) "$UROCE_BIN/uroce" run --rundir "$UROCE_RUNDIR" -- "$@" ;;
-	preload) LD_PRELOAD=$UROCE_LIB/liburoce.so "$@" ;;
-	dropin) LD_LIBRARY_PATH=$UROCE_LIB/ibverbs "$@" ;;
-	*) echo "via: unknown mode $mode" >&2; return 2 ;;
+# via_cmd MODE: sets VIA to the command words that run a verbs program (in
+# HOST_NS) on the RNICs of that host: MODE run = through `uroce run` (the shim
+# preloaded), preload = LD_PRELOAD of the shim by hand, dropin = the drop-in
+# libibverbs.so.1 on LD_LIBRARY_PATH. Use: via_cmd run; "${VIA[@]}" PROGRAM...
+via_cmd() {
+	local rundir
+	rundir=$(rundir_of "$HOST_NS")
+	ns_prefix "$HOST_NS"
+	case $1 in
+	run) VIA=("${NS_PREFIX[@]}" "$UROCE_BIN/uroce" run --rundir "$rundir" --) ;;
+	preload) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir"
+		LD_PRELOAD="$UROCE_LIB/liburoce.so") ;;
+	dropin) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir"
+		LD_LIBRARY_PATH="$UROCE_LIB/ibverbs") ;;
+	*) echo "via_cmd: unknown mode $1" >&2; exit 2 ;;
 	esac
 }
 
@@ -190,11 +233,11 @@ next_tcp_port() {
 	NEXT_TCP=$((NEXT_TCP + 1))
 }
 
-# wait_listen PORT PID: waits until something listens on TCP PORT (10 s at
-# most) or PID is gone.
+# wait_listen PORT PID NS: waits until something in NS listens on TCP PORT
+# (10 s at most) or PID is gone.
 wait_listen() {
 	for _ in $(seq 200); do
-		ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
+		ns_exec "$3" ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.05
 	done
@@ -202,11 +245,13 @@ wait_listen() {
 }
 
 # run_pair LABEL SECS MODE SERVER_ARGS... -- CLIENT_ARGS...
-# Runs a server/client pair of verbs programs through MODE (see via), each
-# under a timeout of SECS: the server first, the client once the server
-# listens on its TCP port (the caller puts that port in both command lines).
-# Output goes to $T/LABEL.server and $T/LABEL.client; sets SERVER_RC,
-# CLIENT_RC and PAIR_MS (wall time of the pair).
+# Runs a server/client pair of verbs programs through MODE (see via_cmd), each
+# under a timeout of SECS: the server first (in namespace SERVER_NS, default
+# here), the client (in CLIENT_NS) once the server listens on TCP_PORT (the
+# caller puts that port in both command lines). Output goes to
+# $T/LABEL.server and $T/LABEL.client; sets SERVER_RC, CLIENT_RC and PAIR_MS.
+SERVER_NS=""
+CLIENT_NS=""
 run_pair() {
 	local label=$1 secs=$2 mode=$3 spid t0
 	shift 3
@@ -218,14 +263,16 @@ run_pair() {
 	shift
 	cli=("$@")
 	t0=$(now_ms)
-	via "$mode" timeout -k 5 "$secs" "${srv[@]}" >"$T/$label.server" 2>&1 &
+	HOST_NS=$SERVER_NS via_cmd "$mode"
+	"${VIA[@]}" timeout -k 5 "$secs" "${srv[@]}" >"$T/$label.server" 2>&1 &
 	spid=$!
 	E2E_PIDS="$E2E_PIDS $spid"
-	if ! wait_listen "$TCP_PORT" "$spid"; then
+	if ! wait_listen "$TCP_PORT" "$spid" "$SERVER_NS"; then
 		echo "(server did not listen on TCP port $TCP_PORT)" >>"$T/$label.server"
 	fi
 	CLIENT_RC=0
-	via "$mode" timeout -k 5 "$secs" "${cli[@]}" >"$T/$label.client" 2>&1 || CLIENT_RC=$?
+	HOST_NS=$CLIENT_NS via_cmd "$mode"
+	"${VIA[@]}" timeout -k 5 "$secs" "${cli[@]}" >"$T/$label.client" 2>&1 || CLIENT_RC=$?
 	SERVER_RC=0
 	wait "$spid" || SERVER_RC=$?
 	PAIR_MS=$(($(now_ms) - t0))
@@ -241,27 +288,32 @@ show_pair() {
 
 # ---------------------------------------------------------------- captures
 
-# lo_capture_start: starts tshark on lo for this test's RoCEv2 traffic and
-# waits until the capture filter is live: probe datagrams to UDP port 9 of
-# E2E_NET.3 (nobody listens there; `uroce decode` ignores them) are sent until
-# the capture file grows past its header. Sets LO_CAP ("" when capturing is not
-# permitted here, with a message saying so).
+# lo_capture_start [IFACE NS PROBE_ADDR]: starts tshark on IFACE (default
+# lo) in namespace NS for this test's RoCEv2 traffic and waits until the
+# capture filter is live: probe datagrams to UDP port 9 of PROBE_ADDR (default
+# E2E_NET.3; nobody listens there and `uroce decode` ignores them) are sent
+# until the capture file grows past its header. Sets LO_CAP ("" when
+# capturing is not permitted here, with a message saying so).
 LO_CAP=""
 LO_PID=""
+LO_DROPS=0
 lo_capture_start() {
-	local cap=$T/lo.pcapng hdr=0 size
+	local ifc=${1:-lo} ns=${2:-} probe=${3:-$E2E_NET.3} hdr=0 size cap
+	cap=$T/$ifc.pcapng
 	if ! command -v tshark >/dev/null; then
-		echo "SKIP (lo capture): tshark is not installed"
+		echo "SKIP ($ifc capture): tshark is not installed"
 		return 0
 	fi
 	# no packet printing: tshark only supervises dumpcap, which writes the file
-	tshark -i lo -B 64 -f "udp and net $E2E_NET.0/24 and (port 4791 or dst port 9)" -w "$cap" \
+	ns_prefix "$ns"
+	"${NS_PREFIX[@]}" tshark -i "$ifc" -B 64 -w "$cap" \
+		-f "udp and net $E2E_NET.0/24 and (port 4791 or dst port 9)" \
 		>"$T/lo.tshark.out" 2>"$T/lo.tshark.err" &
 	LO_PID=$!
 	E2E_PIDS="$E2E_PIDS $LO_PID"
 	for _ in $(seq 150); do
 		if ! kill -0 "$LO_PID" 2>/dev/null; then
-			echo "SKIP (lo capture): tshark cannot capture on lo here:"
+			echo "SKIP ($ifc capture): tshark cannot capture on $ifc here:"
 			show "$T/lo.tshark.err"
 			LO_PID=""
 			return 0
@@ -273,10 +325,10 @@ lo_capture_start() {
 			LO_CAP=$cap
 			return 0
 		fi
-		(echo probe >"/dev/udp/$E2E_NET.3/9") 2>/dev/null
+		ns_exec "$ns" bash -c "echo probe >/dev/udp/$probe/9" 2>/dev/null
 		sleep 0.1
 	done
-	echo "SKIP (lo capture): tshark did not capture its probe within 15 s:"
+	echo "SKIP ($ifc capture): tshark did not capture its probe within 15 s:"
 	show "$T/lo.tshark.err"
 	kill "$LO_PID" 2>/dev/null
 	LO_PID=""
@@ -389,8 +441,8 @@ check_captures() {
 	# stay within those drops, or within 1% of the traffic.
 	if [ "$lo_n" -le "$want" ] &&
 		{ [ "$diff" -le "${LO_DROPS:-0}" ] || [ $((diff * 100)) -le "$want" ]; }; then
-		pass "lo capture: $lo_n RoCEv2 packets, daemons sent $sent0 + $sent1 (tap dropped ${LO_DROPS:-0})"
+		pass "$(basename "$LO_CAP" .pcapng) capture: $lo_n RoCEv2 packets, daemons sent $sent0 + $sent1 (tap dropped ${LO_DROPS:-0})"
 	else
-		fail "lo capture: $lo_n RoCEv2 packets, but the daemons' captures show $sent0 + $sent1 sent (tap dropped ${LO_DROPS:-0})"
+		fail "$(basename "$LO_CAP" .pcapng) capture: $lo_n RoCEv2 packets, but the daemons' captures show $sent0 + $sent1 sent (tap dropped ${LO_DROPS:-0})"
 	fi
 }

@@ -17,7 +17,8 @@ start_rnics
 lo_capture_start
 t0=$(now_ms)
 rc=0
-via run timeout -k 5 240 "$PROG" uroce0 uroce1 >"$T/rc_semantics.out" 2>&1 || rc=$?
+via_cmd run
+"${VIA[@]}" timeout -k 5 240 "$PROG" uroce0 uroce1 >"$T/rc_semantics.out" 2>&1 || rc=$?
 ms=$(($(now_ms) - t0))
 cat "$T/rc_semantics.out"
 check "rc_semantics exit 0 [$ms ms] (got $rc)" test "$rc" -eq 0
