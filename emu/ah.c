@@ -52,8 +52,7 @@ int emu_ah_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	return 0;
 }
 
-int emu_ah_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep)
+int emu_ah_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_handle_req *r = req;
 	struct emu_obj *obj = emu_dev_obj_find(ctx, r->handle, EMU_OBJ_AH);

@@ -74,8 +74,8 @@ void emu_capture_start(struct emu_dev *dev)
 	c->timer_started = true;
 }
 
-void emu_capture_packet(struct emu_dev *dev, const struct emu_xroute *rt,
-			const void *pkt, size_t len)
+void emu_capture_packet(struct emu_dev *dev, const struct emu_xroute *rt, const void *pkt,
+			size_t len)
 {
 	struct emu_capture *c = dev->capture;
 	struct wire_frame_params p;
@@ -88,8 +88,7 @@ void emu_capture_packet(struct emu_dev *dev, const struct emu_xroute *rt,
 	dev->dcnt[EMU_DCNT_PCAP_FRAMES]++;
 	if (!c->dirty && c->timer_started) {
 		c->dirty = true;
-		uv_timer_start(&c->flush_timer, on_flush_timer,
-			       EMU_CAPTURE_FLUSH_MS, 0);
+		uv_timer_start(&c->flush_timer, on_flush_timer, EMU_CAPTURE_FLUSH_MS, 0);
 	}
 }
 

@@ -25,49 +25,45 @@
 
 static const char *const drop_names[] = {
 #define X_NAME(sym, name, doc) name,
-	EMU_XDROP_LIST(X_NAME)
+    EMU_XDROP_LIST(X_NAME)
 #undef X_NAME
 };
 static const char *const event_names[] = {
 #define X_NAME(sym, name, doc) name,
-	EMU_XCNT_LIST(X_NAME)
+    EMU_XCNT_LIST(X_NAME)
 #undef X_NAME
 };
 static const char *const daemon_names[] = {
 #define X_NAME(sym, name, doc) name,
-	EMU_DCNT_LIST(X_NAME)
+    EMU_DCNT_LIST(X_NAME)
 #undef X_NAME
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: uroce counters NAME [--qp QPN] [--all] [--rundir DIR]\n"
-		"\n"
-		"Print the counters of the live uroce device NAME: packets "
-		"dropped by reason\n"
-		"(drop.*), transport events (xport.*) and the daemon's own "
-		"counters (daemon.*).\n"
-		"\n"
-		"  -q, --qp QPN       the counters of one QP (decimal or 0x hex)\n"
-		"  -a, --all          also print counters that are zero\n"
-		"  -r, --rundir DIR   run directory (default: $UROCE_RUNDIR, "
-		"else\n"
-		"                     $XDG_RUNTIME_DIR/uroce, else "
-		"/tmp/uroce-<uid>)\n"
-		"  -h, --help         this help\n");
+	fprintf(f, "Usage: uroce counters NAME [--qp QPN] [--all] [--rundir DIR]\n"
+		   "\n"
+		   "Print the counters of the live uroce device NAME: packets "
+		   "dropped by reason\n"
+		   "(drop.*), transport events (xport.*) and the daemon's own "
+		   "counters (daemon.*).\n"
+		   "\n"
+		   "  -q, --qp QPN       the counters of one QP (decimal or 0x hex)\n"
+		   "  -a, --all          also print counters that are zero\n"
+		   "  -r, --rundir DIR   run directory (default: $UROCE_RUNDIR, "
+		   "else\n"
+		   "                     $XDG_RUNTIME_DIR/uroce, else "
+		   "/tmp/uroce-<uid>)\n"
+		   "  -h, --help         this help\n");
 }
 
-static int query(const char *path, uint32_t qpn,
-		 struct uroce_query_counters_resp *resp)
+static int query(const char *path, uint32_t qpn, struct uroce_query_counters_resp *resp)
 {
 	struct uroce_query_counters_req req = {
-		.hdr = { .op = UROCE_OP_QUERY_COUNTERS,
-			 .len = sizeof(req),
-			 .seq = 1 },
-		.qpn = qpn,
+	    .hdr = {.op = UROCE_OP_QUERY_COUNTERS, .len = sizeof(req), .seq = 1},
+	    .qpn = qpn,
 	};
-	struct timeval tv = { .tv_sec = 2 };
+	struct timeval tv = {.tv_sec = 2};
 	ssize_t n;
 	int fd = common_rundir_connect(path);
 
@@ -81,20 +77,18 @@ static int query(const char *path, uint32_t qpn,
 	}
 	n = recv(fd, resp, sizeof(*resp), 0);
 	close(fd);
-	if (n < (ssize_t)sizeof(resp->hdr) ||
-	    resp->hdr.op != UROCE_OP_QUERY_COUNTERS)
+	if (n < (ssize_t)sizeof(resp->hdr) || resp->hdr.op != UROCE_OP_QUERY_COUNTERS)
 		return -EPROTO;
 	if (resp->hdr.status)
 		return resp->hdr.status;
 	if (n != (ssize_t)sizeof(*resp) ||
-	    (uint64_t)resp->ndrop + resp->nevent + resp->ndaemon >
-		    UROCE_COUNTERS_MAX)
+	    (uint64_t)resp->ndrop + resp->nevent + resp->ndaemon > UROCE_COUNTERS_MAX)
 		return -EPROTO;
 	return 0;
 }
 
-static void print_group(const char *prefix, const char *const *names,
-			size_t nnames, const uint64_t *v, uint32_t n, int all)
+static void print_group(const char *prefix, const char *const *names, size_t nnames,
+			const uint64_t *v, uint32_t n, int all)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		if (!v[i] && !all)
@@ -109,11 +103,11 @@ static void print_group(const char *prefix, const char *const *names,
 int cli_counters_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "qp", required_argument, NULL, 'q' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "rundir", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"qp", required_argument, NULL, 'q'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"rundir", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct uroce_query_counters_resp resp;
 	const char *explicit_dir = NULL;
@@ -128,8 +122,7 @@ int cli_counters_main(int argc, char **argv)
 		case 'q':
 			errno = 0;
 			qpn = strtoul(optarg, &end, 0);
-			if (errno || *end || end == optarg || !qpn ||
-			    qpn > 0xffffff) {
+			if (errno || *end || end == optarg || !qpn || qpn > 0xffffff) {
 				fprintf(stderr,
 					"uroce counters: --qp %s: need a QP "
 					"number 1..0xffffff\n",
@@ -156,41 +149,34 @@ int cli_counters_main(int argc, char **argv)
 		return 2;
 	}
 	if (!common_rundir_valid_name(argv[optind])) {
-		fprintf(stderr, "uroce counters: '%s' is not a device name\n",
-			argv[optind]);
+		fprintf(stderr, "uroce counters: '%s' is not a device name\n", argv[optind]);
 		return 2;
 	}
 	if (common_rundir_resolve(explicit_dir, rundir, sizeof(rundir)) ||
-	    common_rundir_sock_path(rundir, argv[optind], path,
-				    sizeof(path))) {
+	    common_rundir_sock_path(rundir, argv[optind], path, sizeof(path))) {
 		fprintf(stderr, "uroce counters: run directory name too long\n");
 		return 2;
 	}
 	rc = query(path, (uint32_t)qpn, &resp);
 	if (rc == -ENOENT && qpn) {
-		fprintf(stderr, "uroce counters: %s has no QP 0x%lx\n",
-			argv[optind], qpn);
+		fprintf(stderr, "uroce counters: %s has no QP 0x%lx\n", argv[optind], qpn);
 		return 1;
 	}
 	if (rc) {
 		fprintf(stderr, "uroce counters: %s: %s\n", argv[optind],
-			rc == -ENOENT || rc == -ECONNREFUSED ?
-				"no such live device" :
-				strerror(-rc));
+			rc == -ENOENT || rc == -ECONNREFUSED ? "no such live device"
+							     : strerror(-rc));
 		return 1;
 	}
 	if (qpn)
 		printf("# %s QP 0x%06lx\n", argv[optind], qpn);
 	else
 		printf("# %s\n", argv[optind]);
-	print_group("drop", drop_names,
-		    sizeof(drop_names) / sizeof(drop_names[0]), resp.values,
+	print_group("drop", drop_names, sizeof(drop_names) / sizeof(drop_names[0]), resp.values,
 		    resp.ndrop, all);
-	print_group("xport", event_names,
-		    sizeof(event_names) / sizeof(event_names[0]),
+	print_group("xport", event_names, sizeof(event_names) / sizeof(event_names[0]),
 		    resp.values + resp.ndrop, resp.nevent, all);
-	print_group("daemon", daemon_names,
-		    sizeof(daemon_names) / sizeof(daemon_names[0]),
+	print_group("daemon", daemon_names, sizeof(daemon_names) / sizeof(daemon_names[0]),
 		    resp.values + resp.ndrop + resp.nevent, resp.ndaemon, all);
 	return 0;
 }

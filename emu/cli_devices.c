@@ -38,11 +38,9 @@ static void usage(FILE *f)
 /* HELLO exchange with one daemon. 0 or -errno. */
 static int hello(const char *path, struct uroce_hello_resp *resp)
 {
-	struct uroce_hello_req req = { .hdr = { .op = UROCE_OP_HELLO,
-						.len = sizeof(req),
-						.seq = 1 },
-				       .version = UROCE_UAPI_VERSION };
-	struct timeval tv = { .tv_sec = 2 };
+	struct uroce_hello_req req = {.hdr = {.op = UROCE_OP_HELLO, .len = sizeof(req), .seq = 1},
+				      .version = UROCE_UAPI_VERSION};
+	struct timeval tv = {.tv_sec = 2};
 	ssize_t n;
 	int fd = common_rundir_connect(path);
 
@@ -74,9 +72,9 @@ static int by_name(const void *a, const void *b)
 int cli_devices_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "rundir", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"rundir", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct uroce_hello_resp *devs = NULL;
 	const char *explicit_dir = NULL;
@@ -101,8 +99,7 @@ int cli_devices_main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "uroce devices: unexpected argument '%s'\n",
-			argv[optind]);
+		fprintf(stderr, "uroce devices: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
 	if (common_rundir_resolve(explicit_dir, rundir, sizeof(rundir))) {
@@ -112,12 +109,10 @@ int cli_devices_main(int argc, char **argv)
 	dir = opendir(rundir);
 	if (!dir) {
 		if (errno == ENOENT) {
-			printf("no uroce devices (%s does not exist)\n",
-			       rundir);
+			printf("no uroce devices (%s does not exist)\n", rundir);
 			return 0;
 		}
-		fprintf(stderr, "uroce devices: %s: %s\n", rundir,
-			strerror(errno));
+		fprintf(stderr, "uroce devices: %s: %s\n", rundir, strerror(errno));
 		return 1;
 	}
 	while ((e = readdir(dir))) {
@@ -127,8 +122,7 @@ int cli_devices_main(int argc, char **argv)
 		if (len <= 5 || e->d_name[0] == '.' ||
 		    strcmp(e->d_name + len - 5, UROCE_SOCK_SUFFIX))
 			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", rundir, e->d_name) >=
-		    108)
+		if (snprintf(path, sizeof(path), "%s/%s", rundir, e->d_name) >= 108)
 			continue;
 		if (hello(path, &r))
 			continue;
@@ -150,21 +144,17 @@ int cli_devices_main(int argc, char **argv)
 		return 0;
 	}
 	qsort(devs, n, sizeof(*devs), by_name);
-	printf("%-12s %-24s %5s %5s %8s %4s %4s %5s %4s %4s %4s %4s %5s\n",
-	       "DEVICE", "ADDRESS", "PORT", "MTU", "PID", "CTX", "PD", "MR",
-	       "CQ", "QP", "SRQ", "AH", "CHAN");
+	printf("%-12s %-24s %5s %5s %8s %4s %4s %5s %4s %4s %4s %4s %5s\n", "DEVICE", "ADDRESS",
+	       "PORT", "MTU", "PID", "CTX", "PD", "MR", "CQ", "QP", "SRQ", "AH", "CHAN");
 	for (size_t i = 0; i < n; i++) {
 		const struct uroce_hello_resp *d = &devs[i];
 
 		printf("%-12s %-24s %5u %5u %8u %4u %4u %5u %4u %4u %4u %4u "
 		       "%5u\n",
 		       d->name, d->addr, d->udp_port,
-		       d->active_mtu >= 1 && d->active_mtu <= 5 ?
-			       128u << d->active_mtu :
-			       0,
-		       d->daemon_pid, d->counts.ctx, d->counts.pd,
-		       d->counts.mr, d->counts.cq, d->counts.qp,
-		       d->counts.srq, d->counts.ah, d->counts.channel);
+		       d->active_mtu >= 1 && d->active_mtu <= 5 ? 128u << d->active_mtu : 0,
+		       d->daemon_pid, d->counts.ctx, d->counts.pd, d->counts.mr, d->counts.cq,
+		       d->counts.qp, d->counts.srq, d->counts.ah, d->counts.channel);
 	}
 	free(devs);
 	return 0;

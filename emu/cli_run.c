@@ -43,8 +43,7 @@ static int shim_path(char *buf, size_t len)
 	if (n < 0)
 		return -errno;
 	exe[n] = '\0';
-	if (snprintf(buf, len, "%s/../lib/liburoce.so", dirname(exe)) >=
-	    (int)len)
+	if (snprintf(buf, len, "%s/../lib/liburoce.so", dirname(exe)) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -52,9 +51,9 @@ static int shim_path(char *buf, size_t len)
 int cli_run_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "rundir", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"rundir", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *explicit_dir = NULL, *old;
 	char rundir[256], lib[PATH_MAX], real[PATH_MAX], *preload;
@@ -85,8 +84,7 @@ int cli_run_main(int argc, char **argv)
 		return 2;
 	}
 	if (shim_path(lib, sizeof(lib)) || !realpath(lib, real)) {
-		fprintf(stderr, "uroce run: cannot find the shim %s: %s\n", lib,
-			strerror(errno));
+		fprintf(stderr, "uroce run: cannot find the shim %s: %s\n", lib, strerror(errno));
 		return 1;
 	}
 	old = getenv("LD_PRELOAD");
@@ -96,8 +94,7 @@ int cli_run_main(int argc, char **argv)
 	} else {
 		preload = real;
 	}
-	if (setenv("LD_PRELOAD", preload, 1) ||
-	    setenv("UROCE_RUNDIR", rundir, 1)) {
+	if (setenv("LD_PRELOAD", preload, 1) || setenv("UROCE_RUNDIR", rundir, 1)) {
 		fprintf(stderr, "uroce run: setenv: %s\n", strerror(errno));
 		return 1;
 	}

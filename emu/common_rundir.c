@@ -73,8 +73,7 @@ int common_rundir_prepare(const char *dir)
 	return check_dir(path);
 }
 
-int common_rundir_sock_path(const char *dir, const char *name, char *buf,
-			    size_t len)
+int common_rundir_sock_path(const char *dir, const char *name, char *buf, size_t len)
 {
 	struct sockaddr_un sun;
 	int n = snprintf(buf, len, "%s/%s.sock", dir, name);
@@ -93,9 +92,8 @@ int common_rundir_valid_name(const char *name)
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
 
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-		      c == '.'))
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-' || c == '.'))
 			return 0;
 	}
 	return 1;
@@ -103,7 +101,7 @@ int common_rundir_valid_name(const char *name)
 
 int common_rundir_connect(const char *sock_path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(sock_path) >= sizeof(sun.sun_path))

@@ -25,8 +25,7 @@ int common_rundir_resolve(const char *explicit_dir, char *buf, size_t len);
 int common_rundir_prepare(const char *dir);
 
 /* Build "<dir>/<name>.sock" into buf. 0 or -ENAMETOOLONG (sun_path is 108). */
-int common_rundir_sock_path(const char *dir, const char *name, char *buf,
-			    size_t len);
+int common_rundir_sock_path(const char *dir, const char *name, char *buf, size_t len);
 
 /* 1 if name is a valid device name: 1..63 of [A-Za-z0-9_.-], no leading '.'. */
 int common_rundir_valid_name(const char *name);

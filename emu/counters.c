@@ -11,12 +11,10 @@
 
 #include "emu.h"
 
-_Static_assert(EMU_XDROP_COUNT + EMU_XCNT_COUNT + EMU_DCNT_COUNT <=
-		       UROCE_COUNTERS_MAX,
+_Static_assert(EMU_XDROP_COUNT + EMU_XCNT_COUNT + EMU_DCNT_COUNT <= UROCE_COUNTERS_MAX,
 	       "counters fit the QUERY_COUNTERS response");
 
-int emu_counters_query(struct emu_ctx *ctx, const void *req,
-		       struct emu_reply *rep)
+int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_query_counters_req *r = req;
 	struct emu_dev *dev = ctx->dev;

@@ -17,8 +17,7 @@
 
 #include "emu.h"
 
-int emu_cq_create_channel(struct emu_ctx *ctx, const void *req,
-			  struct emu_reply *rep)
+int emu_cq_create_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	struct uroce_handle_resp *o;
 	struct emu_channel *ch;
@@ -50,12 +49,10 @@ int emu_cq_create_channel(struct emu_ctx *ctx, const void *req,
 	return 0;
 }
 
-int emu_cq_destroy_channel(struct emu_ctx *ctx, const void *req,
-			   struct emu_reply *rep)
+int emu_cq_destroy_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_handle_req *r = req;
-	struct emu_obj *obj =
-		emu_dev_obj_find(ctx, r->handle, EMU_OBJ_CHANNEL);
+	struct emu_obj *obj = emu_dev_obj_find(ctx, r->handle, EMU_OBJ_CHANNEL);
 
 	(void)rep;
 	if (!obj)
@@ -96,8 +93,7 @@ int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	if (r->comp_vector >= UROCE_NUM_COMP_VECTORS)
 		return -EINVAL;
 	if (r->channel_handle) {
-		struct emu_obj *obj = emu_dev_obj_find(ctx, r->channel_handle,
-						       EMU_OBJ_CHANNEL);
+		struct emu_obj *obj = emu_dev_obj_find(ctx, r->channel_handle, EMU_OBJ_CHANNEL);
 
 		if (!obj)
 			return -EINVAL;
@@ -112,8 +108,7 @@ int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		free(cq);
 		return -ENOMEM;
 	}
-	err = emu_ring_create(&cq->ring, UROCE_RING_CQ,
-			      emu_pow2_roundup(r->cqe), UROCE_CQE_BYTES,
+	err = emu_ring_create(&cq->ring, UROCE_RING_CQ, emu_pow2_roundup(r->cqe), UROCE_CQE_BYTES,
 			      cq->obj.hnode.key, 0, &fd);
 	if (err) {
 		emu_dev_obj_del(&cq->obj);
@@ -159,14 +154,13 @@ int emu_cq_resize(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	/* The CQEs not yet polled must fit (ibv_resize_cq(3)). */
 	if (used > r->cqe)
 		return -EINVAL;
-	err = emu_ring_create(&nr, UROCE_RING_CQ, emu_pow2_roundup(r->cqe),
-			      UROCE_CQE_BYTES, cq->obj.hnode.key, 0, &fd);
+	err = emu_ring_create(&nr, UROCE_RING_CQ, emu_pow2_roundup(r->cqe), UROCE_CQE_BYTES,
+			      cq->obj.hnode.key, 0, &fd);
 	if (err)
 		return err;
 	for (uint32_t i = cons; i != old->prod; i++)
 		memcpy(uroce_ring_entry(nr.hdr, nr.entries, nr.stride, i),
-		       uroce_ring_entry(old->hdr, old->entries, old->stride, i),
-		       UROCE_CQE_BYTES);
+		       uroce_ring_entry(old->hdr, old->entries, old->stride, i), UROCE_CQE_BYTES);
 	nr.prod = old->prod;
 	nr.hdr->prod = old->prod;
 	nr.hdr->cons = cons;
@@ -184,8 +178,7 @@ int emu_cq_resize(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	return 0;
 }
 
-int emu_cq_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep)
+int emu_cq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_handle_req *r = req;
 	struct emu_obj *obj = emu_dev_obj_find(ctx, r->handle, EMU_OBJ_CQ);
@@ -210,7 +203,7 @@ void emu_cq_free(struct emu_cq *cq)
 
 static void notify(struct emu_cq *cq)
 {
-	struct uroce_comp_event ev = { .cq_handle = cq->obj.hnode.key };
+	struct uroce_comp_event ev = {.cq_handle = cq->obj.hnode.key};
 	struct emu_channel *ch = cq->channel;
 
 	cq->events++;
@@ -220,8 +213,7 @@ static void notify(struct emu_cq *cq)
 		ch->events++;
 	} else {
 		ch->dropped++;
-		emu_warn("CQ %u: completion event lost (%s)",
-			 cq->obj.hnode.key, strerror(errno));
+		emu_warn("CQ %u: completion event lost (%s)", cq->obj.hnode.key, strerror(errno));
 	}
 }
 
@@ -238,14 +230,11 @@ int emu_cq_push(struct emu_cq *cq, const struct uroce_cqe *cqe)
 		/* CQ overrun (IBA 11.4.2.1): the CQ is in error. */
 		cq->overflowed = 1;
 		uroce_store_release(&r->hdr->overflow, 1);
-		emu_warn("CQ %u overflowed (%u entries)", cq->obj.hnode.key,
-			 r->entries);
-		emu_ctx_async_event(cq->obj.ctx, UROCE_EVENT_CQ_ERR,
-				    cq->obj.hnode.key);
+		emu_warn("CQ %u overflowed (%u entries)", cq->obj.hnode.key, r->entries);
+		emu_ctx_async_event(cq->obj.ctx, UROCE_EVENT_CQ_ERR, cq->obj.hnode.key);
 		return -ENOSPC;
 	}
-	memcpy(uroce_ring_entry(r->hdr, r->entries, r->stride, r->prod), cqe,
-	       sizeof(*cqe));
+	memcpy(uroce_ring_entry(r->hdr, r->entries, r->stride, r->prod), cqe, sizeof(*cqe));
 	r->prod++;
 	uroce_store_release(&r->hdr->prod, r->prod);
 
@@ -255,12 +244,9 @@ int emu_cq_push(struct emu_cq *cq, const struct uroce_cqe *cqe)
 	arm = __atomic_load_n(&r->hdr->arm, __ATOMIC_ACQUIRE);
 	fire = arm == UROCE_CQ_ARM_NEXT ||
 	       (arm == UROCE_CQ_ARM_SOLICITED &&
-		((cqe->flags & UROCE_CQE_SOLICITED) ||
-		 cqe->status != UROCE_WC_SUCCESS));
-	if (fire && __atomic_compare_exchange_n(&r->hdr->arm, &arm,
-						UROCE_CQ_ARM_NONE, 0,
-						__ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
+		((cqe->flags & UROCE_CQE_SOLICITED) || cqe->status != UROCE_WC_SUCCESS));
+	if (fire && __atomic_compare_exchange_n(&r->hdr->arm, &arm, UROCE_CQ_ARM_NONE, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		notify(cq);
 	return 0;
 }

@@ -46,8 +46,7 @@ static void reply_close_fds(struct emu_reply *rep)
 /* ------------------------------------------------------------------------ */
 /* Small handlers: identity and queries.                                     */
 
-static int op_hello(struct emu_ctx *ctx, const void *req,
-		    struct emu_reply *rep)
+static int op_hello(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_hello_req *r = req;
 	struct uroce_hello_resp *o;
@@ -69,8 +68,7 @@ static int op_hello(struct emu_ctx *ctx, const void *req,
 	return 0;
 }
 
-static int op_open_ctx(struct emu_ctx *ctx, const void *req,
-		       struct emu_reply *rep)
+static int op_open_ctx(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_open_ctx_req *r = req;
 
@@ -81,8 +79,7 @@ static int op_open_ctx(struct emu_ctx *ctx, const void *req,
 	return emu_ctx_open(ctx, rep);
 }
 
-static int op_query_device(struct emu_ctx *ctx, const void *req,
-			   struct emu_reply *rep)
+static int op_query_device(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	struct uroce_query_device_resp *o;
 
@@ -92,8 +89,7 @@ static int op_query_device(struct emu_ctx *ctx, const void *req,
 	return 0;
 }
 
-static int op_query_port(struct emu_ctx *ctx, const void *req,
-			 struct emu_reply *rep)
+static int op_query_port(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_query_port_req *r = req;
 	struct uroce_query_port_resp *o;
@@ -105,8 +101,7 @@ static int op_query_port(struct emu_ctx *ctx, const void *req,
 	return 0;
 }
 
-static int op_query_gid(struct emu_ctx *ctx, const void *req,
-			struct emu_reply *rep)
+static int op_query_gid(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_query_port_req *r = req;
 	struct uroce_query_gid_resp *o;
@@ -123,8 +118,7 @@ static int op_query_gid(struct emu_ctx *ctx, const void *req,
 	return 0;
 }
 
-static int op_query_pkey(struct emu_ctx *ctx, const void *req,
-			 struct emu_reply *rep)
+static int op_query_pkey(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_query_port_req *r = req;
 	struct uroce_query_pkey_resp *o;
@@ -140,8 +134,7 @@ static int op_query_pkey(struct emu_ctx *ctx, const void *req,
 /* ------------------------------------------------------------------------ */
 /* Operation table.                                                          */
 
-typedef int (*emu_op_cb)(struct emu_ctx *ctx, const void *req,
-			 struct emu_reply *rep);
+typedef int (*emu_op_cb)(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 
 struct op_desc {
 	const char *name;
@@ -150,41 +143,38 @@ struct op_desc {
 	int before_open; /* allowed before OPEN_CTX */
 };
 
-#define OPD(op, type, fn, pre)                                                 \
-	[UROCE_OP_##op] = { #op, sizeof(type), fn, pre }
+#define OPD(op, type, fn, pre) [UROCE_OP_##op] = {#op, sizeof(type), fn, pre}
 
 static const struct op_desc ops[] = {
-	OPD(HELLO, struct uroce_hello_req, op_hello, 1),
-	OPD(OPEN_CTX, struct uroce_open_ctx_req, op_open_ctx, 1),
-	OPD(QUERY_DEVICE, struct uroce_msg_hdr, op_query_device, 0),
-	OPD(QUERY_PORT, struct uroce_query_port_req, op_query_port, 0),
-	OPD(QUERY_GID, struct uroce_query_port_req, op_query_gid, 0),
-	OPD(QUERY_PKEY, struct uroce_query_port_req, op_query_pkey, 0),
-	OPD(ALLOC_PD, struct uroce_msg_hdr, emu_pd_alloc, 0),
-	OPD(DEALLOC_PD, struct uroce_handle_req, emu_pd_dealloc, 0),
-	OPD(REG_MR, struct uroce_reg_mr_req, emu_mr_reg, 0),
-	OPD(REREG_MR, struct uroce_rereg_mr_req, emu_mr_rereg, 0),
-	OPD(DEREG_MR, struct uroce_handle_req, emu_mr_dereg, 0),
-	OPD(CREATE_CHANNEL, struct uroce_msg_hdr, emu_cq_create_channel, 0),
-	OPD(DESTROY_CHANNEL, struct uroce_handle_req, emu_cq_destroy_channel,
-	    0),
-	OPD(CREATE_CQ, struct uroce_create_cq_req, emu_cq_create, 0),
-	OPD(RESIZE_CQ, struct uroce_resize_cq_req, emu_cq_resize, 0),
-	OPD(DESTROY_CQ, struct uroce_handle_req, emu_cq_destroy, 0),
-	OPD(CREATE_QP, struct uroce_create_qp_req, emu_qp_create, 0),
-	OPD(MODIFY_QP, struct uroce_modify_qp_req, emu_qp_modify, 0),
-	OPD(QUERY_QP, struct uroce_query_qp_req, emu_qp_query, 0),
-	OPD(DESTROY_QP, struct uroce_handle_req, emu_qp_destroy, 0),
-	OPD(CREATE_SRQ, struct uroce_create_srq_req, emu_srq_create, 0),
-	OPD(MODIFY_SRQ, struct uroce_modify_srq_req, emu_srq_modify, 0),
-	OPD(QUERY_SRQ, struct uroce_handle_req, emu_srq_query, 0),
-	OPD(DESTROY_SRQ, struct uroce_handle_req, emu_srq_destroy, 0),
-	OPD(CREATE_AH, struct uroce_create_ah_req, emu_ah_create, 0),
-	OPD(DESTROY_AH, struct uroce_handle_req, emu_ah_destroy, 0),
-	OPD(ATTACH_MCAST, struct uroce_mcast_req, emu_qp_attach_mcast, 0),
-	OPD(DETACH_MCAST, struct uroce_mcast_req, emu_qp_detach_mcast, 0),
-	OPD(QUERY_COUNTERS, struct uroce_query_counters_req, emu_counters_query,
-	    1),
+    OPD(HELLO, struct uroce_hello_req, op_hello, 1),
+    OPD(OPEN_CTX, struct uroce_open_ctx_req, op_open_ctx, 1),
+    OPD(QUERY_DEVICE, struct uroce_msg_hdr, op_query_device, 0),
+    OPD(QUERY_PORT, struct uroce_query_port_req, op_query_port, 0),
+    OPD(QUERY_GID, struct uroce_query_port_req, op_query_gid, 0),
+    OPD(QUERY_PKEY, struct uroce_query_port_req, op_query_pkey, 0),
+    OPD(ALLOC_PD, struct uroce_msg_hdr, emu_pd_alloc, 0),
+    OPD(DEALLOC_PD, struct uroce_handle_req, emu_pd_dealloc, 0),
+    OPD(REG_MR, struct uroce_reg_mr_req, emu_mr_reg, 0),
+    OPD(REREG_MR, struct uroce_rereg_mr_req, emu_mr_rereg, 0),
+    OPD(DEREG_MR, struct uroce_handle_req, emu_mr_dereg, 0),
+    OPD(CREATE_CHANNEL, struct uroce_msg_hdr, emu_cq_create_channel, 0),
+    OPD(DESTROY_CHANNEL, struct uroce_handle_req, emu_cq_destroy_channel, 0),
+    OPD(CREATE_CQ, struct uroce_create_cq_req, emu_cq_create, 0),
+    OPD(RESIZE_CQ, struct uroce_resize_cq_req, emu_cq_resize, 0),
+    OPD(DESTROY_CQ, struct uroce_handle_req, emu_cq_destroy, 0),
+    OPD(CREATE_QP, struct uroce_create_qp_req, emu_qp_create, 0),
+    OPD(MODIFY_QP, struct uroce_modify_qp_req, emu_qp_modify, 0),
+    OPD(QUERY_QP, struct uroce_query_qp_req, emu_qp_query, 0),
+    OPD(DESTROY_QP, struct uroce_handle_req, emu_qp_destroy, 0),
+    OPD(CREATE_SRQ, struct uroce_create_srq_req, emu_srq_create, 0),
+    OPD(MODIFY_SRQ, struct uroce_modify_srq_req, emu_srq_modify, 0),
+    OPD(QUERY_SRQ, struct uroce_handle_req, emu_srq_query, 0),
+    OPD(DESTROY_SRQ, struct uroce_handle_req, emu_srq_destroy, 0),
+    OPD(CREATE_AH, struct uroce_create_ah_req, emu_ah_create, 0),
+    OPD(DESTROY_AH, struct uroce_handle_req, emu_ah_destroy, 0),
+    OPD(ATTACH_MCAST, struct uroce_mcast_req, emu_qp_attach_mcast, 0),
+    OPD(DETACH_MCAST, struct uroce_mcast_req, emu_qp_detach_mcast, 0),
+    OPD(QUERY_COUNTERS, struct uroce_query_counters_req, emu_counters_query, 1),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
@@ -198,8 +188,8 @@ static int send_reply(struct emu_ctx *ctx, struct emu_reply *rep)
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
 	} cbuf;
-	struct iovec iov = { .iov_base = rep->u.buf, .iov_len = rep->len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {.iov_base = rep->u.buf, .iov_len = rep->len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
 
 	rep->u.hdr.len = (uint32_t)rep->len;
@@ -247,8 +237,8 @@ static int handle_request(struct emu_ctx *ctx, const uint8_t *buf, size_t n)
 	if (!d) {
 		ret = -EOPNOTSUPP;
 	} else if (n != d->req_len) {
-		emu_dbg("client %d: %s request of %zu bytes, expected %zu",
-			(int)ctx->pid, d->name, n, d->req_len);
+		emu_dbg("client %d: %s request of %zu bytes, expected %zu", (int)ctx->pid, d->name,
+			n, d->req_len);
 		ret = -EINVAL;
 	} else if (!ctx->opened && !d->before_open) {
 		ret = -EPROTO;
@@ -286,21 +276,19 @@ static void on_client(uv_poll_t *h, int status, int events)
 		return;
 	}
 	for (;;) {
-		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-		struct msghdr mh = { .msg_iov = &iov,
-				     .msg_iovlen = 1,
-				     .msg_control = cbuf.b,
-				     .msg_controllen = sizeof(cbuf.b) };
-		ssize_t n = recvmsg(ctx->fd, &mh,
-				    MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf.b,
+				    .msg_controllen = sizeof(cbuf.b)};
+		ssize_t n = recvmsg(ctx->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		struct cmsghdr *c;
 		int ret;
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;
-			emu_dbg("client %d: recv: %s", (int)ctx->pid,
-				strerror(errno));
+			emu_dbg("client %d: recv: %s", (int)ctx->pid, strerror(errno));
 			emu_ctx_destroy(ctx);
 			return;
 		}
@@ -310,10 +298,8 @@ static void on_client(uv_poll_t *h, int status, int events)
 		}
 		/* Clients never send descriptors: close any we got. */
 		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level == SOL_SOCKET &&
-			    c->cmsg_type == SCM_RIGHTS) {
-				int nf = (int)((c->cmsg_len - CMSG_LEN(0)) /
-					       sizeof(int));
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				int nf = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 				int fds[UROCE_MSG_MAX_FDS];
 
 				if (nf > UROCE_MSG_MAX_FDS)
@@ -328,8 +314,7 @@ static void on_client(uv_poll_t *h, int status, int events)
 		else
 			ret = handle_request(ctx, buf, (size_t)n);
 		if (ret) {
-			emu_warn("client pid %d: %s, disconnecting",
-				 (int)ctx->pid, strerror(-ret));
+			emu_warn("client pid %d: %s, disconnecting", (int)ctx->pid, strerror(-ret));
 			emu_ctx_destroy(ctx);
 			return;
 		}
@@ -347,8 +332,7 @@ static void on_accept(uv_poll_t *h, int status, int events)
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
 		struct emu_ctx *ctx;
-		int fd = accept4(dev->ctl_fd, NULL, NULL,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(dev->ctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR)
@@ -362,8 +346,8 @@ static void on_accept(uv_poll_t *h, int status, int events)
 		}
 		/* Same user or root: a NIC is not shared across users. */
 		if (cred.uid != getuid() && cred.uid != 0) {
-			emu_warn("refusing client pid %d of uid %u",
-				 (int)cred.pid, (unsigned)cred.uid);
+			emu_warn("refusing client pid %d of uid %u", (int)cred.pid,
+				 (unsigned)cred.uid);
 			close(fd);
 			continue;
 		}
@@ -372,28 +356,26 @@ static void on_accept(uv_poll_t *h, int status, int events)
 			continue;
 		uv_poll_init(dev->loop, &ctx->poll, fd);
 		ctx->poll.data = ctx;
-		uv_poll_start(&ctx->poll, UV_READABLE | UV_DISCONNECT,
-			      on_client);
+		uv_poll_start(&ctx->poll, UV_READABLE | UV_DISCONNECT, on_client);
 	}
 }
 
 int emu_ctl_listen(struct emu_dev *dev)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int err, fd;
 
-	err = common_rundir_sock_path(dev->rundir, dev->name, dev->sock_path,
-				      sizeof(dev->sock_path));
+	err =
+	    common_rundir_sock_path(dev->rundir, dev->name, dev->sock_path, sizeof(dev->sock_path));
 	if (err) {
-		fprintf(stderr, "uroced: socket path %s/%s.sock is too long\n",
-			dev->rundir, dev->name);
+		fprintf(stderr, "uroced: socket path %s/%s.sock is too long\n", dev->rundir,
+			dev->name);
 		return -1;
 	}
 	err = common_rundir_probe(dev->sock_path);
 	if (err == 1) {
-		fprintf(stderr,
-			"uroced: device name '%s' is already in use in %s\n",
-			dev->name, dev->rundir);
+		fprintf(stderr, "uroced: device name '%s' is already in use in %s\n", dev->name,
+			dev->rundir);
 		return -1;
 	}
 	if (err == 0 && unlink(dev->sock_path) == 0)
@@ -406,8 +388,7 @@ int emu_ctl_listen(struct emu_dev *dev)
 	}
 	strcpy(sun.sun_path, dev->sock_path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun))) {
-		fprintf(stderr, "uroced: cannot bind %s: %s\n", dev->sock_path,
-			strerror(errno));
+		fprintf(stderr, "uroced: cannot bind %s: %s\n", dev->sock_path, strerror(errno));
 		close(fd);
 		return -1;
 	}

@@ -22,8 +22,7 @@ struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid)
 	struct emu_ctx *ctx;
 
 	if (dev->nconns >= dev->lim.max_ctx) {
-		emu_warn("too many clients (%u), refusing pid %d",
-			 dev->nconns, (int)pid);
+		emu_warn("too many clients (%u), refusing pid %d", dev->nconns, (int)pid);
 		close(fd);
 		return NULL;
 	}
@@ -115,13 +114,21 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 
 void emu_ctx_async_event(struct emu_ctx *ctx, uint32_t type, uint32_t handle)
 {
-	struct uroce_async_event ev = { .event_type = type, .handle = handle };
+	struct uroce_async_event ev = {.event_type = type, .handle = handle};
 
 	if (ctx->async_wfd < 0)
 		return;
-	if (write(ctx->async_wfd, &ev, sizeof(ev)) != sizeof(ev))
-		emu_warn("context %u: async event %u lost (%s)", ctx->handle,
-			 type, strerror(errno));
+	if (write(ctx->async_wfd, &ev, sizeof(ev)) != sizeof(ev)) {
+		/* EPIPE: the process is gone and its context about to be
+		 * released; nobody will miss the event. */
+		if (errno == EPIPE)
+			emu_dbg("context %u: async event %u for a closed "
+				"process",
+				ctx->handle, type);
+		else
+			emu_warn("context %u: async event %u lost (%s)", ctx->handle, type,
+				 strerror(errno));
+	}
 }
 
 static void on_handle_closed(uv_handle_t *h)
@@ -138,11 +145,11 @@ static void on_handle_closed(uv_handle_t *h)
 }
 
 /* Release all objects of one type. */
-#define FREE_ALL(ctx, type, T, freefn)                                         \
-	do {                                                                   \
-		struct emu_list *pos_, *tmp_;                                  \
-		EMU_LIST_FOR_EACH_SAFE(pos_, tmp_, &(ctx)->objs[type])         \
-		freefn(EMU_CONTAINER_OF(pos_, T, obj.link));                   \
+#define FREE_ALL(ctx, type, T, freefn)                                 \
+	do {                                                           \
+		struct emu_list *pos_, *tmp_;                          \
+		EMU_LIST_FOR_EACH_SAFE(pos_, tmp_, &(ctx)->objs[type]) \
+		freefn(EMU_CONTAINER_OF(pos_, T, obj.link));           \
 	} while (0)
 
 void emu_ctx_destroy(struct emu_ctx *ctx)
@@ -159,20 +166,17 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 	FREE_ALL(ctx, EMU_OBJ_AH, struct emu_ah, emu_ah_free);
 	FREE_ALL(ctx, EMU_OBJ_SRQ, struct emu_srq, emu_srq_free);
 	FREE_ALL(ctx, EMU_OBJ_CQ, struct emu_cq, emu_cq_free);
-	FREE_ALL(ctx, EMU_OBJ_CHANNEL, struct emu_channel,
-		 emu_cq_channel_free);
+	FREE_ALL(ctx, EMU_OBJ_CHANNEL, struct emu_channel, emu_cq_channel_free);
 	FREE_ALL(ctx, EMU_OBJ_MR, struct emu_mr, emu_mr_free);
 	FREE_ALL(ctx, EMU_OBJ_PD, struct emu_pd, emu_pd_free);
 
 	if (ctx->opened)
 		emu_info("context %u of pid %d closed: freed %u QP, %u CQ, "
 			 "%u MR, %u PD, %u SRQ, %u AH, %u channels",
-			 ctx->handle, (int)ctx->pid,
-			 before.qp - dev->counts.qp, before.cq - dev->counts.cq,
-			 before.mr - dev->counts.mr, before.pd - dev->counts.pd,
-			 before.srq - dev->counts.srq,
-			 before.ah - dev->counts.ah,
-			 before.channel - dev->counts.channel);
+			 ctx->handle, (int)ctx->pid, before.qp - dev->counts.qp,
+			 before.cq - dev->counts.cq, before.mr - dev->counts.mr,
+			 before.pd - dev->counts.pd, before.srq - dev->counts.srq,
+			 before.ah - dev->counts.ah, before.channel - dev->counts.channel);
 	if (ctx->async_wfd >= 0)
 		close(ctx->async_wfd);
 	ctx->async_wfd = -1;

@@ -53,9 +53,8 @@ static void sq_release(struct emu_qp *qp, uint32_t finishing)
 /* ------------------------------------------------------------------------ */
 /* Engine ops.                                                               */
 
-static int op_send_packet(void *ctx, struct emu_xqp *x,
-			  const struct emu_xroute *rt, const void *pkt,
-			  size_t len)
+static int op_send_packet(void *ctx, struct emu_xqp *x, const struct emu_xroute *rt,
+			  const void *pkt, size_t len)
 {
 	(void)x;
 	return emu_net_send(ctx, rt, pkt, len);
@@ -68,40 +67,34 @@ static struct emu_xqp *op_lookup_qp(void *ctx, uint32_t qpn)
 	return qp ? &qp->x : NULL;
 }
 
-static int op_dma_lkey(void *ctx, struct emu_xqp *x, uint32_t lkey,
-		       uint64_t addr, void *buf, size_t len, uint32_t access,
-		       enum emu_xdma dir)
+static int op_dma_lkey(void *ctx, struct emu_xqp *x, uint32_t lkey, uint64_t addr, void *buf,
+		       size_t len, uint32_t access, enum emu_xdma dir)
 {
 	(void)ctx;
 	return emu_dma_lkey(qp_of(x), lkey, addr, buf, len, access, dir);
 }
 
-static int op_dma_rkey(void *ctx, struct emu_xqp *x, uint32_t rkey,
-		       uint64_t va, void *buf, size_t len, uint32_t access,
-		       enum emu_xdma dir)
+static int op_dma_rkey(void *ctx, struct emu_xqp *x, uint32_t rkey, uint64_t va, void *buf,
+		       size_t len, uint32_t access, enum emu_xdma dir)
 {
 	(void)ctx;
 	return emu_dma_rkey(qp_of(x), rkey, va, buf, len, access, dir);
 }
 
 static int op_atomic(void *ctx, struct emu_xqp *x, uint32_t rkey, uint64_t va,
-		     enum emu_xatomic_op op, uint64_t compare_add,
-		     uint64_t swap, uint64_t *orig)
+		     enum emu_xatomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig)
 {
 	(void)ctx;
-	return emu_dma_atomic(qp_of(x), rkey, va, op, compare_add, swap,
-			      orig);
+	return emu_dma_atomic(qp_of(x), rkey, va, op, compare_add, swap, orig);
 }
 
-static int op_get_recv_wqe(void *ctx, struct emu_xqp *x,
-			   struct emu_xrecv_wqe *wqe)
+static int op_get_recv_wqe(void *ctx, struct emu_xqp *x, struct emu_xrecv_wqe *wqe)
 {
 	struct emu_dev *dev = ctx;
 	struct emu_qp *qp = qp_of(x);
 	struct emu_ring *r = qp->srq ? &qp->srq->ring : &qp->rq;
 	struct emu_wqe_geom g;
-	uint8_t slot[UROCE_RECV_WQE_BYTES +
-		     EMU_XPORT_MAX_SGE * sizeof(struct uroce_sge)];
+	uint8_t slot[UROCE_RECV_WQE_BYTES + EMU_XPORT_MAX_SGE * sizeof(struct uroce_sge)];
 	int64_t n;
 
 	if (!r->hdr)
@@ -134,8 +127,7 @@ static int op_get_recv_wqe(void *ctx, struct emu_xqp *x,
 	return 0;
 }
 
-static void op_push_cqe(void *ctx, struct emu_xqp *x, bool recv,
-			const struct emu_xcqe *c)
+static void op_push_cqe(void *ctx, struct emu_xqp *x, bool recv, const struct emu_xcqe *c)
 {
 	struct emu_dev *dev = ctx;
 	struct emu_qp *qp = qp_of(x);
@@ -202,18 +194,18 @@ static void op_sq_drained(void *ctx, struct emu_xqp *x)
 }
 
 static const struct emu_xport_ops dp_ops = {
-	.send_packet = op_send_packet,
-	.lookup_qp = op_lookup_qp,
-	.dma_lkey = op_dma_lkey,
-	.dma_rkey = op_dma_rkey,
-	.atomic = op_atomic,
-	.get_recv_wqe = op_get_recv_wqe,
-	.push_cqe = op_push_cqe,
-	.now_us = op_now_us,
-	.arm_timer = op_arm_timer,
-	.schedule = op_schedule,
-	.qp_error = op_qp_error,
-	.sq_drained = op_sq_drained,
+    .send_packet = op_send_packet,
+    .lookup_qp = op_lookup_qp,
+    .dma_lkey = op_dma_lkey,
+    .dma_rkey = op_dma_rkey,
+    .atomic = op_atomic,
+    .get_recv_wqe = op_get_recv_wqe,
+    .push_cqe = op_push_cqe,
+    .now_us = op_now_us,
+    .arm_timer = op_arm_timer,
+    .schedule = op_schedule,
+    .qp_error = op_qp_error,
+    .sq_drained = op_sq_drained,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -222,8 +214,7 @@ static const struct emu_xport_ops dp_ops = {
 /* The AH named by a UD WQE, as the engine's destination. */
 static int ud_av(struct emu_qp *qp, uint32_t ah_handle, struct emu_xav *av)
 {
-	struct emu_obj *obj =
-		emu_dev_obj_find(qp->obj.ctx, ah_handle, EMU_OBJ_AH);
+	struct emu_obj *obj = emu_dev_obj_find(qp->obj.ctx, ah_handle, EMU_OBJ_AH);
 	struct emu_ah *ah;
 
 	if (!obj)
@@ -239,9 +230,8 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
 	struct emu_ring *r = &qp->sq;
-	struct emu_wqe_geom g = { .stride = r->stride,
-				  .max_sge = r->max_sge,
-				  .max_inline = r->max_inline };
+	struct emu_wqe_geom g = {
+	    .stride = r->stride, .max_sge = r->max_sge, .max_inline = r->max_inline};
 	uint32_t prod;
 	unsigned n = 0;
 
@@ -256,8 +246,7 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 	}
 	sq_release(qp, 0);
 	prod = uroce_load_acquire(&r->hdr->prod);
-	if (prod - r->cons > r->entries ||
-	    prod - qp->sq_handed > r->entries) {
+	if (prod - r->cons > r->entries || prod - qp->sq_handed > r->entries) {
 		dev->dcnt[EMU_DCNT_RING_CORRUPT]++;
 		emu_warn("QP 0x%x: SQ producer index out of range, moving the "
 			 "QP to the error state",
@@ -270,14 +259,10 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 			     EMU_XPORT_MAX_SGE * sizeof(struct uroce_sge)];
 		struct emu_xwqe w;
 		uint32_t ah = 0, status;
-		size_t bytes = r->stride < sizeof(slot) ? r->stride
-							: sizeof(slot);
+		size_t bytes = r->stride < sizeof(slot) ? r->stride : sizeof(slot);
 		int rc;
 
-		memcpy(slot,
-		       uroce_ring_entry(r->hdr, r->entries, r->stride,
-					qp->sq_handed),
-		       bytes);
+		memcpy(slot, uroce_ring_entry(r->hdr, r->entries, r->stride, qp->sq_handed), bytes);
 		g.stride = (uint32_t)bytes;
 		status = emu_wqe_send(slot, &g, qp->type, &w, &ah);
 		if (status == EMU_XWC_SUCCESS && qp->type == UROCE_QPT_UD &&
@@ -315,15 +300,13 @@ unsigned emu_dp_poll(void *arg)
 
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->sq_qps)
 	{
-		work += emu_dp_sq(EMU_CONTAINER_OF(pos, struct emu_qp,
-						   sq_link));
+		work += emu_dp_sq(EMU_CONTAINER_OF(pos, struct emu_qp, sq_link));
 	}
 
 	/* Receives posted to QPs in Error complete at once (flushed). */
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->flush_qps)
 	{
-		struct emu_qp *qp =
-			EMU_CONTAINER_OF(pos, struct emu_qp, flush_link);
+		struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, flush_link);
 
 		if (qp->rq.hdr && emu_ring_pending(&qp->rq))
 			work += emu_xport_flush_recv(&qp->x);
@@ -340,8 +323,7 @@ unsigned emu_dp_poll(void *arg)
 		emu_list_init(&dev->run_qps);
 	}
 	while (!emu_list_empty(&run)) {
-		struct emu_qp *qp =
-			EMU_CONTAINER_OF(run.next, struct emu_qp, run_link);
+		struct emu_qp *qp = EMU_CONTAINER_OF(run.next, struct emu_qp, run_link);
 
 		emu_list_del(&qp->run_link);
 		emu_xport_run(&qp->x);
@@ -357,8 +339,7 @@ static uint64_t dp_next_deadline(void *arg)
 	return emu_timer_next(arg);
 }
 
-void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a,
-	       struct emu_xav *av)
+void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a, struct emu_xav *av)
 {
 	memset(av, 0, sizeof(*av));
 	memcpy(av->sgid, dev->gid, sizeof(av->sgid));

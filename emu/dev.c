@@ -50,28 +50,28 @@
 #define SOCKBUF_BYTES (4 * 1024 * 1024)
 
 static const struct emu_limits default_limits = {
-	.max_mr_size = 1ull << 40,
-	.max_qp = 4096,
-	.max_qp_wr = 16384,
-	.max_sge = 32,
-	.max_sge_rd = 32,
-	.max_cq = 8192,
-	.max_cqe = 65536,
-	.max_mr = 65536,
-	.max_pd = 65536,
-	.max_qp_rd_atom = 128,
-	.max_qp_init_rd_atom = 128,
-	.max_res_rd_atom = 128 * 4096,
-	.max_srq = 4096,
-	.max_srq_wr = 16384,
-	.max_srq_sge = 32,
-	.max_ah = 32768,
-	.max_mcast_grp = 8192,
-	.max_mcast_qp_attach = 56,
-	.max_total_mcast_qp_attach = 8192 * 56,
-	.max_inline_data = UROCE_MAX_INLINE_BYTES,
-	.max_channels = 4096,
-	.max_ctx = 1024,
+    .max_mr_size = 1ull << 40,
+    .max_qp = 4096,
+    .max_qp_wr = 16384,
+    .max_sge = 32,
+    .max_sge_rd = 32,
+    .max_cq = 8192,
+    .max_cqe = 65536,
+    .max_mr = 65536,
+    .max_pd = 65536,
+    .max_qp_rd_atom = 128,
+    .max_qp_init_rd_atom = 128,
+    .max_res_rd_atom = 128 * 4096,
+    .max_srq = 4096,
+    .max_srq_wr = 16384,
+    .max_srq_sge = 32,
+    .max_ah = 32768,
+    .max_mcast_grp = 8192,
+    .max_mcast_qp_attach = 56,
+    .max_total_mcast_qp_attach = 8192 * 56,
+    .max_inline_data = UROCE_MAX_INLINE_BYTES,
+    .max_channels = 4096,
+    .max_ctx = 1024,
 };
 
 uint32_t emu_dev_ib_mtu_for(uint32_t if_mtu)
@@ -104,21 +104,18 @@ static uint32_t mtu_enum_from_bytes(uint32_t bytes)
 static int in_subnet(const struct sockaddr *a, const struct sockaddr *b,
 		     const struct sockaddr *mask)
 {
-	if (a->sa_family != b->sa_family || !mask ||
-	    mask->sa_family != a->sa_family)
+	if (a->sa_family != b->sa_family || !mask || mask->sa_family != a->sa_family)
 		return 0;
 	if (a->sa_family == AF_INET) {
 		uint32_t x = ((const struct sockaddr_in *)a)->sin_addr.s_addr;
 		uint32_t y = ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-		uint32_t m =
-			((const struct sockaddr_in *)mask)->sin_addr.s_addr;
+		uint32_t m = ((const struct sockaddr_in *)mask)->sin_addr.s_addr;
 
 		return (x & m) == (y & m);
 	}
 	const uint8_t *x = ((const struct sockaddr_in6 *)a)->sin6_addr.s6_addr;
 	const uint8_t *y = ((const struct sockaddr_in6 *)b)->sin6_addr.s6_addr;
-	const uint8_t *m =
-		((const struct sockaddr_in6 *)mask)->sin6_addr.s6_addr;
+	const uint8_t *m = ((const struct sockaddr_in6 *)mask)->sin6_addr.s6_addr;
 
 	for (int i = 0; i < 16; i++)
 		if ((x[i] & m[i]) != (y[i] & m[i]))
@@ -154,9 +151,7 @@ static int find_interface(struct emu_dev *dev)
 			best = i;
 			break;
 		}
-		if (!best && in_subnet(i->ifa_addr,
-				       (struct sockaddr *)&dev->addr,
-				       i->ifa_netmask))
+		if (!best && in_subnet(i->ifa_addr, (struct sockaddr *)&dev->addr, i->ifa_netmask))
 			best = i;
 	}
 	if (!best) {
@@ -274,8 +269,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 			return -1;
 		}
 	} else {
-		fprintf(stderr, "uroced: --addr %s: not an IPv4 or IPv6 address\n",
-			o->addr);
+		fprintf(stderr, "uroced: --addr %s: not an IPv4 or IPv6 address\n", o->addr);
 		return -1;
 	}
 
@@ -287,8 +281,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 			o->addr, strerror(-err));
 		return -1;
 	}
-	if (dev->family == AF_INET6 &&
-	    IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
+	if (dev->family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
 		s6->sin6_scope_id = (uint32_t)dev->ifindex;
 
 	if (o->mtu_bytes) {
@@ -300,8 +293,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 				o->mtu_bytes);
 			return -1;
 		}
-		if ((128u << dev->active_mtu) + ROCE_MAX_HDR_BYTES >
-		    dev->if_mtu)
+		if ((128u << dev->active_mtu) + ROCE_MAX_HDR_BYTES > dev->if_mtu)
 			emu_warn("--mtu %u does not fit %s's MTU %u: large "
 				 "packets will not be sent",
 				 o->mtu_bytes, dev->ifname, dev->if_mtu);
@@ -341,26 +333,22 @@ int emu_dev_bind_udp(struct emu_dev *dev)
 
 		/* DF on every packet, IP ID 0: the ICRC is computable
 		 * (PROTOCOL.md section 12). */
-		if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
-			       sizeof(pmtu)) ||
+		if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) ||
 		    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)))
 			goto err_opt;
 	} else {
 		int pmtu = IPV6_PMTUDISC_DO;
 
-		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
-			       sizeof(one)) ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu,
-			       sizeof(pmtu)) ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
-			       sizeof(one)))
+		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) ||
+		    setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof(pmtu)) ||
+		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)))
 			goto err_opt;
 	}
 	set_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF, "SO_RCVBUF");
 	set_bufsize(fd, SO_SNDBUFFORCE, SO_SNDBUF, "SO_SNDBUF");
 	if (bind(fd, (struct sockaddr *)&dev->addr, dev->addr_len)) {
-		fprintf(stderr, "uroced: cannot bind UDP %s port %u: %s\n",
-			dev->addr_str, dev->udp_port, strerror(errno));
+		fprintf(stderr, "uroced: cannot bind UDP %s port %u: %s\n", dev->addr_str,
+			dev->udp_port, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -383,13 +371,11 @@ int emu_dev_status_page(struct emu_dev *dev)
 		return -errno;
 	if (ftruncate(fd, UROCE_STATUS_PAGE_BYTES))
 		goto err_fd;
-	p = mmap(NULL, UROCE_STATUS_PAGE_BYTES, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, fd, 0);
+	p = mmap(NULL, UROCE_STATUS_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		goto err_fd;
 	/* Clients may map it, but never writably. */
-	if (fcntl(fd, F_ADD_SEALS,
-		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE))
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE))
 		emu_warn("cannot seal the status page: %s", strerror(errno));
 	dev->status = p;
 	dev->status->magic = UROCE_STATUS_MAGIC;
@@ -427,8 +413,7 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->hw_ver = 0;
 	a->max_qp = l->max_qp;
 	a->max_qp_wr = l->max_qp_wr;
-	a->device_cap_flags = IBV_DEV_UD_AV_PORT_ENFORCE |
-			      IBV_DEV_CURR_QP_STATE_MOD |
+	a->device_cap_flags = IBV_DEV_UD_AV_PORT_ENFORCE | IBV_DEV_CURR_QP_STATE_MOD |
 			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN;
 	a->max_sge = l->max_sge;
 	a->max_sge_rd = l->max_sge_rd;
@@ -476,8 +461,8 @@ void emu_dev_fill_port(const struct emu_dev *dev, struct uroce_port_attr *p)
 uint32_t *emu_dev_count(struct emu_dev *dev, enum emu_obj_type type)
 {
 	switch (type) {
-#define EMU_OBJ_COUNT_CASE(name, field)                                        \
-	case EMU_OBJ_##name:                                                   \
+#define EMU_OBJ_COUNT_CASE(name, field) \
+	case EMU_OBJ_##name:            \
 		return &dev->counts.field;
 		EMU_OBJ_LIST(EMU_OBJ_COUNT_CASE)
 #undef EMU_OBJ_COUNT_CASE
@@ -486,8 +471,7 @@ uint32_t *emu_dev_count(struct emu_dev *dev, enum emu_obj_type type)
 	}
 }
 
-int emu_dev_obj_add(struct emu_ctx *ctx, struct emu_obj *obj,
-		    enum emu_obj_type type)
+int emu_dev_obj_add(struct emu_ctx *ctx, struct emu_obj *obj, enum emu_obj_type type)
 {
 	struct emu_dev *dev = ctx->dev;
 	uint32_t h;
@@ -514,8 +498,7 @@ void emu_dev_obj_del(struct emu_obj *obj)
 	(*emu_dev_count(dev, obj->type))--;
 }
 
-struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle,
-				 enum emu_obj_type type)
+struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle, enum emu_obj_type type)
 {
 	struct emu_hnode *n;
 	struct emu_obj *obj;

@@ -23,22 +23,18 @@
 #include "emu.h"
 
 /* Access bits the transport asks for (same values as ibv_access_flags). */
-#define DMA_ACCESS_BITS                                                        \
-	(EMU_XACCESS_LOCAL_WRITE | EMU_XACCESS_REMOTE_WRITE |                  \
-	 EMU_XACCESS_REMOTE_READ | EMU_XACCESS_REMOTE_ATOMIC)
+#define DMA_ACCESS_BITS                                                                 \
+	(EMU_XACCESS_LOCAL_WRITE | EMU_XACCESS_REMOTE_WRITE | EMU_XACCESS_REMOTE_READ | \
+	 EMU_XACCESS_REMOTE_ATOMIC)
 
 _Static_assert((int)EMU_XACCESS_LOCAL_WRITE == (int)UROCE_ACCESS_LOCAL_WRITE &&
-		       (int)EMU_XACCESS_REMOTE_WRITE ==
-			       (int)UROCE_ACCESS_REMOTE_WRITE &&
-		       (int)EMU_XACCESS_REMOTE_READ ==
-			       (int)UROCE_ACCESS_REMOTE_READ &&
-		       (int)EMU_XACCESS_REMOTE_ATOMIC ==
-			       (int)UROCE_ACCESS_REMOTE_ATOMIC,
+		   (int)EMU_XACCESS_REMOTE_WRITE == (int)UROCE_ACCESS_REMOTE_WRITE &&
+		   (int)EMU_XACCESS_REMOTE_READ == (int)UROCE_ACCESS_REMOTE_READ &&
+		   (int)EMU_XACCESS_REMOTE_ATOMIC == (int)UROCE_ACCESS_REMOTE_ATOMIC,
 	       "access flag values");
 
-int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd,
-		  uint64_t addr, uint64_t len, uint32_t access,
-		  uint64_t *host_addr)
+int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,
+		  uint32_t access, uint64_t *host_addr)
 {
 	uint64_t off;
 
@@ -46,8 +42,7 @@ int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd,
 	if (!mr || mr->pd != pd)
 		return -ENOENT;
 	off = addr - mr->iova;
-	if (len && (addr < mr->iova || off >= mr->length ||
-		    len > mr->length - off))
+	if (len && (addr < mr->iova || off >= mr->length || len > mr->length - off))
 		return -ERANGE;
 	if (access & DMA_ACCESS_BITS & ~mr->access)
 		return -EACCES;
@@ -56,12 +51,11 @@ int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd,
 }
 
 /* Copy between buf and [host, host+len) of process pid. */
-static int dma_copy(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf,
-		    size_t len, enum emu_xdma dir)
+static int dma_copy(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf, size_t len,
+		    enum emu_xdma dir)
 {
-	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)host,
-				.iov_len = len };
+	struct iovec local = {.iov_base = buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)host, .iov_len = len};
 	ssize_t n;
 
 	if (dir == EMU_XDMA_CHECK || !len)
@@ -74,9 +68,8 @@ static int dma_copy(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf,
 	if (n != (ssize_t)len) {
 		/* Unmapped since registration, or the process is gone. */
 		dev->dcnt[EMU_DCNT_DMA_FAULTS]++;
-		emu_dbg("DMA %s pid %d 0x%llx+%zu: %s",
-			dir == EMU_XDMA_TO_BUF ? "read" : "write", (int)pid,
-			(unsigned long long)host, len,
+		emu_dbg("DMA %s pid %d 0x%llx+%zu: %s", dir == EMU_XDMA_TO_BUF ? "read" : "write",
+			(int)pid, (unsigned long long)host, len,
 			n < 0 ? strerror(errno) : "short copy");
 		return -EFAULT;
 	}
@@ -84,8 +77,8 @@ static int dma_copy(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf,
 	return 0;
 }
 
-static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf,
-		   size_t len, uint32_t access, enum emu_xdma dir)
+static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, size_t len,
+		   uint32_t access, enum emu_xdma dir)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
 	struct emu_mr *mr = emu_mr_by_key(dev, key);
@@ -104,21 +97,20 @@ static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf,
 	return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
 }
 
-int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf,
-		 size_t len, uint32_t access, enum emu_xdma dir)
+int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
+		 uint32_t access, enum emu_xdma dir)
 {
 	return dma_key(qp, lkey, addr, buf, len, access, dir);
 }
 
-int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf,
-		 size_t len, uint32_t access, enum emu_xdma dir)
+int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_t len,
+		 uint32_t access, enum emu_xdma dir)
 {
 	return dma_key(qp, rkey, va, buf, len, access, dir);
 }
 
-int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va,
-		   enum emu_xatomic_op op, uint64_t compare_add, uint64_t swap,
-		   uint64_t *orig)
+int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum emu_xatomic_op op,
+		   uint64_t compare_add, uint64_t swap, uint64_t *orig)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
 	struct emu_mr *mr = emu_mr_by_key(dev, rkey);
@@ -126,8 +118,7 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va,
 	pid_t pid;
 	int rc;
 
-	rc = emu_dma_check(mr, qp->pd, va, sizeof(old),
-			   EMU_XACCESS_REMOTE_ATOMIC, &host);
+	rc = emu_dma_check(mr, qp->pd, va, sizeof(old), EMU_XACCESS_REMOTE_ATOMIC, &host);
 	if (rc) {
 		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
 		return rc;
@@ -142,8 +133,7 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va,
 	else
 		val = old + compare_add;
 	if (val != old) {
-		rc = dma_copy(dev, pid, host, &val, sizeof(val),
-			      EMU_XDMA_FROM_BUF);
+		rc = dma_copy(dev, pid, host, &val, sizeof(val), EMU_XDMA_FROM_BUF);
 		if (rc)
 			return rc;
 	}

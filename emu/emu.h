@@ -21,8 +21,7 @@
 #include "dev_counters.h"
 #include "xport.h"
 
-#define EMU_CONTAINER_OF(ptr, type, member)                                    \
-	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+#define EMU_CONTAINER_OF(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 /* ------------------------------------------------------------------------ */
 /* Intrusive circular doubly linked list.                                    */
@@ -58,8 +57,8 @@ static inline void emu_list_del(struct emu_list *n)
 	emu_list_init(n);
 }
 
-#define EMU_LIST_FOR_EACH_SAFE(pos, tmp, head)                                 \
-	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);       \
+#define EMU_LIST_FOR_EACH_SAFE(pos, tmp, head)                           \
+	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
 	     (pos) = (tmp), (tmp) = (pos)->next)
 
 /* ------------------------------------------------------------------------ */
@@ -99,8 +98,7 @@ enum emu_log_level {
 void emu_log_set_level(enum emu_log_level level);
 void emu_log_set_name(const char *name);
 /* printf-like; one line to stderr, prefixed with the device name. Keeps errno. */
-void emu_log(enum emu_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void emu_log(enum emu_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define emu_err(...) emu_log(EMU_LOG_ERROR, __VA_ARGS__)
 #define emu_warn(...) emu_log(EMU_LOG_WARN, __VA_ARGS__)
@@ -111,20 +109,20 @@ void emu_log(enum emu_log_level level, const char *fmt, ...)
 /* Objects.                                                                  */
 
 /* X-macro: object types (name, field of struct uroce_res_counts). */
-#define EMU_OBJ_LIST(X)                                                        \
-	X(PD, pd)                                                              \
-	X(MR, mr)                                                              \
-	X(CHANNEL, channel)                                                    \
-	X(CQ, cq)                                                              \
-	X(QP, qp)                                                              \
-	X(SRQ, srq)                                                            \
+#define EMU_OBJ_LIST(X)     \
+	X(PD, pd)           \
+	X(MR, mr)           \
+	X(CHANNEL, channel) \
+	X(CQ, cq)           \
+	X(QP, qp)           \
+	X(SRQ, srq)         \
 	X(AH, ah)
 
 enum emu_obj_type {
 #define EMU_OBJ_ENUM(name, field) EMU_OBJ_##name,
 	EMU_OBJ_LIST(EMU_OBJ_ENUM)
 #undef EMU_OBJ_ENUM
-	EMU_OBJ_COUNT
+	    EMU_OBJ_COUNT
 };
 
 struct emu_ctx;
@@ -136,7 +134,7 @@ struct emu_ctx;
  */
 struct emu_obj {
 	struct emu_hnode hnode; /* key = handle, in dev->handles */
-	struct emu_list link;   /* in ctx->objs[type] */
+	struct emu_list link;	/* in ctx->objs[type] */
 	struct emu_ctx *ctx;
 	enum emu_obj_type type;
 	uint32_t usecnt;
@@ -212,7 +210,7 @@ struct emu_mcast {
 
 struct emu_qp {
 	struct emu_obj obj;
-	struct emu_hnode qpn_node; /* key = qpn, in dev->qpns */
+	struct emu_hnode qpn_node;  /* key = qpn, in dev->qpns */
 	struct emu_list flush_link; /* in dev->flush_qps while in ERR */
 	struct emu_pd *pd;
 	struct emu_cq *send_cq;
@@ -302,7 +300,7 @@ struct emu_wait {
 	uint64_t (*next_deadline)(void *arg);
 	void *arg;
 	uint64_t last_work_us;
-	uint64_t spin_us; /* spin this long after the last work */
+	uint64_t spin_us;	   /* spin this long after the last work */
 	uint64_t backoff_until_us; /* CPUs oversubscribed: no spinning before */
 	bool spinning;
 	uint64_t *sleeps; /* counter to bump on every block */
@@ -364,6 +362,9 @@ struct emu_dev {
 	int stopping;
 };
 
+/* Scheduling priority uroced asks for unless --nice says otherwise. */
+#define EMU_NICE_DEFAULT (-10)
+
 /* Options of uroced (uroced.c parses them, dev.c applies them). */
 struct emu_opts {
 	const char *name;
@@ -372,6 +373,8 @@ struct emu_opts {
 	const char *rundir;
 	uint32_t mtu_bytes; /* 0: derive from the interface */
 	const char *pcap_path;
+	uint32_t spin_us; /* --spin-us, when spin_set */
+	int spin_set;
 };
 
 /* Reply being built for one request (ctl.c sends it). */
@@ -406,13 +409,11 @@ void emu_dev_fill_port(const struct emu_dev *dev, struct uroce_port_attr *p);
 /* Largest IB MTU (enum value 1..5) usable on an interface MTU. */
 uint32_t emu_dev_ib_mtu_for(uint32_t if_mtu);
 /* Register obj under a new handle in ctx; counts it. 0 or -ENOMEM. */
-int emu_dev_obj_add(struct emu_ctx *ctx, struct emu_obj *obj,
-		    enum emu_obj_type type);
+int emu_dev_obj_add(struct emu_ctx *ctx, struct emu_obj *obj, enum emu_obj_type type);
 /* Unregister obj (handle and ctx list) and uncount it; does not free. */
 void emu_dev_obj_del(struct emu_obj *obj);
 /* Look up an object of the given type owned by ctx; NULL if absent. */
-struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle,
-				 enum emu_obj_type type);
+struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle, enum emu_obj_type type);
 uint32_t *emu_dev_count(struct emu_dev *dev, enum emu_obj_type type);
 void emu_dev_close(struct emu_dev *dev);
 
@@ -427,8 +428,7 @@ void emu_reply_add_fd(struct emu_reply *rep, int fd);
 
 /* ctx.c */
 /* Accept-time constructor: takes ownership of fd. NULL on failure. */
-struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid,
-			    uid_t uid);
+struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid);
 /* OPEN_CTX: create doorbell and async pipe, fill reply fds. */
 int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep);
 /* Release everything the context created, then the context itself. */
@@ -439,9 +439,8 @@ void emu_ctx_async_event(struct emu_ctx *ctx, uint32_t type, uint32_t handle);
 /* ring.c */
 /* Create a ring memfd of the given geometry, map it; *fd gets the memfd
  * (caller sends and closes it). 0 or -errno. */
-int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind,
-		    uint32_t entries, uint32_t stride, uint32_t handle,
-		    uint32_t qpn, int *fd);
+int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entries,
+		    uint32_t stride, uint32_t handle, uint32_t qpn, int *fd);
 void emu_ring_destroy(struct emu_ring *r);
 /* Number of WQEs the producer has published beyond our consumer, validated:
  * a producer index more than `entries` ahead is reported as -EINVAL. */
@@ -454,8 +453,7 @@ uint32_t emu_pow2_roundup(uint32_t v);
 
 /* pd.c */
 int emu_pd_alloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_pd_dealloc(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
+int emu_pd_dealloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_pd_free(struct emu_pd *pd);
 
 /* mr.c */
@@ -465,20 +463,16 @@ int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_mr_free(struct emu_mr *mr);
 /* Check that [addr, addr+len) of process pid is mapped (writable if
  * need_write). 0, -EFAULT, or -errno when the map cannot be read. */
-int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len,
-			int need_write);
+int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write);
 /* Find an MR by lkey/rkey (device-wide). */
 struct emu_mr *emu_mr_by_key(struct emu_dev *dev, uint32_t key);
 
 /* cq.c */
-int emu_cq_create_channel(struct emu_ctx *ctx, const void *req,
-			  struct emu_reply *rep);
-int emu_cq_destroy_channel(struct emu_ctx *ctx, const void *req,
-			   struct emu_reply *rep);
+int emu_cq_create_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cq_destroy_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cq_resize(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_cq_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
+int emu_cq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_cq_free(struct emu_cq *cq);
 void emu_cq_channel_free(struct emu_channel *ch);
 /* Append a CQE; signals the channel if the CQ is armed for it. On overflow
@@ -489,22 +483,17 @@ int emu_cq_push(struct emu_cq *cq, const struct uroce_cqe *cqe);
 const char *emu_qp_state_name(uint32_t state);
 /* Required / optional attribute masks of a transition (IBA 10.3.1,
  * ibv_modify_qp(3)); both 0 and valid == 0 for a forbidden transition. */
-int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next,
-		       uint32_t *req, uint32_t *opt);
+int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t *req, uint32_t *opt);
 /* 0 if (cur -> next, mask) is a legal modify for this QP type, else -EINVAL. */
-int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next,
-		       uint32_t mask);
+int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t mask);
 
 /* qp.c */
 int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_qp_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_qp_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
-int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req,
-			struct emu_reply *rep);
-int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req,
-			struct emu_reply *rep);
+int emu_qp_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_qp_free(struct emu_qp *qp);
 struct emu_qp *emu_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
 /* The engine moved the QP to ERR by itself (it already flushed what it
@@ -517,13 +506,10 @@ void emu_qp_ring_fault(struct emu_qp *qp);
 void emu_qp_sq_drained(struct emu_qp *qp);
 
 /* srq.c */
-int emu_srq_create(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
-int emu_srq_modify(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
+int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_srq_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_srq_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_srq_destroy(struct emu_ctx *ctx, const void *req,
-		    struct emu_reply *rep);
+int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_srq_free(struct emu_srq *srq);
 /* After the transport consumed a WQE: raise SRQ_LIMIT_REACHED when armed
  * and the number of posted WQEs fell below the limit (IBA 10.2.9.2). */
@@ -549,9 +535,8 @@ bool emu_wqe_opcode_ok(uint32_t qp_type, uint32_t opcode);
  * inline length), in which case *w is poisoned so that the engine fails it
  * with that status, in order. *ah_handle receives a UD WR's AH.
  */
-uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g,
-		      uint32_t qp_type, struct emu_xwqe *w,
-		      uint32_t *ah_handle);
+uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t qp_type,
+		      struct emu_xwqe *w, uint32_t *ah_handle);
 /* Make *w a WQE the engine fails with status (LOC_QP_OP_ERR/LOC_LEN_ERR). */
 void emu_wqe_poison(struct emu_xwqe *w, uint32_t status);
 /*
@@ -559,8 +544,7 @@ void emu_wqe_poison(struct emu_xwqe *w, uint32_t status);
  * Returns 0, or -EINVAL for a malformed slot, in which case *w has one SGE
  * no key matches (placing data into it fails with a local error).
  */
-int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g,
-		 struct emu_xrecv_wqe *w);
+int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g, struct emu_xrecv_wqe *w);
 
 /* route.c (pure) */
 struct in_addr;
@@ -569,26 +553,22 @@ struct wire_frame_params;
 void emu_route_gid_from_v4(const struct in_addr *a, uint8_t gid[16]);
 /* GID (IPv4-mapped for AF_INET) and port of a socket address; 0 or
  * -EAFNOSUPPORT. */
-int emu_route_gid_from_sockaddr(const struct sockaddr *sa, uint8_t gid[16],
-				uint16_t *port);
+int emu_route_gid_from_sockaddr(const struct sockaddr *sa, uint8_t gid[16], uint16_t *port);
 /* Socket address of a GID for a socket of this family; 0, -EAFNOSUPPORT
  * (IPv4 GID on an IPv6 socket or the reverse), -EHOSTUNREACH (zero,
  * multicast or broadcast address). scope_id is used for link-local IPv6. */
-int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port,
-				int family, uint32_t scope_id,
+int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family, uint32_t scope_id,
 				struct sockaddr_storage *ss, socklen_t *len);
 /* The transport route of a datagram from recvmsg(): source from the name,
  * destination from IP_PKTINFO/IPV6_PKTINFO, TOS/TTL from their control
  * messages, dport = local_port. 0, -ENOENT (no destination), or
  * -EAFNOSUPPORT. */
-int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port,
-		       struct emu_xroute *rt);
+int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port, struct emu_xroute *rt);
 /* The locally administered MAC uroce derives from a GID. */
 void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6]);
 /* Ethernet/IP/UDP framing of a packet of route rt (ID 0, DF; the packet's
  * own ICRC is kept). */
-void emu_route_frame_params(const struct emu_xroute *rt,
-			    struct wire_frame_params *p);
+void emu_route_frame_params(const struct emu_xroute *rt, struct wire_frame_params *p);
 
 /* dma.c */
 /*
@@ -596,17 +576,15 @@ void emu_route_frame_params(const struct emu_xroute *rt,
  * `access` (EMU_XACCESS_* bits) by a QP of PD pd? 0 with *host_addr set,
  * -ENOENT (no key, or another PD), -ERANGE, -EACCES.
  */
-int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd,
-		  uint64_t addr, uint64_t len, uint32_t access,
-		  uint64_t *host_addr);
+int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,
+		  uint32_t access, uint64_t *host_addr);
 /* The engine's dma_lkey / dma_rkey / atomic ops for QP qp (xport.h). */
-int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf,
-		 size_t len, uint32_t access, enum emu_xdma dir);
-int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf,
-		 size_t len, uint32_t access, enum emu_xdma dir);
-int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va,
-		   enum emu_xatomic_op op, uint64_t compare_add, uint64_t swap,
-		   uint64_t *orig);
+int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
+		 uint32_t access, enum emu_xdma dir);
+int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_t len,
+		 uint32_t access, enum emu_xdma dir);
+int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum emu_xatomic_op op,
+		   uint64_t compare_add, uint64_t swap, uint64_t *orig);
 
 /* timer.c */
 /* Arm (deadline_us != 0) or cancel the QP's transport timer. */
@@ -637,12 +615,11 @@ uint64_t emu_wait_now_us(void);
  * earliest transport deadline (0: none). For SLEEP, *timeout_ms is how
  * long libuv may block (-1: until woken).
  */
-enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us,
-				     uint64_t spin_us, uint64_t backoff_until_us,
-				     uint64_t deadline_us, int64_t *timeout_ms);
+enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us, uint64_t spin_us,
+				     uint64_t backoff_until_us, uint64_t deadline_us,
+				     int64_t *timeout_ms);
 /* Install the loop handles (poll/next_deadline/arg must be set). */
-void emu_wait_start(struct emu_wait *w, uv_loop_t *loop,
-		    struct uroce_status_page *status);
+void emu_wait_start(struct emu_wait *w, uv_loop_t *loop, struct uroce_status_page *status);
 /* Work arrived outside a pass (datagrams, doorbells): keep spinning. */
 void emu_wait_note_work(struct emu_wait *w);
 
@@ -652,8 +629,7 @@ int emu_net_start(struct emu_dev *dev);
 /* Send what is batched and free the batches. */
 void emu_net_stop(struct emu_dev *dev);
 /* The engine's send_packet: batch one packet (sent by emu_net_flush). */
-int emu_net_send(struct emu_dev *dev, const struct emu_xroute *rt,
-		 const void *pkt, size_t len);
+int emu_net_send(struct emu_dev *dev, const struct emu_xroute *rt, const void *pkt, size_t len);
 /* Send the batch; returns how many datagrams it held. */
 unsigned emu_net_flush(struct emu_dev *dev);
 /* Receive up to `rounds` batches; returns the datagrams received. */
@@ -665,8 +641,8 @@ int emu_capture_open(struct emu_dev *dev, const char *path);
 /* Once the loop exists: the periodic flush. */
 void emu_capture_start(struct emu_dev *dev);
 /* Append one packet (BTH..ICRC) of route rt (dev->capture must be set). */
-void emu_capture_packet(struct emu_dev *dev, const struct emu_xroute *rt,
-			const void *pkt, size_t len);
+void emu_capture_packet(struct emu_dev *dev, const struct emu_xroute *rt, const void *pkt,
+			size_t len);
 /* Flush and close (after the loop's handles are closed). */
 void emu_capture_close(struct emu_dev *dev);
 
@@ -678,24 +654,20 @@ unsigned emu_dp_poll(void *dev);
 /* Hand new SQ ring entries of qp to the engine; returns how many. */
 unsigned emu_dp_sq(struct emu_qp *qp);
 /* The engine's address vector for a uapi one (source: GID 0). */
-void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a,
-	       struct emu_xav *av);
+void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a, struct emu_xav *av);
 /* Before freeing a QP: cancel its timer, leave the run and SQ lists. */
 void emu_dp_qp_release(struct emu_qp *qp);
 
 /* counters.c */
 /* QUERY_COUNTERS: the device's (qpn 0) or one QP's counters. */
-int emu_counters_query(struct emu_ctx *ctx, const void *req,
-		       struct emu_reply *rep);
+int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 
 /* ah.c */
 int emu_ah_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
-int emu_ah_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep);
+int emu_ah_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_ah_free(struct emu_ah *ah);
 /* Validate an address vector against the device (port, GID index, rate).
  * 0 or -EINVAL. */
-int emu_ah_check_attr(const struct emu_dev *dev,
-		      const struct uroce_ah_attr *a);
+int emu_ah_check_attr(const struct emu_dev *dev, const struct uroce_ah_attr *a);
 
 #endif /* UROCE_EMU_H */

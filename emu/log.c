@@ -27,8 +27,7 @@ void emu_log_set_name(const char *name)
 
 void emu_log(enum emu_log_level level, const char *fmt, ...)
 {
-	static const char *const names[] = { "error", "warning", "info",
-					     "debug" };
+	static const char *const names[] = {"error", "warning", "info", "debug"};
 	int saved = errno;
 	char line[512];
 	va_list ap;

@@ -17,18 +17,16 @@
 
 #include "emu.h"
 
-#define KNOWN_ACCESS                                                           \
-	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |                \
-	 UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |               \
-	 UROCE_ACCESS_MW_BIND | UROCE_ACCESS_ZERO_BASED |                      \
-	 UROCE_ACCESS_ON_DEMAND | UROCE_ACCESS_HUGETLB |                       \
-	 UROCE_ACCESS_OPTIONAL_MASK)
+#define KNOWN_ACCESS                                                                       \
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
+	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND | UROCE_ACCESS_ZERO_BASED |     \
+	 UROCE_ACCESS_ON_DEMAND | UROCE_ACCESS_HUGETLB | UROCE_ACCESS_OPTIONAL_MASK)
 
 /* Access flags that let the device write the memory (the kernel's
  * ib_access_writable()). */
-#define WRITABLE_ACCESS                                                        \
-	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |                \
-	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND)
+#define WRITABLE_ACCESS                                                                      \
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC | \
+	 UROCE_ACCESS_MW_BIND)
 
 static int check_access(uint32_t access)
 {
@@ -37,8 +35,7 @@ static int check_access(uint32_t access)
 	if (access & UROCE_ACCESS_ON_DEMAND)
 		return -EOPNOTSUPP; /* no ODP: the device pins */
 	/* IBA 10.6.3.1: remote write/atomic require local write. */
-	if ((access &
-	     (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
+	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & UROCE_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
 	return 0;
@@ -60,8 +57,7 @@ int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 		uint64_t lo, hi;
 		char perms[8];
 
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi,
-			   perms) != 3)
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3)
 			continue;
 		if (hi <= cur)
 			continue;
@@ -108,13 +104,11 @@ struct emu_mr *emu_mr_by_key(struct emu_dev *dev, uint32_t key)
 	return (mr->lkey == key) ? mr : NULL;
 }
 
-static int check_range(struct emu_ctx *ctx, uint64_t addr, uint64_t len,
-		       uint32_t access)
+static int check_range(struct emu_ctx *ctx, uint64_t addr, uint64_t len, uint32_t access)
 {
 	if (len == 0 || len > ctx->dev->lim.max_mr_size || addr + len < addr)
 		return -EINVAL;
-	return emu_mr_check_mapped(ctx->pid, addr, len,
-				   !!(access & WRITABLE_ACCESS));
+	return emu_mr_check_mapped(ctx->pid, addr, len, !!(access & WRITABLE_ACCESS));
 }
 
 int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
@@ -166,9 +160,8 @@ int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_rereg_mr_req *r = req;
-	const uint32_t known = UROCE_REREG_CHANGE_TRANSLATION |
-			       UROCE_REREG_CHANGE_PD |
-			       UROCE_REREG_CHANGE_ACCESS;
+	const uint32_t known =
+	    UROCE_REREG_CHANGE_TRANSLATION | UROCE_REREG_CHANGE_PD | UROCE_REREG_CHANGE_ACCESS;
 	struct uroce_reg_mr_resp *o;
 	struct emu_pd *new_pd = NULL;
 	struct emu_obj *obj;
@@ -203,8 +196,7 @@ int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		len = r->length;
 	}
 	/* Re-check the range whenever it or the writability changes. */
-	if (r->flags &
-	    (UROCE_REREG_CHANGE_TRANSLATION | UROCE_REREG_CHANGE_ACCESS)) {
+	if (r->flags & (UROCE_REREG_CHANGE_TRANSLATION | UROCE_REREG_CHANGE_ACCESS)) {
 		err = check_range(ctx, addr, len, access);
 		if (err)
 			return err;

@@ -81,15 +81,11 @@ int emu_net_start(struct emu_dev *dev)
 		return -ENOMEM;
 	/* Receive TOS/TTL too: UD receivers see them in the GRH area. */
 	if (dev->family == AF_INET)
-		rc = setsockopt(dev->udp_fd, IPPROTO_IP, IP_RECVTOS, &one,
-				sizeof(one)) ||
-		     setsockopt(dev->udp_fd, IPPROTO_IP, IP_RECVTTL, &one,
-				sizeof(one));
+		rc = setsockopt(dev->udp_fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)) ||
+		     setsockopt(dev->udp_fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one));
 	else
-		rc = setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_RECVTCLASS,
-				&one, sizeof(one)) ||
-		     setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT,
-				&one, sizeof(one));
+		rc = setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one)) ||
+		     setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one, sizeof(one));
 	if (rc)
 		emu_warn("cannot receive TOS/TTL: %s", strerror(errno));
 	dev->net = n;
@@ -109,11 +105,9 @@ void emu_net_stop(struct emu_dev *dev)
 }
 
 /* Control messages setting TOS/TTL (IPv4) or traffic class/hop limit. */
-static size_t put_ctl(struct emu_dev *dev, struct net_ctl *c,
-		      const struct emu_xroute *rt)
+static size_t put_ctl(struct emu_dev *dev, struct net_ctl *c, const struct emu_xroute *rt)
 {
-	struct msghdr mh = { .msg_control = c->buf,
-			     .msg_controllen = sizeof(c->buf) };
+	struct msghdr mh = {.msg_control = c->buf, .msg_controllen = sizeof(c->buf)};
 	int ttl = rt->hop_limit ? rt->hop_limit : NET_DEFAULT_TTL;
 	int tos = rt->tclass;
 	struct cmsghdr *m = CMSG_FIRSTHDR(&mh);
@@ -131,8 +125,7 @@ static size_t put_ctl(struct emu_dev *dev, struct net_ctl *c,
 	return 2 * CMSG_SPACE(sizeof(int));
 }
 
-int emu_net_send(struct emu_dev *dev, const struct emu_xroute *rt,
-		 const void *pkt, size_t len)
+int emu_net_send(struct emu_dev *dev, const struct emu_xroute *rt, const void *pkt, size_t len)
 {
 	struct emu_net *n = dev->net;
 	struct mmsghdr *m;
@@ -151,8 +144,7 @@ int emu_net_send(struct emu_dev *dev, const struct emu_xroute *rt,
 		return -EADDRNOTAVAIL;
 	}
 	i = n->ntx;
-	rc = emu_route_sockaddr_from_gid(rt->dgid, rt->dport, dev->family,
-					 (uint32_t)dev->ifindex,
+	rc = emu_route_sockaddr_from_gid(rt->dgid, rt->dport, dev->family, (uint32_t)dev->ifindex,
 					 &n->tx_names[i], &alen);
 	if (rc) {
 		dev->dcnt[EMU_DCNT_TX_NO_ROUTE]++;
@@ -186,8 +178,7 @@ unsigned emu_net_flush(struct emu_dev *dev)
 		return 0;
 	total = n->ntx;
 	while (done < total) {
-		int r = sendmmsg(dev->udp_fd, &n->tx_msgs[done], total - done,
-				 MSG_DONTWAIT);
+		int r = sendmmsg(dev->udp_fd, &n->tx_msgs[done], total - done, MSG_DONTWAIT);
 
 		dev->dcnt[EMU_DCNT_TX_BATCHES]++;
 		if (r > 0) {
@@ -243,8 +234,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		return;
 	}
 	if (dev->capture)
-		emu_capture_packet(dev, &rt, m->msg_hdr.msg_iov->iov_base,
-				   len);
+		emu_capture_packet(dev, &rt, m->msg_hdr.msg_iov->iov_base, len);
 	emu_recv_packet(&dev->x, &rt, m->msg_hdr.msg_iov->iov_base, len);
 }
 
@@ -257,11 +247,9 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
 		int got;
 
 		rx_batch_prepare(n);
-		got = recvmmsg(dev->udp_fd, n->rx_msgs, NET_RX_BATCH,
-			       MSG_DONTWAIT, NULL);
+		got = recvmmsg(dev->udp_fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (got < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				dev->dcnt[EMU_DCNT_RX_ERRORS]++;
 				emu_dbg("recvmmsg: %s", strerror(errno));
 			}

@@ -23,20 +23,17 @@
 #define PSN_MASK 0xffffffu
 #define QPN_MASK 0xffffffu
 
-#define KNOWN_QP_ATTRS                                                         \
-	(UROCE_QP_STATE | UROCE_QP_CUR_STATE | UROCE_QP_EN_SQD_ASYNC_NOTIFY |  \
-	 UROCE_QP_ACCESS_FLAGS | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |         \
-	 UROCE_QP_QKEY | UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_TIMEOUT |  \
-	 UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY | UROCE_QP_RQ_PSN |           \
-	 UROCE_QP_MAX_QP_RD_ATOMIC | UROCE_QP_ALT_PATH |                       \
-	 UROCE_QP_MIN_RNR_TIMER | UROCE_QP_SQ_PSN |                            \
-	 UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_PATH_MIG_STATE |               \
-	 UROCE_QP_CAP | UROCE_QP_DEST_QPN | UROCE_QP_RATE_LIMIT)
+#define KNOWN_QP_ATTRS                                                                          \
+	(UROCE_QP_STATE | UROCE_QP_CUR_STATE | UROCE_QP_EN_SQD_ASYNC_NOTIFY |                   \
+	 UROCE_QP_ACCESS_FLAGS | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT | UROCE_QP_QKEY |          \
+	 UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT |              \
+	 UROCE_QP_RNR_RETRY | UROCE_QP_RQ_PSN | UROCE_QP_MAX_QP_RD_ATOMIC | UROCE_QP_ALT_PATH | \
+	 UROCE_QP_MIN_RNR_TIMER | UROCE_QP_SQ_PSN | UROCE_QP_MAX_DEST_RD_ATOMIC |               \
+	 UROCE_QP_PATH_MIG_STATE | UROCE_QP_CAP | UROCE_QP_DEST_QPN | UROCE_QP_RATE_LIMIT)
 
-#define QP_ACCESS_FLAGS                                                        \
-	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |                \
-	 UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |               \
-	 UROCE_ACCESS_MW_BIND)
+#define QP_ACCESS_FLAGS                                                                    \
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
+	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND)
 
 static struct emu_qp *find_qp(struct emu_ctx *ctx, uint32_t handle)
 {
@@ -119,12 +116,10 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		if (!srqo)
 			return -EINVAL;
 	}
-	if (r->cap.max_send_wr > lim->max_qp_wr ||
-	    r->cap.max_send_sge > lim->max_sge ||
+	if (r->cap.max_send_wr > lim->max_qp_wr || r->cap.max_send_sge > lim->max_sge ||
 	    r->cap.max_inline_data > lim->max_inline_data)
 		return -EINVAL;
-	if (!srqo && (r->cap.max_recv_wr > lim->max_qp_wr ||
-		      r->cap.max_recv_sge > lim->max_sge))
+	if (!srqo && (r->cap.max_recv_wr > lim->max_qp_wr || r->cap.max_recv_sge > lim->max_sge))
 		return -EINVAL;
 	if (dev->counts.qp >= lim->max_qp)
 		return -ENOMEM;
@@ -142,13 +137,11 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	if (alloc_qpn(dev, qp))
 		goto err_obj;
 
-	sq_entries = emu_pow2_roundup(r->cap.max_send_wr ? r->cap.max_send_wr
-							 : 1);
-	sq_stride = uroce_sq_stride(r->cap.max_send_sge ? r->cap.max_send_sge
-							: 1,
-				    r->cap.max_inline_data);
-	err = emu_ring_create(&qp->sq, UROCE_RING_SQ, sq_entries, sq_stride,
-			      qp->obj.hnode.key, qp->qpn, &sq_fd);
+	sq_entries = emu_pow2_roundup(r->cap.max_send_wr ? r->cap.max_send_wr : 1);
+	sq_stride =
+	    uroce_sq_stride(r->cap.max_send_sge ? r->cap.max_send_sge : 1, r->cap.max_inline_data);
+	err = emu_ring_create(&qp->sq, UROCE_RING_SQ, sq_entries, sq_stride, qp->obj.hnode.key,
+			      qp->qpn, &sq_fd);
 	if (err)
 		goto err_qpn;
 	data = sq_stride - UROCE_SEND_WQE_BYTES;
@@ -156,28 +149,22 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	qp->cap.max_send_sge = data / (uint32_t)sizeof(struct uroce_sge);
 	if (qp->cap.max_send_sge > lim->max_sge)
 		qp->cap.max_send_sge = lim->max_sge;
-	qp->cap.max_inline_data =
-		data < lim->max_inline_data ? data : lim->max_inline_data;
+	qp->cap.max_inline_data = data < lim->max_inline_data ? data : lim->max_inline_data;
 	qp->sq.max_sge = qp->cap.max_send_sge;
 	qp->sq.max_inline = qp->cap.max_inline_data;
 	qp->sq.hdr->max_sge = qp->sq.max_sge;
 	qp->sq.hdr->max_inline = qp->sq.max_inline;
 
 	if (!srqo) {
-		rq_entries = emu_pow2_roundup(r->cap.max_recv_wr ?
-						      r->cap.max_recv_wr :
-						      1);
-		rq_stride = uroce_rq_stride(r->cap.max_recv_sge ?
-						    r->cap.max_recv_sge :
-						    1);
-		err = emu_ring_create(&qp->rq, UROCE_RING_RQ, rq_entries,
-				      rq_stride, qp->obj.hnode.key, qp->qpn,
-				      &rq_fd);
+		rq_entries = emu_pow2_roundup(r->cap.max_recv_wr ? r->cap.max_recv_wr : 1);
+		rq_stride = uroce_rq_stride(r->cap.max_recv_sge ? r->cap.max_recv_sge : 1);
+		err = emu_ring_create(&qp->rq, UROCE_RING_RQ, rq_entries, rq_stride,
+				      qp->obj.hnode.key, qp->qpn, &rq_fd);
 		if (err)
 			goto err_sq;
 		qp->cap.max_recv_wr = rq_entries;
-		qp->cap.max_recv_sge = (rq_stride - UROCE_RECV_WQE_BYTES) /
-				       (uint32_t)sizeof(struct uroce_sge);
+		qp->cap.max_recv_sge =
+		    (rq_stride - UROCE_RECV_WQE_BYTES) / (uint32_t)sizeof(struct uroce_sge);
 		if (qp->cap.max_recv_sge > lim->max_sge)
 			qp->cap.max_recv_sge = lim->max_sge;
 		qp->rq.max_sge = qp->cap.max_recv_sge;
@@ -201,11 +188,11 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	/* The engine holds as many WRs as the SQ ring has slots. */
 	err = emu_xport_qp_init(&dev->x, &qp->x,
 				&(struct emu_xqp_init){
-					.type = qp->type,
-					.qpn = qp->qpn,
-					.max_send_wr = sq_entries,
-					.sq_sig_all = qp->sq_sig_all,
-					.srq = qp->srq != NULL,
+				    .type = qp->type,
+				    .qpn = qp->qpn,
+				    .max_send_wr = sq_entries,
+				    .sq_sig_all = qp->sq_sig_all,
+				    .srq = qp->srq != NULL,
 				});
 	if (err)
 		goto err_refs;
@@ -252,26 +239,22 @@ err_free:
 }
 
 /* Attribute values, checked like hardware (and rxe_qp_chk_attr) does. */
-static int check_attr_values(struct emu_qp *qp, uint32_t mask,
-			     const struct uroce_qp_attr *a)
+static int check_attr_values(struct emu_qp *qp, uint32_t mask, const struct uroce_qp_attr *a)
 {
 	const struct emu_dev *dev = qp->obj.ctx->dev;
 
 	if ((mask & UROCE_QP_PORT) && a->port_num != UROCE_PORT_NUM)
 		return -EINVAL;
-	if ((mask & UROCE_QP_PKEY_INDEX) &&
-	    a->pkey_index >= UROCE_PKEY_TBL_LEN)
+	if ((mask & UROCE_QP_PKEY_INDEX) && a->pkey_index >= UROCE_PKEY_TBL_LEN)
 		return -EINVAL;
-	if ((mask & UROCE_QP_ACCESS_FLAGS) &&
-	    (a->qp_access_flags & ~(uint32_t)QP_ACCESS_FLAGS))
+	if ((mask & UROCE_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(uint32_t)QP_ACCESS_FLAGS))
 		return -EINVAL;
 	if ((mask & UROCE_QP_AV) && emu_ah_check_attr(dev, &a->ah_attr))
 		return -EINVAL;
 	/* Alternate paths (APM) exist only on IB link layers. */
 	if (mask & UROCE_QP_ALT_PATH)
 		return -EINVAL;
-	if ((mask & UROCE_QP_PATH_MTU) &&
-	    (a->path_mtu < 1 || a->path_mtu > 5))
+	if ((mask & UROCE_QP_PATH_MTU) && (a->path_mtu < 1 || a->path_mtu > 5))
 		return -EINVAL;
 	if ((mask & UROCE_QP_TIMEOUT) && a->timeout > 31)
 		return -EINVAL;
@@ -281,11 +264,9 @@ static int check_attr_values(struct emu_qp *qp, uint32_t mask,
 		return -EINVAL;
 	if ((mask & UROCE_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
 		return -EINVAL;
-	if ((mask & UROCE_QP_MAX_QP_RD_ATOMIC) &&
-	    a->max_rd_atomic > dev->lim.max_qp_init_rd_atom)
+	if ((mask & UROCE_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > dev->lim.max_qp_init_rd_atom)
 		return -EINVAL;
-	if ((mask & UROCE_QP_MAX_DEST_RD_ATOMIC) &&
-	    a->max_dest_rd_atomic > dev->lim.max_qp_rd_atom)
+	if ((mask & UROCE_QP_MAX_DEST_RD_ATOMIC) && a->max_dest_rd_atomic > dev->lim.max_qp_rd_atom)
 		return -EINVAL;
 	if ((mask & UROCE_QP_DEST_QPN) && a->dest_qp_num > QPN_MASK)
 		return -EINVAL;
@@ -294,8 +275,7 @@ static int check_attr_values(struct emu_qp *qp, uint32_t mask,
 	return 0;
 }
 
-static void apply_attrs(struct emu_qp *qp, uint32_t mask,
-			const struct uroce_qp_attr *a)
+static void apply_attrs(struct emu_qp *qp, uint32_t mask, const struct uroce_qp_attr *a)
 {
 	struct uroce_qp_attr *s = &qp->attr;
 
@@ -341,23 +321,21 @@ static void last_wqe(struct emu_qp *qp)
 {
 	if (qp->srq && !qp->last_wqe_sent) {
 		qp->last_wqe_sent = 1;
-		emu_ctx_async_event(qp->obj.ctx,
-				    UROCE_EVENT_QP_LAST_WQE_REACHED,
+		emu_ctx_async_event(qp->obj.ctx, UROCE_EVENT_QP_LAST_WQE_REACHED,
 				    qp->obj.hnode.key);
 	}
 }
 
 /* Transport attributes of a modify, in the engine's terms. */
-static uint32_t to_xattr(const struct emu_qp *qp, uint32_t mask,
-			 const struct uroce_qp_attr *a, struct emu_xqp_attr *x)
+static uint32_t to_xattr(const struct emu_qp *qp, uint32_t mask, const struct uroce_qp_attr *a,
+			 struct emu_xqp_attr *x)
 {
-	const uint32_t engine_mask =
-		UROCE_QP_STATE | UROCE_QP_ACCESS_FLAGS | UROCE_QP_PKEY_INDEX |
-		UROCE_QP_QKEY | UROCE_QP_AV | UROCE_QP_PATH_MTU |
-		UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-		UROCE_QP_RQ_PSN | UROCE_QP_MAX_QP_RD_ATOMIC |
-		UROCE_QP_MIN_RNR_TIMER | UROCE_QP_SQ_PSN |
-		UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_DEST_QPN;
+	const uint32_t engine_mask = UROCE_QP_STATE | UROCE_QP_ACCESS_FLAGS | UROCE_QP_PKEY_INDEX |
+				     UROCE_QP_QKEY | UROCE_QP_AV | UROCE_QP_PATH_MTU |
+				     UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
+				     UROCE_QP_RQ_PSN | UROCE_QP_MAX_QP_RD_ATOMIC |
+				     UROCE_QP_MIN_RNR_TIMER | UROCE_QP_SQ_PSN |
+				     UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_DEST_QPN;
 
 	memset(x, 0, sizeof(*x));
 	x->state = a->qp_state;
@@ -401,8 +379,7 @@ static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 		break;
 	case UROCE_QPS_ERR:
 		if (prev != UROCE_QPS_ERR)
-			emu_list_add_tail(&ctx->dev->flush_qps,
-					  &qp->flush_link);
+			emu_list_add_tail(&ctx->dev->flush_qps, &qp->flush_link);
 		/* The engine flushed what it held and the RQ; the SQ ring
 		 * entries it never saw are flushed through it now. */
 		emu_dp_sq(qp);
@@ -431,8 +408,7 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	cur = qp->state;
 	if (mask & UROCE_QP_CUR_STATE) {
 		/* The consumer's idea of the current state must be right. */
-		if (a->cur_qp_state >= UROCE_QPS_COUNT ||
-		    a->cur_qp_state != cur)
+		if (a->cur_qp_state >= UROCE_QPS_COUNT || a->cur_qp_state != cur)
 			return -EINVAL;
 	}
 	next = cur;
@@ -443,8 +419,7 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	}
 	err = emu_qp_state_check(qp->type, cur, next, mask);
 	if (err) {
-		emu_dbg("QP 0x%x: %s -> %s with mask 0x%x refused",
-			qp->qpn, emu_qp_state_name(cur),
+		emu_dbg("QP 0x%x: %s -> %s with mask 0x%x refused", qp->qpn, emu_qp_state_name(cur),
 			emu_qp_state_name(next), mask);
 		return err;
 	}
@@ -459,8 +434,7 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return err; /* not reached: the values were checked above */
 	if (next != cur || next == UROCE_QPS_ERR)
 		enter_state(qp, (enum uroce_qp_state)next);
-	emu_dbg("QP 0x%x: %s -> %s", qp->qpn, emu_qp_state_name(cur),
-		emu_qp_state_name(next));
+	emu_dbg("QP 0x%x: %s -> %s", qp->qpn, emu_qp_state_name(cur), emu_qp_state_name(next));
 	return 0;
 }
 
@@ -482,15 +456,13 @@ int emu_qp_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	/* The next PSNs, as the transport has them now. */
 	o->attr.sq_psn = xa.sq_psn;
 	o->attr.rq_psn = xa.rq_psn;
-	o->attr.sq_draining = qp->state == UROCE_QPS_SQD &&
-			      qp->x.req.idx != qp->x.sq_tail;
+	o->attr.sq_draining = qp->state == UROCE_QPS_SQD && qp->x.req.idx != qp->x.sq_tail;
 	o->init_cap = qp->cap;
 	o->sq_sig_all = qp->sq_sig_all;
 	return 0;
 }
 
-int emu_qp_destroy(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep)
+int emu_qp_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_handle_req *r = req;
 	struct emu_qp *qp = find_qp(ctx, r->handle);
@@ -545,7 +517,7 @@ void emu_qp_transport_error(struct emu_qp *qp)
 
 void emu_qp_ring_fault(struct emu_qp *qp)
 {
-	struct emu_xqp_attr a = { .state = UROCE_QPS_ERR };
+	struct emu_xqp_attr a = {.state = UROCE_QPS_ERR};
 
 	emu_xport_modify(&qp->x, &a, UROCE_QP_STATE);
 	emu_qp_transport_error(qp);
@@ -557,29 +529,25 @@ void emu_qp_ring_fault(struct emu_qp *qp)
 void emu_qp_sq_drained(struct emu_qp *qp)
 {
 	if (qp->attr.en_sqd_async_notify)
-		emu_ctx_async_event(qp->obj.ctx, UROCE_EVENT_SQ_DRAINED,
-				    qp->obj.hnode.key);
+		emu_ctx_async_event(qp->obj.ctx, UROCE_EVENT_SQ_DRAINED, qp->obj.hnode.key);
 }
 
 static int is_mcast_gid(const uint8_t *gid)
 {
-	static const uint8_t v4_prefix[12] = { 0, 0, 0, 0, 0,	 0,
-					       0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 	if (gid[0] == 0xff)
 		return 1;
 	return !memcmp(gid, v4_prefix, 12) && (gid[12] & 0xf0) == 0xe0;
 }
 
-static struct emu_mcast *find_mcast(struct emu_qp *qp,
-				    const struct uroce_mcast_req *r)
+static struct emu_mcast *find_mcast(struct emu_qp *qp, const struct uroce_mcast_req *r)
 {
 	struct emu_list *pos, *tmp;
 
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &qp->mcast)
 	{
-		struct emu_mcast *m =
-			EMU_CONTAINER_OF(pos, struct emu_mcast, link);
+		struct emu_mcast *m = EMU_CONTAINER_OF(pos, struct emu_mcast, link);
 
 		if (!memcmp(m->gid, r->gid, 16) && m->lid == r->lid)
 			return m;
@@ -587,8 +555,7 @@ static struct emu_mcast *find_mcast(struct emu_qp *qp,
 	return NULL;
 }
 
-int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req,
-			struct emu_reply *rep)
+int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_mcast_req *r = req;
 	struct emu_qp *qp = find_qp(ctx, r->qp_handle);
@@ -611,8 +578,7 @@ int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req,
 	return 0;
 }
 
-int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req,
-			struct emu_reply *rep)
+int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_mcast_req *r = req;
 	struct emu_qp *qp = find_qp(ctx, r->qp_handle);

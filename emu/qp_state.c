@@ -28,6 +28,7 @@ struct transition {
 #define INIT_ATTRS_CONN (A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS))
 #define INIT_ATTRS_UD (A(PKEY_INDEX) | A(PORT) | A(QKEY))
 
+/* clang-format off */
 static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 	[S(RESET)] = {
 		[S(RESET)] = { .valid = 1 },
@@ -160,13 +161,14 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		[S(ERR)] = { .valid = 1 },
 	},
 };
+/* clang-format on */
 
 #undef S
 #undef A
 
 static const char *const state_names[] = {
 #define QPS_NAME(name, val) [val] = #name,
-	UROCE_QP_STATE_LIST(QPS_NAME)
+    UROCE_QP_STATE_LIST(QPS_NAME)
 #undef QPS_NAME
 };
 
@@ -191,8 +193,7 @@ static int type_index(uint32_t qp_type)
 	}
 }
 
-int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next,
-		       uint32_t *req, uint32_t *opt)
+int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t *req, uint32_t *opt)
 {
 	int t = type_index(qp_type);
 	const struct transition *tr;
@@ -212,15 +213,13 @@ int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next,
 	return 1;
 }
 
-int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next,
-		       uint32_t mask)
+int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t mask)
 {
 	uint32_t req, opt;
 
 	/* Current-state hint only where IBA lets the consumer give it. */
-	if ((mask & UROCE_QP_CUR_STATE) && cur != UROCE_QPS_RTR &&
-	    cur != UROCE_QPS_RTS && cur != UROCE_QPS_SQD &&
-	    cur != UROCE_QPS_SQE)
+	if ((mask & UROCE_QP_CUR_STATE) && cur != UROCE_QPS_RTR && cur != UROCE_QPS_RTS &&
+	    cur != UROCE_QPS_SQD && cur != UROCE_QPS_SQE)
 		return -EINVAL;
 	if (!emu_qp_state_masks(qp_type, cur, next, &req, &opt))
 		return -EINVAL;

@@ -23,9 +23,8 @@ uint32_t emu_pow2_roundup(uint32_t v)
 	return p;
 }
 
-int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind,
-		    uint32_t entries, uint32_t stride, uint32_t handle,
-		    uint32_t qpn, int *fd_out)
+int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entries,
+		    uint32_t stride, uint32_t handle, uint32_t qpn, int *fd_out)
 {
 	uint64_t bytes = uroce_ring_bytes(entries, stride);
 	struct uroce_ring_hdr *h;

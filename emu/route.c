@@ -16,7 +16,7 @@
 #include <wire/frame.h>
 #include "emu.h"
 
-static const uint8_t v4_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 void emu_route_gid_from_v4(const struct in_addr *a, uint8_t gid[16])
 {
@@ -24,8 +24,7 @@ void emu_route_gid_from_v4(const struct in_addr *a, uint8_t gid[16])
 	memcpy(gid + 12, a, 4);
 }
 
-int emu_route_gid_from_sockaddr(const struct sockaddr *sa, uint8_t gid[16],
-				uint16_t *port)
+int emu_route_gid_from_sockaddr(const struct sockaddr *sa, uint8_t gid[16], uint16_t *port)
 {
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *s = (const struct sockaddr_in *)sa;
@@ -44,8 +43,7 @@ int emu_route_gid_from_sockaddr(const struct sockaddr *sa, uint8_t gid[16],
 	return -EAFNOSUPPORT;
 }
 
-int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port,
-				int family, uint32_t scope_id,
+int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family, uint32_t scope_id,
 				struct sockaddr_storage *ss, socklen_t *len)
 {
 	bool v4 = !memcmp(gid, v4_prefix, sizeof(v4_prefix));
@@ -74,8 +72,7 @@ int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port,
 		if (v4)
 			return -EAFNOSUPPORT;
 		memcpy(&s->sin6_addr, gid, 16);
-		if (IN6_IS_ADDR_UNSPECIFIED(&s->sin6_addr) ||
-		    IN6_IS_ADDR_MULTICAST(&s->sin6_addr))
+		if (IN6_IS_ADDR_UNSPECIFIED(&s->sin6_addr) || IN6_IS_ADDR_MULTICAST(&s->sin6_addr))
 			return -EHOSTUNREACH;
 		s->sin6_family = AF_INET6;
 		s->sin6_port = htons(port);
@@ -87,8 +84,7 @@ int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port,
 	return -EAFNOSUPPORT;
 }
 
-int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port,
-		       struct emu_xroute *rt)
+int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port, struct emu_xroute *rt)
 {
 	const struct sockaddr *src = mh->msg_name;
 	bool have_dst = false;
@@ -101,8 +97,7 @@ int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port,
 	    emu_route_gid_from_sockaddr(src, rt->sgid, &rt->sport))
 		return -EAFNOSUPPORT;
 	rt->dport = local_port;
-	for (c = CMSG_FIRSTHDR((struct msghdr *)mh); c;
-	     c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+	for (c = CMSG_FIRSTHDR((struct msghdr *)mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
 		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
 		    c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
 			struct in_pktinfo pi;
@@ -111,8 +106,7 @@ int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port,
 			/* ipi_addr: the destination address of the header. */
 			emu_route_gid_from_v4(&pi.ipi_addr, rt->dgid);
 			have_dst = src->sa_family == AF_INET;
-		} else if (c->cmsg_level == IPPROTO_IPV6 &&
-			   c->cmsg_type == IPV6_PKTINFO &&
+		} else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
 			   c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
 			struct in6_pktinfo pi;
 
@@ -123,14 +117,11 @@ int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port,
 			   c->cmsg_len >= CMSG_LEN(1)) {
 			rt->tclass = *CMSG_DATA(c);
 		} else if (c->cmsg_len >= CMSG_LEN(sizeof(int)) &&
-			   ((c->cmsg_level == IPPROTO_IP &&
-			     c->cmsg_type == IP_TTL) ||
+			   ((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL) ||
 			    (c->cmsg_level == IPPROTO_IPV6 &&
-			     (c->cmsg_type == IPV6_HOPLIMIT ||
-			      c->cmsg_type == IPV6_TCLASS)))) {
+			     (c->cmsg_type == IPV6_HOPLIMIT || c->cmsg_type == IPV6_TCLASS)))) {
 			memcpy(&v, CMSG_DATA(c), sizeof(v));
-			if (c->cmsg_type == IPV6_TCLASS &&
-			    c->cmsg_level == IPPROTO_IPV6)
+			if (c->cmsg_type == IPV6_TCLASS && c->cmsg_level == IPPROTO_IPV6)
 				rt->tclass = (uint8_t)v;
 			else
 				rt->hop_limit = (uint8_t)v;
@@ -148,8 +139,7 @@ void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6])
 	memcpy(&mac[2], &gid[12], 4);
 }
 
-void emu_route_frame_params(const struct emu_xroute *rt,
-			    struct wire_frame_params *p)
+void emu_route_frame_params(const struct emu_xroute *rt, struct wire_frame_params *p)
 {
 	bool v4 = !memcmp(rt->sgid, v4_prefix, sizeof(v4_prefix));
 

@@ -20,8 +20,7 @@ static struct emu_srq *find_srq(struct emu_ctx *ctx, uint32_t handle)
 	return obj ? EMU_CONTAINER_OF(obj, struct emu_srq, obj) : NULL;
 }
 
-int emu_srq_create(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep)
+int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_create_srq_req *r = req;
 	const struct emu_limits *lim = &ctx->dev->lim;
@@ -34,8 +33,7 @@ int emu_srq_create(struct emu_ctx *ctx, const void *req,
 	pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
 	if (!pdo)
 		return -EINVAL;
-	if (r->max_wr < 1 || r->max_wr > lim->max_srq_wr ||
-	    r->max_sge > lim->max_srq_sge)
+	if (r->max_wr < 1 || r->max_wr > lim->max_srq_wr || r->max_sge > lim->max_srq_sge)
 		return -EINVAL;
 	entries = emu_pow2_roundup(r->max_wr);
 	if (r->srq_limit > entries)
@@ -51,16 +49,15 @@ int emu_srq_create(struct emu_ctx *ctx, const void *req,
 	}
 	srq->srq_num = ctx->dev->next_srq_num++ & 0xffffff;
 	stride = uroce_rq_stride(r->max_sge ? r->max_sge : 1);
-	err = emu_ring_create(&srq->ring, UROCE_RING_SRQ, entries, stride,
-			      srq->obj.hnode.key, srq->srq_num, &fd);
+	err = emu_ring_create(&srq->ring, UROCE_RING_SRQ, entries, stride, srq->obj.hnode.key,
+			      srq->srq_num, &fd);
 	if (err) {
 		emu_dev_obj_del(&srq->obj);
 		free(srq);
 		return err;
 	}
 	srq->max_wr = entries;
-	srq->max_sge = (stride - UROCE_RECV_WQE_BYTES) /
-		       (uint32_t)sizeof(struct uroce_sge);
+	srq->max_sge = (stride - UROCE_RECV_WQE_BYTES) / (uint32_t)sizeof(struct uroce_sge);
 	if (srq->max_sge > lim->max_srq_sge)
 		srq->max_sge = lim->max_srq_sge;
 	srq->ring.max_sge = srq->max_sge;
@@ -79,8 +76,7 @@ int emu_srq_create(struct emu_ctx *ctx, const void *req,
 	return 0;
 }
 
-int emu_srq_modify(struct emu_ctx *ctx, const void *req,
-		   struct emu_reply *rep)
+int emu_srq_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_modify_srq_req *r = req;
 	struct emu_srq *srq = find_srq(ctx, r->handle);
@@ -88,8 +84,7 @@ int emu_srq_modify(struct emu_ctx *ctx, const void *req,
 	(void)rep;
 	if (!srq)
 		return -EINVAL;
-	if (!r->attr_mask ||
-	    (r->attr_mask & ~(uint32_t)(UROCE_SRQ_MAX_WR | UROCE_SRQ_LIMIT)))
+	if (!r->attr_mask || (r->attr_mask & ~(uint32_t)(UROCE_SRQ_MAX_WR | UROCE_SRQ_LIMIT)))
 		return -EINVAL;
 	if (r->attr_mask & UROCE_SRQ_MAX_WR)
 		return -EINVAL; /* no IBV_DEVICE_SRQ_RESIZE */
@@ -114,8 +109,7 @@ int emu_srq_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	return 0;
 }
 
-int emu_srq_destroy(struct emu_ctx *ctx, const void *req,
-		    struct emu_reply *rep)
+int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_handle_req *r = req;
 	struct emu_srq *srq = find_srq(ctx, r->handle);
@@ -146,8 +140,7 @@ void emu_srq_check_limit(struct emu_srq *srq)
 	n = emu_ring_pending(&srq->ring);
 	if (n >= 0 && (uint64_t)n < srq->srq_limit) {
 		srq->srq_limit = 0; /* one event per arming */
-		emu_ctx_async_event(srq->obj.ctx,
-				    UROCE_EVENT_SRQ_LIMIT_REACHED,
+		emu_ctx_async_event(srq->obj.ctx, UROCE_EVENT_SRQ_LIMIT_REACHED,
 				    srq->obj.hnode.key);
 	}
 }

@@ -41,8 +41,7 @@ unsigned emu_timer_expire(struct emu_dev *dev, uint64_t now_us)
 	emu_list_init(&due);
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->timer_qps)
 	{
-		struct emu_qp *qp =
-			EMU_CONTAINER_OF(pos, struct emu_qp, timer_link);
+		struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, timer_link);
 
 		if (qp->deadline_us <= now_us) {
 			emu_list_del(&qp->timer_link);
@@ -50,8 +49,7 @@ unsigned emu_timer_expire(struct emu_dev *dev, uint64_t now_us)
 		}
 	}
 	while (!emu_list_empty(&due)) {
-		struct emu_qp *qp =
-			EMU_CONTAINER_OF(due.next, struct emu_qp, timer_link);
+		struct emu_qp *qp = EMU_CONTAINER_OF(due.next, struct emu_qp, timer_link);
 
 		emu_list_del(&qp->timer_link);
 		qp->deadline_us = 0;
@@ -67,10 +65,8 @@ uint64_t emu_timer_next(const struct emu_dev *dev)
 	const struct emu_list *pos;
 	uint64_t min = 0;
 
-	for (pos = dev->timer_qps.next; pos != &dev->timer_qps;
-	     pos = pos->next) {
-		const struct emu_qp *qp =
-			EMU_CONTAINER_OF(pos, struct emu_qp, timer_link);
+	for (pos = dev->timer_qps.next; pos != &dev->timer_qps; pos = pos->next) {
+		const struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, timer_link);
 
 		if (!min || qp->deadline_us < min)
 			min = qp->deadline_us;

@@ -31,7 +31,6 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
-#include <stdlib.h>
 #include <time.h>
 
 #include "emu.h"
@@ -44,9 +43,9 @@ uint64_t emu_wait_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us,
-				     uint64_t spin_us, uint64_t backoff_until_us,
-				     uint64_t deadline_us, int64_t *timeout_ms)
+enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us, uint64_t spin_us,
+				     uint64_t backoff_until_us, uint64_t deadline_us,
+				     int64_t *timeout_ms)
 {
 	*timeout_ms = -1;
 	if (now_us < last_work_us + spin_us && now_us >= backoff_until_us)
@@ -149,13 +148,10 @@ void emu_wait_note_work(struct emu_wait *w)
 	w->last_work_us = emu_wait_now_us();
 }
 
-void emu_wait_start(struct emu_wait *w, uv_loop_t *loop,
-		    struct uroce_status_page *status)
+void emu_wait_start(struct emu_wait *w, uv_loop_t *loop, struct uroce_status_page *status)
 {
 	w->loop = loop;
 	w->status = status;
-	if (getenv("UROCE_SPIN_US"))
-		w->spin_us = strtoull(getenv("UROCE_SPIN_US"), NULL, 10);
 	w->spinning = false;
 	uv_idle_init(loop, &w->idle);
 	uv_timer_init(loop, &w->timer);

@@ -17,9 +17,9 @@
 
 #include "emu.h"
 
-#define SEND_FLAGS_KNOWN                                                       \
-	(UROCE_SEND_FENCE | UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED |       \
-	 UROCE_SEND_INLINE | UROCE_SEND_IP_CSUM)
+#define SEND_FLAGS_KNOWN                                                                     \
+	(UROCE_SEND_FENCE | UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED | UROCE_SEND_INLINE | \
+	 UROCE_SEND_IP_CSUM)
 
 bool emu_wqe_opcode_ok(uint32_t qp_type, uint32_t opcode)
 {
@@ -59,13 +59,12 @@ void emu_wqe_poison(struct emu_xwqe *w, uint32_t status)
 
 static bool is_rd_atomic(uint32_t opcode)
 {
-	return opcode == UROCE_WR_RDMA_READ ||
-	       opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	return opcode == UROCE_WR_RDMA_READ || opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g,
-		      uint32_t qp_type, struct emu_xwqe *w, uint32_t *ah_handle)
+uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t qp_type,
+		      struct emu_xwqe *w, uint32_t *ah_handle)
 {
 	const uint8_t *data = (const uint8_t *)slot + UROCE_SEND_WQE_BYTES;
 	uint32_t room = g->stride - UROCE_SEND_WQE_BYTES;
@@ -143,8 +142,7 @@ bad:
 	return status;
 }
 
-int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g,
-		 struct emu_xrecv_wqe *w)
+int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g, struct emu_xrecv_wqe *w)
 {
 	const uint8_t *data = (const uint8_t *)slot + UROCE_RECV_WQE_BYTES;
 	uint32_t room = g->stride - UROCE_RECV_WQE_BYTES;

@@ -7,13 +7,16 @@
 # memory (VmHWM) of each daemon. No targets here: it reports what it measures.
 #
 #   scripts/bench.sh [BUILD_DIR]        (default: build)
-#   env: BENCH_ITERS_BW (default 2000), BENCH_ITERS_LAT (default 2000), BENCH_TIMEOUT (120 s)
+#   env: BENCH_ITERS_BW (default 2000), BENCH_ITERS_LAT (default 2000), BENCH_TIMEOUT (120 s),
+#        BENCH_ADDR0 / BENCH_ADDR1 (the two RNICs' addresses, default 127.0.0.1 / 127.0.0.2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
 ITERS_BW=${BENCH_ITERS_BW:-2000}
 ITERS_LAT=${BENCH_ITERS_LAT:-2000}
 TMO=${BENCH_TIMEOUT:-120}
+A0=${BENCH_ADDR0:-127.0.0.1}
+A1=${BENCH_ADDR1:-127.0.0.2}
 
 for t in ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat qperf; do
 	command -v "$t" >/dev/null || { echo "bench: $t is not installed (apt-get install perftest qperf)" >&2; exit 2; }
@@ -29,9 +32,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$B/bin/uroced" --name uroce0 --addr 127.0.0.1 --rundir "$RUNDIR" 2>"$RUNDIR/uroce0.log" &
+"$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" 2>"$RUNDIR/uroce0.log" &
 D0=$!
-"$B/bin/uroced" --name uroce1 --addr 127.0.0.2 --rundir "$RUNDIR" 2>"$RUNDIR/uroce1.log" &
+"$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" 2>"$RUNDIR/uroce1.log" &
 D1=$!
 PIDS+=("$D0" "$D1")
 for i in $(seq 50); do
@@ -50,7 +53,7 @@ perftest() {
 	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/$tool.srv" 2>&1 &
 	local srv=$!
 	sleep 0.5
-	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" 127.0.0.1 >"$RUNDIR/$tool.cli" 2>&1 || true
+	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/$tool.cli" 2>&1 || true
 	wait "$srv" || true
 	cat "$RUNDIR/$tool.cli"
 }

@@ -45,8 +45,7 @@ void shim_ah_from_uapi(const struct uroce_ah_attr *in, struct ibv_ah_attr *out)
 
 struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	struct uroce_create_ah_req req = { .hdr.op = UROCE_OP_CREATE_AH,
-					   .pd_handle = pd->handle };
+	struct uroce_create_ah_req req = {.hdr.op = UROCE_OP_CREATE_AH, .pd_handle = pd->handle};
 	struct uroce_handle_resp resp;
 	struct shim_ah *ah;
 	int err;
@@ -55,8 +54,8 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	ah = calloc(1, sizeof(*ah));
 	if (!ah)
 		return shim_fail_null(-ENOMEM);
-	err = shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err =
+	    shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err) {
 		free(ah);
 		return shim_fail_null(err);
@@ -69,8 +68,7 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 
 int ibv_destroy_ah(struct ibv_ah *ah)
 {
-	int err = shim_call_simple(shim_ctx(ah->context), UROCE_OP_DESTROY_AH,
-				   ah->handle);
+	int err = shim_call_simple(shim_ctx(ah->context), UROCE_OP_DESTROY_AH, ah->handle);
 
 	if (err)
 		return -err;
@@ -83,9 +81,8 @@ int ibv_destroy_ah(struct ibv_ah *ah)
  * is in the 40-byte GRH area at the start of the receive buffer (IBA
  * A17.4.5.2: for IPv4 the IP header sits at offset 20).
  */
-int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
-			struct ibv_wc *wc, struct ibv_grh *grh,
-			struct ibv_ah_attr *ah_attr)
+int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
+			struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
 {
 	union ibv_gid sgid;
 
@@ -107,10 +104,8 @@ int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
 	ah_attr->grh.hop_limit = 0xff;
 	if ((be32toh(grh->version_tclass_flow) >> 28) == 6) {
 		memcpy(&ah_attr->grh.dgid, &grh->sgid, 16);
-		ah_attr->grh.traffic_class =
-			(be32toh(grh->version_tclass_flow) >> 20) & 0xff;
-		ah_attr->grh.flow_label =
-			be32toh(grh->version_tclass_flow) & 0xfffff;
+		ah_attr->grh.traffic_class = (be32toh(grh->version_tclass_flow) >> 20) & 0xff;
+		ah_attr->grh.flow_label = be32toh(grh->version_tclass_flow) & 0xfffff;
 	} else {
 		/* IPv4 header in the last 20 bytes of the GRH area. */
 		const uint8_t *ip = (const uint8_t *)grh + 20;
@@ -124,8 +119,8 @@ int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
 	return 0;
 }
 
-struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
-				     struct ibv_grh *grh, uint8_t port_num)
+struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+				     uint8_t port_num)
 {
 	struct ibv_ah_attr attr;
 
@@ -134,17 +129,14 @@ struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
 	return ibv_create_ah(pd, &attr);
 }
 
-static int mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid,
-		 uint32_t op)
+static int mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid, uint32_t op)
 {
-	struct uroce_mcast_req req = { .hdr.op = op,
-				       .qp_handle = qp->handle,
-				       .lid = lid };
+	struct uroce_mcast_req req = {.hdr.op = op, .qp_handle = qp->handle, .lid = lid};
 	struct uroce_msg_hdr resp;
 
 	memcpy(req.gid, gid->raw, 16);
-	return -shim_call(shim_ctx(qp->context), &req, sizeof(req), &resp,
-			  sizeof(resp), NULL, 0, NULL);
+	return -shim_call(shim_ctx(qp->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0,
+			  NULL);
 }
 
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)

@@ -29,8 +29,7 @@ static void count_srq(void *obj)
 	((struct shim_srq *)obj)->events_reported++;
 }
 
-int ibv_get_async_event(struct ibv_context *context,
-			struct ibv_async_event *event)
+int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
 	struct shim_context *c = shim_ctx(context);
 	struct uroce_async_event rec;
@@ -45,8 +44,7 @@ int ibv_get_async_event(struct ibv_context *context,
 			return -1; /* EAGAIN with O_NONBLOCK, or a real error */
 		}
 		if (n == 0) {
-			if (__atomic_exchange_n(&c->async_eof, 1,
-						__ATOMIC_ACQ_REL)) {
+			if (__atomic_exchange_n(&c->async_eof, 1, __ATOMIC_ACQ_REL)) {
 				errno = EIO;
 				return -1;
 			}
@@ -61,17 +59,14 @@ int ibv_get_async_event(struct ibv_context *context,
 		event->event_type = (enum ibv_event_type)rec.event_type;
 		switch (rec.event_type) {
 		case UROCE_EVENT_CQ_ERR:
-			obj = shim_obj_get(c, rec.handle, SHIM_OBJ_CQ,
-					   count_cq);
+			obj = shim_obj_get(c, rec.handle, SHIM_OBJ_CQ, count_cq);
 			if (!obj)
 				continue; /* CQ destroyed meanwhile */
-			event->element.cq =
-				ibv_cq_ex_to_cq(&((struct shim_cq *)obj)->cqx);
+			event->element.cq = ibv_cq_ex_to_cq(&((struct shim_cq *)obj)->cqx);
 			return 0;
 		case UROCE_EVENT_SRQ_ERR:
 		case UROCE_EVENT_SRQ_LIMIT_REACHED:
-			obj = shim_obj_get(c, rec.handle, SHIM_OBJ_SRQ,
-					   count_srq);
+			obj = shim_obj_get(c, rec.handle, SHIM_OBJ_SRQ, count_srq);
 			if (!obj)
 				continue;
 			event->element.srq = &((struct shim_srq *)obj)->srq;
@@ -89,8 +84,7 @@ int ibv_get_async_event(struct ibv_context *context,
 			event->element.port_num = 0;
 			return 0;
 		default: /* QP events */
-			obj = shim_obj_get(c, rec.handle, SHIM_OBJ_QP,
-					   count_qp);
+			obj = shim_obj_get(c, rec.handle, SHIM_OBJ_QP, count_qp);
 			if (!obj)
 				continue;
 			event->element.qp = &((struct shim_qp *)obj)->qpx.qp_base;

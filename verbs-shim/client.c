@@ -39,7 +39,7 @@ int shim_rundir(char *buf, size_t len)
 
 int shim_connect(const char *sock_path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(sock_path) >= sizeof(sun.sun_path))
@@ -63,8 +63,8 @@ static void close_fds(int *fds, int n)
 		close(fds[i]);
 }
 
-int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp,
-		  size_t resp_len, int *fds, int max_fds, int *nfds)
+int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp, size_t resp_len,
+		  int *fds, int max_fds, int *nfds)
 {
 	struct uroce_msg_hdr *h = req;
 	union {
@@ -109,8 +109,7 @@ int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp,
 
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			int k = (int)((c->cmsg_len - CMSG_LEN(0)) /
-				      sizeof(int));
+			int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 
 			if (k > UROCE_MSG_MAX_FDS - ngot)
 				k = UROCE_MSG_MAX_FDS - ngot;
@@ -118,8 +117,8 @@ int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp,
 			ngot += k;
 		}
 	}
-	if ((size_t)n < sizeof(in.hdr) || in.hdr.op != h->op ||
-	    in.hdr.seq != seq || in.hdr.len != (uint32_t)n) {
+	if ((size_t)n < sizeof(in.hdr) || in.hdr.op != h->op || in.hdr.seq != seq ||
+	    in.hdr.len != (uint32_t)n) {
 		close_fds(got, ngot);
 		return -EPROTO;
 	}
@@ -139,25 +138,23 @@ int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp,
 	return 0;
 }
 
-int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp,
-	      size_t resp_len, int *fds, int max_fds, int *nfds)
+int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp, size_t resp_len,
+	      int *fds, int max_fds, int *nfds)
 {
 	int ret;
 
 	pthread_mutex_lock(&ctx->call_lock);
-	ret = shim_exchange(ctx->fd, ++ctx->seq, req, req_len, resp, resp_len,
-			    fds, max_fds, nfds);
+	ret = shim_exchange(ctx->fd, ++ctx->seq, req, req_len, resp, resp_len, fds, max_fds, nfds);
 	pthread_mutex_unlock(&ctx->call_lock);
 	return ret;
 }
 
 int shim_call_simple(struct shim_context *ctx, uint32_t op, uint32_t handle)
 {
-	struct uroce_handle_req req = { .hdr.op = op, .handle = handle };
+	struct uroce_handle_req req = {.hdr.op = op, .handle = handle};
 	struct uroce_msg_hdr resp;
 
-	return shim_call(ctx, &req, sizeof(req), &resp, sizeof(resp), NULL, 0,
-			 NULL);
+	return shim_call(ctx, &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 }
 
 void *shim_map_ring(int fd, size_t bytes)

@@ -19,26 +19,24 @@ enum ibv_gid_type_sysfs {
 	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
 	IBV_GID_TYPE_SYSFS_ROCE_V2,
 };
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum ibv_gid_type_sysfs *type);
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index,
+		       enum ibv_gid_type_sysfs *type);
 
 _Static_assert(sizeof(struct ibv_gid_entry) == 32, "ibv_gid_entry layout");
 
 int shim_query_dev_attr(struct shim_context *ctx, struct uroce_device_attr *a)
 {
-	struct uroce_msg_hdr req = { .op = UROCE_OP_QUERY_DEVICE };
+	struct uroce_msg_hdr req = {.op = UROCE_OP_QUERY_DEVICE};
 	struct uroce_query_device_resp resp;
 	int err;
 
-	err = shim_call(ctx, &req, sizeof(req), &resp, sizeof(resp), NULL, 0,
-			NULL);
+	err = shim_call(ctx, &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (!err)
 		*a = resp.attr;
 	return err;
 }
 
-static void to_verbs_attr(const struct uroce_device_attr *a,
-			  struct ibv_device_attr *o)
+static void to_verbs_attr(const struct uroce_device_attr *a, struct ibv_device_attr *o)
 {
 	memset(o, 0, sizeof(*o));
 	memcpy(o->fw_ver, a->fw_ver, sizeof(o->fw_ver));
@@ -76,8 +74,7 @@ static void to_verbs_attr(const struct uroce_device_attr *a,
 	o->phys_port_cnt = a->phys_port_cnt;
 }
 
-int ibv_query_device(struct ibv_context *context,
-		     struct ibv_device_attr *device_attr)
+int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
 {
 	struct uroce_device_attr a;
 	int err = shim_query_dev_attr(shim_ctx(context), &a);
@@ -88,8 +85,7 @@ int ibv_query_device(struct ibv_context *context,
 	return 0;
 }
 
-int shim_query_device_ex(struct ibv_context *context,
-			 const struct ibv_query_device_ex_input *input,
+int shim_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	struct ibv_device_attr_ex ex;
@@ -112,23 +108,20 @@ int shim_query_device_ex(struct ibv_context *context,
 	ex.cq_mod_caps.max_cq_count = (uint16_t)a.max_cq_moderation_count;
 	ex.cq_mod_caps.max_cq_period = (uint16_t)a.max_cq_moderation_period;
 	ex.phys_port_cnt_ex = a.phys_port_cnt;
-	memcpy(attr, &ex,
-	       attr_size < sizeof(ex) ? attr_size : sizeof(ex));
+	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
 	return 0;
 }
 
-int shim_query_port(struct ibv_context *context, uint8_t port_num,
-		    struct ibv_port_attr *port_attr, size_t port_attr_len)
+int shim_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *port_attr,
+		    size_t port_attr_len)
 {
-	struct uroce_query_port_req req = { .hdr.op = UROCE_OP_QUERY_PORT,
-					    .port_num = port_num };
+	struct uroce_query_port_req req = {.hdr.op = UROCE_OP_QUERY_PORT, .port_num = port_num};
 	struct uroce_query_port_resp resp;
 	struct ibv_port_attr p;
 	const struct uroce_port_attr *a = &resp.attr;
 	int err;
 
-	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err)
 		return -err;
 	memset(&p, 0, sizeof(p));
@@ -154,8 +147,7 @@ int shim_query_port(struct ibv_context *context, uint8_t port_num,
 	p.link_layer = a->link_layer;
 	p.flags = a->flags;
 	p.port_cap_flags2 = a->port_cap_flags2;
-	memcpy(port_attr, &p,
-	       port_attr_len < sizeof(p) ? port_attr_len : sizeof(p));
+	memcpy(port_attr, &p, port_attr_len < sizeof(p) ? port_attr_len : sizeof(p));
 	return 0;
 }
 
@@ -164,24 +156,20 @@ int shim_query_port(struct ibv_context *context, uint8_t port_num,
 int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 		   struct _compat_ibv_port_attr *port_attr)
 {
-	return shim_query_port(context, port_num,
-			       (struct ibv_port_attr *)(void *)port_attr,
-			       offsetof(struct ibv_port_attr,
-					port_cap_flags2));
+	return shim_query_port(context, port_num, (struct ibv_port_attr *)(void *)port_attr,
+			       offsetof(struct ibv_port_attr, port_cap_flags2));
 }
 
 /* One GID table entry from the daemon. 0, -ENODATA when empty, or -errno. */
-static int query_gid_entry(struct ibv_context *context, uint32_t port_num,
-			   uint32_t index, struct ibv_gid_entry *entry)
+static int query_gid_entry(struct ibv_context *context, uint32_t port_num, uint32_t index,
+			   struct ibv_gid_entry *entry)
 {
-	struct uroce_query_port_req req = { .hdr.op = UROCE_OP_QUERY_GID,
-					    .port_num = port_num,
-					    .index = index };
+	struct uroce_query_port_req req = {
+	    .hdr.op = UROCE_OP_QUERY_GID, .port_num = port_num, .index = index};
 	struct uroce_query_gid_resp resp;
 	int err;
 
-	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err)
 		return err;
 	if (!resp.valid)
@@ -190,15 +178,13 @@ static int query_gid_entry(struct ibv_context *context, uint32_t port_num,
 	memcpy(entry->gid.raw, resp.gid, 16);
 	entry->gid_index = index;
 	entry->port_num = port_num;
-	entry->gid_type = resp.gid_type == UROCE_GID_TYPE_ROCE_V2 ?
-				  IBV_GID_TYPE_ROCE_V2 :
-				  IBV_GID_TYPE_ROCE_V1;
+	entry->gid_type =
+	    resp.gid_type == UROCE_GID_TYPE_ROCE_V2 ? IBV_GID_TYPE_ROCE_V2 : IBV_GID_TYPE_ROCE_V1;
 	entry->ndev_ifindex = resp.ndev_ifindex;
 	return 0;
 }
 
-int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
-		  union ibv_gid *gid)
+int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
 	struct ibv_gid_entry e;
 	int err;
@@ -220,9 +206,8 @@ int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
 	return 0;
 }
 
-int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
-		      uint32_t gid_index, struct ibv_gid_entry *entry,
-		      uint32_t flags, size_t entry_size)
+int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+		      struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
 {
 	struct ibv_gid_entry e;
 	int err;
@@ -238,9 +223,8 @@ int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
 	return 0;
 }
 
-ssize_t _ibv_query_gid_table(struct ibv_context *context,
-			     struct ibv_gid_entry *entries, size_t max_entries,
-			     uint32_t flags, size_t entry_size)
+ssize_t _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries,
+			     size_t max_entries, uint32_t flags, size_t entry_size)
 {
 	struct ibv_port_attr pa;
 	size_t n = 0;
@@ -254,8 +238,7 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context,
 	for (int i = 0; i < pa.gid_tbl_len; i++) {
 		struct ibv_gid_entry e;
 
-		err = query_gid_entry(context, UROCE_PORT_NUM, (uint32_t)i,
-				      &e);
+		err = query_gid_entry(context, UROCE_PORT_NUM, (uint32_t)i, &e);
 		if (err == -ENODATA)
 			continue;
 		if (err)
@@ -269,8 +252,8 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context,
 	return (ssize_t)n;
 }
 
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum ibv_gid_type_sysfs *type)
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index,
+		       enum ibv_gid_type_sysfs *type)
 {
 	struct ibv_gid_entry e;
 	int err = query_gid_entry(context, port_num, index, &e);
@@ -283,32 +266,27 @@ int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		errno = -err;
 		return -1;
 	}
-	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
-			IBV_GID_TYPE_SYSFS_ROCE_V2 :
-			IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? IBV_GID_TYPE_SYSFS_ROCE_V2
+						   : IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 	return 0;
 }
 
-static int query_pkey(struct ibv_context *context, uint8_t port_num,
-		      int index, uint16_t *pkey)
+static int query_pkey(struct ibv_context *context, uint8_t port_num, int index, uint16_t *pkey)
 {
-	struct uroce_query_port_req req = { .hdr.op = UROCE_OP_QUERY_PKEY,
-					    .port_num = port_num,
-					    .index = (uint32_t)index };
+	struct uroce_query_port_req req = {
+	    .hdr.op = UROCE_OP_QUERY_PKEY, .port_num = port_num, .index = (uint32_t)index};
 	struct uroce_query_pkey_resp resp;
 	int err;
 
 	if (index < 0)
 		return -EINVAL;
-	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (!err)
 		*pkey = resp.pkey;
 	return err;
 }
 
-int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
-		   __be16 *pkey)
+int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __be16 *pkey)
 {
 	uint16_t v;
 	int err = query_pkey(context, port_num, index, &v);
@@ -321,8 +299,7 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 	return 0;
 }
 
-int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num,
-		       __be16 pkey)
+int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 {
 	uint16_t v;
 
@@ -340,8 +317,7 @@ int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num,
 	return -1;
 }
 
-int shim_query_rt_values(struct ibv_context *context,
-			 struct ibv_values_ex *values)
+int shim_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values)
 {
 	struct uroce_device_attr a;
 	int err;

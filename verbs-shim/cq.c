@@ -17,24 +17,21 @@
 
 #include "shim.h"
 
-#define SUPPORTED_WC_FLAGS                                                     \
-	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |                        \
-	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |                       \
-	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |                             \
+#define SUPPORTED_WC_FLAGS                                                      \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | \
+	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |      \
 	 IBV_WC_EX_WITH_DLID_PATH_BITS)
 
 _Static_assert((int)UROCE_WC_RECV == (int)IBV_WC_RECV, "wc opcode values");
-_Static_assert((int)UROCE_WC_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR,
-	       "wc status values");
-_Static_assert((int)UROCE_WC_WITH_IMM == (int)IBV_WC_WITH_IMM,
-	       "wc flag values");
+_Static_assert((int)UROCE_WC_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR, "wc status values");
+_Static_assert((int)UROCE_WC_WITH_IMM == (int)IBV_WC_WITH_IMM, "wc flag values");
 
 /* ------------------------------------------------------------------------ */
 /* Completion channels.                                                      */
 
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 {
-	struct uroce_msg_hdr req = { .op = UROCE_OP_CREATE_CHANNEL };
+	struct uroce_msg_hdr req = {.op = UROCE_OP_CREATE_CHANNEL};
 	struct uroce_handle_resp resp;
 	struct shim_channel *ch;
 	int fd, nfds, err;
@@ -42,8 +39,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return shim_fail_null(-ENOMEM);
-	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp,
-			sizeof(resp), &fd, 1, &nfds);
+	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp, sizeof(resp), &fd, 1, &nfds);
 	if (!err && nfds != 1)
 		err = -EPROTO;
 	if (err) {
@@ -59,8 +55,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-	struct shim_channel *ch =
-		SHIM_CONTAINER_OF(channel, struct shim_channel, ch);
+	struct shim_channel *ch = SHIM_CONTAINER_OF(channel, struct shim_channel, ch);
 	int err;
 
 	pthread_mutex_lock(&channel->context->mutex);
@@ -68,8 +63,7 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 		pthread_mutex_unlock(&channel->context->mutex);
 		return EBUSY;
 	}
-	err = shim_call_simple(shim_ctx(channel->context),
-			       UROCE_OP_DESTROY_CHANNEL, ch->handle);
+	err = shim_call_simple(shim_ctx(channel->context), UROCE_OP_DESTROY_CHANNEL, ch->handle);
 	pthread_mutex_unlock(&channel->context->mutex);
 	if (err)
 		return -err;
@@ -83,8 +77,7 @@ static void count_comp_event(void *obj)
 	((struct shim_cq *)obj)->comp_events_reported++;
 }
 
-int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
-		     void **cq_context)
+int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
 {
 	struct shim_context *c = shim_ctx(channel->context);
 	struct uroce_comp_event ev;
@@ -102,8 +95,7 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 			errno = EIO; /* the daemon went away */
 			return -1;
 		}
-		scq = shim_obj_get(c, ev.cq_handle, SHIM_OBJ_CQ,
-				   count_comp_event);
+		scq = shim_obj_get(c, ev.cq_handle, SHIM_OBJ_CQ, count_comp_event);
 		if (!scq)
 			continue; /* for a CQ destroyed since */
 		*cq = ibv_cq_ex_to_cq(&scq->cqx);
@@ -185,8 +177,7 @@ int shim_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		uint32_t none = UROCE_CQ_ARM_NONE;
 
 		/* An armed "next completion" already covers solicited ones. */
-		__atomic_compare_exchange_n(arm, &none, UROCE_CQ_ARM_SOLICITED,
-					    0, __ATOMIC_SEQ_CST,
+		__atomic_compare_exchange_n(arm, &none, UROCE_CQ_ARM_SOLICITED, 0, __ATOMIC_SEQ_CST,
 					    __ATOMIC_SEQ_CST);
 	} else {
 		__atomic_store_n(arm, UROCE_CQ_ARM_NEXT, __ATOMIC_SEQ_CST);
@@ -302,15 +293,12 @@ static uint8_t ex_read_dlid_path_bits(struct ibv_cq_ex *c)
 /* ------------------------------------------------------------------------ */
 /* Creation and destruction.                                                 */
 
-static struct shim_cq *create_cq(struct ibv_context *context, uint32_t cqe,
-				 void *cq_context,
-				 struct ibv_comp_channel *channel,
-				 uint32_t comp_vector)
+static struct shim_cq *create_cq(struct ibv_context *context, uint32_t cqe, void *cq_context,
+				 struct ibv_comp_channel *channel, uint32_t comp_vector)
 {
 	struct shim_context *c = shim_ctx(context);
-	struct uroce_create_cq_req req = { .hdr.op = UROCE_OP_CREATE_CQ,
-					   .cqe = cqe,
-					   .comp_vector = comp_vector };
+	struct uroce_create_cq_req req = {
+	    .hdr.op = UROCE_OP_CREATE_CQ, .cqe = cqe, .comp_vector = comp_vector};
 	struct uroce_cq_resp resp;
 	struct shim_cq *cq;
 	int fd, nfds, err;
@@ -318,15 +306,12 @@ static struct shim_cq *create_cq(struct ibv_context *context, uint32_t cqe,
 	if (channel) {
 		if (channel->context != context)
 			return shim_fail_null(-EINVAL);
-		req.channel_handle =
-			SHIM_CONTAINER_OF(channel, struct shim_channel, ch)
-				->handle;
+		req.channel_handle = SHIM_CONTAINER_OF(channel, struct shim_channel, ch)->handle;
 	}
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return shim_fail_null(-ENOMEM);
-	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), &fd, 1,
-			&nfds);
+	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), &fd, 1, &nfds);
 	if (!err && nfds != 1)
 		err = -EPROTO;
 	if (err) {
@@ -365,24 +350,20 @@ static struct shim_cq *create_cq(struct ibv_context *context, uint32_t cqe,
 	return cq;
 }
 
-struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
-			     void *cq_context, struct ibv_comp_channel *channel,
-			     int comp_vector)
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+			     struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct shim_cq *cq;
 
 	if (cqe < 1 || comp_vector < 0)
 		return shim_fail_null(-EINVAL);
-	cq = create_cq(context, (uint32_t)cqe, cq_context, channel,
-		       (uint32_t)comp_vector);
+	cq = create_cq(context, (uint32_t)cqe, cq_context, channel, (uint32_t)comp_vector);
 	return cq ? ibv_cq_ex_to_cq(&cq->cqx) : NULL;
 }
 
-struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context,
-				    struct ibv_cq_init_attr_ex *attr)
+struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr)
 {
-	const uint32_t known_mask =
-		IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
+	const uint32_t known_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
 	struct shim_cq *cq;
 	int single = 0;
 
@@ -399,8 +380,7 @@ struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context,
 		return shim_fail_null(-EOPNOTSUPP);
 	if (attr->cqe < 1)
 		return shim_fail_null(-EINVAL);
-	cq = create_cq(context, attr->cqe, attr->cq_context, attr->channel,
-		       attr->comp_vector);
+	cq = create_cq(context, attr->cqe, attr->cq_context, attr->channel, attr->comp_vector);
 	if (!cq)
 		return NULL;
 	cq->single_threaded = single;
@@ -431,9 +411,8 @@ struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context,
 int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct shim_cq *cq = shim_cq(ibcq);
-	struct uroce_resize_cq_req req = { .hdr.op = UROCE_OP_RESIZE_CQ,
-					   .handle = ibcq->handle,
-					   .cqe = (uint32_t)cqe };
+	struct uroce_resize_cq_req req = {
+	    .hdr.op = UROCE_OP_RESIZE_CQ, .handle = ibcq->handle, .cqe = (uint32_t)cqe};
 	struct uroce_cq_resp resp;
 	void *ring;
 	int fd, nfds, err;
@@ -442,8 +421,8 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return EINVAL;
 	/* Nobody polls while the ring is swapped. */
 	cq_lock(cq);
-	err = shim_call(shim_ctx(ibcq->context), &req, sizeof(req), &resp,
-			sizeof(resp), &fd, 1, &nfds);
+	err = shim_call(shim_ctx(ibcq->context), &req, sizeof(req), &resp, sizeof(resp), &fd, 1,
+			&nfds);
 	if (!err && nfds != 1)
 		err = -EPROTO;
 	if (err) {
@@ -512,8 +491,7 @@ void shim_cq_clean(struct shim_cq *cq, uint32_t qpn)
 			continue;
 		dst--;
 		if (dst != src)
-			memcpy((void *)cqe_at(cq, dst), cqe_at(cq, src),
-			       UROCE_CQE_BYTES);
+			memcpy((void *)cqe_at(cq, dst), cqe_at(cq, src), UROCE_CQE_BYTES);
 	}
 	if (dst != cq->cons) {
 		cq->cons = dst;

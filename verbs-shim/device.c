@@ -23,6 +23,34 @@
 /* Device reference counts (lists and contexts share devices). */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Which daemon may ptrace-attach us (process_vm_readv/writev, the DMA
+ * engine) where Yama restricts it: PR_SET_PTRACER names one pid per process.
+ * With contexts on two daemons in one process, only "any process of this
+ * user" covers both. The setting is per process, so a forked child (new
+ * pid) starts over. */
+static pid_t ptracer_process;
+static long ptracer_daemon; /* 0: none yet, -1: PR_SET_PTRACER_ANY */
+
+static void allow_daemon_dma(uint32_t daemon_pid)
+{
+	pid_t me = getpid();
+
+	pthread_mutex_lock(&dev_lock);
+	if (ptracer_process != me) {
+		ptracer_process = me;
+		ptracer_daemon = 0;
+	}
+	if (ptracer_daemon == 0) {
+		ptracer_daemon = daemon_pid;
+		/* EINVAL where Yama is absent: nothing to allow then. */
+		prctl(PR_SET_PTRACER, (unsigned long)daemon_pid, 0, 0, 0);
+	} else if (ptracer_daemon != -1 && ptracer_daemon != daemon_pid) {
+		ptracer_daemon = -1;
+		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	}
+	pthread_mutex_unlock(&dev_lock);
+}
+
 void shim_device_put(struct shim_device *dev)
 {
 	int last;
@@ -44,10 +72,9 @@ static void device_get(struct shim_device *dev)
 /* Ask one socket who it is. NULL if nothing (alive) answers. */
 static struct shim_device *probe(const char *rundir, const char *sock_path)
 {
-	struct uroce_hello_req req = { .hdr.op = UROCE_OP_HELLO,
-				       .version = UROCE_UAPI_VERSION };
+	struct uroce_hello_req req = {.hdr.op = UROCE_OP_HELLO, .version = UROCE_UAPI_VERSION};
 	struct uroce_hello_resp resp;
-	struct timeval tv = { .tv_sec = 2 };
+	struct timeval tv = {.tv_sec = 2};
 	struct shim_device *d;
 	int fd, err;
 
@@ -57,8 +84,7 @@ static struct shim_device *probe(const char *rundir, const char *sock_path)
 	/* A hung daemon must not hang ibv_get_device_list. */
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	err = shim_exchange(fd, 1, &req, sizeof(req), &resp, sizeof(resp),
-			    NULL, 0, NULL);
+	err = shim_exchange(fd, 1, &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	close(fd);
 	if (err || resp.version != UROCE_UAPI_VERSION)
 		return NULL;
@@ -71,15 +97,15 @@ static struct shim_device *probe(const char *rundir, const char *sock_path)
 	/* ibdev_path is not a sysfs directory and does not exist: sysfs
 	 * readers (ibv_devinfo's board_id) find nothing. */
 	if (snprintf(d->dev.name, sizeof(d->dev.name), "%s", resp.name) >=
-		    (int)sizeof(d->dev.name) ||
-	    snprintf(d->dev.dev_name, sizeof(d->dev.dev_name), "%s",
-		     resp.name) >= (int)sizeof(d->dev.dev_name) ||
-	    snprintf(d->dev.dev_path, sizeof(d->dev.dev_path), "%s",
-		     sock_path) >= (int)sizeof(d->dev.dev_path) ||
-	    snprintf(d->dev.ibdev_path, sizeof(d->dev.ibdev_path), "%s/%s",
-		     rundir, resp.name) >= (int)sizeof(d->dev.ibdev_path) ||
+		(int)sizeof(d->dev.name) ||
+	    snprintf(d->dev.dev_name, sizeof(d->dev.dev_name), "%s", resp.name) >=
+		(int)sizeof(d->dev.dev_name) ||
+	    snprintf(d->dev.dev_path, sizeof(d->dev.dev_path), "%s", sock_path) >=
+		(int)sizeof(d->dev.dev_path) ||
+	    snprintf(d->dev.ibdev_path, sizeof(d->dev.ibdev_path), "%s/%s", rundir, resp.name) >=
+		(int)sizeof(d->dev.ibdev_path) ||
 	    snprintf(d->sock_path, sizeof(d->sock_path), "%s", sock_path) >=
-		    (int)sizeof(d->sock_path)) {
+		(int)sizeof(d->sock_path)) {
 		free(d);
 		return NULL;
 	}
@@ -118,8 +144,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 			if (len <= 5 || e->d_name[0] == '.' ||
 			    strcmp(e->d_name + len - 5, UROCE_SOCK_SUFFIX))
 				continue;
-			if (snprintf(path, sizeof(path), "%s/%s", rundir,
-				     e->d_name) >= 108)
+			if (snprintf(path, sizeof(path), "%s/%s", rundir, e->d_name) >= 108)
 				continue;
 			d = probe(rundir, path);
 			if (!d)
@@ -175,8 +200,7 @@ int ibv_get_device_index(struct ibv_device *device)
 {
 	/* Kernel devices have a small unique index; a daemon's pid is unique
 	 * among live devices and stable for the device's life. */
-	return (int)SHIM_CONTAINER_OF(device, struct shim_device, dev)
-		->daemon_pid;
+	return (int)SHIM_CONTAINER_OF(device, struct shim_device, dev)->daemon_pid;
 }
 
 static void fill_ops(struct shim_context *c)
@@ -206,10 +230,9 @@ static void fill_ops(struct shim_context *c)
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	struct shim_device *dev =
-		SHIM_CONTAINER_OF(device, struct shim_device, dev);
-	struct uroce_open_ctx_req req = { .hdr.op = UROCE_OP_OPEN_CTX,
-					  .version = UROCE_UAPI_VERSION };
+	struct shim_device *dev = SHIM_CONTAINER_OF(device, struct shim_device, dev);
+	struct uroce_open_ctx_req req = {.hdr.op = UROCE_OP_OPEN_CTX,
+					 .version = UROCE_UAPI_VERSION};
 	struct uroce_open_ctx_resp resp;
 	struct shim_context *c;
 	int fds[3], nfds, fd, err;
@@ -217,11 +240,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 
 	fd = shim_connect(dev->sock_path);
 	if (fd < 0)
-		return shim_fail_null(fd == -ECONNREFUSED || fd == -ENOENT ?
-					      -ENODEV :
-					      fd);
-	err = shim_exchange(fd, 1, &req, sizeof(req), &resp, sizeof(resp),
-			    fds, 3, &nfds);
+		return shim_fail_null(fd == -ECONNREFUSED || fd == -ENOENT ? -ENODEV : fd);
+	err = shim_exchange(fd, 1, &req, sizeof(req), &resp, sizeof(resp), fds, 3, &nfds);
 	if (!err && nfds != 3) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
@@ -231,8 +251,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		close(fd);
 		return shim_fail_null(err == -EIO ? -ENODEV : err);
 	}
-	status = mmap(NULL, resp.status_page_bytes, PROT_READ, MAP_SHARED,
-		      fds[2], 0);
+	status = mmap(NULL, resp.status_page_bytes, PROT_READ, MAP_SHARED, fds[2], 0);
 	close(fds[2]);
 	c = calloc(1, sizeof(*c));
 	if (status == MAP_FAILED || !c) {
@@ -263,9 +282,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->vctx.context.num_comp_vectors = (int)resp.num_comp_vectors;
 	pthread_mutex_init(&c->vctx.context.mutex, NULL);
 	fill_ops(c);
-	/* Let the daemon (our DMA engine) use process_vm_readv/writev on us
-	 * where Yama restricts ptrace; harmless (EINVAL) where it does not. */
-	prctl(PR_SET_PTRACER, (unsigned long)c->daemon_pid, 0, 0, 0);
+	allow_daemon_dma(c->daemon_pid);
 	return &c->vctx.context;
 }
 

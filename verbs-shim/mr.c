@@ -11,15 +11,15 @@
 
 #include "shim.h"
 
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
-				uint64_t iova, unsigned int access)
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+				unsigned int access)
 {
-	struct uroce_reg_mr_req req = { .hdr.op = UROCE_OP_REG_MR,
-					.pd_handle = pd->handle,
-					.access = access,
-					.addr = (uintptr_t)addr,
-					.length = length,
-					.iova = iova };
+	struct uroce_reg_mr_req req = {.hdr.op = UROCE_OP_REG_MR,
+				       .pd_handle = pd->handle,
+				       .access = access,
+				       .addr = (uintptr_t)addr,
+				       .length = length,
+				       .iova = iova};
 	struct uroce_reg_mr_resp resp;
 	struct shim_mr *mr;
 	int err;
@@ -27,8 +27,8 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return shim_fail_null(-ENOMEM);
-	err = shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err =
+	    shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err) {
 		free(mr);
 		return shim_fail_null(err);
@@ -43,29 +43,27 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	return &mr->mr;
 }
 
-struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-			  int access)
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
-	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr,
-				(unsigned int)access);
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
 }
 
-struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
-			       uint64_t iova, int access)
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+			       int access)
 {
 	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
 }
 
-int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
-		 size_t length, int access)
+int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+		 int access)
 {
-	struct uroce_rereg_mr_req req = { .hdr.op = UROCE_OP_REREG_MR,
-					  .handle = mr->handle,
-					  .flags = (uint32_t)flags,
-					  .access = (uint32_t)access,
-					  .addr = (uintptr_t)addr,
-					  .length = length,
-					  .iova = (uintptr_t)addr };
+	struct uroce_rereg_mr_req req = {.hdr.op = UROCE_OP_REREG_MR,
+					 .handle = mr->handle,
+					 .flags = (uint32_t)flags,
+					 .access = (uint32_t)access,
+					 .addr = (uintptr_t)addr,
+					 .length = length,
+					 .iova = (uintptr_t)addr};
 	struct uroce_reg_mr_resp resp;
 	int err;
 
@@ -89,8 +87,8 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		}
 		req.pd_handle = pd->handle;
 	}
-	err = shim_call(shim_ctx(mr->context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err =
+	    shim_call(shim_ctx(mr->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err) {
 		errno = -err;
 		return IBV_REREG_MR_ERR_CMD;
@@ -108,8 +106,7 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
-	int err = shim_call_simple(shim_ctx(mr->context), UROCE_OP_DEREG_MR,
-				   mr->handle);
+	int err = shim_call_simple(shim_ctx(mr->context), UROCE_OP_DEREG_MR, mr->handle);
 
 	if (err)
 		return -err;

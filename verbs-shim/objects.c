@@ -18,8 +18,7 @@ static struct shim_obj_entry **bucket(struct shim_context *ctx, uint32_t h)
 	return &ctx->objs[(h * 2654435769u >> 8) % SHIM_OBJ_BUCKETS];
 }
 
-int shim_obj_add(struct shim_context *ctx, uint32_t handle,
-		 enum shim_obj_kind kind, void *obj)
+int shim_obj_add(struct shim_context *ctx, uint32_t handle, enum shim_obj_kind kind, void *obj)
 {
 	struct shim_obj_entry *e = malloc(sizeof(*e));
 	struct shim_obj_entry **b;
@@ -52,8 +51,8 @@ void shim_obj_del(struct shim_context *ctx, uint32_t handle)
 	pthread_mutex_unlock(&ctx->obj_lock);
 }
 
-void *shim_obj_get(struct shim_context *ctx, uint32_t handle,
-		   enum shim_obj_kind kind, void (*fn)(void *obj))
+void *shim_obj_get(struct shim_context *ctx, uint32_t handle, enum shim_obj_kind kind,
+		   void (*fn)(void *obj))
 {
 	struct shim_obj_entry *e;
 	void *obj = NULL;

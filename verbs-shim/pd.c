@@ -12,7 +12,7 @@
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
-	struct uroce_msg_hdr req = { .op = UROCE_OP_ALLOC_PD };
+	struct uroce_msg_hdr req = {.op = UROCE_OP_ALLOC_PD};
 	struct uroce_handle_resp resp;
 	struct shim_pd *pd;
 	int err;
@@ -20,8 +20,7 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return shim_fail_null(-ENOMEM);
-	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err) {
 		free(pd);
 		return shim_fail_null(err);
@@ -33,8 +32,7 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
 {
-	int err = shim_call_simple(shim_ctx(pd->context), UROCE_OP_DEALLOC_PD,
-				   pd->handle);
+	int err = shim_call_simple(shim_ctx(pd->context), UROCE_OP_DEALLOC_PD, pd->handle);
 
 	if (err)
 		return -err;
@@ -42,8 +40,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
-struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context,
-				struct ibv_xrcd_init_attr *attr)
+struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr)
 {
 	(void)context;
 	(void)attr;

@@ -21,50 +21,39 @@
 
 /* The uapi restates verbs values; they must not drift. */
 #define SAME(a, b) ((long)(a) == (long)(b))
-_Static_assert(SAME(UROCE_QPT_RC, IBV_QPT_RC) &&
-		       SAME(UROCE_QPT_UC, IBV_QPT_UC) &&
-		       SAME(UROCE_QPT_UD, IBV_QPT_UD) &&
-		       SAME(UROCE_QPT_RAW_PACKET, IBV_QPT_RAW_PACKET) &&
-		       SAME(UROCE_QPT_XRC_SEND, IBV_QPT_XRC_SEND),
+_Static_assert(SAME(UROCE_QPT_RC, IBV_QPT_RC) && SAME(UROCE_QPT_UC, IBV_QPT_UC) &&
+		   SAME(UROCE_QPT_UD, IBV_QPT_UD) &&
+		   SAME(UROCE_QPT_RAW_PACKET, IBV_QPT_RAW_PACKET) &&
+		   SAME(UROCE_QPT_XRC_SEND, IBV_QPT_XRC_SEND),
 	       "QP type values");
-_Static_assert(SAME(UROCE_QPS_ERR, IBV_QPS_ERR) &&
-		       SAME(UROCE_QPS_SQE, IBV_QPS_SQE) &&
-		       SAME(UROCE_QPS_RTS, IBV_QPS_RTS),
+_Static_assert(SAME(UROCE_QPS_ERR, IBV_QPS_ERR) && SAME(UROCE_QPS_SQE, IBV_QPS_SQE) &&
+		   SAME(UROCE_QPS_RTS, IBV_QPS_RTS),
 	       "QP state values");
-_Static_assert(SAME(UROCE_QP_DEST_QPN, IBV_QP_DEST_QPN) &&
-		       SAME(UROCE_QP_CAP, IBV_QP_CAP) &&
-		       SAME(UROCE_QP_MAX_DEST_RD_ATOMIC,
-			    IBV_QP_MAX_DEST_RD_ATOMIC) &&
-		       SAME(UROCE_QP_RATE_LIMIT, IBV_QP_RATE_LIMIT),
+_Static_assert(SAME(UROCE_QP_DEST_QPN, IBV_QP_DEST_QPN) && SAME(UROCE_QP_CAP, IBV_QP_CAP) &&
+		   SAME(UROCE_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MAX_DEST_RD_ATOMIC) &&
+		   SAME(UROCE_QP_RATE_LIMIT, IBV_QP_RATE_LIMIT),
 	       "QP attribute mask values");
-_Static_assert(SAME(UROCE_WR_ATOMIC_FETCH_AND_ADD,
-		    IBV_WR_ATOMIC_FETCH_AND_ADD) &&
-		       SAME(UROCE_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV),
+_Static_assert(SAME(UROCE_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+		   SAME(UROCE_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV),
 	       "WR opcode values");
 _Static_assert(SAME(UROCE_SEND_INLINE, IBV_SEND_INLINE) &&
-		       SAME(UROCE_SEND_SIGNALED, IBV_SEND_SIGNALED) &&
-		       SAME(UROCE_SEND_SOLICITED, IBV_SEND_SOLICITED),
+		   SAME(UROCE_SEND_SIGNALED, IBV_SEND_SIGNALED) &&
+		   SAME(UROCE_SEND_SOLICITED, IBV_SEND_SOLICITED),
 	       "send flag values");
 _Static_assert(SAME(UROCE_ACCESS_REMOTE_ATOMIC, IBV_ACCESS_REMOTE_ATOMIC) &&
-		       SAME(UROCE_ACCESS_OPTIONAL_MASK,
-			    IBV_ACCESS_OPTIONAL_RANGE),
+		   SAME(UROCE_ACCESS_OPTIONAL_MASK, IBV_ACCESS_OPTIONAL_RANGE),
 	       "access flag values");
-_Static_assert(SAME(UROCE_EVENT_QP_LAST_WQE_REACHED,
-		    IBV_EVENT_QP_LAST_WQE_REACHED) &&
-		       SAME(UROCE_EVENT_GID_CHANGE, IBV_EVENT_GID_CHANGE),
+_Static_assert(SAME(UROCE_EVENT_QP_LAST_WQE_REACHED, IBV_EVENT_QP_LAST_WQE_REACHED) &&
+		   SAME(UROCE_EVENT_GID_CHANGE, IBV_EVENT_GID_CHANGE),
 	       "event type values");
-_Static_assert(SAME(UROCE_REREG_CHANGE_ACCESS, IBV_REREG_MR_CHANGE_ACCESS),
-	       "rereg flag values");
+_Static_assert(SAME(UROCE_REREG_CHANGE_ACCESS, IBV_REREG_MR_CHANGE_ACCESS), "rereg flag values");
 #undef SAME
 
 /* ibv_wr_* operations offered per QP type. */
 #define OPS_UD (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define OPS_UC                                                                 \
-	(OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |                                  \
-	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
-#define OPS_RC                                                                 \
-	(OPS_UC | IBV_QP_EX_WITH_RDMA_READ |                                   \
-	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                                   \
+#define OPS_UC (OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define OPS_RC                                                                   \
+	(OPS_UC | IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
 static uint64_t ops_of_type(enum ibv_qp_type t)
@@ -108,8 +97,7 @@ static uint64_t op_bit(uint32_t opcode)
 static int can_inline(uint32_t opcode)
 {
 	return opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM ||
-	       opcode == IBV_WR_RDMA_WRITE ||
-	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	       opcode == IBV_WR_RDMA_WRITE || opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
 }
 
 int shim_wq_map(struct shim_wq *wq, int fd, size_t bytes)
@@ -185,8 +173,7 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 		if (total > qp->sq.max_inline)
 			return EINVAL;
 		for (int i = 0, off = 0; i < wr->num_sge; i++) {
-			memcpy(data + off,
-			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			memcpy(data + off, (void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
 			off += (int)wr->sg_list[i].length;
 		}
@@ -196,9 +183,9 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 		if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 			return EINVAL;
 		for (int i = 0; i < wr->num_sge; i++) {
-			struct uroce_sge s = { .addr = wr->sg_list[i].addr,
-					       .length = wr->sg_list[i].length,
-					       .lkey = wr->sg_list[i].lkey };
+			struct uroce_sge s = {.addr = wr->sg_list[i].addr,
+					      .length = wr->sg_list[i].length,
+					      .lkey = wr->sg_list[i].lkey};
 
 			memcpy(data + i * sizeof(s), &s, sizeof(s));
 			total += s.length;
@@ -239,8 +226,7 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		   struct ibv_send_wr **bad_wr)
+int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct shim_qp *qp = shim_qp(ibqp);
 	struct shim_wq *wq = &qp->sq;
@@ -250,8 +236,7 @@ int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&wq->lock);
 	state = wq_state(wq);
 	/* IBA 10.8.2 / rxe: no send WRs before RTS. */
-	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
-	    state == IBV_QPS_RTR) {
+	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
 		err = EINVAL;
 		*bad_wr = wr;
 		goto out;
@@ -264,8 +249,7 @@ int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 		err = fill_send_wqe(qp, wr,
-				    uroce_ring_entry(wq->ring, wq->entries,
-						     wq->stride, wq->prod));
+				    uroce_ring_entry(wq->ring, wq->entries, wq->stride, wq->prod));
 		if (err)
 			break;
 		wq->prod++;
@@ -281,8 +265,8 @@ out:
 	return err;
 }
 
-int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq,
-			struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
 {
 	uint32_t cons, start;
 	int err = 0;
@@ -292,7 +276,7 @@ int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq,
 	cons = uroce_load_acquire(&wq->ring->cons);
 	for (; wr; wr = wr->next) {
 		uint8_t *slot;
-		struct uroce_recv_wqe w = { .wr_id = wr->wr_id };
+		struct uroce_recv_wqe w = {.wr_id = wr->wr_id};
 
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge) {
 			err = EINVAL;
@@ -302,17 +286,15 @@ int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq,
 			err = ENOMEM;
 			break;
 		}
-		slot = uroce_ring_entry(wq->ring, wq->entries, wq->stride,
-					wq->prod);
+		slot = uroce_ring_entry(wq->ring, wq->entries, wq->stride, wq->prod);
 		w.num_sge = (uint32_t)wr->num_sge;
 		memcpy(slot, &w, sizeof(w));
 		for (int i = 0; i < wr->num_sge; i++) {
-			struct uroce_sge s = { .addr = wr->sg_list[i].addr,
-					       .length = wr->sg_list[i].length,
-					       .lkey = wr->sg_list[i].lkey };
+			struct uroce_sge s = {.addr = wr->sg_list[i].addr,
+					      .length = wr->sg_list[i].length,
+					      .lkey = wr->sg_list[i].lkey};
 
-			memcpy(slot + UROCE_RECV_WQE_BYTES + i * sizeof(s), &s,
-			       sizeof(s));
+			memcpy(slot + UROCE_RECV_WQE_BYTES + i * sizeof(s), &s, sizeof(s));
 		}
 		wq->prod++;
 	}
@@ -326,8 +308,7 @@ int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq,
 	return err;
 }
 
-int shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		   struct ibv_recv_wr **bad_wr)
+int shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	struct shim_qp *qp = shim_qp(ibqp);
 
@@ -336,8 +317,7 @@ int shim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	return shim_post_recv_ring(shim_ctx(ibqp->context), &qp->rq, wr,
-				   bad_wr);
+	return shim_post_recv_ring(shim_ctx(ibqp->context), &qp->rq, wr, bad_wr);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -388,8 +368,8 @@ static struct uroce_send_wqe *wr_begin(struct shim_qp *qp, uint32_t opcode)
 	return w;
 }
 
-static void wr_rdma(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
-		    uint64_t remote_addr, __be32 imm)
+static void wr_rdma(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey, uint64_t remote_addr,
+		    __be32 imm)
 {
 	struct uroce_send_wqe *w = wr_begin(qpx_to_qp(qpx), opcode);
 
@@ -400,20 +380,18 @@ static void wr_rdma(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
 	w->imm_data = imm;
 }
 
-static void wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
-			  uint64_t remote_addr)
+static void wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
 {
 	wr_rdma(qpx, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0);
 }
 
-static void wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
-			      uint64_t remote_addr, __be32 imm)
+static void wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+			      __be32 imm)
 {
 	wr_rdma(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr, imm);
 }
 
-static void wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
-			 uint64_t remote_addr)
+static void wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
 {
 	wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, remote_addr, 0);
 }
@@ -425,16 +403,14 @@ static void wr_send(struct ibv_qp_ex *qpx)
 
 static void wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
 {
-	struct uroce_send_wqe *w =
-		wr_begin(qpx_to_qp(qpx), IBV_WR_SEND_WITH_IMM);
+	struct uroce_send_wqe *w = wr_begin(qpx_to_qp(qpx), IBV_WR_SEND_WITH_IMM);
 
 	if (w)
 		w->imm_data = imm;
 }
 
-static void wr_atomic(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
-		      uint64_t remote_addr, uint64_t compare_add,
-		      uint64_t swap)
+static void wr_atomic(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey, uint64_t remote_addr,
+		      uint64_t compare_add, uint64_t swap)
 {
 	struct shim_qp *qp = qpx_to_qp(qpx);
 	struct uroce_send_wqe *w;
@@ -454,16 +430,14 @@ static void wr_atomic(struct ibv_qp_ex *qpx, uint32_t opcode, uint32_t rkey,
 	w->wr.atomic.swap = swap;
 }
 
-static void wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
-			      uint64_t remote_addr, uint64_t compare,
-			      uint64_t swap)
+static void wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+			      uint64_t compare, uint64_t swap)
 {
-	wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare,
-		  swap);
+	wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare, swap);
 }
 
-static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
-				uint64_t remote_addr, uint64_t add)
+static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+				uint64_t add)
 {
 	wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
@@ -476,8 +450,7 @@ static struct uroce_send_wqe *wr_cur(struct shim_qp *qp)
 	return qp->wr_cur;
 }
 
-static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
-			    const struct ibv_sge *sg_list)
+static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge, const struct ibv_sge *sg_list)
 {
 	struct shim_qp *qp = qpx_to_qp(qpx);
 	struct uroce_send_wqe *w = wr_cur(qp);
@@ -491,9 +464,8 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	}
 	data = (uint8_t *)w + UROCE_SEND_WQE_BYTES;
 	for (size_t i = 0; i < num_sge; i++) {
-		struct uroce_sge s = { .addr = sg_list[i].addr,
-				       .length = sg_list[i].length,
-				       .lkey = sg_list[i].lkey };
+		struct uroce_sge s = {
+		    .addr = sg_list[i].addr, .length = sg_list[i].length, .lkey = sg_list[i].lkey};
 
 		memcpy(data + i * sizeof(s), &s, sizeof(s));
 	}
@@ -502,10 +474,9 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	w->send_flags &= ~(uint32_t)IBV_SEND_INLINE;
 }
 
-static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
-		       uint32_t length)
+static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length)
 {
-	struct ibv_sge s = { .addr = addr, .length = length, .lkey = lkey };
+	struct ibv_sge s = {.addr = addr, .length = length, .lkey = lkey};
 
 	wr_set_sge_list(qpx, 1, &s);
 }
@@ -540,24 +511,22 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 	w->send_flags |= IBV_SEND_INLINE;
 }
 
-static void wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
-			       size_t length)
+static void wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length)
 {
-	struct ibv_data_buf b = { .addr = addr, .length = length };
+	struct ibv_data_buf b = {.addr = addr, .length = length};
 
 	wr_set_inline_data_list(qpx, 1, &b);
 }
 
-static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
-			   uint32_t remote_qpn, uint32_t remote_qkey)
+static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t remote_qpn,
+			   uint32_t remote_qkey)
 {
 	struct shim_qp *qp = qpx_to_qp(qpx);
 	struct uroce_send_wqe *w = wr_cur(qp);
 
 	if (!w)
 		return;
-	if (qpx->qp_base.qp_type != IBV_QPT_UD || !ah ||
-	    ah->context != qpx->qp_base.context) {
+	if (qpx->qp_base.qp_type != IBV_QPT_UD || !ah || ah->context != qpx->qp_base.context) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -599,8 +568,7 @@ static void wr_send_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 	wr_unsupported(qpx_to_qp(qpx));
 }
 
-static void wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
-			uint16_t mss)
+static void wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint16_t mss)
 {
 	(void)hdr;
 	(void)hdr_sz;
@@ -608,8 +576,8 @@ static void wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
 	wr_unsupported(qpx_to_qp(qpx));
 }
 
-static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
-			    uint64_t remote_addr, const void *atomic_wr)
+static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+			    const void *atomic_wr)
 {
 	(void)rkey;
 	(void)remote_addr;
@@ -624,8 +592,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	uint32_t state = wq_state(wq);
 	int err = qp->wr_err;
 
-	if (!err && (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
-		     state == IBV_QPS_RTR))
+	if (!err && (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR))
 		err = EINVAL;
 	if (!err && qp->wr_prod != wq->prod) {
 		wq->prod = qp->wr_prod;
@@ -674,17 +641,15 @@ static void set_wr_ops(struct ibv_qp_ex *q)
 /* ------------------------------------------------------------------------ */
 /* Creation, modify, query, destroy.                                         */
 
-#define KNOWN_INIT_MASK                                                        \
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |                         \
-	 IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |     \
-	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |               \
+#define KNOWN_INIT_MASK                                                                            \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_CREATE_FLAGS |             \
+	 IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH | \
 	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
-struct ibv_qp *shim_create_qp_ex(struct ibv_context *context,
-				 struct ibv_qp_init_attr_ex *attr)
+struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
 {
 	struct shim_context *c = shim_ctx(context);
-	struct uroce_create_qp_req req = { .hdr.op = UROCE_OP_CREATE_QP };
+	struct uroce_create_qp_req req = {.hdr.op = UROCE_OP_CREATE_QP};
 	struct uroce_create_qp_resp resp;
 	uint64_t ops = 0;
 	struct shim_qp *qp;
@@ -692,9 +657,8 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context,
 
 	if (attr->comp_mask & ~(uint32_t)KNOWN_INIT_MASK)
 		return shim_fail_null(-EINVAL);
-	if (attr->comp_mask &
-	    (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
-	     IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
+	if (attr->comp_mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+			       IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
 		return shim_fail_null(-EOPNOTSUPP);
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
 		return shim_fail_null(-EINVAL);
@@ -707,9 +671,8 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context,
 	}
 	/* Every object must belong to this context (the kernel's per-file
 	 * handle tables give EINVAL too; the daemon checks again). */
-	if (attr->pd->context != context || !attr->send_cq ||
-	    !attr->recv_cq || attr->send_cq->context != context ||
-	    attr->recv_cq->context != context ||
+	if (attr->pd->context != context || !attr->send_cq || !attr->recv_cq ||
+	    attr->send_cq->context != context || attr->recv_cq->context != context ||
 	    (attr->srq && attr->srq->context != context))
 		return shim_fail_null(-EINVAL);
 
@@ -730,8 +693,7 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return shim_fail_null(-ENOMEM);
-	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), fds, 2,
-			&nfds);
+	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), fds, 2, &nfds);
 	if (!err && nfds != (attr->srq ? 1 : 2)) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
@@ -785,8 +747,7 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context,
 	return q;
 }
 
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
-			     struct ibv_qp_init_attr *qp_init_attr)
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
 {
 	struct ibv_qp_init_attr_ex ex;
 	struct ibv_qp *qp;
@@ -807,8 +768,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	return qp;
 }
 
-static void qp_attr_to_uapi(const struct ibv_qp_attr *a,
-			    struct uroce_qp_attr *o)
+static void qp_attr_to_uapi(const struct ibv_qp_attr *a, struct uroce_qp_attr *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->qp_state = a->qp_state;
@@ -843,8 +803,7 @@ static void qp_attr_to_uapi(const struct ibv_qp_attr *a,
 	o->alt_timeout = a->alt_timeout;
 }
 
-static void qp_attr_from_uapi(const struct uroce_qp_attr *a,
-			      struct ibv_qp_attr *o)
+static void qp_attr_from_uapi(const struct uroce_qp_attr *a, struct ibv_qp_attr *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->qp_state = (enum ibv_qp_state)a->qp_state;
@@ -881,33 +840,39 @@ static void qp_attr_from_uapi(const struct uroce_qp_attr *a,
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
-	struct uroce_modify_qp_req req = { .hdr.op = UROCE_OP_MODIFY_QP,
-					   .handle = qp->handle,
-					   .attr_mask = (uint32_t)attr_mask };
+	struct uroce_modify_qp_req req = {
+	    .hdr.op = UROCE_OP_MODIFY_QP, .handle = qp->handle, .attr_mask = (uint32_t)attr_mask};
 	struct uroce_msg_hdr resp;
 	int err;
 
 	qp_attr_to_uapi(attr, &req.attr);
-	err = shim_call(shim_ctx(qp->context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err =
+	    shim_call(shim_ctx(qp->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err)
 		return -err;
 	if (attr_mask & IBV_QP_STATE)
 		qp->state = attr->qp_state;
+	/* A QP reset forgets its completions still in the CQs, as mlx5's
+	 * provider does: a QP restated from the error state must not find
+	 * the flushes of its previous life. */
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		shim_cq_clean(shim_cq(qp->send_cq), qp->qp_num);
+		if (qp->recv_cq && qp->recv_cq != qp->send_cq)
+			shim_cq_clean(shim_cq(qp->recv_cq), qp->qp_num);
+	}
 	return 0;
 }
 
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr)
 {
-	struct uroce_query_qp_req req = { .hdr.op = UROCE_OP_QUERY_QP,
-					  .handle = qp->handle,
-					  .attr_mask = (uint32_t)attr_mask };
+	struct uroce_query_qp_req req = {
+	    .hdr.op = UROCE_OP_QUERY_QP, .handle = qp->handle, .attr_mask = (uint32_t)attr_mask};
 	struct uroce_query_qp_resp resp;
 	int err;
 
-	err = shim_call(shim_ctx(qp->context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err =
+	    shim_call(shim_ctx(qp->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err)
 		return -err;
 	qp_attr_from_uapi(&resp.attr, attr);
@@ -964,8 +929,7 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	return s->send_ops_flags ? &s->qpx : NULL;
 }
 
-int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
-			       uint32_t flags)
+int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
 {
 	(void)qp;
 	(void)op;

@@ -25,7 +25,7 @@
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-#define SHIM_CONTAINER_OF(ptr, type, member)                                   \
+#define SHIM_CONTAINER_OF(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 /* ------------------------------------------------------------------------ */
@@ -55,9 +55,9 @@ struct shim_obj_entry {
 #define SHIM_OBJ_BUCKETS 256
 
 struct shim_context {
-	pid_t pid;          /* process that opened it */
+	pid_t pid; /* process that opened it */
 	struct shim_device *dev;
-	int fd;             /* control socket (also ibv_context.cmd_fd) */
+	int fd; /* control socket (also ibv_context.cmd_fd) */
 	int doorbell_fd;
 	uint32_t handle;
 	uint32_t daemon_pid;
@@ -168,11 +168,11 @@ int shim_connect(const char *sock_path);
  * max_fds == 0). Returns 0 or -errno (the daemon's status or a transport
  * failure: -EIO when the daemon went away).
  */
-int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp,
-		  size_t resp_len, int *fds, int max_fds, int *nfds);
+int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp, size_t resp_len,
+		  int *fds, int max_fds, int *nfds);
 /* shim_exchange on a context's socket, serialised by its call lock. */
-int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp,
-	      size_t resp_len, int *fds, int max_fds, int *nfds);
+int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp, size_t resp_len,
+	      int *fds, int max_fds, int *nfds);
 /* Request with a bare header or one handle, response with a bare header. */
 int shim_call_simple(struct shim_context *ctx, uint32_t op, uint32_t handle);
 /* Map a ring fd (and close it). NULL with errno on failure. */
@@ -183,49 +183,40 @@ void shim_doorbell(struct shim_context *ctx);
 void *shim_fail_null(int neg_errno);
 
 /* objects.c: handle -> object registry for events */
-int shim_obj_add(struct shim_context *ctx, uint32_t handle,
-		 enum shim_obj_kind kind, void *obj);
+int shim_obj_add(struct shim_context *ctx, uint32_t handle, enum shim_obj_kind kind, void *obj);
 void shim_obj_del(struct shim_context *ctx, uint32_t handle);
 /* Look up and, under the registry lock, run fn(obj, arg) on it; returns the
  * object or NULL. */
-void *shim_obj_get(struct shim_context *ctx, uint32_t handle,
-		   enum shim_obj_kind kind, void (*fn)(void *obj));
+void *shim_obj_get(struct shim_context *ctx, uint32_t handle, enum shim_obj_kind kind,
+		   void (*fn)(void *obj));
 
 /* device.c */
 void shim_device_put(struct shim_device *dev);
 
 /* context.c */
-int shim_query_port(struct ibv_context *context, uint8_t port_num,
-		    struct ibv_port_attr *port_attr, size_t port_attr_len);
-int shim_query_device_ex(struct ibv_context *context,
-			 const struct ibv_query_device_ex_input *input,
+int shim_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *port_attr,
+		    size_t port_attr_len);
+int shim_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);
-int shim_query_rt_values(struct ibv_context *context,
-			 struct ibv_values_ex *values);
+int shim_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
 /* Query the daemon's device attributes. 0 or -errno. */
-int shim_query_dev_attr(struct shim_context *ctx,
-			struct uroce_device_attr *a);
+int shim_query_dev_attr(struct shim_context *ctx, struct uroce_device_attr *a);
 
 /* pd.c */
-struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context,
-				struct ibv_xrcd_init_attr *attr);
+struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr);
 int shim_close_xrcd(struct ibv_xrcd *xrcd);
 
 /* cq.c */
 int shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int shim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
-struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context,
-				    struct ibv_cq_init_attr_ex *attr);
+struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr);
 /* Remove from a CQ the unpolled CQEs of a destroyed QP (as providers do). */
 void shim_cq_clean(struct shim_cq *cq, uint32_t qpn);
 
 /* qp.c */
-int shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-		   struct ibv_send_wr **bad_wr);
-int shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-		   struct ibv_recv_wr **bad_wr);
-struct ibv_qp *shim_create_qp_ex(struct ibv_context *context,
-				 struct ibv_qp_init_attr_ex *attr);
+int shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
 /* Map a work queue from a create response. 0 or -errno. */
 int shim_wq_map(struct shim_wq *wq, int fd, size_t bytes);
 void shim_wq_unmap(struct shim_wq *wq);
@@ -233,14 +224,12 @@ void shim_wq_unmap(struct shim_wq *wq);
 void shim_ah_to_uapi(const struct ibv_ah_attr *in, struct uroce_ah_attr *out);
 void shim_ah_from_uapi(const struct uroce_ah_attr *in, struct ibv_ah_attr *out);
 /* Write receive WQEs into a ring (RQ or SRQ). Positive errno, *bad set. */
-int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq,
-			struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
 
 /* srq.c */
-int shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-		       struct ibv_recv_wr **bad_wr);
-struct ibv_srq *shim_create_srq_ex(struct ibv_context *context,
-				   struct ibv_srq_init_attr_ex *attr);
+int shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+struct ibv_srq *shim_create_srq_ex(struct ibv_context *context, struct ibv_srq_init_attr_ex *attr);
 int shim_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 
 #endif /* UROCE_SHIM_H */

@@ -10,12 +10,11 @@
 
 #include "shim.h"
 
-static struct ibv_srq *create_srq(struct ibv_context *context,
-				  struct ibv_pd *pd, void *srq_context,
+static struct ibv_srq *create_srq(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 				  struct ibv_srq_attr *attr)
 {
 	struct shim_context *c = shim_ctx(context);
-	struct uroce_create_srq_req req = { .hdr.op = UROCE_OP_CREATE_SRQ };
+	struct uroce_create_srq_req req = {.hdr.op = UROCE_OP_CREATE_SRQ};
 	struct uroce_create_srq_resp resp;
 	struct shim_srq *srq;
 	int fd, nfds, err;
@@ -29,8 +28,7 @@ static struct ibv_srq *create_srq(struct ibv_context *context,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return shim_fail_null(-ENOMEM);
-	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), &fd, 1,
-			&nfds);
+	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), &fd, 1, &nfds);
 	if (!err && nfds != 1)
 		err = -EPROTO;
 	if (err) {
@@ -58,24 +56,19 @@ static struct ibv_srq *create_srq(struct ibv_context *context,
 	return &srq->srq;
 }
 
-struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
-			       struct ibv_srq_init_attr *srq_init_attr)
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
 {
-	return create_srq(pd->context, pd, srq_init_attr->srq_context,
-			  &srq_init_attr->attr);
+	return create_srq(pd->context, pd, srq_init_attr->srq_context, &srq_init_attr->attr);
 }
 
-struct ibv_srq *shim_create_srq_ex(struct ibv_context *context,
-				   struct ibv_srq_init_attr_ex *attr)
+struct ibv_srq *shim_create_srq_ex(struct ibv_context *context, struct ibv_srq_init_attr_ex *attr)
 {
 	const uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
-			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
-			       IBV_SRQ_INIT_ATTR_TM;
+			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_TM;
 
 	if (attr->comp_mask & ~known)
 		return shim_fail_null(-EINVAL);
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	    attr->srq_type != IBV_SRQT_BASIC)
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC)
 		return shim_fail_null(-EOPNOTSUPP); /* XRC and TM SRQs */
 	if (attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_TM))
 		return shim_fail_null(-EOPNOTSUPP);
@@ -84,29 +77,27 @@ struct ibv_srq *shim_create_srq_ex(struct ibv_context *context,
 	return create_srq(context, attr->pd, attr->srq_context, &attr->attr);
 }
 
-int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-		   int srq_attr_mask)
+int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask)
 {
-	struct uroce_modify_srq_req req = { .hdr.op = UROCE_OP_MODIFY_SRQ,
-					    .handle = srq->handle,
-					    .attr_mask = (uint32_t)srq_attr_mask,
-					    .max_wr = srq_attr->max_wr,
-					    .srq_limit = srq_attr->srq_limit };
+	struct uroce_modify_srq_req req = {.hdr.op = UROCE_OP_MODIFY_SRQ,
+					   .handle = srq->handle,
+					   .attr_mask = (uint32_t)srq_attr_mask,
+					   .max_wr = srq_attr->max_wr,
+					   .srq_limit = srq_attr->srq_limit};
 	struct uroce_msg_hdr resp;
 
-	return -shim_call(shim_ctx(srq->context), &req, sizeof(req), &resp,
-			  sizeof(resp), NULL, 0, NULL);
+	return -shim_call(shim_ctx(srq->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0,
+			  NULL);
 }
 
 int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
 {
-	struct uroce_handle_req req = { .hdr.op = UROCE_OP_QUERY_SRQ,
-					.handle = srq->handle };
+	struct uroce_handle_req req = {.hdr.op = UROCE_OP_QUERY_SRQ, .handle = srq->handle};
 	struct uroce_query_srq_resp resp;
 	int err;
 
-	err = shim_call(shim_ctx(srq->context), &req, sizeof(req), &resp,
-			sizeof(resp), NULL, 0, NULL);
+	err = shim_call(shim_ctx(srq->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0,
+			NULL);
 	if (err)
 		return -err;
 	srq_attr->max_wr = resp.max_wr;
@@ -142,9 +133,7 @@ int shim_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
 	return 0;
 }
 
-int shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-		       struct ibv_recv_wr **bad_wr)
+int shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	return shim_post_recv_ring(shim_ctx(srq->context), &shim_srq(srq)->wq,
-				   wr, bad_wr);
+	return shim_post_recv_ring(shim_ctx(srq->context), &shim_srq(srq)->wq, wr, bad_wr);
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,18 +44,18 @@ static void check(int ok, const char *fmt, ...)
 }
 
 /* Expect a call that returns NULL with errno == want. */
-#define EXPECT_NULL_ERRNO(expr, want, what)                                    \
-	do {                                                                   \
-		void *p_ = (void *)(expr);                                     \
-		int e_ = errno;                                                \
-		check(!p_ && e_ == (want), "%s: got %p errno %d (%s), want %s", \
-		      what, p_, p_ ? 0 : e_, p_ ? "-" : strerror(e_), #want);  \
+#define EXPECT_NULL_ERRNO(expr, want, what)                                               \
+	do {                                                                              \
+		void *p_ = (void *)(expr);                                                \
+		int e_ = errno;                                                           \
+		check(!p_ && e_ == (want), "%s: got %p errno %d (%s), want %s", what, p_, \
+		      p_ ? 0 : e_, p_ ? "-" : strerror(e_), #want);                       \
 	} while (0)
 
 #define EXPECT_RET(expr, want, what)                                           \
 	do {                                                                   \
 		int r_ = (expr);                                               \
-		check(r_ == (want), "%s: returned %d (%s), want %s", what, r_,  \
+		check(r_ == (want), "%s: returned %d (%s), want %s", what, r_, \
 		      r_ > 0 ? strerror(r_) : "", #want);                      \
 	} while (0)
 
@@ -78,18 +79,15 @@ static struct ibv_context *open_dev(const char *name)
 	return ctx;
 }
 
-static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
-			      enum ibv_qp_type type, struct ibv_srq *srq)
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type,
+			      struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr a = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.srq = srq,
-		.qp_type = type,
-		.cap = { .max_send_wr = 8,
-			 .max_recv_wr = 8,
-			 .max_send_sge = 2,
-			 .max_recv_sge = 2 },
+	    .send_cq = cq,
+	    .recv_cq = cq,
+	    .srq = srq,
+	    .qp_type = type,
+	    .cap = {.max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 2, .max_recv_sge = 2},
 	};
 
 	return ibv_create_qp(pd, &a);
@@ -97,10 +95,10 @@ static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 
 static int to_init(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT,
-				 .port_num = 1,
-				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-				 .qkey = 0x11111111 };
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
+				.port_num = 1,
+				.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+				.qkey = 0x11111111};
 	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
 	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
@@ -109,42 +107,39 @@ static int to_init(struct ibv_qp *qp)
 
 static int to_rtr(struct ibv_qp *qp, uint32_t dest_qpn, union ibv_gid *gid)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR,
-				 .path_mtu = IBV_MTU_1024,
-				 .dest_qp_num = dest_qpn,
-				 .rq_psn = 0x1234,
-				 .max_dest_rd_atomic = 16,
-				 .min_rnr_timer = 12 };
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR,
+				.path_mtu = IBV_MTU_1024,
+				.dest_qp_num = dest_qpn,
+				.rq_psn = 0x1234,
+				.max_dest_rd_atomic = 16,
+				.min_rnr_timer = 12};
 
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = *gid;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
 	return ibv_modify_qp(qp, &a,
-			     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				     IBV_QP_MAX_DEST_RD_ATOMIC |
-				     IBV_QP_MIN_RNR_TIMER);
+			     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 }
 
 static int to_rts(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS,
-				 .timeout = 14,
-				 .retry_cnt = 7,
-				 .rnr_retry = 7,
-				 .sq_psn = 0x1234,
-				 .max_rd_atomic = 16 };
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS,
+				.timeout = 14,
+				.retry_cnt = 7,
+				.rnr_retry = 7,
+				.sq_psn = 0x1234,
+				.max_rd_atomic = 16};
 
 	return ibv_modify_qp(qp, &a,
-			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				     IBV_QP_MAX_QP_RD_ATOMIC);
+			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 static int set_state(struct ibv_qp *qp, enum ibv_qp_state s)
 {
-	struct ibv_qp_attr a = { .qp_state = s };
+	struct ibv_qp_attr a = {.qp_state = s};
 
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
 }
@@ -173,14 +168,13 @@ static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 
 static int readable(int fd, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
 }
 
 /* --- the QP state machine and its masks ---------------------------------- */
-static void check_state_machine(struct ibv_context *ctx, struct ibv_pd *pd,
-				struct ibv_cq *cq)
+static void check_state_machine(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq)
 {
 	struct ibv_qp *qp = make_qp(pd, cq, IBV_QPT_RC, NULL);
 	struct ibv_qp_attr a;
@@ -197,38 +191,33 @@ static void check_state_machine(struct ibv_context *ctx, struct ibv_pd *pd,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.qp_access_flags = 0;
-	EXPECT_RET(ibv_modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					 IBV_QP_ACCESS_FLAGS),
+	EXPECT_RET(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS),
 		   EINVAL, "RESET->INIT without IBV_QP_PORT");
 	/* ... with an attribute that transition does not allow. */
 	a.port_num = 1;
 	EXPECT_RET(ibv_modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					 IBV_QP_ACCESS_FLAGS | IBV_QP_PORT |
-					 IBV_QP_SQ_PSN),
+				 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS |
+				     IBV_QP_PORT | IBV_QP_SQ_PSN),
 		   EINVAL, "RESET->INIT with IBV_QP_SQ_PSN");
 	/* RC QPs have no Q_Key. */
 	EXPECT_RET(ibv_modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					 IBV_QP_ACCESS_FLAGS | IBV_QP_PORT |
-					 IBV_QP_QKEY),
+				 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS |
+				     IBV_QP_PORT | IBV_QP_QKEY),
 		   EINVAL, "RC RESET->INIT with IBV_QP_QKEY");
 	EXPECT_RET(set_state(qp, IBV_QPS_RTS), EINVAL, "RESET->RTS");
-	EXPECT_RET(set_state(qp, IBV_QPS_ERR), EINVAL,
-		   "RESET->ERR (not a legal transition)");
+	EXPECT_RET(set_state(qp, IBV_QPS_ERR), EINVAL, "RESET->ERR (not a legal transition)");
 	/* Bad attribute values. */
 	a.port_num = 2;
-	EXPECT_RET(ibv_modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					 IBV_QP_ACCESS_FLAGS | IBV_QP_PORT),
-		   EINVAL, "RESET->INIT on port 2");
+	EXPECT_RET(
+	    ibv_modify_qp(qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS | IBV_QP_PORT),
+	    EINVAL, "RESET->INIT on port 2");
 	a.port_num = 1;
 	a.pkey_index = 5;
-	EXPECT_RET(ibv_modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					 IBV_QP_ACCESS_FLAGS | IBV_QP_PORT),
-		   EINVAL, "RESET->INIT with P_Key index 5");
+	EXPECT_RET(
+	    ibv_modify_qp(qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS | IBV_QP_PORT),
+	    EINVAL, "RESET->INIT with P_Key index 5");
 	check(qp->state == IBV_QPS_RESET, "failed modifies changed state");
 
 	EXPECT_RET(to_init(qp), 0, "RESET->INIT");
@@ -241,18 +230,15 @@ static void check_state_machine(struct ibv_context *ctx, struct ibv_pd *pd,
 	a.ah_attr.grh.dgid = gid;
 	a.ah_attr.port_num = 1;
 	EXPECT_RET(ibv_modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					 IBV_QP_RQ_PSN |
-					 IBV_QP_MAX_DEST_RD_ATOMIC |
-					 IBV_QP_MIN_RNR_TIMER),
+				 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_RQ_PSN |
+				     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER),
 		   EINVAL, "INIT->RTR without IBV_QP_DEST_QPN");
 	a.max_dest_rd_atomic = 200; /* beyond max_qp_rd_atom */
 	a.dest_qp_num = qp->qp_num;
 	EXPECT_RET(ibv_modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					 IBV_QP_MAX_DEST_RD_ATOMIC |
-					 IBV_QP_MIN_RNR_TIMER),
+				 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER),
 		   EINVAL, "INIT->RTR with max_dest_rd_atomic 200");
 	EXPECT_RET(to_rtr(qp, qp->qp_num, &gid), 0, "INIT->RTR");
 	/* RTR -> RTS for RC requires TIMEOUT, RETRY_CNT, RNR_RETRY,... */
@@ -263,30 +249,26 @@ static void check_state_machine(struct ibv_context *ctx, struct ibv_pd *pd,
 	EXPECT_RET(to_rts(qp), 0, "RTR->RTS");
 	/* The current-state hint must be right. */
 	a.cur_qp_state = IBV_QPS_RTR;
-	EXPECT_RET(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE),
-		   EINVAL, "RTS->RTS claiming current state RTR");
+	EXPECT_RET(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE), EINVAL,
+		   "RTS->RTS claiming current state RTR");
 	a.cur_qp_state = IBV_QPS_RTS;
 	a.min_rnr_timer = 3;
-	EXPECT_RET(ibv_modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_CUR_STATE |
-					 IBV_QP_MIN_RNR_TIMER),
-		   0, "RTS->RTS with MIN_RNR_TIMER");
+	EXPECT_RET(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE | IBV_QP_MIN_RNR_TIMER), 0,
+		   "RTS->RTS with MIN_RNR_TIMER");
 	EXPECT_RET(set_state(qp, IBV_QPS_SQD), 0, "RTS->SQD");
 	EXPECT_RET(set_state(qp, IBV_QPS_RTS), 0, "SQD->RTS");
 	EXPECT_RET(set_state(qp, IBV_QPS_SQE), EINVAL, "RTS->SQE");
 
 	memset(&a, 0, sizeof(a));
-	EXPECT_RET(ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP |
-						IBV_QP_MIN_RNR_TIMER |
-						IBV_QP_SQ_PSN,
+	EXPECT_RET(ibv_query_qp(qp, &a,
+				IBV_QP_STATE | IBV_QP_CAP | IBV_QP_MIN_RNR_TIMER | IBV_QP_SQ_PSN,
 				&ia),
 		   0, "query QP");
 	check(a.qp_state == IBV_QPS_RTS, "queried state %d", a.qp_state);
-	check(a.min_rnr_timer == 3, "queried min_rnr_timer %d",
-	      a.min_rnr_timer);
+	check(a.min_rnr_timer == 3, "queried min_rnr_timer %d", a.min_rnr_timer);
 	check(a.sq_psn == 0x1234, "queried sq_psn 0x%x", a.sq_psn);
-	check(ia.cap.max_send_wr >= 8 && ia.cap.max_send_sge >= 2,
-	      "queried caps %u/%u", ia.cap.max_send_wr, ia.cap.max_send_sge);
+	check(ia.cap.max_send_wr >= 8 && ia.cap.max_send_sge >= 2, "queried caps %u/%u",
+	      ia.cap.max_send_wr, ia.cap.max_send_sge);
 
 	EXPECT_RET(set_state(qp, IBV_QPS_ERR), 0, "RTS->ERR");
 	EXPECT_RET(set_state(qp, IBV_QPS_RTS), EINVAL, "ERR->RTS");
@@ -296,8 +278,8 @@ static void check_state_machine(struct ibv_context *ctx, struct ibv_pd *pd,
 }
 
 /* --- objects of another context ------------------------------------------ */
-static void check_cross_context(struct ibv_context *a, struct ibv_pd *pd_a,
-				struct ibv_cq *cq_a, struct ibv_context *b)
+static void check_cross_context(struct ibv_context *a, struct ibv_pd *pd_a, struct ibv_cq *cq_a,
+				struct ibv_context *b)
 {
 	struct ibv_pd *pd_b = ibv_alloc_pd(b);
 	struct ibv_cq *cq_b = ibv_create_cq(b, 4, NULL, NULL, 0);
@@ -319,8 +301,7 @@ static void check_cross_context(struct ibv_context *a, struct ibv_pd *pd_a,
 static void check_mr(struct ibv_pd *pd)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	uint8_t *p = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *p = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct ibv_mr *mr;
 
 	check(p != MAP_FAILED, "mmap");
@@ -328,94 +309,81 @@ static void check_mr(struct ibv_pd *pd)
 		return;
 	mr = ibv_reg_mr(pd, p, 4 * pg, IBV_ACCESS_LOCAL_WRITE);
 	check(mr && mr->lkey && mr->addr == p && mr->length == (size_t)(4 * pg) &&
-		      mr->context == pd->context,
+		  mr->context == pd->context,
 	      "reg_mr over mapped memory: %s", strerror(errno));
 	if (mr) {
 		/* Re-register onto a hole: rejected, the MR stays as it was. */
 		munmap(p + 2 * pg, pg);
-		check(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
-				   p + pg, 2 * pg, 0) ==
-				      IBV_REREG_MR_ERR_CMD &&
-			      errno == EFAULT,
+		check(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p + pg, 2 * pg, 0) ==
+			      IBV_REREG_MR_ERR_CMD &&
+			  errno == EFAULT,
 		      "rereg_mr over a hole: errno %d", errno);
 		EXPECT_RET(ibv_dereg_mr(mr), 0, "dereg_mr");
 	} else {
 		munmap(p + 2 * pg, pg);
 	}
 	/* The hole in the middle of the range (EFAULT: pinning fails). */
-	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p, 4 * pg, IBV_ACCESS_LOCAL_WRITE),
-			  EFAULT, "reg_mr over unmapped memory");
-	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, (void *)(uintptr_t)pg, pg,
-				     IBV_ACCESS_LOCAL_WRITE),
-			  EFAULT, "reg_mr at address 0x1000");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p, 4 * pg, IBV_ACCESS_LOCAL_WRITE), EFAULT,
+			  "reg_mr over unmapped memory");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, (void *)(uintptr_t)pg, pg, IBV_ACCESS_LOCAL_WRITE), EFAULT,
+			  "reg_mr at address 0x1000");
 	/* Read-only memory: only a registration nobody writes through. */
 	mprotect(p, pg, PROT_READ);
-	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p, pg, IBV_ACCESS_LOCAL_WRITE),
-			  EFAULT, "writable reg_mr over read-only memory");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p, pg, IBV_ACCESS_LOCAL_WRITE), EFAULT,
+			  "writable reg_mr over read-only memory");
 	mr = ibv_reg_mr(pd, p, pg, IBV_ACCESS_REMOTE_READ);
-	check(mr != NULL, "read-only reg_mr over read-only memory: %s",
-	      strerror(errno));
+	check(mr != NULL, "read-only reg_mr over read-only memory: %s", strerror(errno));
 	if (mr)
 		ibv_dereg_mr(mr);
 	mprotect(p + 3 * pg, pg, PROT_NONE);
 	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + 3 * pg, pg, 0), EFAULT,
 			  "reg_mr over PROT_NONE memory");
 	/* IBA 10.6.3.1: remote write/atomic need local write. */
-	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + pg, pg, IBV_ACCESS_REMOTE_WRITE),
-			  EINVAL, "reg_mr REMOTE_WRITE without LOCAL_WRITE");
-	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + pg, pg,
-				     IBV_ACCESS_REMOTE_ATOMIC),
-			  EINVAL, "reg_mr REMOTE_ATOMIC without LOCAL_WRITE");
-	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + pg, pg, IBV_ACCESS_ON_DEMAND),
-			  EOPNOTSUPP, "reg_mr ON_DEMAND");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + pg, pg, IBV_ACCESS_REMOTE_WRITE), EINVAL,
+			  "reg_mr REMOTE_WRITE without LOCAL_WRITE");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + pg, pg, IBV_ACCESS_REMOTE_ATOMIC), EINVAL,
+			  "reg_mr REMOTE_ATOMIC without LOCAL_WRITE");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + pg, pg, IBV_ACCESS_ON_DEMAND), EOPNOTSUPP,
+			  "reg_mr ON_DEMAND");
 	/* Optional access bits are ignored, as rdma-core does. */
 	mr = ibv_reg_mr_iova2(pd, p + pg, pg, 0x10000,
-			      IBV_ACCESS_LOCAL_WRITE |
-				      IBV_ACCESS_RELAXED_ORDERING);
-	check(mr != NULL, "reg_mr_iova2 with RELAXED_ORDERING: %s",
-	      strerror(errno));
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
+	check(mr != NULL, "reg_mr_iova2 with RELAXED_ORDERING: %s", strerror(errno));
 	if (mr)
 		ibv_dereg_mr(mr);
 	munmap(p, 4 * pg);
 }
 
 /* --- limits ------------------------------------------------------------- */
-static void check_limits(struct ibv_context *ctx, struct ibv_pd *pd,
-			 struct ibv_cq *cq)
+static void check_limits(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq)
 {
 	struct ibv_device_attr da;
-	struct ibv_qp_init_attr a = { .send_cq = cq,
-				      .recv_cq = cq,
-				      .qp_type = IBV_QPT_RC,
-				      .cap = { .max_send_wr = 1,
-					       .max_recv_wr = 1,
-					       .max_send_sge = 1,
-					       .max_recv_sge = 1 } };
+	struct ibv_qp_init_attr a = {
+	    .send_cq = cq,
+	    .recv_cq = cq,
+	    .qp_type = IBV_QPT_RC,
+	    .cap = {.max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1}};
 	struct ibv_port_attr pa;
 
 	EXPECT_RET(ibv_query_device(ctx, &da), 0, "query_device");
 	check(da.max_qp_rd_atom >= 16 && da.max_qp_init_rd_atom >= 16 &&
-		      da.atomic_cap == IBV_ATOMIC_HCA && da.max_pkeys == 1,
+		  da.atomic_cap == IBV_ATOMIC_HCA && da.max_pkeys == 1,
 	      "device limits");
 	EXPECT_RET(ibv_query_port(ctx, 1, &pa), 0, "query_port 1");
-	check(pa.state == IBV_PORT_ACTIVE &&
-		      pa.link_layer == IBV_LINK_LAYER_ETHERNET,
+	check(pa.state == IBV_PORT_ACTIVE && pa.link_layer == IBV_LINK_LAYER_ETHERNET,
 	      "port active, Ethernet");
 	EXPECT_RET(ibv_query_port(ctx, 2, &pa), EINVAL, "query_port 2");
-	EXPECT_NULL_ERRNO(ibv_create_cq(ctx, da.max_cqe + 1, NULL, NULL, 0),
-			  EINVAL, "CQ beyond max_cqe");
-	EXPECT_NULL_ERRNO(ibv_create_cq(ctx, 1, NULL, NULL, 1), EINVAL,
-			  "CQ on comp_vector 1");
+	EXPECT_NULL_ERRNO(ibv_create_cq(ctx, da.max_cqe + 1, NULL, NULL, 0), EINVAL,
+			  "CQ beyond max_cqe");
+	EXPECT_NULL_ERRNO(ibv_create_cq(ctx, 1, NULL, NULL, 1), EINVAL, "CQ on comp_vector 1");
 	a.cap.max_send_wr = (uint32_t)da.max_qp_wr + 1;
-	EXPECT_NULL_ERRNO(ibv_create_qp(pd, &a), EINVAL,
-			  "QP beyond max_qp_wr");
+	EXPECT_NULL_ERRNO(ibv_create_qp(pd, &a), EINVAL, "QP beyond max_qp_wr");
 	a.cap.max_send_wr = 1;
 	a.cap.max_recv_sge = (uint32_t)da.max_sge + 1;
 	EXPECT_NULL_ERRNO(ibv_create_qp(pd, &a), EINVAL, "QP beyond max_sge");
 	a.cap.max_recv_sge = 1;
 	a.cap.max_inline_data = 1 << 20;
-	EXPECT_NULL_ERRNO(ibv_create_qp(pd, &a), EINVAL,
-			  "QP with 1 MiB inline");
+	EXPECT_NULL_ERRNO(ibv_create_qp(pd, &a), EINVAL, "QP with 1 MiB inline");
 	a.cap.max_inline_data = 0;
 	a.qp_type = IBV_QPT_RAW_PACKET;
 	EXPECT_NULL_ERRNO(ibv_create_qp(pd, &a), EOPNOTSUPP, "RAW_PACKET QP");
@@ -450,12 +418,10 @@ static void check_data_path(struct ibv_context *ctx, struct ibv_pd *pd)
 	check(cq && mr && qp, "CQ/MR/QP for the data path");
 	if (!cq || !mr || !qp)
 		return;
-	EXPECT_RET(ibv_destroy_comp_channel(ch), EBUSY,
-		   "destroy channel in use");
+	EXPECT_RET(ibv_destroy_comp_channel(ch), EBUSY, "destroy channel in use");
 	for (int i = 0; i < 40; i++)
-		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)buf + 64 * i,
-					   .length = 64,
-					   .lkey = mr->lkey };
+		sge[i] = (struct ibv_sge){
+		    .addr = (uintptr_t)buf + 64 * i, .length = 64, .lkey = mr->lkey};
 	memset(rwr, 0, sizeof(rwr));
 	for (int i = 0; i < 9; i++) {
 		rwr[i].wr_id = 100 + i;
@@ -484,8 +450,7 @@ static void check_data_path(struct ibv_context *ctx, struct ibv_pd *pd)
 
 	/* Receive queue of 8: the ninth WR does not fit. */
 	bad_r = NULL;
-	EXPECT_RET(ibv_post_recv(qp, rwr, &bad_r), ENOMEM,
-		   "post 9 receives on 8 slots");
+	EXPECT_RET(ibv_post_recv(qp, rwr, &bad_r), ENOMEM, "post 9 receives on 8 slots");
 	check(bad_r == &rwr[8], "bad_wr of the full receive queue (%ld)",
 	      bad_r ? (long)(bad_r - rwr) : -1L);
 
@@ -494,8 +459,7 @@ static void check_data_path(struct ibv_context *ctx, struct ibv_pd *pd)
 	to_rts(qp);
 	swr[1].opcode = (enum ibv_wr_opcode)42;
 	bad_s = NULL;
-	EXPECT_RET(ibv_post_send(qp, swr, &bad_s), EINVAL,
-		   "post_send with a bad opcode");
+	EXPECT_RET(ibv_post_send(qp, swr, &bad_s), EINVAL, "post_send with a bad opcode");
 	check(bad_s == &swr[1], "bad_wr at the bad opcode");
 	swr[1].opcode = IBV_WR_SEND;
 	{
@@ -506,13 +470,11 @@ static void check_data_path(struct ibv_context *ctx, struct ibv_pd *pd)
 		max_send_sge = qa.cap.max_send_sge;
 		max_recv_sge = qa.cap.max_recv_sge;
 	}
-	check(max_send_sge >= 2 && max_send_sge < 40 && max_recv_sge >= 2 &&
-		      max_recv_sge < 40,
+	check(max_send_sge >= 2 && max_send_sge < 40 && max_recv_sge >= 2 && max_recv_sge < 40,
 	      "SGE caps %u/%u", max_send_sge, max_recv_sge);
 	swr[0].num_sge = (int)max_send_sge + 1;
 	bad_s = NULL;
-	EXPECT_RET(ibv_post_send(qp, swr, &bad_s), EINVAL,
-		   "post_send beyond max_send_sge");
+	EXPECT_RET(ibv_post_send(qp, swr, &bad_s), EINVAL, "post_send beyond max_send_sge");
 	check(bad_s == swr, "bad_wr at the SGE overflow");
 	swr[0].num_sge = 1;
 	swr[1].next = NULL;
@@ -526,8 +488,7 @@ static void check_data_path(struct ibv_context *ctx, struct ibv_pd *pd)
 	n = poll_n(cq, wc, 10);
 	n += ibv_poll_cq(cq, 1, wc + n); /* nothing more */
 	for (int i = 0; i < n; i++) {
-		check(wc[i].status == IBV_WC_WR_FLUSH_ERR &&
-			      wc[i].qp_num == qp->qp_num,
+		check(wc[i].status == IBV_WC_WR_FLUSH_ERR && wc[i].qp_num == qp->qp_num,
 		      "flush completion %d: status %d", i, wc[i].status);
 		if (wc[i].wr_id >= 100 && wc[i].wr_id < 108)
 			flushed_recv++;
@@ -535,27 +496,24 @@ static void check_data_path(struct ibv_context *ctx, struct ibv_pd *pd)
 			flushed_send++;
 	}
 	check(n == 10 && flushed_recv == 8 && flushed_send == 2,
-	      "flushed %d completions (%d recv, %d send), want 8 + 2", n,
-	      flushed_recv, flushed_send);
+	      "flushed %d completions (%d recv, %d send), want 8 + 2", n, flushed_recv,
+	      flushed_send);
 	check(readable(ch->fd, 2000), "completion channel readable");
 	ev_cq = NULL;
 	EXPECT_RET(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0, "get_cq_event");
-	check(ev_cq == cq && ev_ctx == (void *)0x5eed,
-	      "event names our CQ and its context");
+	check(ev_cq == cq && ev_ctx == (void *)0x5eed, "event names our CQ and its context");
 	ibv_ack_cq_events(cq, 1);
 
 	/* A receive posted in ERR is flushed too (through the doorbell). */
 	rwr[0].next = NULL;
 	rwr[0].num_sge = (int)max_recv_sge + 1;
 	bad_r = NULL;
-	EXPECT_RET(ibv_post_recv(qp, rwr, &bad_r), EINVAL,
-		   "post_recv beyond max_recv_sge");
+	EXPECT_RET(ibv_post_recv(qp, rwr, &bad_r), EINVAL, "post_recv beyond max_recv_sge");
 	check(bad_r == rwr, "bad_wr at the SGE overflow");
 	rwr[0].num_sge = 1;
 	EXPECT_RET(ibv_post_recv(qp, rwr, &bad_r), 0, "post_recv in ERR");
 	n = poll_n(cq, wc, 1);
-	check(n == 1 && wc[0].status == IBV_WC_WR_FLUSH_ERR &&
-		      wc[0].wr_id == 100,
+	check(n == 1 && wc[0].status == IBV_WC_WR_FLUSH_ERR && wc[0].wr_id == 100,
 	      "receive posted in ERR flushed (%d)", n);
 
 	EXPECT_RET(ibv_destroy_cq(cq), EBUSY, "destroy CQ in use");
@@ -568,11 +526,10 @@ static void check_data_path(struct ibv_context *ctx, struct ibv_pd *pd)
 
 static void check_async(struct ibv_context *ctx, struct ibv_pd *pd)
 {
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq_init_attr sa = {.attr = {.max_wr = 4, .max_sge = 1}};
 	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	struct ibv_srq *srq = ibv_create_srq(pd, &sa);
-	struct ibv_qp *qp = (cq && srq) ? make_qp(pd, cq, IBV_QPT_RC, srq) :
-					  NULL;
+	struct ibv_qp *qp = (cq && srq) ? make_qp(pd, cq, IBV_QPT_RC, srq) : NULL;
 	struct ibv_async_event ev;
 
 	check(cq && srq && qp, "CQ, SRQ, QP on the SRQ: %s", strerror(errno));
@@ -583,14 +540,44 @@ static void check_async(struct ibv_context *ctx, struct ibv_pd *pd)
 	EXPECT_RET(set_state(qp, IBV_QPS_ERR), 0, "INIT->ERR");
 	check(readable(ctx->async_fd, 2000), "async fd readable");
 	EXPECT_RET(ibv_get_async_event(ctx, &ev), 0, "get_async_event");
-	check(ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
-		      ev.element.qp == qp,
+	check(ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED && ev.element.qp == qp,
 	      "LAST_WQE_REACHED for our QP (type %d)", ev.event_type);
 	ibv_ack_async_event(&ev);
 	EXPECT_RET(ibv_destroy_srq(srq), EBUSY, "destroy SRQ in use");
 	EXPECT_RET(ibv_destroy_qp(qp), 0, "destroy QP on SRQ");
 	EXPECT_RET(ibv_destroy_srq(srq), 0, "destroy SRQ");
 	ibv_destroy_cq(cq);
+}
+
+/* --- fork: a child opens its own context from the parent's device list
+ * (qperf forks per test before opening the device) ------------------------ */
+static void check_fork(const char *name)
+{
+	struct ibv_device **list;
+	int n, status = -1;
+	pid_t pid;
+
+	list = ibv_get_device_list(&n);
+	check(list && n >= 1, "device list before fork");
+	if (!list)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct ibv_context *ctx = NULL;
+		struct ibv_device_attr da;
+		struct ibv_pd *pd;
+
+		for (int i = 0; i < n; i++)
+			if (!strcmp(ibv_get_device_name(list[i]), name))
+				ctx = ibv_open_device(list[i]);
+		pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		_exit(!ctx || !pd || ibv_query_device(ctx, &da) || ibv_dealloc_pd(pd) ||
+		      ibv_close_device(ctx));
+	}
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		  WEXITSTATUS(status) == 0,
+	      "child opened the device from the parent's list (status %d)", status);
+	ibv_free_device_list(list);
 }
 
 static int cmd_check(const char *dev_a, const char *dev_b)
@@ -615,6 +602,7 @@ static int cmd_check(const char *dev_a, const char *dev_b)
 	check_limits(a, pd, cq);
 	check_data_path(a, pd);
 	check_async(a, pd);
+	check_fork(dev_b);
 	ibv_destroy_cq(cq);
 	EXPECT_RET(ibv_dealloc_pd(pd), 0, "dealloc PD");
 	ibv_close_device(a);
@@ -623,8 +611,7 @@ static int cmd_check(const char *dev_a, const char *dev_b)
 
 	/* After all that, the device still serves a new client. */
 	a = open_dev(dev_a);
-	check(a && ibv_query_device(a, &da) == 0,
-	      "device serves after the bad inputs");
+	check(a && ibv_query_device(a, &da) == 0, "device serves after the bad inputs");
 	if (a)
 		ibv_close_device(a);
 	printf("%d checks, %d failures\n", checks, failures);
@@ -635,8 +622,8 @@ static int cmd_hold(const char *dev)
 {
 	static uint8_t buf[65536];
 	struct ibv_context *ctx = open_dev(dev);
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
-	struct ibv_ah_attr aa = { .port_num = 1 };
+	struct ibv_srq_init_attr sa = {.attr = {.max_wr = 4, .max_sge = 1}};
+	struct ibv_ah_attr aa = {.port_num = 1};
 	struct ibv_comp_channel *ch;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
@@ -649,15 +636,13 @@ static int cmd_hold(const char *dev)
 		return 2;
 	ch = ibv_create_comp_channel(ctx);
 	pd = ibv_alloc_pd(ctx);
-	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) :
-		  NULL;
+	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
 	cq = ibv_create_cq(ctx, 64, NULL, ch, 0);
 	qp = (pd && cq) ? make_qp(pd, cq, IBV_QPT_RC, NULL) : NULL;
 	srq = pd ? ibv_create_srq(pd, &sa) : NULL;
 	ah = pd ? ibv_create_ah(pd, &aa) : NULL;
 	if (!ch || !mr || !qp || !srq || !ah) {
-		fprintf(stderr, "hold: cannot create resources: %s\n",
-			strerror(errno));
+		fprintf(stderr, "hold: cannot create resources: %s\n", strerror(errno));
 		return 1;
 	}
 	to_init(qp);

@@ -54,14 +54,19 @@ expect_exit 1 "cannot bind UDP 127.0.0.1 port $CTL_PORT" -- "$D" --name other \
 	--addr 127.0.0.1 --port "$CTL_PORT" --rundir "$UROCE_RUNDIR"
 [ -S "$UROCE_RUNDIR/other.sock" ] && fail "failed daemon left a socket"
 
-# --mtu and IPv6 (::1 is its own RoCEv2 GID).
+# --mtu, and IPv6 where the host has ::1 (it is its own RoCEv2 GID).
 start_daemon mtu1k 127.0.0.3 --mtu 1024
-start_daemon v6 ::1
 "$UROCE_BIN/uroce" run -- ibv_devinfo -v -d mtu1k >"$T/mtu" 2>&1
 grep -q "active_mtu:.*1024 (3)" "$T/mtu" || fail "--mtu 1024: $(grep mtu "$T/mtu")"
-"$UROCE_BIN/uroce" run -- ibv_devinfo -v -d v6 >"$T/v6" 2>&1
-grep -q "GID\[  0\]:.*::1, RoCE v2" "$T/v6" || fail "IPv6 GID: $(grep GID "$T/v6")"
-pass "--mtu 1024 and IPv6 ::1"
+pass "--mtu 1024"
+if /usr/bin/python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).bind(("::1", 0))' 2>/dev/null; then
+	start_daemon v6 ::1
+	"$UROCE_BIN/uroce" run -- ibv_devinfo -v -d v6 >"$T/v6" 2>&1
+	grep -q "GID\[  0\]:.*::1, RoCE v2" "$T/v6" || fail "IPv6 GID: $(grep GID "$T/v6")"
+	pass "IPv6 ::1"
+else
+	echo "note: no IPv6 loopback on this host, IPv6 check not run"
+fi
 
 # SIGTERM: exit 0, socket gone, a valid (empty) pcap file written.
 stop_daemon "$P0"

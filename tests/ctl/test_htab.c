@@ -39,12 +39,9 @@ START_TEST(test_insert_find_remove)
 	}
 	/* Keys that collide in the low bits still resolve. */
 	for (uint32_t i = 0; i < N; i += 2)
-		ck_assert_int_eq(emu_htab_insert(&t, &nodes[i],
-						 0x80000000u | (i << 12)),
-				 0);
+		ck_assert_int_eq(emu_htab_insert(&t, &nodes[i], 0x80000000u | (i << 12)), 0);
 	for (uint32_t i = 0; i < N; i += 2)
-		ck_assert_ptr_eq(emu_htab_find(&t, 0x80000000u | (i << 12)),
-				 &nodes[i]);
+		ck_assert_ptr_eq(emu_htab_find(&t, 0x80000000u | (i << 12)), &nodes[i]);
 	emu_htab_free(&t);
 	ck_assert_ptr_null(emu_htab_find(&t, 1));
 }

@@ -61,45 +61,45 @@ enum uroce_qp_type {
 };
 
 /* X-macro: QP states in enum order, with their names. */
-#define UROCE_QP_STATE_LIST(X)                                                 \
-	X(RESET, 0)                                                            \
-	X(INIT, 1)                                                             \
-	X(RTR, 2)                                                              \
-	X(RTS, 3)                                                              \
-	X(SQD, 4)                                                              \
-	X(SQE, 5)                                                              \
+#define UROCE_QP_STATE_LIST(X) \
+	X(RESET, 0)            \
+	X(INIT, 1)             \
+	X(RTR, 2)              \
+	X(RTS, 3)              \
+	X(SQD, 4)              \
+	X(SQE, 5)              \
 	X(ERR, 6)
 
 enum uroce_qp_state {
 #define UROCE_QPS_ENUM(name, val) UROCE_QPS_##name = val,
 	UROCE_QP_STATE_LIST(UROCE_QPS_ENUM)
 #undef UROCE_QPS_ENUM
-	UROCE_QPS_COUNT
+	    UROCE_QPS_COUNT
 };
 
 /* X-macro: ibv_qp_attr_mask bits. */
-#define UROCE_QP_ATTR_LIST(X)                                                  \
-	X(STATE, 0)                                                            \
-	X(CUR_STATE, 1)                                                        \
-	X(EN_SQD_ASYNC_NOTIFY, 2)                                              \
-	X(ACCESS_FLAGS, 3)                                                     \
-	X(PKEY_INDEX, 4)                                                       \
-	X(PORT, 5)                                                             \
-	X(QKEY, 6)                                                             \
-	X(AV, 7)                                                               \
-	X(PATH_MTU, 8)                                                         \
-	X(TIMEOUT, 9)                                                          \
-	X(RETRY_CNT, 10)                                                       \
-	X(RNR_RETRY, 11)                                                       \
-	X(RQ_PSN, 12)                                                          \
-	X(MAX_QP_RD_ATOMIC, 13)                                                \
-	X(ALT_PATH, 14)                                                        \
-	X(MIN_RNR_TIMER, 15)                                                   \
-	X(SQ_PSN, 16)                                                          \
-	X(MAX_DEST_RD_ATOMIC, 17)                                              \
-	X(PATH_MIG_STATE, 18)                                                  \
-	X(CAP, 19)                                                             \
-	X(DEST_QPN, 20)                                                        \
+#define UROCE_QP_ATTR_LIST(X)     \
+	X(STATE, 0)               \
+	X(CUR_STATE, 1)           \
+	X(EN_SQD_ASYNC_NOTIFY, 2) \
+	X(ACCESS_FLAGS, 3)        \
+	X(PKEY_INDEX, 4)          \
+	X(PORT, 5)                \
+	X(QKEY, 6)                \
+	X(AV, 7)                  \
+	X(PATH_MTU, 8)            \
+	X(TIMEOUT, 9)             \
+	X(RETRY_CNT, 10)          \
+	X(RNR_RETRY, 11)          \
+	X(RQ_PSN, 12)             \
+	X(MAX_QP_RD_ATOMIC, 13)   \
+	X(ALT_PATH, 14)           \
+	X(MIN_RNR_TIMER, 15)      \
+	X(SQ_PSN, 16)             \
+	X(MAX_DEST_RD_ATOMIC, 17) \
+	X(PATH_MIG_STATE, 18)     \
+	X(CAP, 19)                \
+	X(DEST_QPN, 20)           \
 	X(RATE_LIMIT, 25)
 
 enum uroce_qp_attr_mask {
@@ -208,35 +208,35 @@ enum uroce_srq_attr_mask {
 /* Control protocol.                                                         */
 
 /* X-macro: control operations. */
-#define UROCE_OP_LIST(X)                                                       \
-	X(HELLO, 1)                                                            \
-	X(OPEN_CTX, 2)                                                         \
-	X(QUERY_DEVICE, 3)                                                     \
-	X(QUERY_PORT, 4)                                                       \
-	X(QUERY_GID, 5)                                                        \
-	X(QUERY_PKEY, 6)                                                       \
-	X(ALLOC_PD, 10)                                                        \
-	X(DEALLOC_PD, 11)                                                      \
-	X(REG_MR, 12)                                                          \
-	X(REREG_MR, 13)                                                        \
-	X(DEREG_MR, 14)                                                        \
-	X(CREATE_CHANNEL, 20)                                                  \
-	X(DESTROY_CHANNEL, 21)                                                 \
-	X(CREATE_CQ, 22)                                                       \
-	X(RESIZE_CQ, 23)                                                       \
-	X(DESTROY_CQ, 24)                                                      \
-	X(CREATE_QP, 30)                                                       \
-	X(MODIFY_QP, 31)                                                       \
-	X(QUERY_QP, 32)                                                        \
-	X(DESTROY_QP, 33)                                                      \
-	X(CREATE_SRQ, 40)                                                      \
-	X(MODIFY_SRQ, 41)                                                      \
-	X(QUERY_SRQ, 42)                                                       \
-	X(DESTROY_SRQ, 43)                                                     \
-	X(CREATE_AH, 50)                                                       \
-	X(DESTROY_AH, 51)                                                      \
-	X(ATTACH_MCAST, 52)                                                    \
-	X(DETACH_MCAST, 53)                                                    \
+#define UROCE_OP_LIST(X)       \
+	X(HELLO, 1)            \
+	X(OPEN_CTX, 2)         \
+	X(QUERY_DEVICE, 3)     \
+	X(QUERY_PORT, 4)       \
+	X(QUERY_GID, 5)        \
+	X(QUERY_PKEY, 6)       \
+	X(ALLOC_PD, 10)        \
+	X(DEALLOC_PD, 11)      \
+	X(REG_MR, 12)          \
+	X(REREG_MR, 13)        \
+	X(DEREG_MR, 14)        \
+	X(CREATE_CHANNEL, 20)  \
+	X(DESTROY_CHANNEL, 21) \
+	X(CREATE_CQ, 22)       \
+	X(RESIZE_CQ, 23)       \
+	X(DESTROY_CQ, 24)      \
+	X(CREATE_QP, 30)       \
+	X(MODIFY_QP, 31)       \
+	X(QUERY_QP, 32)        \
+	X(DESTROY_QP, 33)      \
+	X(CREATE_SRQ, 40)      \
+	X(MODIFY_SRQ, 41)      \
+	X(QUERY_SRQ, 42)       \
+	X(DESTROY_SRQ, 43)     \
+	X(CREATE_AH, 50)       \
+	X(DESTROY_AH, 51)      \
+	X(ATTACH_MCAST, 52)    \
+	X(DETACH_MCAST, 53)    \
 	X(QUERY_COUNTERS, 60)
 
 enum uroce_op {
@@ -289,9 +289,9 @@ struct uroce_hello_resp {
 	char name[UROCE_NAME_MAX];
 	char addr[UROCE_ADDR_MAX]; /* textual IP address */
 	uint16_t udp_port;
-	uint8_t node_type;      /* IBV_NODE_CA */
+	uint8_t node_type;	/* IBV_NODE_CA */
 	uint8_t transport_type; /* IBV_TRANSPORT_IB */
-	uint32_t active_mtu;    /* enum ibv_mtu */
+	uint32_t active_mtu;	/* enum ibv_mtu */
 	struct uroce_res_counts counts;
 };
 
@@ -331,7 +331,7 @@ struct uroce_handle_resp {
 
 struct uroce_device_attr {
 	char fw_ver[64];
-	uint64_t node_guid;      /* network order */
+	uint64_t node_guid;	 /* network order */
 	uint64_t sys_image_guid; /* network order */
 	uint64_t max_mr_size;
 	uint64_t page_size_cap;
@@ -413,7 +413,7 @@ struct uroce_query_port_resp {
 };
 
 enum uroce_gid_type {
-	UROCE_GID_TYPE_IB = 0,      /* "IB/RoCE v1" */
+	UROCE_GID_TYPE_IB = 0,	    /* "IB/RoCE v1" */
 	UROCE_GID_TYPE_ROCE_V2 = 1, /* "RoCE v2" */
 };
 
@@ -743,7 +743,7 @@ struct uroce_ring_hdr {
 	uint32_t max_sge;
 	uint32_t max_inline;
 	uint32_t handle; /* daemon handle of the owning object */
-	uint32_t qpn;    /* SQ/RQ: QP number; SRQ: SRQ number */
+	uint32_t qpn;	 /* SQ/RQ: QP number; SRQ: SRQ number */
 	uint8_t pad0[UROCE_CACHELINE_BYTES - 32];
 	/* line 1: producer index */
 	uint32_t prod;
@@ -844,20 +844,15 @@ struct uroce_cqe {
 #define UROCE_CQE_BYTES 64
 
 /* Layout checks: both sides compile these. */
-_Static_assert(sizeof(struct uroce_ring_hdr) == 5 * UROCE_CACHELINE_BYTES,
-	       "ring header layout");
-_Static_assert(sizeof(struct uroce_ring_hdr) <= UROCE_RING_HDR_BYTES,
-	       "ring header fits");
+_Static_assert(sizeof(struct uroce_ring_hdr) == 5 * UROCE_CACHELINE_BYTES, "ring header layout");
+_Static_assert(sizeof(struct uroce_ring_hdr) <= UROCE_RING_HDR_BYTES, "ring header fits");
 _Static_assert(offsetof(struct uroce_ring_hdr, prod) == 64, "prod line");
 _Static_assert(offsetof(struct uroce_ring_hdr, cons) == 128, "cons line");
-_Static_assert(sizeof(struct uroce_send_wqe) == UROCE_SEND_WQE_BYTES,
-	       "send WQE layout");
-_Static_assert(sizeof(struct uroce_recv_wqe) == UROCE_RECV_WQE_BYTES,
-	       "recv WQE layout");
+_Static_assert(sizeof(struct uroce_send_wqe) == UROCE_SEND_WQE_BYTES, "send WQE layout");
+_Static_assert(sizeof(struct uroce_recv_wqe) == UROCE_RECV_WQE_BYTES, "recv WQE layout");
 _Static_assert(sizeof(struct uroce_sge) == 16, "sge layout");
 _Static_assert(sizeof(struct uroce_cqe) == UROCE_CQE_BYTES, "CQE layout");
-_Static_assert(sizeof(struct uroce_status_page) <= UROCE_STATUS_PAGE_BYTES,
-	       "status page");
+_Static_assert(sizeof(struct uroce_status_page) <= UROCE_STATUS_PAGE_BYTES, "status page");
 _Static_assert(sizeof(struct uroce_query_counters_resp) <= UROCE_MSG_MAX_BYTES,
 	       "counters fit one message");
 _Static_assert(sizeof(struct uroce_comp_event) == 8, "comp event record");
@@ -884,11 +879,9 @@ static inline void uroce_fence(void)
 
 /* Address of the entry of free-running index idx in a ring of the given
  * geometry (entries is a power of two). */
-static inline void *uroce_ring_entry(void *ring, uint32_t entries,
-				     uint32_t stride, uint32_t idx)
+static inline void *uroce_ring_entry(void *ring, uint32_t entries, uint32_t stride, uint32_t idx)
 {
-	return (char *)ring + UROCE_RING_HDR_BYTES +
-	       (size_t)(idx & (entries - 1)) * stride;
+	return (char *)ring + UROCE_RING_HDR_BYTES + (size_t)(idx & (entries - 1)) * stride;
 }
 
 /* Bytes of a ring with this geometry, rounded up to whole pages. */
@@ -912,8 +905,7 @@ static inline uint32_t uroce_sq_stride(uint32_t max_sge, uint32_t max_inline)
 /* Stride of a receive queue or SRQ with this many SGEs. */
 static inline uint32_t uroce_rq_stride(uint32_t max_sge)
 {
-	uint32_t n = UROCE_RECV_WQE_BYTES +
-		     max_sge * (uint32_t)sizeof(struct uroce_sge);
+	uint32_t n = UROCE_RECV_WQE_BYTES + max_sge * (uint32_t)sizeof(struct uroce_sge);
 
 	return (n + 15) & ~15u;
 }

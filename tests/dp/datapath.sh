@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The data path end to end through the shim: every RC case of rc_semantics
+# between two RNICs and between a device and itself (real packets to its own
+# address), the counters the daemons report, the release of every object,
+# and capture files that are complete and clean after SIGTERM.
+. "$CTL_SRC/lib.sh"
+
+[ -x "$UROCE_BIN/rc_semantics" ] || skip "rc_semantics not built (no libibverbs)"
+
+# The RoCEv2 port (captures decode by it) on addresses of this test alone.
+
+start_daemon uroce0 127.0.85.1 --pcap "$T/u0.pcap"
+D0=$LAST_PID
+start_daemon uroce1 127.0.85.2 --pcap "$T/u1.pcap"
+D1=$LAST_PID
+
+if timeout 300 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/rc_semantics" uroce0 uroce1 >"$T/rcs" 2>&1; then
+	pass "rc_semantics uroce0 uroce1: $(tail -1 "$T/rcs")"
+else
+	cat "$T/rcs" >&2
+	fail "rc_semantics uroce0 uroce1"
+fi
+if timeout 300 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/rc_semantics" uroce1 uroce1 >"$T/rcs1" 2>&1; then
+	pass "rc_semantics uroce1 uroce1 (QPs of one RNIC)"
+else
+	cat "$T/rcs1" >&2
+	fail "rc_semantics uroce1 uroce1"
+fi
+
+# counter NAME DEVICE: the value of one counter (0 when not printed).
+counter() {
+	uroce counters "$2" | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
+}
+for d in uroce0 uroce1; do
+	tx=$(counter xport.tx_pkts $d)
+	rx=$(counter daemon.rx_datagrams $d)
+	frames=$(counter daemon.pcap_frames $d)
+	bad=$(counter drop.bad_icrc $d)
+	if [ "$tx" -gt 0 ] && [ "$rx" -gt 0 ] && [ "$bad" -eq 0 ] &&
+		[ "$frames" -ge "$((tx + rx))" ]; then
+		pass "$d counters: tx_pkts $tx, rx_datagrams $rx, pcap_frames $frames, bad_icrc 0"
+	else
+		uroce counters "$d" >&2
+		fail "$d counters: tx_pkts $tx rx $rx frames $frames bad_icrc $bad"
+	fi
+done
+if uroce counters uroce0 --qp 0xfffff0 >"$T/noqp" 2>&1; then
+	fail "counters of a QP that does not exist succeeded"
+else
+	grep -q "has no QP" "$T/noqp" && pass "counters --qp of an unknown QP: $(cat "$T/noqp")" ||
+		fail "counters --qp unknown: $(cat "$T/noqp")"
+fi
+if uroce counters nosuchdev >/dev/null 2>&1; then
+	fail "counters of a device that does not exist succeeded"
+else
+	pass "counters of an unknown device fail"
+fi
+
+# rc_semantics exited: its contexts, QPs and timers are gone.
+for d in uroce0 uroce1; do
+	c=$(counts $d)
+	[ "$c" = "0 0 0 0 0 0 0 0" ] && pass "$d: every object released" ||
+		fail "$d still holds: $c"
+done
+
+stop_daemon "$D0"
+stop_daemon "$D1"
+for f in u0 u1; do
+	uroce decode "$T/$f.pcap" >"$T/$f.dec" 2>&1
+	rc=$?
+	sum=$(tail -1 "$T/$f.dec")
+	n=$(echo "$sum" | sed -n 's/^roce packets: \([0-9]*\),.*/\1/p')
+	case $sum in
+	*"icrc bad: 0, malformed: 0"*)
+		if [ "$rc" -eq 0 ] && [ "${n:-0}" -gt 0 ]; then
+			pass "$f.pcap after SIGTERM: $sum"
+		else
+			fail "$f.pcap: decode exit $rc: $sum"
+		fi
+		;;
+	*) fail "$f.pcap: $sum" ;;
+	esac
+	if command -v tshark >/dev/null 2>&1; then
+		m=$(tshark -r "$T/$f.pcap" -Y infiniband 2>/dev/null | wc -l)
+		[ "$m" -eq "${n:-0}" ] && pass "tshark reads $m RoCEv2 packets in $f.pcap" ||
+			fail "tshark decoded $m RoCEv2 packets in $f.pcap, uroce decode $n"
+	fi
+done
+finish

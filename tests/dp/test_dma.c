@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of emu/dma.c: the MR checks (key of another PD, range, access
+ * flags, IOVA translation) and real process_vm_readv/writev copies into
+ * this test's own memory, standing in for an application that registered
+ * it: reads, writes, faults on unmapped memory, and both atomics.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "emu.h"
+
+/* The MR table dma.c consults (mr.c in the daemon). */
+#define NMR 4
+static struct emu_mr mrs[NMR];
+
+struct emu_mr *emu_mr_by_key(struct emu_dev *dev, uint32_t key)
+{
+	(void)dev;
+	for (int i = 0; i < NMR; i++)
+		if (mrs[i].lkey && mrs[i].lkey == key)
+			return &mrs[i];
+	return NULL;
+}
+
+static struct emu_dev dev;
+static struct emu_ctx ctx;
+static struct emu_pd pd, other_pd;
+static struct emu_qp qp;
+static uint64_t *mem; /* 4 pages, registered as mrs[0] with iova 0x10000 */
+#define MEM_BYTES 16384
+#define IOVA 0x10000ull
+
+static void setup(void)
+{
+	memset(&dev, 0, sizeof(dev));
+	memset(&ctx, 0, sizeof(ctx));
+	memset(mrs, 0, sizeof(mrs));
+	ctx.dev = &dev;
+	ctx.pid = getpid();
+	pd.obj.ctx = &ctx;
+	other_pd.obj.ctx = &ctx;
+	qp.obj.ctx = &ctx;
+	qp.pd = &pd;
+	mem = mmap(NULL, MEM_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(mem != MAP_FAILED);
+	for (unsigned i = 0; i < MEM_BYTES / 8; i++)
+		mem[i] = i;
+	mrs[0] = (struct emu_mr){.obj.ctx = &ctx,
+				 .pd = &pd,
+				 .addr = (uintptr_t)mem,
+				 .length = MEM_BYTES,
+				 .iova = IOVA,
+				 .access = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_READ |
+					   UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC,
+				 .lkey = 0x100 | 1,
+				 .rkey = 0x100 | 1};
+	/* Read-only, no remote access. */
+	mrs[1] = mrs[0];
+	mrs[1].access = 0;
+	mrs[1].lkey = mrs[1].rkey = 0x200 | 2;
+	/* Another PD. */
+	mrs[2] = mrs[0];
+	mrs[2].pd = &other_pd;
+	mrs[2].lkey = mrs[2].rkey = 0x300 | 3;
+}
+
+static void teardown(void)
+{
+	munmap(mem, MEM_BYTES);
+}
+
+START_TEST(test_check_pure)
+{
+	uint64_t host = 0;
+
+	ck_assert_int_eq(emu_dma_check(NULL, &pd, IOVA, 8, 0, &host), -ENOENT);
+	ck_assert_int_eq(emu_dma_check(&mrs[2], &pd, IOVA, 8, 0, &host), -ENOENT);
+	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA + 8, 8, 0, &host), 0);
+	ck_assert_uint_eq(host, (uintptr_t)mem + 8);
+	/* Exactly the last byte, one beyond, below the IOVA, wrapping. */
+	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA + MEM_BYTES - 1, 1, 0, &host), 0);
+	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA + MEM_BYTES - 1, 2, 0, &host), -ERANGE);
+	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA + MEM_BYTES, 1, 0, &host), -ERANGE);
+	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA - 1, 2, 0, &host), -ERANGE);
+	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA + 8, UINT64_MAX, 0, &host), -ERANGE);
+	/* Zero length: no range to check. */
+	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, 0, 0, 0, &host), 0);
+	/* Access flags. */
+	for (uint32_t a = EMU_XACCESS_LOCAL_WRITE; a <= EMU_XACCESS_REMOTE_ATOMIC; a <<= 1) {
+		ck_assert_int_eq(emu_dma_check(&mrs[1], &pd, IOVA, 8, a, &host), -EACCES);
+		ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA, 8, a, &host), 0);
+	}
+	ck_assert_int_eq(emu_dma_check(&mrs[1], &pd, IOVA, 8, 0, &host), 0);
+}
+END_TEST
+
+START_TEST(test_copies)
+{
+	uint64_t buf[4] = {0}, in[2] = {0xaaaa, 0xbbbb};
+
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 16, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_uint_eq(buf[0], 2);
+	ck_assert_uint_eq(buf[1], 3);
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 800, in, 16,
+				      EMU_XACCESS_REMOTE_WRITE, EMU_XDMA_FROM_BUF),
+			 0);
+	ck_assert_uint_eq(mem[100], 0xaaaa);
+	ck_assert_uint_eq(mem[101], 0xbbbb);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 2);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_BYTES], 32);
+	/* A check copies nothing. */
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA, NULL, MEM_BYTES,
+				      EMU_XACCESS_REMOTE_READ, EMU_XDMA_CHECK),
+			 0);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 2);
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+	uint64_t v = 1;
+
+	/* Writing through an L_Key needs local write, whatever was asked. */
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, EMU_XDMA_FROM_BUF),
+			 -EACCES);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_int_eq(
+	    emu_dma_rkey(&qp, mrs[1].rkey, IOVA, &v, 8, EMU_XACCESS_REMOTE_READ, EMU_XDMA_TO_BUF),
+	    -EACCES);
+	ck_assert_int_eq(
+	    emu_dma_rkey(&qp, mrs[2].rkey, IOVA, &v, 8, EMU_XACCESS_REMOTE_READ, EMU_XDMA_TO_BUF),
+	    -ENOENT);
+	ck_assert_int_eq(
+	    emu_dma_rkey(&qp, 0x999, IOVA, &v, 8, EMU_XACCESS_REMOTE_READ, EMU_XDMA_TO_BUF),
+	    -ENOENT);
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + MEM_BYTES, &v, 8,
+				      EMU_XACCESS_REMOTE_READ, EMU_XDMA_TO_BUF),
+			 -ERANGE);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_KEY_ERRORS], 5);
+}
+END_TEST
+
+START_TEST(test_fault)
+{
+	uint64_t v;
+
+	/* The application unmapped part of a registered range. */
+	ck_assert_int_eq(munmap((char *)mem + 4096, 4096), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, &v, 8, 0, EMU_XDMA_TO_BUF),
+			 -EFAULT);
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 4090, &v, 8,
+				      EMU_XACCESS_REMOTE_WRITE, EMU_XDMA_FROM_BUF),
+			 -EFAULT);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_FAULTS], 2);
+	/* The rest still works. */
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &v, 8, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_uint_eq(v, 1024);
+}
+END_TEST
+
+START_TEST(test_atomics)
+{
+	uint64_t orig = 0;
+
+	mem[10] = 100;
+	ck_assert_int_eq(
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, EMU_XATOMIC_FETCH_ADD, 5, 0, &orig), 0);
+	ck_assert_uint_eq(orig, 100);
+	ck_assert_uint_eq(mem[10], 105);
+	/* Compare fails: nothing written. */
+	ck_assert_int_eq(
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, EMU_XATOMIC_CMP_SWP, 1, 7, &orig), 0);
+	ck_assert_uint_eq(orig, 105);
+	ck_assert_uint_eq(mem[10], 105);
+	ck_assert_int_eq(
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, EMU_XATOMIC_CMP_SWP, 105, 7, &orig), 0);
+	ck_assert_uint_eq(orig, 105);
+	ck_assert_uint_eq(mem[10], 7);
+	/* Wraps modulo 2^64. */
+	mem[11] = UINT64_MAX;
+	ck_assert_int_eq(
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 88, EMU_XATOMIC_FETCH_ADD, 2, 0, &orig), 0);
+	ck_assert_uint_eq(mem[11], 1);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_ATOMICS], 4);
+	/* No REMOTE_ATOMIC on the MR; beyond the end. */
+	ck_assert_int_eq(emu_dma_atomic(&qp, mrs[1].rkey, IOVA, EMU_XATOMIC_FETCH_ADD, 1, 0, &orig),
+			 -EACCES);
+	ck_assert_int_eq(emu_dma_atomic(&qp, mrs[0].rkey, IOVA + MEM_BYTES - 4,
+					EMU_XATOMIC_FETCH_ADD, 1, 0, &orig),
+			 -ERANGE);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("dp_dma");
+	TCase *tc = tcase_create("dma");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_check_pure);
+	tcase_add_test(tc, test_copies);
+	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_fault);
+	tcase_add_test(tc, test_atomics);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of emu/wait.c: the pure spin-or-sleep decision (spin window,
+ * contention back-off, transport deadlines and the sleep timeout), and the
+ * event-loop glue on a real libuv loop: it spins while work is recent,
+ * publishes "asleep" before its last look at the rings, stays awake when
+ * that last look finds work, and clears the flag after waking.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu.h"
+
+#define SPIN EMU_WAIT_SPIN_US
+
+START_TEST(test_spin_while_recent)
+{
+	int64_t tmo = 123;
+
+	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 0, 0, &tmo), EMU_WAIT_SPIN);
+	ck_assert_int_eq(emu_wait_decide(1000 + SPIN - 1, 1000, SPIN, 0, 0, &tmo), EMU_WAIT_SPIN);
+	ck_assert_int_eq(emu_wait_decide(1000 + SPIN, 1000, SPIN, 0, 0, &tmo), EMU_WAIT_SLEEP);
+	ck_assert_int_eq(tmo, -1); /* no deadline: until woken */
+	/* A spin window of 0: always sleep when idle. */
+	ck_assert_int_eq(emu_wait_decide(1000, 1000, 0, 0, 0, &tmo), EMU_WAIT_SLEEP);
+}
+END_TEST
+
+START_TEST(test_backoff)
+{
+	int64_t tmo;
+
+	/* Recent work, but the CPUs were found oversubscribed. */
+	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 5000, 0, &tmo), EMU_WAIT_SLEEP);
+	ck_assert_int_eq(emu_wait_decide(5000, 5000, SPIN, 5000, 0, &tmo), EMU_WAIT_SPIN);
+	/* A close deadline is still waited for by spinning. */
+	ck_assert_int_eq(emu_wait_decide(1000, 1000, SPIN, 5000, 1010, &tmo), EMU_WAIT_SPIN);
+}
+END_TEST
+
+START_TEST(test_deadlines)
+{
+	uint64_t now = 1000000;
+	int64_t tmo;
+
+	/* Closer than the timer resolution allows: spin for it. */
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + EMU_WAIT_TIMER_SPIN_US, &tmo),
+			 EMU_WAIT_SPIN);
+	/* Already past: spin (the pass fires it). */
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now - 5, &tmo), EMU_WAIT_SPIN);
+	/* Farther: sleep with the timeout rounded up to whole ms. */
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + EMU_WAIT_TIMER_SPIN_US + 1, &tmo),
+			 EMU_WAIT_SLEEP);
+	ck_assert_int_eq(tmo, 1);
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + 67109, &tmo), EMU_WAIT_SLEEP);
+	ck_assert_int_eq(tmo, 68);
+	ck_assert_int_eq(emu_wait_decide(now, 0, SPIN, 0, now + 2000, &tmo), EMU_WAIT_SLEEP);
+	ck_assert_int_eq(tmo, 2);
+}
+END_TEST
+
+/* A fake data path: `work` passes find work; the flag seen by each pass is
+ * recorded. */
+struct fake {
+	struct uroce_status_page status;
+	unsigned work;
+	unsigned recheck_work; /* work found only while "asleep" is set */
+	unsigned passes;
+	unsigned passes_asleep;
+	uint64_t deadline;
+	uint64_t sleeps;
+};
+
+static unsigned fake_poll(void *arg)
+{
+	struct fake *f = arg;
+
+	f->passes++;
+	if (__atomic_load_n(&f->status.daemon_asleep, __ATOMIC_SEQ_CST)) {
+		f->passes_asleep++;
+		if (f->recheck_work) {
+			f->recheck_work--;
+			return 1;
+		}
+		return 0;
+	}
+	if (f->work) {
+		f->work--;
+		return 1;
+	}
+	return 0;
+}
+
+static uint64_t fake_deadline(void *arg)
+{
+	return ((struct fake *)arg)->deadline;
+}
+
+static void close_cb(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+static void loop_fini(uv_loop_t *loop)
+{
+	uv_walk(loop, close_cb, NULL);
+	uv_run(loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(loop), 0);
+}
+
+/* Keeps a test loop alive, as the daemon's sockets keep its own. */
+static uv_async_t keepalive;
+
+static void wait_init(struct emu_wait *w, struct fake *f, uv_loop_t *loop)
+{
+	memset(w, 0, sizeof(*w));
+	memset(f, 0, sizeof(*f));
+	w->poll = fake_poll;
+	w->next_deadline = fake_deadline;
+	w->arg = f;
+	w->sleeps = &f->sleeps;
+	w->spin_us = SPIN;
+	ck_assert_int_eq(uv_loop_init(loop), 0);
+	ck_assert_int_eq(uv_async_init(loop, &keepalive, NULL), 0);
+	emu_wait_start(w, loop, &f->status);
+}
+
+START_TEST(test_loop_spins_then_sleeps)
+{
+	struct emu_wait w;
+	struct fake f;
+	uv_loop_t loop;
+	uint64_t t0;
+
+	wait_init(&w, &f, &loop);
+	f.work = 3;
+	/* Work found: the loop must not block (NOWAIT returns at once
+	 * either way; the idle handle is what a blocking run would see). */
+	uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert(w.spinning);
+	ck_assert_uint_eq(f.sleeps, 0);
+	ck_assert_uint_eq(f.status.daemon_asleep, 0);
+	while (f.work)
+		uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert(w.spinning);
+	ck_assert_uint_eq(f.passes_asleep, 0);
+
+	/* Idle for longer than the spin window: publish asleep, look once
+	 * more with the flag set, then block. */
+	t0 = emu_wait_now_us();
+	while (emu_wait_now_us() < t0 + SPIN + 10)
+		;
+	uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert_uint_eq(f.passes_asleep, 1);
+	ck_assert(!w.spinning);
+	ck_assert_uint_eq(f.sleeps, 1);
+	/* After the wake-up (the check phase) the flag is down again. */
+	ck_assert_uint_eq(f.status.daemon_asleep, 0);
+	loop_fini(&loop);
+}
+END_TEST
+
+START_TEST(test_loop_recheck_finds_work)
+{
+	struct emu_wait w;
+	struct fake f;
+	uv_loop_t loop;
+
+	wait_init(&w, &f, &loop);
+	/* Nothing on the first look; a producer published just before the
+	 * flag went up: the second look finds it and the daemon stays up. */
+	f.recheck_work = 1;
+	uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert_uint_eq(f.passes_asleep, 1);
+	ck_assert(w.spinning);
+	ck_assert_uint_eq(f.sleeps, 0);
+	ck_assert_uint_eq(f.status.daemon_asleep, 0);
+	loop_fini(&loop);
+}
+END_TEST
+
+START_TEST(test_loop_sleep_timer)
+{
+	struct emu_wait w;
+	struct fake f;
+	uv_loop_t loop;
+	uint64_t t0;
+
+	wait_init(&w, &f, &loop);
+	/* A deadline 20 ms away: the loop blocks until then, not forever. */
+	t0 = emu_wait_now_us();
+	f.deadline = t0 + 20000;
+	uv_run(&loop, UV_RUN_ONCE);
+	ck_assert_uint_eq(f.sleeps, 1);
+	ck_assert_uint_ge(emu_wait_now_us(), t0 + 19000);
+	ck_assert_uint_lt(emu_wait_now_us(), t0 + 2000000);
+	loop_fini(&loop);
+}
+END_TEST
+
+START_TEST(test_note_work)
+{
+	struct emu_wait w;
+	uint64_t t0 = emu_wait_now_us();
+
+	memset(&w, 0, sizeof(w));
+	emu_wait_note_work(&w);
+	ck_assert_uint_ge(w.last_work_us, t0);
+	ck_assert_uint_le(w.last_work_us, emu_wait_now_us());
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("dp_wait");
+	TCase *tc = tcase_create("decide");
+	TCase *tl = tcase_create("loop");
+
+	tcase_add_test(tc, test_spin_while_recent);
+	tcase_add_test(tc, test_backoff);
+	tcase_add_test(tc, test_deadlines);
+	tcase_add_test(tc, test_note_work);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tl, test_loop_spins_then_sleeps);
+	tcase_add_test(tl, test_loop_recheck_finds_work);
+	tcase_add_test(tl, test_loop_sleep_timer);
+	suite_add_tcase(s, tl);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of emu/wqe.c: send and receive WQEs read from ring slots are
+ * copied field by field, and every malformed slot (unknown or unsupported
+ * opcode, opcode of another QP type, too many SGEs for the ring, inline
+ * data longer than the ring allows, inline READ/atomic) becomes a WQE that
+ * the transport engine itself fails with the status the daemon promised.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu.h"
+
+#define MAX_SGE 4
+#define MAX_INLINE 64
+
+static uint8_t slot[1024];
+static struct emu_wqe_geom geom;
+
+static void setup(void)
+{
+	memset(slot, 0xa5, sizeof(slot)); /* garbage beyond what is written */
+	geom.max_sge = MAX_SGE;
+	geom.max_inline = MAX_INLINE;
+	geom.stride = uroce_sq_stride(MAX_SGE, MAX_INLINE);
+}
+
+static struct uroce_send_wqe *send_hdr(uint32_t opcode, uint32_t flags)
+{
+	struct uroce_send_wqe *w = (struct uroce_send_wqe *)slot;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = 0x1122334455667788ull;
+	w->opcode = opcode;
+	w->send_flags = flags;
+	w->imm_data = 0xdeadbeef;
+	return w;
+}
+
+static void put_sge(unsigned i, uint64_t addr, uint32_t len, uint32_t lkey)
+{
+	struct uroce_sge s = {.addr = addr, .length = len, .lkey = lkey};
+
+	memcpy(slot + UROCE_SEND_WQE_BYTES + i * sizeof(s), &s, sizeof(s));
+}
+
+/* What the engine itself says about w (0 = it will carry it). */
+static uint32_t engine_status(uint32_t qp_type, const struct emu_xwqe *w)
+{
+	uint32_t len;
+
+	return emu_req_check_wqe(qp_type, w, &len);
+}
+
+START_TEST(test_rdma_write_sges)
+{
+	struct uroce_send_wqe *s =
+	    send_hdr(UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED | UROCE_SEND_FENCE);
+	struct emu_xwqe w;
+	uint32_t ah = 99;
+
+	s->num_sge = 3;
+	s->wr.rdma.remote_addr = 0x7000;
+	s->wr.rdma.rkey = 0x1234;
+	put_sge(0, 0x1000, 10, 0x100);
+	put_sge(1, 0x2000, 20, 0x200);
+	put_sge(2, 0x3000, 30, 0x300);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(w.wr_id, 0x1122334455667788ull);
+	ck_assert_uint_eq(w.opcode, EMU_XWR_RDMA_WRITE);
+	ck_assert_uint_eq(w.flags, EMU_XSEND_SIGNALED | EMU_XSEND_FENCE);
+	ck_assert_uint_eq(w.remote_addr, 0x7000);
+	ck_assert_uint_eq(w.rkey, 0x1234);
+	ck_assert_uint_eq(w.num_sge, 3);
+	ck_assert_uint_eq(w.sge[1].addr, 0x2000);
+	ck_assert_uint_eq(w.sge[1].length, 20);
+	ck_assert_uint_eq(w.sge[2].lkey, 0x300);
+	ck_assert_uint_eq(ah, 0);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_SUCCESS);
+}
+END_TEST
+
+START_TEST(test_atomic_fields)
+{
+	struct uroce_send_wqe *s = send_hdr(UROCE_WR_ATOMIC_CMP_AND_SWP, UROCE_SEND_SIGNALED);
+	struct emu_xwqe w;
+	uint32_t ah;
+
+	s->num_sge = 1;
+	s->wr.atomic.remote_addr = 0x8008;
+	s->wr.atomic.compare_add = 5;
+	s->wr.atomic.swap = 6;
+	s->wr.atomic.rkey = 0x77;
+	put_sge(0, 0x1000, 8, 0x100);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(w.remote_addr, 0x8008);
+	ck_assert_uint_eq(w.compare_add, 5);
+	ck_assert_uint_eq(w.swap, 6);
+	ck_assert_uint_eq(w.rkey, 0x77);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_SUCCESS);
+}
+END_TEST
+
+START_TEST(test_inline_send_ud)
+{
+	struct uroce_send_wqe *s =
+	    send_hdr(UROCE_WR_SEND_WITH_IMM, UROCE_SEND_INLINE | UROCE_SEND_SOLICITED);
+	struct emu_xwqe w;
+	uint32_t ah = 0;
+
+	s->inline_len = 5;
+	s->num_sge = 77; /* ignored with inline data */
+	s->ud.ah_handle = 42;
+	s->ud.remote_qpn = 0xff123456; /* high byte is not part of a QPN */
+	s->ud.remote_qkey = 0x11111111;
+	memcpy(slot + UROCE_SEND_WQE_BYTES, "hello", 5);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_UD, &w, &ah), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(ah, 42);
+	ck_assert_uint_eq(w.ud_remote_qpn, 0x123456);
+	ck_assert_uint_eq(w.ud_remote_qkey, 0x11111111);
+	ck_assert_uint_eq(w.inline_len, 5);
+	ck_assert_uint_eq(w.num_sge, 0);
+	ck_assert_uint_eq(w.imm_data, 0xdeadbeef);
+	ck_assert(!memcmp(w.inline_data, "hello", 5));
+	ck_assert_uint_eq(w.flags, EMU_XSEND_INLINE | EMU_XSEND_SOLICITED);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), EMU_XWC_SUCCESS);
+}
+END_TEST
+
+START_TEST(test_unknown_flags_dropped)
+{
+	struct emu_xwqe w;
+	uint32_t ah;
+
+	send_hdr(UROCE_WR_SEND, 0xffffff00u | UROCE_SEND_SIGNALED | UROCE_SEND_IP_CSUM);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(w.flags, EMU_XSEND_SIGNALED);
+}
+END_TEST
+
+/* Every (QP type, opcode) pair: accepted iff the type carries it, and a
+ * refused one fails in the engine with LOC_QP_OP_ERR. */
+START_TEST(test_opcode_per_type)
+{
+	static const uint32_t types[] = {UROCE_QPT_RC, UROCE_QPT_UC, UROCE_QPT_UD};
+
+	for (unsigned t = 0; t < 3; t++)
+		for (uint32_t op = 0; op < 16; op++) {
+			struct uroce_send_wqe *s = send_hdr(op, 0);
+			struct emu_xwqe w;
+			uint32_t ah, st;
+			bool ok = emu_wqe_opcode_ok(types[t], op);
+
+			s->num_sge = 1;
+			put_sge(0, 0x1000, 8, 0x100);
+			st = emu_wqe_send(slot, &geom, types[t], &w, &ah);
+			ck_assert_uint_eq(st, ok ? EMU_XWC_SUCCESS : EMU_XWC_LOC_QP_OP_ERR);
+			ck_assert_uint_eq(engine_status(types[t], &w), st);
+		}
+	ck_assert(emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_RDMA_READ));
+	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_UC, UROCE_WR_RDMA_READ));
+	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_UD, UROCE_WR_RDMA_WRITE));
+	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_SEND_WITH_INV));
+	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_LOCAL_INV));
+	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_BIND_MW));
+}
+END_TEST
+
+START_TEST(test_too_many_sges)
+{
+	struct uroce_send_wqe *s = send_hdr(UROCE_WR_SEND, 0);
+	struct emu_xwqe w;
+	uint32_t ah;
+
+	/* More than the ring's max_sge, though within the engine's 32. */
+	s->num_sge = MAX_SGE + 1;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(w.wr_id, 0x1122334455667788ull);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_QP_OP_ERR);
+	/* A huge count must not make anything read beyond the slot. */
+	s->num_sge = 0xffffffffu;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(w.num_sge, 0);
+	/* A stride smaller than the SGEs claimed, even under max_sge. */
+	geom.stride = UROCE_SEND_WQE_BYTES + 16;
+	s->num_sge = 2;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_QP_OP_ERR);
+}
+END_TEST
+
+START_TEST(test_inline_too_long)
+{
+	struct uroce_send_wqe *s = send_hdr(UROCE_WR_SEND, UROCE_SEND_INLINE);
+	struct emu_xwqe w;
+	uint32_t ah;
+
+	s->inline_len = MAX_INLINE + 1;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_LEN_ERR);
+	s->inline_len = 0x7fffffff;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_LEN_ERR);
+	s->inline_len = MAX_INLINE;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_SUCCESS);
+}
+END_TEST
+
+START_TEST(test_inline_read_refused)
+{
+	struct uroce_send_wqe *s = send_hdr(UROCE_WR_RDMA_READ, UROCE_SEND_INLINE);
+	struct emu_xwqe w;
+	uint32_t ah;
+
+	s->inline_len = 8;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_QP_OP_ERR);
+}
+END_TEST
+
+START_TEST(test_poison_statuses)
+{
+	struct emu_xwqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = EMU_XWR_RDMA_READ;
+	emu_wqe_poison(&w, EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_QP_OP_ERR);
+	emu_wqe_poison(&w, EMU_XWC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), EMU_XWC_LOC_LEN_ERR);
+}
+END_TEST
+
+START_TEST(test_recv_ok)
+{
+	struct uroce_recv_wqe r = {.wr_id = 7, .num_sge = 2};
+	struct uroce_sge s[2] = {{0x1000, 100, 0x101}, {0x2000, 200, 0x202}};
+	struct emu_xrecv_wqe w;
+	struct emu_wqe_geom g = {.stride = uroce_rq_stride(2), .max_sge = 2};
+
+	memcpy(slot, &r, sizeof(r));
+	memcpy(slot + UROCE_RECV_WQE_BYTES, s, sizeof(s));
+	ck_assert_int_eq(emu_wqe_recv(slot, &g, &w), 0);
+	ck_assert_uint_eq(w.wr_id, 7);
+	ck_assert_uint_eq(w.num_sge, 2);
+	ck_assert_uint_eq(w.sge[1].addr, 0x2000);
+	ck_assert_uint_eq(w.sge[1].length, 200);
+	ck_assert_uint_eq(w.sge[1].lkey, 0x202);
+	r.num_sge = 0;
+	memcpy(slot, &r, sizeof(r));
+	ck_assert_int_eq(emu_wqe_recv(slot, &g, &w), 0);
+	ck_assert_uint_eq(w.num_sge, 0);
+}
+END_TEST
+
+START_TEST(test_recv_bad)
+{
+	struct uroce_recv_wqe r = {.wr_id = 9, .num_sge = 3};
+	struct emu_xrecv_wqe w;
+	struct emu_wqe_geom g = {.stride = uroce_rq_stride(2), .max_sge = 2};
+
+	memcpy(slot, &r, sizeof(r));
+	ck_assert_int_eq(emu_wqe_recv(slot, &g, &w), -EINVAL);
+	/* Kept (its completion carries the wr_id) but unusable. */
+	ck_assert_uint_eq(w.wr_id, 9);
+	ck_assert_uint_eq(w.num_sge, 1);
+	ck_assert_uint_eq(w.sge[0].lkey, EMU_WQE_BAD_LKEY);
+	r.num_sge = 0x80000000u;
+	memcpy(slot, &r, sizeof(r));
+	ck_assert_int_eq(emu_wqe_recv(slot, &g, &w), -EINVAL);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("dp_wqe");
+	TCase *tc = tcase_create("wqe");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_rdma_write_sges);
+	tcase_add_test(tc, test_atomic_fields);
+	tcase_add_test(tc, test_inline_send_ud);
+	tcase_add_test(tc, test_unknown_flags_dropped);
+	tcase_add_test(tc, test_opcode_per_type);
+	tcase_add_test(tc, test_too_many_sges);
+	tcase_add_test(tc, test_inline_too_long);
+	tcase_add_test(tc, test_inline_read_refused);
+	tcase_add_test(tc, test_poison_statuses);
+	tcase_add_test(tc, test_recv_ok);
+	tcase_add_test(tc, test_recv_bad);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
