@@ -289,7 +289,8 @@ show_pair() {
 # ---------------------------------------------------------------- captures
 
 # lo_capture_start [IFACE NS PROBE_ADDR]: starts tshark on IFACE (default
-# lo) in namespace NS for this test's RoCEv2 traffic and waits until the
+# lo) in namespace NS for this test's RoCEv2 traffic (capture filter
+# LO_FILTER, which must let the probes through) and waits until the
 # capture filter is live: probe datagrams to UDP port 9 of PROBE_ADDR (default
 # E2E_NET.3; nobody listens there and `uroce decode` ignores them) are sent
 # until the capture file grows past its header. Sets LO_CAP ("" when
@@ -297,6 +298,7 @@ show_pair() {
 LO_CAP=""
 LO_PID=""
 LO_DROPS=0
+LO_FILTER="udp and net $E2E_NET.0/24 and (port 4791 or dst port 9)"
 lo_capture_start() {
 	local ifc=${1:-lo} ns=${2:-} probe=${3:-$E2E_NET.3} hdr=0 size cap
 	cap=$T/$ifc.pcapng
@@ -306,8 +308,7 @@ lo_capture_start() {
 	fi
 	# no packet printing: tshark only supervises dumpcap, which writes the file
 	ns_prefix "$ns"
-	"${NS_PREFIX[@]}" tshark -i "$ifc" -B 64 -w "$cap" \
-		-f "udp and net $E2E_NET.0/24 and (port 4791 or dst port 9)" \
+	"${NS_PREFIX[@]}" tshark -i "$ifc" -B 64 -w "$cap" -f "$LO_FILTER" \
 		>"$T/lo.tshark.out" 2>"$T/lo.tshark.err" &
 	LO_PID=$!
 	E2E_PIDS="$E2E_PIDS $LO_PID"
@@ -365,9 +366,12 @@ decode_summary() {
 	fi
 }
 
-# sent_by CAP ADDR: number of decoded RoCEv2 packets in CAP sent from ADDR.
+# sent_by CAP ADDR: number of decoded RoCEv2 packets in CAP sent from ADDR
+# (the decoder writes IPv6 sources as [ADDR]:PORT).
 sent_by() {
-	awk -v a="$2:" 'index($2, a) == 1 { n++ } END { print n + 0 }' "$1.decode"
+	local a="$2:"
+	case $2 in *:*) a="[$2]:" ;; esac
+	awk -v a="$a" 'index($2, a) == 1 { n++ } END { print n + 0 }' "$1.decode"
 }
 
 # check_decode CAP: `uroce decode` finds packets, every ICRC good, nothing
