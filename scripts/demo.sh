@@ -54,6 +54,8 @@ start() {
 		if ! kill -0 "${PIDS[-1]}" 2>/dev/null; then
 			echo "demo: uroced $name did not start:" >&2
 			cat "$RUN/$name.log" >&2
+			echo "demo: (another RNIC on $addr? stop it, or choose other addresses" \
+				"with DEMO_ADDR0=127.0.0.11 DEMO_ADDR1=127.0.0.12)" >&2
 			exit 1
 		fi
 		sleep 0.1
