@@ -50,7 +50,7 @@
 
 struct net_ctl {
 	union {
-		struct cmsghdr align;
+		size_t align; /* as CMSG_ALIGN */
 		uint8_t buf[NET_CTL_BYTES];
 	};
 };

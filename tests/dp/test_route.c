@@ -102,7 +102,7 @@ END_TEST
 struct msg4 {
 	struct sockaddr_in src;
 	union {
-		struct cmsghdr align;
+		size_t align; /* as CMSG_ALIGN */
 		uint8_t buf[256];
 	} ctl;
 	struct msghdr mh;
@@ -198,7 +198,7 @@ START_TEST(test_route_from_msg_v6)
 {
 	struct sockaddr_in6 src = {.sin6_family = AF_INET6, .sin6_port = htons(4791)};
 	union {
-		struct cmsghdr align;
+		size_t align; /* as CMSG_ALIGN */
 		uint8_t buf[256];
 	} ctl;
 	struct msghdr mh = {.msg_name = &src,
