@@ -11,7 +11,8 @@
 # Environment (set by CMake):
 #   UROCE_BIN     build/bin (uroced, uroce, rc_semantics)
 #   UROCE_LIB     build/lib (liburoce.so, ibverbs/libibverbs.so.1)
-#   E2E_NET       first three octets of this test's loopback /24, e.g. 127.77.1
+#   E2E_NET       first three octets of this test's /24, e.g. 127.77.1 (loopback;
+#                 netns.sh puts it on a veth pair instead)
 #   E2E_TCP_BASE  first TCP port this test may use for out-of-band exchanges
 # Optional: E2E_KEEP=1 keeps the temporary directory.
 
@@ -55,8 +56,6 @@ trap e2e_cleanup EXIT
 trap 'echo "interrupted" >&2; exit 130' INT TERM
 
 now_ms() { date +%s%3N; }
-
-log() { echo "--- $*"; }
 
 pass() {
 	CHECKS=$((CHECKS + 1))
@@ -104,7 +103,6 @@ finish() {
 # A test may put its hosts in network namespaces (netns.sh does): HOST_NS
 # selects the namespace of the next start_rnic/via_cmd/run_pair side ("" = this
 # one). Each namespace is a separate host with its own run directory.
-declare -A NS_OF
 HOST_NS=""
 
 # ns_exec NS COMMAND...: runs COMMAND in network namespace NS ("" = here),
@@ -149,7 +147,6 @@ start_rnic() {
 	pid=$!
 	E2E_PIDS="$E2E_PIDS $pid"
 	DAEMON_PID[$name]=$pid
-	NS_OF[$name]=$ns
 	for _ in $(seq 100); do
 		if ! kill -0 "$pid" 2>/dev/null; then
 			fail "uroced $name on $addr exited at start"
