@@ -54,6 +54,12 @@ static void usage(FILE *f)
 		   "work before\n"
 		   "                      sleeping (default 100; 0: sleep whenever "
 		   "idle)\n"
+		   "  -I, --icrc-any-id   accept IPv4 packets whose ICRC matches for "
+		   "an IP ID other\n"
+		   "                      than 0 (senders such as Linux rxe; the "
+		   "check then keeps\n"
+		   "                      16 bits of strength; counted as "
+		   "icrc_id_guessed)\n"
 		   "  -N, --nice N        scheduling priority, -20..19 (default "
 		   "-10 when allowed:\n"
 		   "                      a woken RNIC should preempt programs "
@@ -123,29 +129,23 @@ static void raise_fd_limit(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"name", required_argument, NULL, 'n'},
-	    {"addr", required_argument, NULL, 'a'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"rundir", required_argument, NULL, 'r'},
-	    {"mtu", required_argument, NULL, 'm'},
-	    {"pcap", required_argument, NULL, 'w'},
-	    {"spin-us", required_argument, NULL, 's'},
-	    {"nice", required_argument, NULL, 'N'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"name", required_argument, NULL, 'n'},    {"addr", required_argument, NULL, 'a'},
+	    {"port", required_argument, NULL, 'p'},    {"rundir", required_argument, NULL, 'r'},
+	    {"mtu", required_argument, NULL, 'm'},     {"pcap", required_argument, NULL, 'w'},
+	    {"spin-us", required_argument, NULL, 's'}, {"nice", required_argument, NULL, 'N'},
+	    {"icrc-any-id", no_argument, NULL, 'I'},   {"verbose", no_argument, NULL, 'v'},
+	    {"quiet", no_argument, NULL, 'q'},	       {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
 	struct emu_opts o = {.port = 4791};
 	static struct emu_dev dev;
 	uv_loop_t loop;
 	int verbosity = EMU_LOG_INFO, c, err, nice_val = EMU_NICE_DEFAULT;
-	int nice_set = 0;
+	int nice_set = 0, icrc_any_id = 0;
 	uint32_t v;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:vqVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:IvqVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o.name = optarg;
@@ -196,6 +196,9 @@ int main(int argc, char **argv)
 			}
 			o.spin_us = v;
 			o.spin_set = 1;
+			break;
+		case 'I':
+			icrc_any_id = 1;
 			break;
 		case 'N': {
 			char *end;
@@ -263,6 +266,8 @@ int main(int argc, char **argv)
 	emu_dp_init(&dev);
 	if (o.spin_set)
 		dev.wait.spin_us = o.spin_us;
+	/* PROTOCOL.md 12: interoperating with senders that do not use ID 0. */
+	dev.x.icrc_solve_id = icrc_any_id;
 	if (emu_dev_bind_udp(&dev))
 		return 1;
 	err = common_rundir_resolve(o.rundir, dev.rundir, sizeof(dev.rundir));

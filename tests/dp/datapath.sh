@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The data path end to end through the shim: every RC case of rc_semantics
 # between two RNICs and between a device and itself (real packets to its own
-# address), the counters the daemons report, the release of every object,
-# and capture files that are complete and clean after SIGTERM.
+# address), the counters the daemons report, garbage written straight into
+# the rings (ring_abuse), the release of every object, and capture files
+# that are complete and clean after SIGTERM.
 . "$CTL_SRC/lib.sh"
 
 [ -x "$UROCE_BIN/rc_semantics" ] || skip "rc_semantics not built (no libibverbs)"
@@ -57,7 +58,28 @@ else
 	pass "counters of an unknown device fail"
 fi
 
-# rc_semantics exited: its contexts, QPs and timers are gone.
+# Garbage in the rings: errors completed, the daemon keeps serving.
+if timeout 300 "$UROCE_BIN/ring_abuse" "$UROCE_RUNDIR/uroce1.sock" 20 >"$T/abuse" 2>&1; then
+	pass "ring_abuse: $(tail -1 "$T/abuse")"
+else
+	cat "$T/abuse" >&2
+	fail "ring_abuse"
+fi
+kill -0 "$D1" 2>/dev/null || fail "uroce1 died"
+bad=$(counter daemon.bad_send_wqe uroce1)
+corrupt=$(counter daemon.ring_corrupt uroce1)
+[ "$bad" -gt 0 ] && [ "$corrupt" -gt 0 ] &&
+	pass "uroce1 counted $bad malformed send WQEs, $corrupt corrupt ring" ||
+	fail "uroce1 counters: bad_send_wqe $bad ring_corrupt $corrupt"
+if timeout 300 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/rc_semantics" uroce0 uroce1 write read \
+	>"$T/rcs2" 2>&1; then
+	pass "rc_semantics after the abuse: $(tail -1 "$T/rcs2")"
+else
+	cat "$T/rcs2" >&2
+	fail "rc_semantics after the abuse"
+fi
+
+# The programs exited: their contexts, QPs and timers are gone.
 for d in uroce0 uroce1; do
 	c=$(counts $d)
 	[ "$c" = "0 0 0 0 0 0 0 0" ] && pass "$d: every object released" ||
