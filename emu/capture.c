@@ -5,9 +5,10 @@
  * (Ethernet + IPv4/IPv6 + UDP + the IB packet with its ICRC, exactly the
  * bytes that crossed the socket), so Wireshark and `uroce decode` see the
  * conversation as on the wire. IPv4 headers carry ID 0 and DF as the kernel
- * sends them; MAC addresses are the locally administered ones derived from
- * the IP addresses (route.c). Received packets are captured before the
- * transport checks them, so dropped ones (bad ICRC...) appear too.
+ * sends them, IPv4 UDP checksum 0 (net.c turns it off, as RoCEv2 senders do)
+ * and the IPv6 UDP checksum the kernel computes; MAC addresses are the
+ * locally administered ones derived from the IP addresses (route.c). Received packets are captured
+ * before the transport checks them, so dropped ones (bad ICRC...) appear too.
  *
  * The file is flushed at most EMU_CAPTURE_FLUSH_MS after a frame was
  * written (a daemon that is killed leaves a nearly complete file) and on a
@@ -19,10 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wire/frame.h>
 #include "common_pcap.h"
 #include "emu.h"
 
 #define EMU_CAPTURE_FLUSH_MS 100
+#define CAPTURE_ETH_BYTES 14
+#define CAPTURE_IPV6_BYTES 40
+/* Ethernet + IPv6 + UDP + the largest packet the transport sends. */
+#define CAPTURE_FRAME_BYTES (CAPTURE_ETH_BYTES + CAPTURE_IPV6_BYTES + 8 + EMU_XPORT_MAX_PKT_BYTES)
 
 struct emu_capture {
 	struct emu_pcap_writer w;
@@ -78,10 +84,23 @@ void emu_capture_packet(struct emu_dev *dev, const struct emu_xroute *rt, const 
 			size_t len)
 {
 	struct emu_capture *c = dev->capture;
+	uint8_t frame[CAPTURE_FRAME_BYTES];
 	struct wire_frame_params p;
+	int n;
 
 	emu_route_frame_params(rt, &p);
-	if (emu_pcap_write_ib(&c->w, NULL, &p, pkt, len)) {
+	n = wire_frame_build_eth(frame, sizeof(frame), &p, pkt, len);
+	if (n > 0 && p.ip_version == 6) {
+		/* IPv6 UDP always carries a checksum (the kernel computed it
+		 * for the real packet); IPv4 RoCEv2 sends 0 (net.c). */
+		uint8_t *udp = frame + CAPTURE_ETH_BYTES + CAPTURE_IPV6_BYTES;
+		size_t ulen = (size_t)n - CAPTURE_ETH_BYTES - CAPTURE_IPV6_BYTES;
+		uint16_t sum = emu_route_udp6_csum(p.src, p.dst, udp, ulen);
+
+		udp[6] = (uint8_t)(sum >> 8);
+		udp[7] = (uint8_t)sum;
+	}
+	if (n < 0 || emu_pcap_write_frame(&c->w, NULL, frame, (size_t)n)) {
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 		return;
 	}

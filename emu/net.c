@@ -15,7 +15,8 @@
  * 4791, even when the peer is this same daemon (a QP talking to a QP of the
  * same RNIC sends real packets to itself). Because the socket is
  * unconnected and sets DF, Linux sends IPv4 ID 0 with DF: the pseudo header
- * the engine's ICRC covers (PROTOCOL.md 12). TOS / traffic class and TTL /
+ * the engine's ICRC covers (PROTOCOL.md 12); IPv4 UDP checksums are off (0,
+ * as RoCEv2 senders send), IPv6 ones are the kernel's. TOS / traffic class and TTL /
  * hop limit come from the path (control messages per datagram; both are
  * masked out of the ICRC).
  *
@@ -30,6 +31,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/udp.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +90,17 @@ int emu_net_start(struct emu_dev *dev)
 		     setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one, sizeof(one));
 	if (rc)
 		emu_warn("cannot receive TOS/TTL: %s", strerror(errno));
+	/*
+	 * UDP checksum: IPv4 RoCEv2 packets carry 0 (rxe and NICs do; the
+	 * ICRC protects the packet); IPv6 requires one, which the kernel
+	 * computes, but RoCEv2 peers may send 0, which must be accepted.
+	 */
+	if (dev->family == AF_INET)
+		rc = setsockopt(dev->udp_fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one));
+	else
+		rc = setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
+	if (rc)
+		emu_warn("UDP checksum option: %s", strerror(errno));
 	dev->net = n;
 	uv_poll_init(dev->loop, &dev->udp_poll, dev->udp_fd);
 	dev->udp_poll.data = dev;

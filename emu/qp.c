@@ -426,6 +426,11 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	err = check_attr_values(qp, mask, a);
 	if (err)
 		return err;
+	/* Accepted (ABI.md 4), but RoCEv2 has no path without a GRH. */
+	if ((mask & UROCE_QP_AV) && !a->ah_attr.is_global && qp->type != UROCE_QPT_UD)
+		emu_warn("QP 0x%x: address vector without a GRH (no destination GID): its "
+			 "packets have no RoCEv2 destination and will not be sent",
+			 qp->qpn);
 	/* Attributes first: the engine may report an SQ drain at once. */
 	apply_attrs(qp, mask, a);
 	xmask = to_xattr(qp, mask, a, &xa);
@@ -510,7 +515,7 @@ void emu_qp_transport_error(struct emu_qp *qp)
 	qp->state = UROCE_QPS_ERR;
 	set_ring_state(qp);
 	emu_list_add_tail(&ctx->dev->flush_qps, &qp->flush_link);
-	emu_info("QP 0x%x: transport error, QP in the error state", qp->qpn);
+	emu_info("QP 0x%x: moved to ERR by the transport (IBV_EVENT_QP_FATAL)", qp->qpn);
 	emu_ctx_async_event(ctx, UROCE_EVENT_QP_FATAL, qp->obj.hnode.key);
 	last_wqe(qp);
 }
