@@ -1,0 +1,449 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers of the end-to-end tests (sourced by bash scripts).
+#
+# Every test gets a private run directory and its own pair of RNICs, uroce0 and
+# uroce1, on a loopback /24 of its own (E2E_NET.1 and E2E_NET.2, UDP 4791), so
+# that tests can run in parallel with each other and beside a developer's
+# daemons on 127.0.0.1/127.0.0.2. Every daemon writes a capture. Everything the
+# test starts is killed by pid when the script exits, passed or not, and every
+# command runs under a timeout so that nothing can hang CI.
+#
+# Environment (set by CMake):
+#   UROCE_BIN     build/bin (uroced, uroce, rc_semantics)
+#   UROCE_LIB     build/lib (liburoce.so, ibverbs/libibverbs.so.1)
+#   E2E_NET       first three octets of this test's /24, e.g. 127.77.1 (loopback;
+#                 netns.sh puts it on a veth pair instead)
+#   E2E_TCP_BASE  first TCP port this test may use for out-of-band exchanges
+# Optional: E2E_KEEP=1 keeps the temporary directory.
+
+set -u
+E2E_TEST=$(basename "$0" .sh)
+: "${UROCE_BIN:?UROCE_BIN must name build/bin}"
+: "${UROCE_LIB:?UROCE_LIB must name build/lib}"
+: "${E2E_NET:?E2E_NET must name a loopback /24, e.g. 127.77.1}"
+: "${E2E_TCP_BASE:=20000}"
+ADDR0=$E2E_NET.1
+ADDR1=$E2E_NET.2
+T=$(mktemp -d "${TMPDIR:-/tmp}/uroce-e2e-$E2E_TEST.XXXXXX")
+chmod 755 "$T" # dumpcap may write as another user
+export UROCE_RUNDIR=$T/run
+FAILS=0
+CHECKS=0
+E2E_PIDS=""   # everything started in the background, killed at exit
+declare -A DAEMON_PID
+
+e2e_cleanup() {
+	local p
+	for p in $E2E_PIDS; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in $E2E_PIDS; do
+		# give each 5 s to exit, then SIGKILL
+		for _ in $(seq 50); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	if [ "$FAILS" -ne 0 ] || [ "${E2E_KEEP:-0}" = 1 ]; then
+		echo "(kept $T)"
+	else
+		rm -rf "$T"
+	fi
+}
+trap e2e_cleanup EXIT
+trap 'echo "interrupted" >&2; exit 130' INT TERM
+
+now_ms() { date +%s%3N; }
+
+pass() {
+	CHECKS=$((CHECKS + 1))
+	echo "ok: $*"
+}
+
+fail() {
+	CHECKS=$((CHECKS + 1))
+	FAILS=$((FAILS + 1))
+	echo "FAIL: $*"
+}
+
+# check DESCRIPTION COMMAND...: pass when COMMAND succeeds.
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+need_prog() {
+	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
+}
+
+# Prints FILE indented, for failure reports.
+show() {
+	sed 's/^/    | /' "$1" 2>/dev/null | tail -n "${2:-40}"
+}
+
+finish() {
+	if [ "$FAILS" -ne 0 ]; then
+		echo "$E2E_TEST: $FAILS of $CHECKS checks failed"
+		exit 1
+	fi
+	echo "$E2E_TEST: all $CHECKS checks passed"
+	exit 0
+}
+
+# ---------------------------------------------------------------- daemons
+
+# A test may put its hosts in network namespaces (netns.sh does): HOST_NS
+# selects the namespace of the next start_rnic/via_cmd/run_pair side ("" = this
+# one). Each namespace is a separate host with its own run directory.
+HOST_NS=""
+
+# ns_exec NS COMMAND...: runs COMMAND in network namespace NS ("" = here),
+# in the foreground.
+ns_exec() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# ns_prefix NS: sets NS_PREFIX to the command words that run a program in NS
+# (none for ""). Background jobs are started as "${NS_PREFIX[@]}" PROGRAM &,
+# a simple command, so that $! is the program itself (ip netns exec execs
+# it) and a signal to $! reaches it.
+ns_prefix() {
+	NS_PREFIX=()
+	if [ -n "$1" ]; then
+		NS_PREFIX=(ip netns exec "$1")
+	fi
+}
+
+# rundir_of NS: the run directory of the host in NS.
+rundir_of() {
+	if [ -n "$1" ]; then echo "$T/run-$1"; else echo "$UROCE_RUNDIR"; fi
+}
+
+# start_rnic NAME ADDR [uroced options...]: starts uroced (in HOST_NS) with a
+# capture in $T/NAME.pcap and its log in $T/NAME.log, then waits (10 s at
+# most) until its socket exists and `uroce devices` lists it. Exits the test
+# on failure.
+start_rnic() {
+	local name=$1 addr=$2 pid ns=$HOST_NS rundir
+	shift 2
+	rundir=$(rundir_of "$ns")
+	ns_prefix "$ns"
+	"${NS_PREFIX[@]}" "$UROCE_BIN/uroced" --name "$name" --addr "$addr" --rundir "$rundir" \
+		--pcap "$T/$name.pcap" "$@" 2>"$T/$name.log" &
+	pid=$!
+	E2E_PIDS="$E2E_PIDS $pid"
+	DAEMON_PID[$name]=$pid
+	for _ in $(seq 100); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			fail "uroced $name on $addr exited at start"
+			show "$T/$name.log"
+			exit 1
+		fi
+		if [ -S "$rundir/$name.sock" ] &&
+			ns_exec "$ns" timeout 5 "$UROCE_BIN/uroce" devices --rundir "$rundir" 2>/dev/null |
+			awk -v n="$name" '$1 == n { f = 1 } END { exit !f }'; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "uroced $name on $addr did not come up within 10 s"
+	show "$T/$name.log"
+	exit 1
+}
+
+start_rnics() {
+	start_rnic uroce0 "$ADDR0" "$@"
+	start_rnic uroce1 "$ADDR1" "$@"
+}
+
+# stop_rnic NAME: SIGTERM, then waits up to 10 s; it must exit 0 (capture
+# flushed and closed).
+stop_rnic() {
+	local name=$1 pid=${DAEMON_PID[$1]} rc=0
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		fail "uroced $name ignored SIGTERM for 10 s (killed)"
+		return
+	fi
+	wait "$pid" || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pass "uroced $name stopped cleanly on SIGTERM"
+	else
+		fail "uroced $name exited $rc on SIGTERM"
+		show "$T/$name.log"
+	fi
+}
+
+stop_rnics() {
+	stop_rnic uroce0
+	stop_rnic uroce1
+}
+
+# ---------------------------------------------------------------- programs
+
+# via_cmd MODE: sets VIA to the command words that run a verbs program (in
+# HOST_NS) on the RNICs of that host: MODE run = through `uroce run` (the shim
+# preloaded), preload = LD_PRELOAD of the shim by hand, dropin = the drop-in
+# libibverbs.so.1 on LD_LIBRARY_PATH. Use: via_cmd run; "${VIA[@]}" PROGRAM...
+via_cmd() {
+	local rundir
+	rundir=$(rundir_of "$HOST_NS")
+	ns_prefix "$HOST_NS"
+	case $1 in
+	run) VIA=("${NS_PREFIX[@]}" "$UROCE_BIN/uroce" run --rundir "$rundir" --) ;;
+	preload) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir"
+		LD_PRELOAD="$UROCE_LIB/liburoce.so") ;;
+	dropin) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir"
+		LD_LIBRARY_PATH="$UROCE_LIB/ibverbs") ;;
+	*) echo "via_cmd: unknown mode $1" >&2; exit 2 ;;
+	esac
+}
+
+# next_tcp_port: a TCP port for the next server/client pair, unique in this
+# run and not listening or connected right now. Sets TCP_PORT.
+NEXT_TCP=$E2E_TCP_BASE
+next_tcp_port() {
+	while ss -Htan "( sport = :$NEXT_TCP or dport = :$NEXT_TCP )" 2>/dev/null | grep -q .; do
+		NEXT_TCP=$((NEXT_TCP + 1))
+	done
+	TCP_PORT=$NEXT_TCP
+	NEXT_TCP=$((NEXT_TCP + 1))
+}
+
+# wait_listen PORT PID NS: waits until something in NS listens on TCP PORT
+# (10 s at most) or PID is gone.
+wait_listen() {
+	for _ in $(seq 200); do
+		ns_exec "$3" ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# run_pair LABEL SECS MODE SERVER_ARGS... -- CLIENT_ARGS...
+# Runs a server/client pair of verbs programs through MODE (see via_cmd), each
+# under a timeout of SECS: the server first (in namespace SERVER_NS, default
+# here), the client (in CLIENT_NS) once the server listens on TCP_PORT (the
+# caller puts that port in both command lines). Output goes to
+# $T/LABEL.server and $T/LABEL.client; sets SERVER_RC, CLIENT_RC and PAIR_MS.
+SERVER_NS=""
+CLIENT_NS=""
+run_pair() {
+	local label=$1 secs=$2 mode=$3 spid t0
+	shift 3
+	local -a srv=() cli=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		srv+=("$1")
+		shift
+	done
+	shift
+	cli=("$@")
+	t0=$(now_ms)
+	HOST_NS=$SERVER_NS via_cmd "$mode"
+	"${VIA[@]}" timeout -k 5 "$secs" "${srv[@]}" >"$T/$label.server" 2>&1 &
+	spid=$!
+	E2E_PIDS="$E2E_PIDS $spid"
+	if ! wait_listen "$TCP_PORT" "$spid" "$SERVER_NS"; then
+		echo "(server did not listen on TCP port $TCP_PORT)" >>"$T/$label.server"
+	fi
+	CLIENT_RC=0
+	HOST_NS=$CLIENT_NS via_cmd "$mode"
+	"${VIA[@]}" timeout -k 5 "$secs" "${cli[@]}" >"$T/$label.client" 2>&1 || CLIENT_RC=$?
+	SERVER_RC=0
+	wait "$spid" || SERVER_RC=$?
+	PAIR_MS=$(($(now_ms) - t0))
+}
+
+# show_pair LABEL: both outputs, for failure reports.
+show_pair() {
+	echo "    server ($*):"
+	show "$T/$1.server"
+	echo "    client:"
+	show "$T/$1.client"
+}
+
+# ---------------------------------------------------------------- captures
+
+# lo_capture_start [IFACE NS PROBE_ADDR]: starts tshark on IFACE (default
+# lo) in namespace NS for this test's RoCEv2 traffic (capture filter
+# LO_FILTER, which must let the probes through) and waits until the
+# capture filter is live: probe datagrams to UDP port 9 of PROBE_ADDR (default
+# E2E_NET.3; nobody listens there and `uroce decode` ignores them) are sent
+# until the capture file grows past its header. Sets LO_CAP ("" when
+# capturing is not permitted here, with a message saying so).
+LO_CAP=""
+LO_PID=""
+LO_DROPS=0
+LO_FILTER="udp and net $E2E_NET.0/24 and (port 4791 or dst port 9)"
+lo_capture_start() {
+	local ifc=${1:-lo} ns=${2:-} probe=${3:-$E2E_NET.3} hdr=0 size cap
+	cap=$T/$ifc.pcapng
+	if ! command -v tshark >/dev/null; then
+		echo "SKIP ($ifc capture): tshark is not installed"
+		return 0
+	fi
+	# no packet printing: tshark only supervises dumpcap, which writes the file
+	ns_prefix "$ns"
+	"${NS_PREFIX[@]}" tshark -i "$ifc" -B 64 -w "$cap" -f "$LO_FILTER" \
+		>"$T/lo.tshark.out" 2>"$T/lo.tshark.err" &
+	LO_PID=$!
+	E2E_PIDS="$E2E_PIDS $LO_PID"
+	for _ in $(seq 150); do
+		if ! kill -0 "$LO_PID" 2>/dev/null; then
+			echo "SKIP ($ifc capture): tshark cannot capture on $ifc here:"
+			show "$T/lo.tshark.err"
+			LO_PID=""
+			return 0
+		fi
+		size=$(stat -c %s "$cap" 2>/dev/null || echo 0)
+		if [ "$hdr" -eq 0 ]; then
+			hdr=$size
+		elif [ "$size" -gt "$hdr" ]; then
+			LO_CAP=$cap
+			return 0
+		fi
+		ns_exec "$ns" bash -c "echo probe >/dev/udp/$probe/9" 2>/dev/null
+		sleep 0.1
+	done
+	echo "SKIP ($ifc capture): tshark did not capture its probe within 15 s:"
+	show "$T/lo.tshark.err"
+	kill "$LO_PID" 2>/dev/null
+	LO_PID=""
+	return 0
+}
+
+lo_capture_stop() {
+	[ -n "$LO_PID" ] || return 0
+	sleep 0.2 # the last packets reach the tap
+	kill -INT "$LO_PID" 2>/dev/null
+	for _ in $(seq 100); do
+		kill -0 "$LO_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$LO_PID" 2>/dev/null
+	wait "$LO_PID" 2>/dev/null
+	LO_PID=""
+	LO_DROPS=$(awk '/packets dropped/ { n += $1 } END { print n + 0 }' "$T/lo.tshark.err")
+	grep -iE 'dropped|captured' "$T/lo.tshark.err" | sed 's/^/    tshark: /'
+}
+
+# decode_summary CAP: runs `uroce decode`; sets DEC_RC and DEC_N, DEC_OK,
+# DEC_BAD, DEC_MAL from its summary line (-1 when missing); the packet lines
+# are left in CAP.decode.
+decode_summary() {
+	local last
+	DEC_RC=0
+	timeout -k 5 120 "$UROCE_BIN/uroce" decode "$1" >"$1.decode" 2>"$1.decode.err" || DEC_RC=$?
+	last=$(tail -n 1 "$1.decode")
+	DEC_N=-1 DEC_OK=-1 DEC_BAD=-1 DEC_MAL=-1
+	if [[ $last =~ ^roce\ packets:\ ([0-9]+),\ icrc\ ok:\ ([0-9]+),\ icrc\ bad:\ ([0-9]+),\ malformed:\ ([0-9]+)$ ]]; then
+		DEC_N=${BASH_REMATCH[1]} DEC_OK=${BASH_REMATCH[2]}
+		DEC_BAD=${BASH_REMATCH[3]} DEC_MAL=${BASH_REMATCH[4]}
+	fi
+}
+
+# sent_by CAP ADDR: number of decoded RoCEv2 packets in CAP sent from ADDR
+# (the decoder writes IPv6 sources as [ADDR]:PORT).
+sent_by() {
+	local a="$2:"
+	case $2 in *:*) a="[$2]:" ;; esac
+	awk -v a="$a" 'index($2, a) == 1 { n++ } END { print n + 0 }' "$1.decode"
+}
+
+# check_decode CAP: `uroce decode` finds packets, every ICRC good, nothing
+# malformed, exit status 0.
+check_decode() {
+	decode_summary "$1"
+	if [ "$DEC_RC" -eq 0 ] && [ "$DEC_N" -gt 0 ] && [ "$DEC_BAD" -eq 0 ] &&
+		[ "$DEC_MAL" -eq 0 ] && [ "$DEC_OK" -eq "$DEC_N" ]; then
+		pass "uroce decode $(basename "$1"): $DEC_N packets, all ICRC ok"
+	else
+		fail "uroce decode $(basename "$1") (exit $DEC_RC): $(tail -n 1 "$1.decode")"
+		grep -v 'icrc=ok' "$1.decode" | head -n 5 | sed 's/^/    | /'
+		show "$1.decode.err" 5
+	fi
+}
+
+# check_tshark CAP: tshark's RoCEv2 dissector finds no malformed packet and no
+# expert warning (with the rpcrdma heuristic off: it would claim SEND
+# payloads). One kind of report is not about the packet: when payload bytes 2-3
+# are zero, Wireshark's InfiniBand dissector guesses that the payload is an
+# EtherType-framed protocol (packet-infiniband.c: "There is no way to identify
+# these frames positively") and flags the guess as malformed when the
+# application data is not such a frame. Those frames show the guessed layer
+# right after infiniband in frame.protocols; they are counted and listed, and
+# every other report fails the check.
+check_tshark() {
+	local rc=0 bad guessed
+	if ! command -v tshark >/dev/null; then
+		echo "SKIP (tshark check of $(basename "$1")): tshark is not installed"
+		return 0
+	fi
+	timeout -k 5 180 tshark -r "$1" --disable-heuristic rpcrdma_infiniband \
+		-Y '_ws.malformed || _ws.expert.severity >= warning' \
+		-T fields -e frame.number -e frame.protocols -e _ws.col.Info \
+		>"$1.tshark" 2>"$1.tshark.err" || rc=$?
+	bad=$(awk -F'\t' '$2 !~ /:infiniband:ethertype(:|$)/' "$1.tshark" | wc -l)
+	guessed=$(awk -F'\t' '$2 ~ /:infiniband:ethertype(:|$)/' "$1.tshark" | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$bad" -eq 0 ]; then
+		pass "tshark: no malformed packet or warning in $(basename "$1")"
+	else
+		fail "tshark on $(basename "$1") (exit $rc): $bad packets malformed or with warnings"
+		awk -F'\t' '$2 !~ /:infiniband:ethertype(:|$)/' "$1.tshark" | head -n 10 | sed 's/^/    | /'
+		show "$1.tshark.err" 10
+	fi
+	if [ "$guessed" -ne 0 ]; then
+		echo "    note: in $guessed packets of $(basename "$1") tshark took the application" \
+			"payload for an EtherType frame and flagged its guess:"
+		awk -F'\t' '$2 ~ /:infiniband:ethertype(:|$)/' "$1.tshark" | head -n 3 | sed 's/^/    | /'
+	fi
+}
+
+# check_captures: after stop_rnics, both daemon captures pass `uroce decode`
+# and tshark; when a lo capture was taken, it passes `uroce decode` too and
+# holds as many RoCEv2 packets as the two daemons say they sent.
+check_captures() {
+	local sent0 sent1 lo_n want diff
+	check_decode "$T/uroce0.pcap"
+	sent0=$(sent_by "$T/uroce0.pcap" "$ADDR0")
+	check_decode "$T/uroce1.pcap"
+	sent1=$(sent_by "$T/uroce1.pcap" "$ADDR1")
+	check_tshark "$T/uroce0.pcap"
+	check_tshark "$T/uroce1.pcap"
+	[ -n "$LO_CAP" ] || return 0
+	check_decode "$LO_CAP"
+	lo_n=$DEC_N
+	want=$((sent0 + sent1))
+	diff=$((lo_n - want))
+	diff=${diff#-}
+	# The kernel's tap never invents packets, but it may drop some when the
+	# capture falls behind (tshark reports how many): the difference must
+	# stay within those drops, or within 1% of the traffic.
+	if [ "$lo_n" -le "$want" ] &&
+		{ [ "$diff" -le "${LO_DROPS:-0}" ] || [ $((diff * 100)) -le "$want" ]; }; then
+		pass "$(basename "$LO_CAP" .pcapng) capture: $lo_n RoCEv2 packets, daemons sent $sent0 + $sent1 (tap dropped ${LO_DROPS:-0})"
+	else
+		fail "$(basename "$LO_CAP" .pcapng) capture: $lo_n RoCEv2 packets, but the daemons' captures show $sent0 + $sent1 sent (tap dropped ${LO_DROPS:-0})"
+	fi
+}

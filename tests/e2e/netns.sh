@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Two hosts: network namespaces joined by a veth pair (Ethernet, MTU 1500),
+# each with its own IP stack, its own run directory and one RNIC (uroce0 on
+# host A, uroce1 on host B). ibv_rc_pingpong with data validation, ib_write_bw
+# and ib_read_lat cross the veth; the daemons pick the IB MTU that fits the
+# interface (1024 for 1500). A tshark capture of the veth (real Ethernet
+# frames) and both daemons' captures must decode with every ICRC valid.
+# Skips when network namespaces cannot be created here (needs root).
+#
+#   netns.sh [4|6]   6: the RNICs own IPv6 addresses of the veth (their GIDs
+#                    are those addresses); the tools still exchange their set-up
+#                    over IPv4 (ibv_rc_pingpong's server listens on IPv4 only)
+. "$(dirname "$0")/lib.sh"
+FAMILY=${1:-4}
+need_prog ibv_rc_pingpong
+need_prog ib_write_bw
+need_prog ib_read_lat
+need_prog ip
+NSA=uroce-e2e-$$-a
+NSB=uroce-e2e-$$-b
+VA=ue2e$$a
+VB=ue2e$$b
+TCP_HOST=$ADDR0 # where the servers listen for the tools' set-up exchange
+if [ "$FAMILY" = 6 ]; then
+	V6NET=fd75:e2e:$(printf %x $(($$ & 0xffff)))
+	ADDR0=$V6NET::1
+	ADDR1=$V6NET::2
+	LO_FILTER="udp and ((ip6 net $V6NET::/64 and port 4791) or dst port 9)"
+fi
+
+netns_cleanup() {
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null # the veth pair goes with them
+}
+
+if ! ip netns add "$NSA" 2>"$T/netns.err"; then
+	skip "cannot create network namespaces here: $(cat "$T/netns.err")"
+fi
+trap 'e2e_cleanup; netns_cleanup' EXIT
+ip netns add "$NSB" &&
+	ip link add "$VA" type veth peer name "$VB" &&
+	ip link set "$VA" netns "$NSA" &&
+	ip link set "$VB" netns "$NSB" &&
+	ip -n "$NSA" addr add "$TCP_HOST/24" dev "$VA" &&
+	ip -n "$NSB" addr add "$E2E_NET.2/24" dev "$VB" &&
+	if [ "$FAMILY" = 6 ]; then
+		ip -n "$NSA" addr add "$ADDR0/64" dev "$VA" nodad &&
+			ip -n "$NSB" addr add "$ADDR1/64" dev "$VB" nodad
+	fi &&
+	ip -n "$NSA" link set "$VA" up &&
+	ip -n "$NSB" link set "$VB" up &&
+	ip -n "$NSA" link set lo up &&
+	ip -n "$NSB" link set lo up ||
+	skip "cannot set up the veth pair between the namespaces"
+mkdir -p "$(rundir_of "$NSA")" "$(rundir_of "$NSB")"
+
+HOST_NS=$NSA start_rnic uroce0 "$ADDR0"
+HOST_NS=$NSB start_rnic uroce1 "$ADDR1"
+check "uroce0 chose IB MTU 1024 for the 1500-byte veth" \
+	grep -q "IB MTU 1024" "$T/uroce0.log"
+lo_capture_start "$VA" "$NSA" "$E2E_NET.2"
+SERVER_NS=$NSA
+CLIENT_NS=$NSB
+
+next_tcp_port
+run_pair pingpong 60 run \
+	ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 8192 -n 300 -- \
+	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 8192 -n 300 "$TCP_HOST"
+if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
+	grep -q 'bytes in' "$T/pingpong.server" && grep -q 'bytes in' "$T/pingpong.client" &&
+	! grep -qi 'invalid data' "$T/pingpong.server" "$T/pingpong.client"; then
+	pass "ibv_rc_pingpong -c across the veth (IPv$FAMILY): $(grep 'bytes in' "$T/pingpong.client") [${PAIR_MS} ms]"
+else
+	fail "ibv_rc_pingpong across the veth: server exit $SERVER_RC, client exit $CLIENT_RC"
+	show_pair pingpong
+fi
+
+for prog in ib_write_bw ib_read_lat; do
+	next_tcp_port
+	run_pair "$prog" 60 run \
+		"$prog" -d uroce0 -x 0 -F -n 200 -p "$TCP_PORT" -- \
+		"$prog" -d uroce1 -x 0 -F -n 200 -p "$TCP_PORT" "$TCP_HOST"
+	row=$(awk '/^ *#bytes/ { h = 1; next } h && /^ *[0-9]/ { print; exit }' "$T/$prog.client")
+	case $prog in
+	*_bw) col=4 ;;
+	*) col=5 ;;
+	esac
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && [ -n "$row" ] &&
+		awk -v c=$col '{ exit !($c + 0 > 0) }' <<<"$row"; then
+		pass "$prog across the veth: $(tr -s ' \t' ' ' <<<"$row") [${PAIR_MS} ms]"
+	else
+		fail "$prog across the veth: server exit $SERVER_RC, client exit $CLIENT_RC, row '$row'"
+		show_pair "$prog"
+	fi
+done
+
+lo_capture_stop
+stop_rnics
+check_captures
+finish
