@@ -29,6 +29,18 @@ struct transition {
 #define INIT_ATTRS_UD (A(PKEY_INDEX) | A(PORT) | A(QKEY))
 
 /* clang-format off */
+/* Optional attributes of every transition into RTS (from RTR, RTS, SQD). */
+#define TO_RTS_OPT_UC (A(CUR_STATE) | A(ACCESS_FLAGS) | A(ALT_PATH) | A(PATH_MIG_STATE))
+#define TO_RTS_OPT {						\
+		[T_RC] = TO_RTS_OPT_UC | A(MIN_RNR_TIMER),	\
+		[T_UC] = TO_RTS_OPT_UC,				\
+		[T_UD] = A(CUR_STATE) | A(QKEY),		\
+	}
+/* Every state but RESET may go to RESET and to ERR, with no attributes. */
+#define TO_RESET_AND_ERR		\
+	[S(RESET)] = { .valid = 1 },	\
+	[S(ERR)] = { .valid = 1 }
+
 static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 	[S(RESET)] = {
 		[S(RESET)] = { .valid = 1 },
@@ -42,8 +54,7 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(INIT)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(INIT)] = {
 			.valid = 1,
 			.opt = {
@@ -71,8 +82,7 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(RTR)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(RTS)] = {
 			.valid = 1,
 			.req = {
@@ -82,29 +92,14 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 				[T_UC] = A(SQ_PSN),
 				[T_UD] = A(SQ_PSN),
 			},
-			.opt = {
-				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
-					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
-					 A(PATH_MIG_STATE),
-				[T_UC] = A(CUR_STATE) | A(ALT_PATH) |
-					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 	},
 	[S(RTS)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(RTS)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
-					 A(ALT_PATH) | A(PATH_MIG_STATE) |
-					 A(MIN_RNR_TIMER),
-				[T_UC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
-					 A(ALT_PATH) | A(PATH_MIG_STATE),
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 		[S(SQD)] = {
 			.valid = 1,
@@ -116,18 +111,10 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(SQD)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(RTS)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
-					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
-					 A(PATH_MIG_STATE),
-				[T_UC] = A(CUR_STATE) | A(ALT_PATH) |
-					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 		[S(SQD)] = {
 			.valid = 1,
@@ -145,8 +132,7 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(SQE)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(RTS)] = {
 			.valid = 1,
 			.opt = {
@@ -157,14 +143,16 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(ERR)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 	},
 };
 /* clang-format on */
 
 #undef S
 #undef A
+#undef TO_RTS_OPT_UC
+#undef TO_RTS_OPT
+#undef TO_RESET_AND_ERR
 
 static const char *const state_names[] = {
 #define QPS_NAME(name, val) [val] = #name,
