@@ -24,11 +24,14 @@ struct transition {
 #define S(x) UROCE_QPS_##x
 #define A(x) UROCE_QP_##x
 
-/* Attribute sets used by several transitions. */
-#define INIT_ATTRS_CONN (A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS))
-#define INIT_ATTRS_UD (A(PKEY_INDEX) | A(PORT) | A(QKEY))
-
 /* clang-format off */
+/* Attributes RESET->INIT requires and INIT->INIT allows. */
+#define INIT_ATTRS_CONN (A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS))
+#define INIT_ATTRS {						\
+		[T_RC] = INIT_ATTRS_CONN,			\
+		[T_UC] = INIT_ATTRS_CONN,			\
+		[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),	\
+	}
 /* Optional attributes of every transition into RTS (from RTR, RTS, SQD). */
 #define TO_RTS_OPT_UC (A(CUR_STATE) | A(ACCESS_FLAGS) | A(ALT_PATH) | A(PATH_MIG_STATE))
 #define TO_RTS_OPT {						\
@@ -46,22 +49,14 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		[S(RESET)] = { .valid = 1 },
 		[S(INIT)] = {
 			.valid = 1,
-			.req = {
-				[T_RC] = INIT_ATTRS_CONN,
-				[T_UC] = INIT_ATTRS_CONN,
-				[T_UD] = INIT_ATTRS_UD,
-			},
+			.req = INIT_ATTRS,
 		},
 	},
 	[S(INIT)] = {
 		TO_RESET_AND_ERR,
 		[S(INIT)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = INIT_ATTRS_CONN,
-				[T_UC] = INIT_ATTRS_CONN,
-				[T_UD] = INIT_ATTRS_UD,
-			},
+			.opt = INIT_ATTRS,
 		},
 		[S(RTR)] = {
 			.valid = 1,
@@ -150,6 +145,8 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 
 #undef S
 #undef A
+#undef INIT_ATTRS_CONN
+#undef INIT_ATTRS
 #undef TO_RTS_OPT_UC
 #undef TO_RTS_OPT
 #undef TO_RESET_AND_ERR
