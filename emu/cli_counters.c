@@ -13,9 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 #include "cli_ctl.h"
 #include "common_rundir.h"
@@ -49,12 +46,7 @@ static void usage(FILE *f)
 		   "counters (daemon.*).\n"
 		   "\n"
 		   "  -q, --qp QPN       the counters of one QP (decimal or 0x hex)\n"
-		   "  -a, --all          also print counters that are zero\n"
-		   "  -r, --rundir DIR   run directory (default: $UROCE_RUNDIR, "
-		   "else\n"
-		   "                     $XDG_RUNTIME_DIR/uroce, else "
-		   "/tmp/uroce-<uid>)\n"
-		   "  -h, --help         this help\n");
+		   "  -a, --all          also print counters that are zero\n" CLI_COMMON_HELP);
 }
 
 static int query(const char *path, uint32_t qpn, struct uroce_query_counters_resp *resp)
@@ -63,25 +55,16 @@ static int query(const char *path, uint32_t qpn, struct uroce_query_counters_res
 	    .hdr = {.op = UROCE_OP_QUERY_COUNTERS, .len = sizeof(req), .seq = 1},
 	    .qpn = qpn,
 	};
-	struct timeval tv = {.tv_sec = 2};
-	ssize_t n;
-	int fd = common_rundir_connect(path);
+	size_t n;
+	int err = cli_common_call(path, &req, sizeof(req), resp, sizeof(*resp), &n);
 
-	if (fd < 0)
-		return fd;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req)) {
-		close(fd);
-		return -EIO;
-	}
-	n = recv(fd, resp, sizeof(*resp), 0);
-	close(fd);
-	if (n < (ssize_t)sizeof(resp->hdr) || resp->hdr.op != UROCE_OP_QUERY_COUNTERS)
+	if (err)
+		return err;
+	if (n < sizeof(resp->hdr) || resp->hdr.op != UROCE_OP_QUERY_COUNTERS)
 		return -EPROTO;
 	if (resp->hdr.status)
 		return resp->hdr.status;
-	if (n != (ssize_t)sizeof(*resp) ||
+	if (n != sizeof(*resp) ||
 	    (uint64_t)resp->ndrop + resp->nevent + resp->ndaemon > UROCE_COUNTERS_MAX)
 		return -EPROTO;
 	return 0;
@@ -133,15 +116,10 @@ int cli_counters_main(int argc, char **argv)
 		case 'a':
 			all = 1;
 			break;
-		case 'r':
-			explicit_dir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			rc = cli_common_opt(c, optarg, &explicit_dir, usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind != argc - 1) {

@@ -12,9 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 #include "cli_ctl.h"
 #include "common_rundir.h"
@@ -27,12 +24,7 @@ static void usage(FILE *f)
 		   "List the live uroce devices (running uroced daemons) with "
 		   "their addresses and\n"
 		   "the resources their clients hold.\n"
-		   "\n"
-		   "  -r, --rundir DIR   run directory (default: $UROCE_RUNDIR, "
-		   "else\n"
-		   "                     $XDG_RUNTIME_DIR/uroce, else "
-		   "/tmp/uroce-<uid>)\n"
-		   "  -h, --help         this help\n");
+		   "\n" CLI_COMMON_HELP);
 }
 
 /* HELLO exchange with one daemon. 0 or -errno. */
@@ -40,21 +32,12 @@ static int hello(const char *path, struct uroce_hello_resp *resp)
 {
 	struct uroce_hello_req req = {.hdr = {.op = UROCE_OP_HELLO, .len = sizeof(req), .seq = 1},
 				      .version = UROCE_UAPI_VERSION};
-	struct timeval tv = {.tv_sec = 2};
-	ssize_t n;
-	int fd = common_rundir_connect(path);
+	size_t n;
+	int err = cli_common_call(path, &req, sizeof(req), resp, sizeof(*resp), &n);
 
-	if (fd < 0)
-		return fd;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req)) {
-		close(fd);
-		return -EIO;
-	}
-	n = recv(fd, resp, sizeof(*resp), 0);
-	close(fd);
-	if (n != (ssize_t)sizeof(*resp) || resp->hdr.op != UROCE_OP_HELLO)
+	if (err)
+		return err;
+	if (n != sizeof(*resp) || resp->hdr.op != UROCE_OP_HELLO)
 		return -EPROTO;
 	if (resp->hdr.status)
 		return resp->hdr.status;
@@ -82,21 +65,13 @@ int cli_devices_main(int argc, char **argv)
 	size_t n = 0, cap = 0;
 	struct dirent *e;
 	DIR *dir;
-	int c;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "r:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			explicit_dir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+		rc = cli_common_opt(c, optarg, &explicit_dir, usage);
+		if (rc >= 0)
+			return rc;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "uroce devices: unexpected argument '%s'\n", argv[optind]);

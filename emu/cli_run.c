@@ -26,12 +26,7 @@ static void usage(FILE *f)
 		   "it sees the uroce\n"
 		   "devices of the run directory instead of kernel RDMA "
 		   "devices.\n"
-		   "\n"
-		   "  -r, --rundir DIR   run directory (default: $UROCE_RUNDIR, "
-		   "else\n"
-		   "                     $XDG_RUNTIME_DIR/uroce, else "
-		   "/tmp/uroce-<uid>)\n"
-		   "  -h, --help         this help\n");
+		   "\n" CLI_COMMON_HELP);
 }
 
 /* <directory of the running uroce>/../lib/liburoce.so */
@@ -57,23 +52,15 @@ int cli_run_main(int argc, char **argv)
 	};
 	const char *explicit_dir = NULL, *old;
 	char rundir[256], lib[PATH_MAX], real[PATH_MAX], *preload;
-	int c;
+	int c, rc;
 
 	optind = 1;
 	/* '+': stop at the first non-option, the program's own options
 	 * are not ours. */
 	while ((c = getopt_long(argc, argv, "+r:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			explicit_dir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+		rc = cli_common_opt(c, optarg, &explicit_dir, usage);
+		if (rc >= 0)
+			return rc;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "uroce run: no program given (see --help)\n");

@@ -78,12 +78,30 @@ static int check_cqe(const struct emu_dev *dev, uint32_t cqe)
 	return 0;
 }
 
+/* A CQ ring of at least cqe entries (a power of two), named after the CQ. */
+static int cq_ring_create(const struct emu_cq *cq, uint32_t cqe, struct emu_ring *ring, int *fd)
+{
+	return emu_ring_create(ring, UROCE_RING_CQ, emu_pow2_roundup(cqe), UROCE_CQE_BYTES,
+			       cq->obj.hnode.key, 0, fd);
+}
+
+/* The CREATE_CQ / RESIZE_CQ reply: the CQ's handle and ring, the ring's fd. */
+static int cq_reply(const struct emu_cq *cq, int fd, struct emu_reply *rep)
+{
+	struct uroce_cq_resp *o = EMU_REPLY(rep, struct uroce_cq_resp);
+
+	o->handle = cq->obj.hnode.key;
+	o->entries = cq->ring.entries;
+	o->ring_bytes = cq->ring.bytes;
+	emu_reply_add_fd(rep, fd);
+	return 0;
+}
+
 int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_create_cq_req *r = req;
 	struct emu_dev *dev = ctx->dev;
 	struct emu_channel *ch = NULL;
-	struct uroce_cq_resp *o;
 	struct emu_cq *cq;
 	int err, fd;
 
@@ -108,8 +126,7 @@ int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		free(cq);
 		return -ENOMEM;
 	}
-	err = emu_ring_create(&cq->ring, UROCE_RING_CQ, emu_pow2_roundup(r->cqe), UROCE_CQE_BYTES,
-			      cq->obj.hnode.key, 0, &fd);
+	err = cq_ring_create(cq, r->cqe, &cq->ring, &fd);
 	if (err) {
 		emu_dev_obj_del(&cq->obj);
 		free(cq);
@@ -121,19 +138,13 @@ int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	cq->comp_vector = r->comp_vector;
 	cq->cqe_requested = r->cqe;
 
-	o = EMU_REPLY(rep, struct uroce_cq_resp);
-	o->handle = cq->obj.hnode.key;
-	o->entries = cq->ring.entries;
-	o->ring_bytes = cq->ring.bytes;
-	emu_reply_add_fd(rep, fd);
-	return 0;
+	return cq_reply(cq, fd, rep);
 }
 
 int emu_cq_resize(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_resize_cq_req *r = req;
 	struct emu_ring nr, *old;
-	struct uroce_cq_resp *o;
 	struct emu_obj *obj;
 	struct emu_cq *cq;
 	uint32_t cons, used;
@@ -154,8 +165,7 @@ int emu_cq_resize(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	/* The CQEs not yet polled must fit (ibv_resize_cq(3)). */
 	if (used > r->cqe)
 		return -EINVAL;
-	err = emu_ring_create(&nr, UROCE_RING_CQ, emu_pow2_roundup(r->cqe), UROCE_CQE_BYTES,
-			      cq->obj.hnode.key, 0, &fd);
+	err = cq_ring_create(cq, r->cqe, &nr, &fd);
 	if (err)
 		return err;
 	for (uint32_t i = cons; i != old->prod; i++)
@@ -170,12 +180,7 @@ int emu_cq_resize(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	cq->ring = nr;
 	cq->cqe_requested = r->cqe;
 
-	o = EMU_REPLY(rep, struct uroce_cq_resp);
-	o->handle = cq->obj.hnode.key;
-	o->entries = cq->ring.entries;
-	o->ring_bytes = cq->ring.bytes;
-	emu_reply_add_fd(rep, fd);
-	return 0;
+	return cq_reply(cq, fd, rep);
 }
 
 int emu_cq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)

@@ -24,33 +24,39 @@ struct transition {
 #define S(x) UROCE_QPS_##x
 #define A(x) UROCE_QP_##x
 
-/* Attribute sets used by several transitions. */
-#define INIT_ATTRS_CONN (A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS))
-#define INIT_ATTRS_UD (A(PKEY_INDEX) | A(PORT) | A(QKEY))
-
 /* clang-format off */
+/* Attributes RESET->INIT requires and INIT->INIT allows. */
+#define INIT_ATTRS_CONN (A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS))
+#define INIT_ATTRS {						\
+		[T_RC] = INIT_ATTRS_CONN,			\
+		[T_UC] = INIT_ATTRS_CONN,			\
+		[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),	\
+	}
+/* Optional attributes of every transition into RTS (from RTR, RTS, SQD). */
+#define TO_RTS_OPT_UC (A(CUR_STATE) | A(ACCESS_FLAGS) | A(ALT_PATH) | A(PATH_MIG_STATE))
+#define TO_RTS_OPT {						\
+		[T_RC] = TO_RTS_OPT_UC | A(MIN_RNR_TIMER),	\
+		[T_UC] = TO_RTS_OPT_UC,				\
+		[T_UD] = A(CUR_STATE) | A(QKEY),		\
+	}
+/* Every state but RESET may go to RESET and to ERR, with no attributes. */
+#define TO_RESET_AND_ERR		\
+	[S(RESET)] = { .valid = 1 },	\
+	[S(ERR)] = { .valid = 1 }
+
 static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 	[S(RESET)] = {
 		[S(RESET)] = { .valid = 1 },
 		[S(INIT)] = {
 			.valid = 1,
-			.req = {
-				[T_RC] = INIT_ATTRS_CONN,
-				[T_UC] = INIT_ATTRS_CONN,
-				[T_UD] = INIT_ATTRS_UD,
-			},
+			.req = INIT_ATTRS,
 		},
 	},
 	[S(INIT)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(INIT)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = INIT_ATTRS_CONN,
-				[T_UC] = INIT_ATTRS_CONN,
-				[T_UD] = INIT_ATTRS_UD,
-			},
+			.opt = INIT_ATTRS,
 		},
 		[S(RTR)] = {
 			.valid = 1,
@@ -71,8 +77,7 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(RTR)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(RTS)] = {
 			.valid = 1,
 			.req = {
@@ -82,29 +87,14 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 				[T_UC] = A(SQ_PSN),
 				[T_UD] = A(SQ_PSN),
 			},
-			.opt = {
-				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
-					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
-					 A(PATH_MIG_STATE),
-				[T_UC] = A(CUR_STATE) | A(ALT_PATH) |
-					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 	},
 	[S(RTS)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(RTS)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
-					 A(ALT_PATH) | A(PATH_MIG_STATE) |
-					 A(MIN_RNR_TIMER),
-				[T_UC] = A(CUR_STATE) | A(ACCESS_FLAGS) |
-					 A(ALT_PATH) | A(PATH_MIG_STATE),
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 		[S(SQD)] = {
 			.valid = 1,
@@ -116,18 +106,10 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(SQD)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(RTS)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = A(CUR_STATE) | A(ALT_PATH) |
-					 A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) |
-					 A(PATH_MIG_STATE),
-				[T_UC] = A(CUR_STATE) | A(ALT_PATH) |
-					 A(ACCESS_FLAGS) | A(PATH_MIG_STATE),
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 		[S(SQD)] = {
 			.valid = 1,
@@ -145,8 +127,7 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(SQE)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 		[S(RTS)] = {
 			.valid = 1,
 			.opt = {
@@ -157,14 +138,18 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 		},
 	},
 	[S(ERR)] = {
-		[S(RESET)] = { .valid = 1 },
-		[S(ERR)] = { .valid = 1 },
+		TO_RESET_AND_ERR,
 	},
 };
 /* clang-format on */
 
 #undef S
 #undef A
+#undef INIT_ATTRS_CONN
+#undef INIT_ATTRS
+#undef TO_RTS_OPT_UC
+#undef TO_RTS_OPT
+#undef TO_RESET_AND_ERR
 
 static const char *const state_names[] = {
 #define QPS_NAME(name, val) [val] = #name,

@@ -49,6 +49,41 @@ _Static_assert(SAME(UROCE_EVENT_QP_LAST_WQE_REACHED, IBV_EVENT_QP_LAST_WQE_REACH
 _Static_assert(SAME(UROCE_REREG_CHANGE_ACCESS, IBV_REREG_MR_CHANGE_ACCESS), "rereg flag values");
 #undef SAME
 
+/*
+ * ibv_qp_cap and uroce_qp_cap, and the fields of ibv_qp_attr that
+ * uroce_qp_attr carries under the same name (the enums and the address
+ * vectors are converted apart), copied either way.
+ */
+#define QP_CAP_COPY(dst, src)                                  \
+	do {                                                   \
+		(dst).max_send_wr = (src).max_send_wr;         \
+		(dst).max_recv_wr = (src).max_recv_wr;         \
+		(dst).max_send_sge = (src).max_send_sge;       \
+		(dst).max_recv_sge = (src).max_recv_sge;       \
+		(dst).max_inline_data = (src).max_inline_data; \
+	} while (0)
+#define QP_ATTR_FIELDS(X)      \
+	X(qkey)                \
+	X(rq_psn)              \
+	X(sq_psn)              \
+	X(dest_qp_num)         \
+	X(qp_access_flags)     \
+	X(rate_limit)          \
+	X(pkey_index)          \
+	X(alt_pkey_index)      \
+	X(en_sqd_async_notify) \
+	X(sq_draining)         \
+	X(max_rd_atomic)       \
+	X(max_dest_rd_atomic)  \
+	X(min_rnr_timer)       \
+	X(port_num)            \
+	X(timeout)             \
+	X(retry_cnt)           \
+	X(rnr_retry)           \
+	X(alt_port_num)        \
+	X(alt_timeout)
+#define QP_ATTR_COPY(f) o->f = a->f;
+
 /* ibv_wr_* operations offered per QP type. */
 #define OPS_UD (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define OPS_UC (OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
@@ -684,11 +719,7 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init
 	req.sq_sig_all = (uint32_t)attr->sq_sig_all;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 		req.create_flags = attr->create_flags;
-	req.cap.max_send_wr = attr->cap.max_send_wr;
-	req.cap.max_recv_wr = attr->cap.max_recv_wr;
-	req.cap.max_send_sge = attr->cap.max_send_sge;
-	req.cap.max_recv_sge = attr->cap.max_recv_sge;
-	req.cap.max_inline_data = attr->cap.max_inline_data;
+	QP_CAP_COPY(req.cap, attr->cap);
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -739,11 +770,7 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init
 		set_wr_ops(&qp->qpx);
 	}
 	/* What the QP really got (>= what was asked), as providers report. */
-	attr->cap.max_send_wr = resp.cap.max_send_wr;
-	attr->cap.max_recv_wr = resp.cap.max_recv_wr;
-	attr->cap.max_send_sge = resp.cap.max_send_sge;
-	attr->cap.max_recv_sge = resp.cap.max_recv_sge;
-	attr->cap.max_inline_data = resp.cap.max_inline_data;
+	QP_CAP_COPY(attr->cap, resp.cap);
 	return q;
 }
 
@@ -775,32 +802,10 @@ static void qp_attr_to_uapi(const struct ibv_qp_attr *a, struct uroce_qp_attr *o
 	o->cur_qp_state = a->cur_qp_state;
 	o->path_mtu = a->path_mtu;
 	o->path_mig_state = a->path_mig_state;
-	o->qkey = a->qkey;
-	o->rq_psn = a->rq_psn;
-	o->sq_psn = a->sq_psn;
-	o->dest_qp_num = a->dest_qp_num;
-	o->qp_access_flags = a->qp_access_flags;
-	o->rate_limit = a->rate_limit;
-	o->cap.max_send_wr = a->cap.max_send_wr;
-	o->cap.max_recv_wr = a->cap.max_recv_wr;
-	o->cap.max_send_sge = a->cap.max_send_sge;
-	o->cap.max_recv_sge = a->cap.max_recv_sge;
-	o->cap.max_inline_data = a->cap.max_inline_data;
+	QP_CAP_COPY(o->cap, a->cap);
 	shim_ah_to_uapi(&a->ah_attr, &o->ah_attr);
 	shim_ah_to_uapi(&a->alt_ah_attr, &o->alt_ah_attr);
-	o->pkey_index = a->pkey_index;
-	o->alt_pkey_index = a->alt_pkey_index;
-	o->en_sqd_async_notify = a->en_sqd_async_notify;
-	o->sq_draining = a->sq_draining;
-	o->max_rd_atomic = a->max_rd_atomic;
-	o->max_dest_rd_atomic = a->max_dest_rd_atomic;
-	o->min_rnr_timer = a->min_rnr_timer;
-	o->port_num = a->port_num;
-	o->timeout = a->timeout;
-	o->retry_cnt = a->retry_cnt;
-	o->rnr_retry = a->rnr_retry;
-	o->alt_port_num = a->alt_port_num;
-	o->alt_timeout = a->alt_timeout;
+	QP_ATTR_FIELDS(QP_ATTR_COPY)
 }
 
 static void qp_attr_from_uapi(const struct uroce_qp_attr *a, struct ibv_qp_attr *o)
@@ -810,32 +815,10 @@ static void qp_attr_from_uapi(const struct uroce_qp_attr *a, struct ibv_qp_attr 
 	o->cur_qp_state = (enum ibv_qp_state)a->cur_qp_state;
 	o->path_mtu = (enum ibv_mtu)a->path_mtu;
 	o->path_mig_state = (enum ibv_mig_state)a->path_mig_state;
-	o->qkey = a->qkey;
-	o->rq_psn = a->rq_psn;
-	o->sq_psn = a->sq_psn;
-	o->dest_qp_num = a->dest_qp_num;
-	o->qp_access_flags = a->qp_access_flags;
-	o->rate_limit = a->rate_limit;
-	o->cap.max_send_wr = a->cap.max_send_wr;
-	o->cap.max_recv_wr = a->cap.max_recv_wr;
-	o->cap.max_send_sge = a->cap.max_send_sge;
-	o->cap.max_recv_sge = a->cap.max_recv_sge;
-	o->cap.max_inline_data = a->cap.max_inline_data;
+	QP_CAP_COPY(o->cap, a->cap);
 	shim_ah_from_uapi(&a->ah_attr, &o->ah_attr);
 	shim_ah_from_uapi(&a->alt_ah_attr, &o->alt_ah_attr);
-	o->pkey_index = a->pkey_index;
-	o->alt_pkey_index = a->alt_pkey_index;
-	o->en_sqd_async_notify = a->en_sqd_async_notify;
-	o->sq_draining = a->sq_draining;
-	o->max_rd_atomic = a->max_rd_atomic;
-	o->max_dest_rd_atomic = a->max_dest_rd_atomic;
-	o->min_rnr_timer = a->min_rnr_timer;
-	o->port_num = a->port_num;
-	o->timeout = a->timeout;
-	o->retry_cnt = a->retry_cnt;
-	o->rnr_retry = a->rnr_retry;
-	o->alt_port_num = a->alt_port_num;
-	o->alt_timeout = a->alt_timeout;
+	QP_ATTR_FIELDS(QP_ATTR_COPY)
 }
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
@@ -884,11 +867,7 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		init_attr->srq = qp->srq;
 		init_attr->qp_type = qp->qp_type;
 		init_attr->sq_sig_all = (int)resp.sq_sig_all;
-		init_attr->cap.max_send_wr = resp.init_cap.max_send_wr;
-		init_attr->cap.max_recv_wr = resp.init_cap.max_recv_wr;
-		init_attr->cap.max_send_sge = resp.init_cap.max_send_sge;
-		init_attr->cap.max_recv_sge = resp.init_cap.max_recv_sge;
-		init_attr->cap.max_inline_data = resp.init_cap.max_inline_data;
+		QP_CAP_COPY(init_attr->cap, resp.init_cap);
 	}
 	if (attr_mask & IBV_QP_STATE)
 		qp->state = attr->qp_state;
