@@ -22,8 +22,11 @@ int emu_ah_check_attr(const struct emu_dev *dev, const struct uroce_ah_attr *a)
 		return -EINVAL;
 	/* RoCE: only the GRH names the destination (its GID becomes the IP
 	 * destination, PROTOCOL.md 1); there are no LIDs to route by. */
-	if (!a->is_global)
+	if (!a->is_global) {
+		emu_info("address vector without a GRH refused (EINVAL): RoCE addresses peers "
+			 "by GID, give the program a GID index (-g 0, -x 0)");
 		return -EINVAL;
+	}
 	/* Only GID index 0 is populated. */
 	if (a->sgid_index != 0)
 		return -EINVAL;
