@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Address handles: creation with the checks hardware applies to an address
- * vector (port, source GID index, static rate), and release. Both RoCE
- * style (GRH with a destination GID) and LID-only vectors are accepted, the
- * latter because unmodified tools such as ibv_ud_pingpong without -g and
- * qperf use them (ABI.md section 4).
+ * Address handles: creation with the checks a RoCE device applies to an
+ * address vector (port, GRH present, source GID index, static rate), and
+ * release. The same check guards a QP's primary path (modify with
+ * IBV_QP_AV). On RoCE the destination is the GID, so a vector without a GRH
+ * is refused with EINVAL, as the Linux core's rdma_check_ah_attr() does
+ * for every RoCE port: tools run without a GID index (ibv_*_pingpong
+ * without -g, qperf without -cm1) fail at address resolution here exactly
+ * as they do on RoCE hardware.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,8 +20,15 @@ int emu_ah_check_attr(const struct emu_dev *dev, const struct uroce_ah_attr *a)
 	(void)dev;
 	if (a->port_num != UROCE_PORT_NUM)
 		return -EINVAL;
+	/* RoCE: only the GRH names the destination (its GID becomes the IP
+	 * destination, PROTOCOL.md 1); there are no LIDs to route by. */
+	if (!a->is_global) {
+		emu_info("address vector without a GRH refused (EINVAL): RoCE addresses peers "
+			 "by GID, give the program a GID index (-g 0, -x 0)");
+		return -EINVAL;
+	}
 	/* Only GID index 0 is populated. */
-	if (a->is_global && a->sgid_index != 0)
+	if (a->sgid_index != 0)
 		return -EINVAL;
 	if (a->static_rate > 22) /* IBV_RATE_600_GBPS is the largest */
 		return -EINVAL;

@@ -347,10 +347,8 @@ void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a, struct 
 {
 	memset(av, 0, sizeof(*av));
 	memcpy(av->sgid, dev->gid, sizeof(av->sgid));
-	/* Without a GRH there is no RoCEv2 destination: the zero GID,
-	 * which net.c refuses to send to (tx_no_route). */
-	if (a->is_global)
-		memcpy(av->dgid, a->dgid, sizeof(av->dgid));
+	/* emu_ah_check_attr admitted only vectors with a GRH. */
+	memcpy(av->dgid, a->dgid, sizeof(av->dgid));
 	av->tclass = a->traffic_class;
 	av->hop_limit = a->hop_limit;
 }

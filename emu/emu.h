@@ -681,8 +681,8 @@ int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *r
 int emu_ah_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_ah_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_ah_free(struct emu_ah *ah);
-/* Validate an address vector against the device (port, GID index, rate).
- * 0 or -EINVAL. */
+/* Validate an address vector against the device (port, GRH present, source
+ * GID index, rate), as for a RoCE port. 0 or -EINVAL. */
 int emu_ah_check_attr(const struct emu_dev *dev, const struct uroce_ah_attr *a);
 
 #endif /* UROCE_EMU_H */

@@ -426,11 +426,6 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	err = check_attr_values(qp, mask, a);
 	if (err)
 		return err;
-	/* Accepted (ABI.md 4), but RoCEv2 has no path without a GRH. */
-	if ((mask & UROCE_QP_AV) && !a->ah_attr.is_global && qp->type != UROCE_QPT_UD)
-		emu_warn("QP 0x%x: address vector without a GRH (no destination GID): its "
-			 "packets have no RoCEv2 destination and will not be sent",
-			 qp->qpn);
 	/* Attributes first: the engine may report an SQ drain at once. */
 	apply_attrs(qp, mask, a);
 	xmask = to_xattr(qp, mask, a, &xa);

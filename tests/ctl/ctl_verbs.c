@@ -9,7 +9,8 @@
  * event fd are real pollable fds, and the device keeps serving afterwards.
  *
  *   ctl_verbs check DEV_A DEV_B   run every check; exit 0 when all pass
- *   ctl_verbs hold DEV            create PD, MR, CQ, QP, SRQ, AH, channel,
+ *   ctl_verbs hold DEV            create PD, MR, CQ, QP, SRQ, AH (with a
+ *                                 GRH to its own GID 0), channel,
  *                                 print "ready" and wait to be killed
  */
 #include <infiniband/verbs.h>
@@ -240,6 +241,34 @@ static void check_state_machine(struct ibv_context *ctx, struct ibv_pd *pd, stru
 				     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 				     IBV_QP_MIN_RNR_TIMER),
 		   EINVAL, "INIT->RTR with max_dest_rd_atomic 200");
+	/* RoCE address vectors need a GRH, a populated source GID index and
+	 * port 1 (the Linux core's rdma_check_ah_attr on a RoCE port). */
+	a.max_dest_rd_atomic = 16;
+	a.ah_attr.is_global = 0;
+	EXPECT_RET(ibv_modify_qp(qp, &a,
+				 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER),
+		   EINVAL, "INIT->RTR with an address vector without a GRH");
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.sgid_index = 1;
+	EXPECT_RET(ibv_modify_qp(qp, &a,
+				 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER),
+		   EINVAL, "INIT->RTR with source GID index 1 (empty)");
+	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.port_num = 2;
+	EXPECT_RET(ibv_modify_qp(qp, &a,
+				 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER),
+		   EINVAL, "INIT->RTR with an address vector on port 2");
+	memset(&a, 0, sizeof(a));
+	memset(&ia, 0, sizeof(ia));
+	EXPECT_RET(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia), 0, "query QP after refused RTR");
+	check(a.qp_state == IBV_QPS_INIT && qp->state == IBV_QPS_INIT,
+	      "refused INIT->RTR changed the state to %d/%d", a.qp_state, qp->state);
 	EXPECT_RET(to_rtr(qp, qp->qp_num, &gid), 0, "INIT->RTR");
 	/* RTR -> RTS for RC requires TIMEOUT, RETRY_CNT, RNR_RETRY,... */
 	memset(&a, 0, sizeof(a));
@@ -275,6 +304,38 @@ static void check_state_machine(struct ibv_context *ctx, struct ibv_pd *pd, stru
 	EXPECT_RET(set_state(qp, IBV_QPS_RESET), 0, "ERR->RESET");
 	EXPECT_RET(to_init(qp), 0, "RESET->INIT again");
 	EXPECT_RET(ibv_destroy_qp(qp), 0, "destroy QP");
+}
+
+/* --- address handles ------------------------------------------------------ */
+static void check_ah(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	union ibv_gid gid;
+
+	check(ibv_query_gid(ctx, 1, 0, &gid) == 0, "query GID 0");
+	/* LID-only: RoCE has no destination without a GRH. */
+	memset(&aa, 0, sizeof(aa));
+	aa.dlid = 1;
+	aa.port_num = 1;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "AH without a GRH");
+	aa.is_global = 1;
+	aa.grh.dgid = gid;
+	aa.grh.hop_limit = 64;
+	aa.grh.sgid_index = 1;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "AH with source GID index 1 (empty)");
+	aa.grh.sgid_index = 200;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "AH with source GID index 200");
+	aa.grh.sgid_index = 0;
+	aa.port_num = 2;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "AH on port 2");
+	aa.port_num = 0;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "AH on port 0");
+	aa.port_num = 1;
+	ah = ibv_create_ah(pd, &aa);
+	check(ah != NULL, "AH with a GRH: %s", strerror(errno));
+	if (ah)
+		EXPECT_RET(ibv_destroy_ah(ah), 0, "destroy AH");
 }
 
 /* --- objects of another context ------------------------------------------ */
@@ -602,6 +663,7 @@ static int cmd_check(const char *dev_a, const char *dev_b)
 	check_cross_context(a, pd, cq, a2); /* same device, other context */
 	check_cross_context(a, pd, cq, b);  /* other device */
 	check_mr(pd);
+	check_ah(a, pd);
 	check_limits(a, pd, cq);
 	check_data_path(a, pd);
 	check_async(a, pd);
@@ -637,6 +699,12 @@ static int cmd_hold(const char *dev)
 
 	if (!ctx)
 		return 2;
+	aa.is_global = 1;
+	aa.grh.hop_limit = 64;
+	if (ibv_query_gid(ctx, 1, 0, &aa.grh.dgid)) {
+		fprintf(stderr, "hold: cannot query GID 0: %s\n", strerror(errno));
+		return 1;
+	}
 	ch = ibv_create_comp_channel(ctx);
 	pd = ibv_alloc_pd(ctx);
 	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
