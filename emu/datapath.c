@@ -195,6 +195,12 @@ static void op_sq_drained(void *ctx, struct emu_xqp *x)
 	emu_qp_sq_drained(qp_of(x));
 }
 
+static void op_comm_est(void *ctx, struct emu_xqp *x)
+{
+	(void)ctx;
+	emu_qp_comm_est(qp_of(x));
+}
+
 static const struct emu_xport_ops dp_ops = {
     .send_packet = op_send_packet,
     .lookup_qp = op_lookup_qp,
@@ -208,6 +214,7 @@ static const struct emu_xport_ops dp_ops = {
     .schedule = op_schedule,
     .qp_error = op_qp_error,
     .sq_drained = op_sq_drained,
+    .comm_est = op_comm_est,
 };
 
 /* ------------------------------------------------------------------------ */

@@ -506,6 +506,8 @@ void emu_qp_transport_error(struct emu_qp *qp);
 void emu_qp_ring_fault(struct emu_qp *qp);
 /* The engine drained the SQ of a QP in SQD: IBV_EVENT_SQ_DRAINED if asked. */
 void emu_qp_sq_drained(struct emu_qp *qp);
+/* First request packet on a connected QP in RTR: IBV_EVENT_COMM_EST. */
+void emu_qp_comm_est(struct emu_qp *qp);
 
 /* srq.c */
 int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

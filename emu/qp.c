@@ -456,7 +456,8 @@ int emu_qp_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	/* The next PSNs, as the transport has them now. */
 	o->attr.sq_psn = xa.sq_psn;
 	o->attr.rq_psn = xa.rq_psn;
-	o->attr.sq_draining = qp->state == UROCE_QPS_SQD && qp->x.req.idx != qp->x.sq_tail;
+	/* Draining until the engine reported the drain (IBA 11.2.5.2). */
+	o->attr.sq_draining = qp->state == UROCE_QPS_SQD && !qp->x.req.drained_told;
 	o->init_cap = qp->cap;
 	o->sq_sig_all = qp->sq_sig_all;
 	return 0;
@@ -530,6 +531,12 @@ void emu_qp_sq_drained(struct emu_qp *qp)
 {
 	if (qp->attr.en_sqd_async_notify)
 		emu_ctx_async_event(qp->obj.ctx, UROCE_EVENT_SQ_DRAINED, qp->obj.hnode.key);
+}
+
+void emu_qp_comm_est(struct emu_qp *qp)
+{
+	emu_dbg("QP 0x%x: first packet in RTR (IBV_EVENT_COMM_EST)", qp->qpn);
+	emu_ctx_async_event(qp->obj.ctx, UROCE_EVENT_COMM_EST, qp->obj.hnode.key);
 }
 
 static int is_mcast_gid(const uint8_t *gid)

@@ -750,8 +750,22 @@ bool emu_resp_run(struct emu_xqp *qp)
 	return qp->resp.stream || qp->resp.ndeferred;
 }
 
+/*
+ * IBA 11.6.3.1 (o11-5.1.1): the first packet received on a connected QP
+ * in RTR establishes communication; not reported for UD QPs.
+ */
+static void resp_comm_est(struct emu_xqp *qp)
+{
+	if (qp->type == EMU_XQPT_UD || qp->attr.state != EMU_XQPS_RTR || qp->resp.comm_est_told)
+		return;
+	qp->resp.comm_est_told = true;
+	if (qp->dev->ops->comm_est)
+		qp->dev->ops->comm_est(qp->dev->ctx, qp);
+}
+
 void emu_resp_rcv(struct emu_xqp *qp, const struct emu_xpkt *pkt)
 {
+	resp_comm_est(qp);
 	switch (qp->type) {
 	case EMU_XQPT_RC:
 		/* Requests wait until the READ responses before them are out. */

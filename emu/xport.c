@@ -265,7 +265,9 @@ int emu_xport_modify(struct emu_xqp *qp, const struct emu_xqp_attr *a, uint32_t 
 		emu_req_run(qp);
 		break;
 	case EMU_XQPS_SQD:
-		qp->req.drained_told = false;
+		/* One report per move into SQD (SQD -> SQD only changes the path). */
+		if (old != EMU_XQPS_SQD)
+			qp->req.drained_told = false;
 		/* Reports the drain at once when nothing is outstanding. */
 		emu_req_run(qp);
 		break;

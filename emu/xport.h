@@ -324,8 +324,18 @@ struct emu_xport_ops {
 	 * SQ ring entries not yet handed to the engine. May be NULL.
 	 */
 	void (*qp_error)(void *ctx, struct emu_xqp *qp);
-	/* Optional: the send queue of a QP in SQD has drained. May be NULL. */
+	/*
+	 * Optional: the send queue of a QP in SQD has drained: every message
+	 * started before the move to SQD is complete (its CQE pushed). Called
+	 * once per move into SQD. May be NULL.
+	 */
 	void (*sq_drained)(void *ctx, struct emu_xqp *qp);
+	/*
+	 * Optional: the first request packet arrived on an RC or UC QP in RTR
+	 * (IBV_EVENT_COMM_EST). Called at most once until the QP is reset.
+	 * May be NULL.
+	 */
+	void (*comm_est)(void *ctx, struct emu_xqp *qp);
 };
 
 /* Per-device state: one per RNIC. */
@@ -488,6 +498,7 @@ struct emu_xresp {
 	uint32_t dhead;
 	uint32_t ndeferred;
 	bool replaying; /* a deferred request is being processed: do not defer it again */
+	bool comm_est_told; /* comm_est already reported since the last reset */
 };
 
 /* One QP's transport state. The daemon embeds it in its QP object. */

@@ -302,8 +302,17 @@ static void fake_qp_error(void *ctx, struct emu_xqp *qp)
 
 static void fake_sq_drained(void *ctx, struct emu_xqp *qp)
 {
+	struct fake_qp *q = (struct fake_qp *)qp;
+
 	(void)ctx;
-	((struct fake_qp *)qp)->drained++;
+	q->drained++;
+	q->nscq_at_drained = q->nscq;
+}
+
+static void fake_comm_est(void *ctx, struct emu_xqp *qp)
+{
+	(void)ctx;
+	((struct fake_qp *)qp)->comm_est++;
 }
 
 static const struct emu_xport_ops fake_ops = {
@@ -319,6 +328,7 @@ static const struct emu_xport_ops fake_ops = {
     .schedule = fake_schedule,
     .qp_error = fake_qp_error,
     .sq_drained = fake_sq_drained,
+    .comm_est = fake_comm_est,
 };
 
 /* ---- set-up -------------------------------------------------------------- */

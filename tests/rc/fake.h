@@ -43,6 +43,8 @@ struct fake_qp {
 	bool scheduled;
 	unsigned qp_errors; /* qp_error callbacks */
 	unsigned drained;   /* sq_drained callbacks */
+	unsigned nscq_at_drained; /* nscq when sq_drained was last called */
+	unsigned comm_est;  /* comm_est callbacks */
 };
 
 struct fake_host {
