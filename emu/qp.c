@@ -426,6 +426,13 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	err = check_attr_values(qp, mask, a);
 	if (err)
 		return err;
+	/*
+	 * The WQEs posted before this call come first, as a doorbell reaches
+	 * an RNIC before a later modify: into SQD, the messages they start
+	 * belong to the drain (IBA 10.3.1.2).
+	 */
+	if (cur == UROCE_QPS_RTS && next == UROCE_QPS_SQD)
+		emu_dp_sq(qp);
 	/* Attributes first: the engine may report an SQ drain at once. */
 	apply_attrs(qp, mask, a);
 	xmask = to_xattr(qp, mask, a, &xa);

@@ -497,7 +497,7 @@ struct emu_xresp {
 	struct emu_xdeferred *deferred; /* ring of EMU_XPORT_MAX_DEFERRED, allocated on first use */
 	uint32_t dhead;
 	uint32_t ndeferred;
-	bool replaying; /* a deferred request is being processed: do not defer it again */
+	bool replaying;	    /* a deferred request is being processed: do not defer it again */
 	bool comm_est_told; /* comm_est already reported since the last reset */
 };
 

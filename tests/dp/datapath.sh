@@ -68,6 +68,16 @@ if [ -x "$UROCE_BIN/cq_events" ]; then
 	fi
 fi
 
+# QP async events with real traffic (COMM_EST, SQ_DRAINED).
+if [ -x "$UROCE_BIN/async_events" ]; then
+	if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/async_events" uroce0 >"$T/aev" 2>&1; then
+		pass "async_events: $(tail -1 "$T/aev")"
+	else
+		cat "$T/aev" >&2
+		fail "async_events"
+	fi
+fi
+
 # Garbage in the rings: errors completed, the daemon keeps serving.
 if timeout 300 "$UROCE_BIN/ring_abuse" "$UROCE_RUNDIR/uroce1.sock" 20 >"$T/abuse" 2>&1; then
 	pass "ring_abuse: $(tail -1 "$T/abuse")"

@@ -41,10 +41,10 @@ struct fake_qp {
 	unsigned nscq, nrcq, cap_scq, cap_rcq;
 	uint64_t timer; /* armed deadline, 0 = none */
 	bool scheduled;
-	unsigned qp_errors; /* qp_error callbacks */
-	unsigned drained;   /* sq_drained callbacks */
+	unsigned qp_errors;	  /* qp_error callbacks */
+	unsigned drained;	  /* sq_drained callbacks */
 	unsigned nscq_at_drained; /* nscq when sq_drained was last called */
-	unsigned comm_est;  /* comm_est callbacks */
+	unsigned comm_est;	  /* comm_est callbacks */
 };
 
 struct fake_host {
