@@ -458,6 +458,49 @@ static void test_bad_index(void)
 	qp_destroy(&q);
 }
 
+/* Ring fds a client could shrink would fault the daemon (SIGBUS): refused. */
+static void test_shrink(void)
+{
+	struct uroce_create_cq_req cr = {.hdr.op = UROCE_OP_CREATE_CQ, .cqe = 16};
+	struct uroce_cq_resp co;
+	struct uroce_create_qp_req qr = {.hdr.op = UROCE_OP_CREATE_QP,
+					 .qp_type = UROCE_QPT_RC,
+					 .cap = {.max_send_wr = 4,
+						 .max_recv_wr = 4,
+						 .max_send_sge = 1,
+						 .max_recv_sge = 1}};
+	struct uroce_create_qp_resp qo;
+	struct uroce_handle_req d = {.hdr.op = UROCE_OP_DESTROY_QP};
+	struct uroce_msg_hdr h;
+	int fds[UROCE_MSG_MAX_FDS], nfds = 0, rc;
+
+	rc = call(&cr, sizeof(cr), &co, sizeof(co), fds, &nfds);
+	if (rc || nfds != 1) {
+		check(0, "shrink: CQ (%d)", rc);
+		return;
+	}
+	check(ftruncate(fds[0], 0) < 0 && ftruncate(fds[0], (off_t)co.ring_bytes * 2) < 0,
+	      "CQ ring fd cannot be shrunk or grown");
+	close(fds[0]);
+	qr.pd_handle = pd;
+	qr.send_cq_handle = co.handle;
+	qr.recv_cq_handle = co.handle;
+	rc = call(&qr, sizeof(qr), &qo, sizeof(qo), fds, &nfds);
+	if (rc || nfds != 2) {
+		check(0, "shrink: QP (%d)", rc);
+		return;
+	}
+	check(ftruncate(fds[0], 0) < 0 && ftruncate(fds[1], 0) < 0,
+	      "SQ and RQ ring fds cannot be shrunk");
+	close(fds[0]);
+	close(fds[1]);
+	d.handle = qo.handle;
+	check(call(&d, sizeof(d), &h, sizeof(h), NULL, NULL) == 0, "shrink: QP destroyed");
+	d.hdr.op = UROCE_OP_DESTROY_CQ;
+	d.handle = co.handle;
+	check(call(&d, sizeof(d), &h, sizeof(h), NULL, NULL) == 0, "shrink: CQ destroyed");
+}
+
 static void test_random(unsigned rounds)
 {
 	unsigned seed = (unsigned)time(NULL);
@@ -516,6 +559,7 @@ int main(int argc, char **argv)
 	test_bad_sends();
 	test_bad_recv();
 	test_bad_index();
+	test_shrink();
 	test_random(rounds);
 	/* After all of it the device still works. */
 	test_valid();
