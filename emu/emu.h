@@ -254,6 +254,8 @@ struct emu_ctx {
 	struct emu_list objs[EMU_OBJ_COUNT];
 	uint64_t doorbells;
 	int pending_closes; /* libuv handles still closing */
+	int pidfd;	    /* the connecting process; -1 if pidfd_open failed */
+	uv_poll_t pid_poll; /* readable when that process exits */
 };
 
 /* Device limits that the daemon enforces and reports. */
