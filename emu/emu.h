@@ -334,7 +334,7 @@ struct emu_dev {
 	uv_poll_t udp_poll;
 	int ctl_fd;
 	uv_poll_t ctl_poll;
-	int ctl_spare_fd;	    /* given up to refuse a client when out of fds */
+	int ctl_spare_fd;	  /* given up to refuse a client when out of fds */
 	uint64_t ctl_fd_refusals; /* clients refused for want of an fd */
 	char rundir[256];
 	char sock_path[256];

@@ -464,12 +464,10 @@ static void test_shrink(void)
 {
 	struct uroce_create_cq_req cr = {.hdr.op = UROCE_OP_CREATE_CQ, .cqe = 16};
 	struct uroce_cq_resp co;
-	struct uroce_create_qp_req qr = {.hdr.op = UROCE_OP_CREATE_QP,
-					 .qp_type = UROCE_QPT_RC,
-					 .cap = {.max_send_wr = 4,
-						 .max_recv_wr = 4,
-						 .max_send_sge = 1,
-						 .max_recv_sge = 1}};
+	struct uroce_create_qp_req qr = {
+	    .hdr.op = UROCE_OP_CREATE_QP,
+	    .qp_type = UROCE_QPT_RC,
+	    .cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1}};
 	struct uroce_create_qp_resp qo;
 	struct uroce_handle_req d = {.hdr.op = UROCE_OP_DESTROY_QP};
 	struct uroce_msg_hdr h;
@@ -556,9 +554,12 @@ static void test_owner_exit(const char *path)
 			got = r;
 	}
 	close(res[0]);
-	check(got == 1, "context released when its process exits while a forked child holds "
-			"the socket (child saw %s)",
-	      got == 1 ? "the close" : got == 0 ? "no close" : "nothing");
+	check(got == 1,
+	      "context released when its process exits while a forked child holds "
+	      "the socket (child saw %s)",
+	      got == 1	 ? "the close"
+	      : got == 0 ? "no close"
+			 : "nothing");
 }
 
 static void test_random(unsigned rounds)
