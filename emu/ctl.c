@@ -9,6 +9,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +336,28 @@ static void on_accept(uv_poll_t *h, int status, int events)
 		struct emu_ctx *ctx;
 		int fd = accept4(dev->ctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && dev->ctl_spare_fd >= 0) {
+			/*
+			 * Out of descriptors: the connection would stay in the
+			 * backlog and the socket readable, and the loop would
+			 * spin on it. Give up the spare fd to accept and close
+			 * it: the client sees the connection closed.
+			 */
+			int err = errno;
+
+			close(dev->ctl_spare_fd);
+			fd = accept4(dev->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0)
+				close(fd);
+			dev->ctl_spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (dev->ctl_fd_refusals++ % 1000 == 0)
+				emu_warn("out of file descriptors (%s): refused a client "
+					 "(%" PRIu64 " so far)",
+					 strerror(err), dev->ctl_fd_refusals);
+			if (fd < 0)
+				return;
+			continue;
+		}
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR)
 				emu_warn("accept: %s", strerror(errno));
@@ -400,6 +424,7 @@ int emu_ctl_listen(struct emu_dev *dev)
 		return -1;
 	}
 	dev->ctl_fd = fd;
+	dev->ctl_spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	uv_poll_init(dev->loop, &dev->ctl_poll, fd);
 	dev->ctl_poll.data = dev;
 	uv_poll_start(&dev->ctl_poll, UV_READABLE, on_accept);
@@ -415,4 +440,7 @@ void emu_ctl_close(struct emu_dev *dev)
 	uv_close((uv_handle_t *)&dev->ctl_poll, NULL);
 	close(dev->ctl_fd); /* uv_close already took it out of epoll */
 	dev->ctl_fd = -1;
+	if (dev->ctl_spare_fd >= 0)
+		close(dev->ctl_spare_fd);
+	dev->ctl_spare_fd = -1;
 }

@@ -5,7 +5,10 @@
  * sleeps), the write end of its async event pipe, and every object created
  * through it. When the connection closes, because the process closed the
  * device, exited or crashed, every object is released in dependency order,
- * exactly as the kernel does when a uverbs file is released.
+ * exactly as the kernel does when a uverbs file is released. The context
+ * is also released when the process that connected exits while a child it
+ * forked still holds the connection: the DMA engine reaches memory by pid
+ * (process_vm_*), and a pid whose process is gone can name another one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,21 +16,46 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "emu.h"
 
+static void on_owner_exit(uv_poll_t *h, int status, int events)
+{
+	struct emu_ctx *ctx = h->data;
+
+	(void)status;
+	(void)events;
+	emu_info("context %u: pid %d exited while the connection is still open (a forked "
+		 "child holds it): releasing the context",
+		 ctx->handle, (int)ctx->pid);
+	emu_ctx_destroy(ctx);
+}
+
 struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid)
 {
 	struct emu_ctx *ctx;
+	int pidfd;
 
 	if (dev->nconns >= dev->lim.max_ctx) {
 		emu_warn("too many clients (%u), refusing pid %d", dev->nconns, (int)pid);
 		close(fd);
 		return NULL;
 	}
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 && errno == ESRCH) {
+		/* Gone already: whoever holds the connection is not it. */
+		emu_warn("client pid %d exited before it was accepted, refusing", (int)pid);
+		close(fd);
+		return NULL;
+	}
+	if (pidfd < 0)
+		emu_dbg("pidfd_open(%d): %s", (int)pid, strerror(errno));
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
+		if (pidfd >= 0)
+			close(pidfd);
 		close(fd);
 		return NULL;
 	}
@@ -38,6 +66,13 @@ struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid)
 	ctx->doorbell_fd = -1;
 	ctx->async_wfd = -1;
 	ctx->handle = emu_dev_new_handle(dev);
+	ctx->pidfd = pidfd;
+	if (pidfd >= 0) {
+		fcntl(ctx->pidfd, F_SETFD, FD_CLOEXEC);
+		uv_poll_init(dev->loop, &ctx->pid_poll, ctx->pidfd);
+		ctx->pid_poll.data = ctx;
+		uv_poll_start(&ctx->pid_poll, UV_READABLE, on_owner_exit);
+	}
 	for (int i = 0; i < EMU_OBJ_COUNT; i++)
 		emu_list_init(&ctx->objs[i]);
 	emu_list_add_tail(&dev->ctxs, &ctx->link);
@@ -140,6 +175,8 @@ static void on_handle_closed(uv_handle_t *h)
 			close(ctx->fd);
 		if (ctx->doorbell_fd >= 0)
 			close(ctx->doorbell_fd);
+		if (ctx->pidfd >= 0)
+			close(ctx->pidfd);
 		free(ctx);
 	}
 }
@@ -192,5 +229,10 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 		ctx->pending_closes++;
 		ctx->doorbell_poll.data = ctx;
 		uv_close((uv_handle_t *)&ctx->doorbell_poll, on_handle_closed);
+	}
+	if (ctx->pidfd >= 0) {
+		ctx->pending_closes++;
+		ctx->pid_poll.data = ctx;
+		uv_close((uv_handle_t *)&ctx->pid_poll, on_handle_closed);
 	}
 }

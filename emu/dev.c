@@ -226,6 +226,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	dev->lim = default_limits;
 	dev->udp_fd = -1;
 	dev->ctl_fd = -1;
+	dev->ctl_spare_fd = -1;
 	dev->status_fd = -1;
 	dev->next_handle = 1;
 	dev->next_qpn = 0x11; /* QP0/QP1 are special, keep clear of them */

@@ -254,6 +254,8 @@ struct emu_ctx {
 	struct emu_list objs[EMU_OBJ_COUNT];
 	uint64_t doorbells;
 	int pending_closes; /* libuv handles still closing */
+	int pidfd;	    /* the connecting process; -1 if pidfd_open failed */
+	uv_poll_t pid_poll; /* readable when that process exits */
 };
 
 /* Device limits that the daemon enforces and reports. */
@@ -332,6 +334,8 @@ struct emu_dev {
 	uv_poll_t udp_poll;
 	int ctl_fd;
 	uv_poll_t ctl_poll;
+	int ctl_spare_fd;	  /* given up to refuse a client when out of fds */
+	uint64_t ctl_fd_refusals; /* clients refused for want of an fd */
 	char rundir[256];
 	char sock_path[256];
 	int status_fd;

@@ -45,6 +45,7 @@ int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 {
 	char path[64], line[512];
 	uint64_t cur = addr, end = addr + len;
+	bool line_start = true, at_start;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
@@ -57,6 +58,13 @@ int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 		uint64_t lo, hi;
 		char perms[8];
 
+		/* A line longer than the buffer (a long file path) comes in
+		 * pieces: only a piece that starts a line is a mapping, or a
+		 * path the program chose could read as one. */
+		at_start = line_start;
+		line_start = strchr(line, '\n') != NULL;
+		if (!at_start)
+			continue;
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3)
 			continue;
 		if (hi <= cur)

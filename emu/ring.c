@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,10 +31,14 @@ int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entr
 	struct uroce_ring_hdr *h;
 	int fd, err;
 
-	fd = memfd_create("uroce-ring", MFD_CLOEXEC);
+	fd = memfd_create("uroce-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)bytes))
+		goto err_fd;
+	/* The client gets this fd: a ring it could shrink would fault the
+	 * daemon (SIGBUS) on its next access. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto err_fd;
 	h = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED)

@@ -15,6 +15,7 @@
  */
 #include <infiniband/verbs.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -415,6 +417,77 @@ static void check_mr(struct ibv_pd *pd)
 	munmap(p, 4 * pg);
 }
 
+/*
+ * The daemon checks a registration against /proc/<pid>/maps, whose lines
+ * end with the mapped file's path: a path long enough to be read in pieces
+ * must not pass for a mapping line of its own. A file mapped for one page,
+ * renamed so that its maps line reads "0-ffffffffffffffff rw-p" from
+ * offset 511 on: registering that page and the unmapped page after it must
+ * still fail with EFAULT.
+ */
+static void check_mr_long_path(struct ibv_pd *pd)
+{
+	static const char fake[] = "0-ffffffffffffffff rw-p";
+	long pg = sysconf(_SC_PAGESIZE);
+	char dir[] = "/tmp/uroce-mapsXXXXXX", mid[256], sub[512], from[1024], to[1024], line[4096];
+	char key[64], *hit;
+	size_t prefix = 0, k;
+	uint8_t *p = NULL;
+	FILE *f;
+	int fd;
+
+	if (!mkdtemp(dir)) {
+		check(0, "long path: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	/* Two long directories, so that the name holds the piece at 511. */
+	snprintf(mid, sizeof(mid), "%s/%0150d", dir, 0);
+	snprintf(sub, sizeof(sub), "%s/%0150d", mid, 0);
+	snprintf(from, sizeof(from), "%s/x", sub);
+	fd = mkdir(mid, 0700) || mkdir(sub, 0700) ? -1 : open(from, O_RDWR | O_CREAT, 0600);
+	if (fd >= 0 && ftruncate(fd, pg) == 0) {
+		p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED &&
+		    mmap(p, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == p)
+			munmap(p + pg, pg);
+		else
+			p = NULL;
+	}
+	/* Where the path starts in this mapping's line. */
+	snprintf(key, sizeof(key), "%lx-", (unsigned long)(uintptr_t)p);
+	f = fopen("/proc/self/maps", "re");
+	while (p && f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && (hit = strstr(line, from))) {
+			prefix = (size_t)(hit - line);
+			break;
+		}
+	if (f)
+		fclose(f);
+	k = 511 - prefix - strlen(sub) - 1;
+	if (!p || !prefix || prefix + strlen(sub) + 1 > 511 || k + sizeof(fake) > 255) {
+		check(0, "long path: setup (mapping %p, path at %zu)", (void *)p, prefix);
+	} else {
+		snprintf(to, sizeof(to), "%s/%0*d%s", sub, (int)k, 0, fake);
+		check(rename(from, to) == 0, "long path: rename: %s", strerror(errno));
+		struct ibv_mr *mr = ibv_reg_mr(pd, p, 2 * pg, IBV_ACCESS_LOCAL_WRITE);
+
+		check(!mr && errno == EFAULT,
+		      "reg_mr over a file with a long path and a hole: %p, errno %d", (void *)mr,
+		      mr ? 0 : errno);
+		if (mr)
+			ibv_dereg_mr(mr);
+		unlink(to);
+	}
+	if (p)
+		munmap(p, pg);
+	if (fd >= 0)
+		close(fd);
+	unlink(from);
+	rmdir(sub);
+	rmdir(mid);
+	rmdir(dir);
+}
+
 /* --- limits ------------------------------------------------------------- */
 static void check_limits(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq)
 {
@@ -663,6 +736,7 @@ static int cmd_check(const char *dev_a, const char *dev_b)
 	check_cross_context(a, pd, cq, a2); /* same device, other context */
 	check_cross_context(a, pd, cq, b);  /* other device */
 	check_mr(pd);
+	check_mr_long_path(pd);
 	check_ah(a, pd);
 	check_limits(a, pd, cq);
 	check_data_path(a, pd);

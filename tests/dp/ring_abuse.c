@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -458,6 +459,109 @@ static void test_bad_index(void)
 	qp_destroy(&q);
 }
 
+/* Ring fds a client could shrink would fault the daemon (SIGBUS): refused. */
+static void test_shrink(void)
+{
+	struct uroce_create_cq_req cr = {.hdr.op = UROCE_OP_CREATE_CQ, .cqe = 16};
+	struct uroce_cq_resp co;
+	struct uroce_create_qp_req qr = {
+	    .hdr.op = UROCE_OP_CREATE_QP,
+	    .qp_type = UROCE_QPT_RC,
+	    .cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1}};
+	struct uroce_create_qp_resp qo;
+	struct uroce_handle_req d = {.hdr.op = UROCE_OP_DESTROY_QP};
+	struct uroce_msg_hdr h;
+	int fds[UROCE_MSG_MAX_FDS], nfds = 0, rc;
+
+	rc = call(&cr, sizeof(cr), &co, sizeof(co), fds, &nfds);
+	if (rc || nfds != 1) {
+		check(0, "shrink: CQ (%d)", rc);
+		return;
+	}
+	check(ftruncate(fds[0], 0) < 0 && ftruncate(fds[0], (off_t)co.ring_bytes * 2) < 0,
+	      "CQ ring fd cannot be shrunk or grown");
+	close(fds[0]);
+	qr.pd_handle = pd;
+	qr.send_cq_handle = co.handle;
+	qr.recv_cq_handle = co.handle;
+	rc = call(&qr, sizeof(qr), &qo, sizeof(qo), fds, &nfds);
+	if (rc || nfds != 2) {
+		check(0, "shrink: QP (%d)", rc);
+		return;
+	}
+	check(ftruncate(fds[0], 0) < 0 && ftruncate(fds[1], 0) < 0,
+	      "SQ and RQ ring fds cannot be shrunk");
+	close(fds[0]);
+	close(fds[1]);
+	d.handle = qo.handle;
+	check(call(&d, sizeof(d), &h, sizeof(h), NULL, NULL) == 0, "shrink: QP destroyed");
+	d.hdr.op = UROCE_OP_DESTROY_CQ;
+	d.handle = co.handle;
+	check(call(&d, sizeof(d), &h, sizeof(h), NULL, NULL) == 0, "shrink: CQ destroyed");
+}
+
+/*
+ * The DMA engine reaches a context's memory by the pid of the process that
+ * connected. When that process exits while a child it forked still holds
+ * the socket, the pid can be reused by an unrelated process: the daemon
+ * must release the context then (the child sees the socket close), not
+ * keep it for a pid that names someone else.
+ */
+static void test_owner_exit(const char *path)
+{
+	int res[2], got = -1;
+	pid_t a;
+
+	if (pipe(res)) {
+		check(0, "owner exit: pipe");
+		return;
+	}
+	a = fork();
+	if (a == 0) {
+		struct sockaddr_un sun = {.sun_family = AF_UNIX};
+		struct uroce_open_ctx_req o = {.hdr.op = UROCE_OP_OPEN_CTX,
+					       .version = UROCE_UAPI_VERSION};
+		struct uroce_open_ctx_resp or ;
+		struct uroce_msg_hdr pa = {.op = UROCE_OP_ALLOC_PD};
+		struct uroce_handle_resp hr;
+		int fds[UROCE_MSG_MAX_FDS], nfds = 0;
+
+		close(res[0]);
+		ctl_fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+		if (ctl_fd < 0 || connect(ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+		    call(&o, sizeof(o), & or, sizeof(or), fds, &nfds) ||
+		    call(&pa, sizeof(pa), &hr, sizeof(hr), NULL, NULL))
+			_exit(1);
+		if (fork() == 0) {
+			/* The child: holds the socket, waits for it to close. */
+			struct pollfd p = {.fd = ctl_fd, .events = POLLIN};
+			char c, r;
+
+			r = poll(&p, 1, 3000) == 1 && recv(ctl_fd, &c, 1, 0) == 0 ? 1 : 0;
+			if (write(res[1], &r, 1) != 1)
+				_exit(1);
+			_exit(0);
+		}
+		_exit(0); /* the owner exits */
+	}
+	close(res[1]);
+	if (a > 0) {
+		char r;
+
+		waitpid(a, NULL, 0);
+		if (read(res[0], &r, 1) == 1)
+			got = r;
+	}
+	close(res[0]);
+	check(got == 1,
+	      "context released when its process exits while a forked child holds "
+	      "the socket (child saw %s)",
+	      got == 1	 ? "the close"
+	      : got == 0 ? "no close"
+			 : "nothing");
+}
+
 static void test_random(unsigned rounds)
 {
 	unsigned seed = (unsigned)time(NULL);
@@ -516,6 +620,8 @@ int main(int argc, char **argv)
 	test_bad_sends();
 	test_bad_recv();
 	test_bad_index();
+	test_shrink();
+	test_owner_exit(argv[1]);
 	test_random(rounds);
 	/* After all of it the device still works. */
 	test_valid();
