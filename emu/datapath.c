@@ -319,7 +319,7 @@ unsigned emu_dp_poll(void *arg)
 	{
 		struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, flush_link);
 
-		if (qp->rq.hdr && emu_ring_pending(&qp->rq))
+		if (qp->rq.hdr && emu_ring_pending(&qp->rq) > 0)
 			work += emu_xport_flush_recv(&qp->x);
 	}
 
