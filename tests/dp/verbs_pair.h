@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verbs_pair: the set-up shared by the small verbs programs of tests/dp
+ * (cq_events, async_events): one device, one PD, one MR over an 8 KiB
+ * buffer, and two RC QPs of that device, each with its own completion
+ * channel and CQ, that talk to each other. Plain libibverbs, nothing
+ * uroce-specific: the programs run under the shim.
+ */
+#ifndef UROCE_TESTS_DP_VERBS_PAIR_H
+#define UROCE_TESTS_DP_VERBS_PAIR_H
+
+#include <infiniband/verbs.h>
+#include <stdint.h>
+
+struct side {
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+extern struct ibv_context *ctx;
+extern struct ibv_pd *pd;
+extern struct ibv_mr *mr;
+extern char buf[8192];
+extern union ibv_gid gid;
+extern int failures;
+
+/* Prints "ok: ..." or "FAIL: ..." (counted in failures). */
+void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Opens device name, allocates pd, mr and gid, creates sides a and b.
+ * 0, or -1 with a message on stderr prefixed by prog. */
+int pair_open(const char *prog, const char *name, struct side *a, struct side *b);
+/* RESET -> INIT -> RTR, connected to QP dest of this device. ibv_modify_qp's return. */
+int qp_to_rtr(struct ibv_qp *qp, uint32_t dest);
+/* RTR -> RTS. ibv_modify_qp's return. */
+int qp_to_rts(struct ibv_qp *qp);
+/* One receive of 4 KiB into buf + 4096; a failure is a check failure. */
+void post_recv(struct side *s);
+/* One 64-byte op from buf (RDMA to buf + 2048, immediate 0x01020304). */
+void post_send(struct side *s, enum ibv_wr_opcode op, unsigned flags);
+/* Polls n completions (busy, bounded); returns how many came. */
+int poll_n(struct side *s, int n);
+
+#endif
