@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "common_rundir.h"
+#include "rundir.h"
 
 static void close_fds(int *fds, int n)
 {

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "common_rundir.h"
+#include "rundir.h"
 
 /* Device reference counts (lists and contexts share devices). */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -14,13 +14,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "emu.h"
+#include "dp.h"
 
 /* The MR table dma.c consults (mr.c in the daemon). */
 #define NMR 4
 static struct emu_mr mrs[NMR];
 
-struct emu_mr *emu_mr_by_key(struct emu_dev *dev, uint32_t key)
+struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key)
 {
 	(void)dev;
 	for (int i = 0; i < NMR; i++)
@@ -93,7 +93,7 @@ START_TEST(test_check_pure)
 	/* Zero length: no range to check. */
 	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, 0, 0, 0, &host), 0);
 	/* Access flags. */
-	for (uint32_t a = EMU_XACCESS_LOCAL_WRITE; a <= EMU_XACCESS_REMOTE_ATOMIC; a <<= 1) {
+	for (uint32_t a = XPORT_ACCESS_LOCAL_WRITE; a <= XPORT_ACCESS_REMOTE_ATOMIC; a <<= 1) {
 		ck_assert_int_eq(emu_dma_check(&mrs[1], &pd, IOVA, 8, a, &host), -EACCES);
 		ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA, 8, a, &host), 0);
 	}
@@ -105,11 +105,11 @@ START_TEST(test_copies)
 {
 	uint64_t buf[4] = {0}, in[2] = {0xaaaa, 0xbbbb};
 
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 16, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 16, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(buf[0], 2);
 	ck_assert_uint_eq(buf[1], 3);
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 800, in, 16,
-				      EMU_XACCESS_REMOTE_WRITE, EMU_XDMA_FROM_BUF),
+				      XPORT_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF),
 			 0);
 	ck_assert_uint_eq(mem[100], 0xaaaa);
 	ck_assert_uint_eq(mem[101], 0xbbbb);
@@ -117,7 +117,7 @@ START_TEST(test_copies)
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_BYTES], 32);
 	/* A check copies nothing. */
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA, NULL, MEM_BYTES,
-				      EMU_XACCESS_REMOTE_READ, EMU_XDMA_CHECK),
+				      XPORT_ACCESS_REMOTE_READ, XPORT_DMA_CHECK),
 			 0);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 2);
 }
@@ -128,20 +128,20 @@ START_TEST(test_refusals)
 	uint64_t v = 1;
 
 	/* Writing through an L_Key needs local write, whatever was asked. */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, EMU_XDMA_FROM_BUF),
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, XPORT_DMA_FROM_BUF),
 			 -EACCES);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_int_eq(
-	    emu_dma_rkey(&qp, mrs[1].rkey, IOVA, &v, 8, EMU_XACCESS_REMOTE_READ, EMU_XDMA_TO_BUF),
+	    emu_dma_rkey(&qp, mrs[1].rkey, IOVA, &v, 8, XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
 	    -EACCES);
 	ck_assert_int_eq(
-	    emu_dma_rkey(&qp, mrs[2].rkey, IOVA, &v, 8, EMU_XACCESS_REMOTE_READ, EMU_XDMA_TO_BUF),
+	    emu_dma_rkey(&qp, mrs[2].rkey, IOVA, &v, 8, XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
 	    -ENOENT);
 	ck_assert_int_eq(
-	    emu_dma_rkey(&qp, 0x999, IOVA, &v, 8, EMU_XACCESS_REMOTE_READ, EMU_XDMA_TO_BUF),
+	    emu_dma_rkey(&qp, 0x999, IOVA, &v, 8, XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
 	    -ENOENT);
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + MEM_BYTES, &v, 8,
-				      EMU_XACCESS_REMOTE_READ, EMU_XDMA_TO_BUF),
+				      XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
 			 -ERANGE);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_KEY_ERRORS], 5);
 }
@@ -153,14 +153,14 @@ START_TEST(test_fault)
 
 	/* The application unmapped part of a registered range. */
 	ck_assert_int_eq(munmap((char *)mem + 4096, 4096), 0);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, &v, 8, 0, EMU_XDMA_TO_BUF),
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, &v, 8, 0, XPORT_DMA_TO_BUF),
 			 -EFAULT);
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 4090, &v, 8,
-				      EMU_XACCESS_REMOTE_WRITE, EMU_XDMA_FROM_BUF),
+				      XPORT_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF),
 			 -EFAULT);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_FAULTS], 2);
 	/* The rest still works. */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &v, 8, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &v, 8, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(v, 1024);
 }
 END_TEST
@@ -171,29 +171,29 @@ START_TEST(test_atomics)
 
 	mem[10] = 100;
 	ck_assert_int_eq(
-	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, EMU_XATOMIC_FETCH_ADD, 5, 0, &orig), 0);
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, XPORT_ATOMIC_FETCH_ADD, 5, 0, &orig), 0);
 	ck_assert_uint_eq(orig, 100);
 	ck_assert_uint_eq(mem[10], 105);
 	/* Compare fails: nothing written. */
 	ck_assert_int_eq(
-	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, EMU_XATOMIC_CMP_SWP, 1, 7, &orig), 0);
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, XPORT_ATOMIC_CMP_SWP, 1, 7, &orig), 0);
 	ck_assert_uint_eq(orig, 105);
 	ck_assert_uint_eq(mem[10], 105);
 	ck_assert_int_eq(
-	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, EMU_XATOMIC_CMP_SWP, 105, 7, &orig), 0);
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 80, XPORT_ATOMIC_CMP_SWP, 105, 7, &orig), 0);
 	ck_assert_uint_eq(orig, 105);
 	ck_assert_uint_eq(mem[10], 7);
 	/* Wraps modulo 2^64. */
 	mem[11] = UINT64_MAX;
 	ck_assert_int_eq(
-	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 88, EMU_XATOMIC_FETCH_ADD, 2, 0, &orig), 0);
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 88, XPORT_ATOMIC_FETCH_ADD, 2, 0, &orig), 0);
 	ck_assert_uint_eq(mem[11], 1);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_ATOMICS], 4);
 	/* No REMOTE_ATOMIC on the MR; beyond the end. */
-	ck_assert_int_eq(emu_dma_atomic(&qp, mrs[1].rkey, IOVA, EMU_XATOMIC_FETCH_ADD, 1, 0, &orig),
+	ck_assert_int_eq(emu_dma_atomic(&qp, mrs[1].rkey, IOVA, XPORT_ATOMIC_FETCH_ADD, 1, 0, &orig),
 			 -EACCES);
 	ck_assert_int_eq(emu_dma_atomic(&qp, mrs[0].rkey, IOVA + MEM_BYTES - 4,
-					EMU_XATOMIC_FETCH_ADD, 1, 0, &orig),
+					XPORT_ATOMIC_FETCH_ADD, 1, 0, &orig),
 			 -ERANGE);
 }
 END_TEST
@@ -204,20 +204,20 @@ START_TEST(test_staged_writes)
 	uint64_t a = 0x1111, b = 0x2222, c = 0x3333, v = 0;
 
 	ck_assert_int_eq(emu_dma_init(&dev), 0);
-	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 8, &a, 8, EMU_XACCESS_REMOTE_WRITE,
-				      EMU_XDMA_FROM_BUF),
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 8, &a, 8, XPORT_ACCESS_REMOTE_WRITE,
+				      XPORT_DMA_FROM_BUF),
 			 0);
-	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 16, &b, 8, EMU_XACCESS_REMOTE_WRITE,
-				      EMU_XDMA_FROM_BUF),
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 16, &b, 8, XPORT_ACCESS_REMOTE_WRITE,
+				      XPORT_DMA_FROM_BUF),
 			 0);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4000, &c, 8, 0, EMU_XDMA_FROM_BUF),
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4000, &c, 8, 0, XPORT_DMA_FROM_BUF),
 			 0);
 	/* Staged, not yet in memory, and the buffers may be reused at once. */
 	a = b = c = 0;
 	ck_assert_uint_eq(mem[1], 1);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 0);
 	/* Checks are not deferred. */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, EMU_XDMA_FROM_BUF),
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, XPORT_DMA_FROM_BUF),
 			 -EACCES);
 	emu_dma_flush(&dev);
 	ck_assert_uint_eq(mem[1], 0x1111);
@@ -235,12 +235,12 @@ START_TEST(test_read_sees_staged_write)
 	uint64_t a = 0xabcd, v = 0;
 
 	ck_assert_int_eq(emu_dma_init(&dev), 0);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &a, 8, 0, EMU_XDMA_FROM_BUF), 0);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &v, 8, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &a, 8, 0, XPORT_DMA_FROM_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &v, 8, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(v, 0xabcd);
 	mem[20] = 77;
 	ck_assert_int_eq(
-	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 160, EMU_XATOMIC_FETCH_ADD, 1, 0, &v), 0);
+	    emu_dma_atomic(&qp, mrs[0].rkey, IOVA + 160, XPORT_ATOMIC_FETCH_ADD, 1, 0, &v), 0);
 	ck_assert_uint_eq(v, 77);
 	ck_assert_uint_eq(mem[20], 78);
 	emu_dma_fini(&dev);
@@ -254,11 +254,11 @@ START_TEST(test_read_ahead)
 
 	ck_assert_int_eq(emu_dma_init(&dev), 0);
 	/* A 4 KiB read reads ahead to the end of the MR (16 KiB)... */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA, buf, 4096, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(buf[511], 511);
 	calls = dev.dcnt[EMU_DCNT_DMA_CALLS];
 	/* ...so the next 4 KiB come from the copy, */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, EMU_XDMA_TO_BUF),
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF),
 			 0);
 	ck_assert_uint_eq(buf[0], 512);
 	ck_assert_uint_eq(buf[511], 1023);
@@ -266,7 +266,7 @@ START_TEST(test_read_ahead)
 	/* but not after a flush: the program may have changed its memory. */
 	mem[1024] = 0x77;
 	emu_dma_flush(&dev);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, EMU_XDMA_TO_BUF),
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, XPORT_DMA_TO_BUF),
 			 0);
 	ck_assert_uint_eq(buf[0], 0x77);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 1);
@@ -275,15 +275,15 @@ START_TEST(test_read_ahead)
 		uint64_t w = 0x99;
 
 		ck_assert_int_eq(
-		    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &w, 8, 0, EMU_XDMA_FROM_BUF), 0);
+		    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &w, 8, 0, XPORT_DMA_FROM_BUF), 0);
 		ck_assert_int_eq(
-		    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, EMU_XDMA_TO_BUF), 0);
+		    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
 		ck_assert_uint_eq(buf[0], 0x99);
 	}
 	/* Small reads read only what they ask for. */
 	calls = dev.dcnt[EMU_DCNT_DMA_CALLS];
 	emu_dma_flush(&dev);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 8, 0, EMU_XDMA_TO_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 8, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_BYTES] > 0, 1);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 1);
 	emu_dma_fini(&dev);
@@ -298,13 +298,13 @@ START_TEST(test_staged_fault)
 	/* Read-ahead stops at an unmapped page; a read beyond it faults. */
 	ck_assert_int_eq(munmap((char *)mem + 8192, 4096), 0);
 	ck_assert_int_eq(
-	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, page, 4096, 0, EMU_XDMA_TO_BUF), 0);
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, page, 4096, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(page[0], 512);
 	ck_assert_uint_eq(page[511], 1023);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &v, 8, 0, EMU_XDMA_TO_BUF),
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &v, 8, 0, XPORT_DMA_TO_BUF),
 			 -EFAULT);
 	/* A staged write into it passes the checks and fails at the flush. */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &a, 8, 0, EMU_XDMA_FROM_BUF),
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &a, 8, 0, XPORT_DMA_FROM_BUF),
 			 0);
 	v = dev.dcnt[EMU_DCNT_DMA_FAULTS];
 	emu_dma_flush(&dev);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include <wire/frame.h>
-#include "emu.h"
+#include "dp.h"
 
 static void gid4(const char *ip, uint8_t gid[16])
 {
@@ -156,7 +156,7 @@ static void msg4_init(struct msg4 *m, const char *src, uint16_t sport, const cha
 
 START_TEST(test_route_from_msg_v4)
 {
-	struct emu_xroute rt;
+	struct xport_route rt;
 	struct msg4 m;
 	uint8_t s[16], d[16];
 
@@ -184,7 +184,7 @@ END_TEST
 
 START_TEST(test_route_from_msg_no_pktinfo)
 {
-	struct emu_xroute rt;
+	struct xport_route rt;
 	struct msg4 m;
 
 	msg4_init(&m, "127.0.1.2", 4791, NULL, 0, 64);
@@ -206,7 +206,7 @@ START_TEST(test_route_from_msg_v6)
 			    .msg_control = ctl.buf,
 			    .msg_controllen = sizeof(ctl.buf)};
 	struct in6_pktinfo pi = {.ipi6_ifindex = 1};
-	struct emu_xroute rt;
+	struct xport_route rt;
 	struct cmsghdr *c;
 	uint8_t want_s[16], want_d[16];
 	int v;
@@ -245,7 +245,7 @@ END_TEST
 
 START_TEST(test_mac_and_frame)
 {
-	struct emu_xroute rt = {.sport = 4791, .dport = 4791, .tclass = 2, .hop_limit = 9};
+	struct xport_route rt = {.sport = 4791, .dport = 4791, .tclass = 2, .hop_limit = 9};
 	struct wire_frame_params p;
 	uint8_t mac[6];
 	static const uint8_t want[6] = {0x02, 0, 127, 0, 1, 1};

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu.h"
+#include "dp.h"
 
 #define SPIN EMU_WAIT_SPIN_US
 

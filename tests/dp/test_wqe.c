@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu.h"
+#include "dp.h"
 
 #define MAX_SGE 4
 #define MAX_INLINE 64
@@ -48,18 +48,18 @@ static void put_sge(unsigned i, uint64_t addr, uint32_t len, uint32_t lkey)
 }
 
 /* What the engine itself says about w (0 = it will carry it). */
-static uint32_t engine_status(uint32_t qp_type, const struct emu_xwqe *w)
+static uint32_t engine_status(uint32_t qp_type, const struct xport_wqe *w)
 {
 	uint32_t len;
 
-	return emu_req_check_wqe(qp_type, w, &len);
+	return xport_check_wqe(qp_type, w, &len);
 }
 
 START_TEST(test_rdma_write_sges)
 {
 	struct uroce_send_wqe *s =
 	    send_hdr(UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED | UROCE_SEND_FENCE);
-	struct emu_xwqe w;
+	struct xport_wqe w;
 	uint32_t ah = 99;
 
 	s->num_sge = 3;
@@ -68,10 +68,10 @@ START_TEST(test_rdma_write_sges)
 	put_sge(0, 0x1000, 10, 0x100);
 	put_sge(1, 0x2000, 20, 0x200);
 	put_sge(2, 0x3000, 30, 0x300);
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_SUCCESS);
 	ck_assert_uint_eq(w.wr_id, 0x1122334455667788ull);
-	ck_assert_uint_eq(w.opcode, EMU_XWR_RDMA_WRITE);
-	ck_assert_uint_eq(w.flags, EMU_XSEND_SIGNALED | EMU_XSEND_FENCE);
+	ck_assert_uint_eq(w.opcode, XPORT_WR_RDMA_WRITE);
+	ck_assert_uint_eq(w.flags, XPORT_SEND_SIGNALED | XPORT_SEND_FENCE);
 	ck_assert_uint_eq(w.remote_addr, 0x7000);
 	ck_assert_uint_eq(w.rkey, 0x1234);
 	ck_assert_uint_eq(w.num_sge, 3);
@@ -79,14 +79,14 @@ START_TEST(test_rdma_write_sges)
 	ck_assert_uint_eq(w.sge[1].length, 20);
 	ck_assert_uint_eq(w.sge[2].lkey, 0x300);
 	ck_assert_uint_eq(ah, 0);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_SUCCESS);
 }
 END_TEST
 
 START_TEST(test_atomic_fields)
 {
 	struct uroce_send_wqe *s = send_hdr(UROCE_WR_ATOMIC_CMP_AND_SWP, UROCE_SEND_SIGNALED);
-	struct emu_xwqe w;
+	struct xport_wqe w;
 	uint32_t ah;
 
 	s->num_sge = 1;
@@ -95,12 +95,12 @@ START_TEST(test_atomic_fields)
 	s->wr.atomic.swap = 6;
 	s->wr.atomic.rkey = 0x77;
 	put_sge(0, 0x1000, 8, 0x100);
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_SUCCESS);
 	ck_assert_uint_eq(w.remote_addr, 0x8008);
 	ck_assert_uint_eq(w.compare_add, 5);
 	ck_assert_uint_eq(w.swap, 6);
 	ck_assert_uint_eq(w.rkey, 0x77);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_SUCCESS);
 }
 END_TEST
 
@@ -108,7 +108,7 @@ START_TEST(test_inline_send_ud)
 {
 	struct uroce_send_wqe *s =
 	    send_hdr(UROCE_WR_SEND_WITH_IMM, UROCE_SEND_INLINE | UROCE_SEND_SOLICITED);
-	struct emu_xwqe w;
+	struct xport_wqe w;
 	uint32_t ah = 0;
 
 	s->inline_len = 5;
@@ -117,7 +117,7 @@ START_TEST(test_inline_send_ud)
 	s->ud.remote_qpn = 0xff123456; /* high byte is not part of a QPN */
 	s->ud.remote_qkey = 0x11111111;
 	memcpy(slot + UROCE_SEND_WQE_BYTES, "hello", 5);
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_UD, &w, &ah), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_UD, &w, &ah), XPORT_WC_SUCCESS);
 	ck_assert_uint_eq(ah, 42);
 	ck_assert_uint_eq(w.ud_remote_qpn, 0x123456);
 	ck_assert_uint_eq(w.ud_remote_qkey, 0x11111111);
@@ -125,19 +125,19 @@ START_TEST(test_inline_send_ud)
 	ck_assert_uint_eq(w.num_sge, 0);
 	ck_assert_uint_eq(w.imm_data, 0xdeadbeef);
 	ck_assert(!memcmp(w.inline_data, "hello", 5));
-	ck_assert_uint_eq(w.flags, EMU_XSEND_INLINE | EMU_XSEND_SOLICITED);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(w.flags, XPORT_SEND_INLINE | XPORT_SEND_SOLICITED);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), XPORT_WC_SUCCESS);
 }
 END_TEST
 
 START_TEST(test_unknown_flags_dropped)
 {
-	struct emu_xwqe w;
+	struct xport_wqe w;
 	uint32_t ah;
 
 	send_hdr(UROCE_WR_SEND, 0xffffff00u | UROCE_SEND_SIGNALED | UROCE_SEND_IP_CSUM);
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_SUCCESS);
-	ck_assert_uint_eq(w.flags, EMU_XSEND_SIGNALED);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(w.flags, XPORT_SEND_SIGNALED);
 }
 END_TEST
 
@@ -150,14 +150,14 @@ START_TEST(test_opcode_per_type)
 	for (unsigned t = 0; t < 3; t++)
 		for (uint32_t op = 0; op < 16; op++) {
 			struct uroce_send_wqe *s = send_hdr(op, 0);
-			struct emu_xwqe w;
+			struct xport_wqe w;
 			uint32_t ah, st;
 			bool ok = emu_wqe_opcode_ok(types[t], op);
 
 			s->num_sge = 1;
 			put_sge(0, 0x1000, 8, 0x100);
 			st = emu_wqe_send(slot, &geom, types[t], &w, &ah);
-			ck_assert_uint_eq(st, ok ? EMU_XWC_SUCCESS : EMU_XWC_LOC_QP_OP_ERR);
+			ck_assert_uint_eq(st, ok ? XPORT_WC_SUCCESS : XPORT_WC_LOC_QP_OP_ERR);
 			ck_assert_uint_eq(engine_status(types[t], &w), st);
 		}
 	ck_assert(emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_RDMA_READ));
@@ -172,65 +172,65 @@ END_TEST
 START_TEST(test_too_many_sges)
 {
 	struct uroce_send_wqe *s = send_hdr(UROCE_WR_SEND, 0);
-	struct emu_xwqe w;
+	struct xport_wqe w;
 	uint32_t ah;
 
 	/* More than the ring's max_sge, though within the engine's 32. */
 	s->num_sge = MAX_SGE + 1;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_QP_OP_ERR);
 	ck_assert_uint_eq(w.wr_id, 0x1122334455667788ull);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_QP_OP_ERR);
 	/* A huge count must not make anything read beyond the slot. */
 	s->num_sge = 0xffffffffu;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_QP_OP_ERR);
 	ck_assert_uint_eq(w.num_sge, 0);
 	/* A stride smaller than the SGEs claimed, even under max_sge. */
 	geom.stride = UROCE_SEND_WQE_BYTES + 16;
 	s->num_sge = 2;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_QP_OP_ERR);
 }
 END_TEST
 
 START_TEST(test_inline_too_long)
 {
 	struct uroce_send_wqe *s = send_hdr(UROCE_WR_SEND, UROCE_SEND_INLINE);
-	struct emu_xwqe w;
+	struct xport_wqe w;
 	uint32_t ah;
 
 	s->inline_len = MAX_INLINE + 1;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_LEN_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_LEN_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_LEN_ERR);
 	s->inline_len = 0x7fffffff;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_LEN_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_LEN_ERR);
 	s->inline_len = MAX_INLINE;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_SUCCESS);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_SUCCESS);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_SUCCESS);
 }
 END_TEST
 
 START_TEST(test_inline_read_refused)
 {
 	struct uroce_send_wqe *s = send_hdr(UROCE_WR_RDMA_READ, UROCE_SEND_INLINE);
-	struct emu_xwqe w;
+	struct xport_wqe w;
 	uint32_t ah;
 
 	s->inline_len = 8;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), EMU_XWC_LOC_QP_OP_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_QP_OP_ERR);
 }
 END_TEST
 
 START_TEST(test_poison_statuses)
 {
-	struct emu_xwqe w;
+	struct xport_wqe w;
 
 	memset(&w, 0, sizeof(w));
-	w.opcode = EMU_XWR_RDMA_READ;
-	emu_wqe_poison(&w, EMU_XWC_LOC_QP_OP_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_QP_OP_ERR);
-	emu_wqe_poison(&w, EMU_XWC_LOC_LEN_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), EMU_XWC_LOC_LEN_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), EMU_XWC_LOC_LEN_ERR);
+	w.opcode = XPORT_WR_RDMA_READ;
+	emu_wqe_poison(&w, XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_QP_OP_ERR);
+	emu_wqe_poison(&w, XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), XPORT_WC_LOC_LEN_ERR);
 }
 END_TEST
 
@@ -238,7 +238,7 @@ START_TEST(test_recv_ok)
 {
 	struct uroce_recv_wqe r = {.wr_id = 7, .num_sge = 2};
 	struct uroce_sge s[2] = {{0x1000, 100, 0x101}, {0x2000, 200, 0x202}};
-	struct emu_xrecv_wqe w;
+	struct xport_recv_wqe w;
 	struct emu_wqe_geom g = {.stride = uroce_rq_stride(2), .max_sge = 2};
 
 	memcpy(slot, &r, sizeof(r));
@@ -259,7 +259,7 @@ END_TEST
 START_TEST(test_recv_bad)
 {
 	struct uroce_recv_wqe r = {.wr_id = 9, .num_sge = 3};
-	struct emu_xrecv_wqe w;
+	struct xport_recv_wqe w;
 	struct emu_wqe_geom g = {.stride = uroce_rq_stride(2), .max_sge = 2};
 
 	memcpy(slot, &r, sizeof(r));

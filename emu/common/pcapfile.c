@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture file reading and writing on libpcap (see common_pcap.h). The link
+ * layer is stripped here, per link type, and everything from the IP header
+ * on is left to the wire library, so the CLI and the daemon decode frames the
+ * same way whatever captured them.
+ */
+/* libpcap's headers use the BSD u_int/u_char types. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pcapfile.h"
+
+#define EMU_SLL_BYTES 16
+#define EMU_SLL2_BYTES 20
+#define EMU_NULL_BYTES 4
+#define COMMON_PCAP_SNAPLEN 65535
+
+static void common_pcap_seterr(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+{
+	if (err && errlen)
+		snprintf(err, errlen, fmt, a, b);
+}
+
+int common_pcap_linktype_supported(int linktype)
+{
+	switch (linktype) {
+	case DLT_EN10MB:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2:
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+	case DLT_NULL:
+	case DLT_LOOP:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* IP packet after a link header that names its payload by ethertype. */
+static enum wire_reason common_pcap_by_ethertype(uint16_t type, const uint8_t *data, size_t len,
+					      size_t off, struct wire_decoded *d)
+{
+	/* A cooked header may be followed by VLAN tags (protocol 0x8100). */
+	for (int n = 0;
+	     n < WIRE_MAX_VLANS && (type == WIRE_ETHERTYPE_VLAN || type == WIRE_ETHERTYPE_QINQ);
+	     n++) {
+		if (len - off < WIRE_VLAN_BYTES)
+			break;
+		type = wire_get_be16(data + off + 2);
+		off += WIRE_VLAN_BYTES;
+	}
+	if (type != WIRE_ETHERTYPE_IPV4 && type != WIRE_ETHERTYPE_IPV6) {
+		memset(d, 0, sizeof(*d));
+		d->reason = WIRE_R_NOT_ROCE;
+		return d->reason;
+	}
+	return wire_decode_ip(data + off, len - off, d);
+}
+
+enum wire_reason common_pcap_decode(int linktype, const uint8_t *data, size_t len,
+				 struct wire_decoded *d)
+{
+	switch (linktype) {
+	case DLT_EN10MB:
+		return wire_decode_eth(data, len, d);
+	case DLT_LINUX_SLL:
+		if (len >= EMU_SLL_BYTES)
+			return common_pcap_by_ethertype(wire_get_be16(data + 14), data, len,
+						     EMU_SLL_BYTES, d);
+		break;
+	case DLT_LINUX_SLL2:
+		if (len >= EMU_SLL2_BYTES)
+			return common_pcap_by_ethertype(wire_get_be16(data), data, len, EMU_SLL2_BYTES,
+						     d);
+		break;
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+		return wire_decode_ip(data, len, d);
+	case DLT_NULL:
+	case DLT_LOOP:
+		/* 4-byte address family; the IP version nibble says the rest. */
+		if (len >= EMU_NULL_BYTES)
+			return wire_decode_ip(data + EMU_NULL_BYTES, len - EMU_NULL_BYTES, d);
+		break;
+	default:
+		break;
+	}
+	memset(d, 0, sizeof(*d));
+	d->reason = WIRE_R_NOT_ROCE;
+	return d->reason;
+}
+
+int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *err, size_t errlen)
+{
+	char pcap_err[PCAP_ERRBUF_SIZE] = "";
+	FILE *probe;
+
+	memset(r, 0, sizeof(*r));
+	/* Probe first so a missing or unreadable file gets the plain errno text. */
+	probe = fopen(path, "rb");
+	if (!probe) {
+		int e = errno;
+
+		common_pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	fclose(probe);
+	r->pcap = pcap_open_offline(path, pcap_err);
+	if (!r->pcap) {
+		common_pcap_seterr(err, errlen, "%s: not a readable pcap/pcapng file (%s)", path,
+				pcap_err);
+		return -EINVAL;
+	}
+	r->linktype = pcap_datalink(r->pcap);
+	if (!common_pcap_linktype_supported(r->linktype)) {
+		const char *name = pcap_datalink_val_to_name(r->linktype);
+
+		common_pcap_seterr(err, errlen, "%s: unsupported link type %s", path,
+				name ? name : "(unknown)");
+		pcap_close(r->pcap);
+		r->pcap = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len, char *err,
+		  size_t errlen)
+{
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int ret = pcap_next_ex(r->pcap, &h, &data);
+
+	if (ret == PCAP_ERROR_BREAK)
+		return 0;
+	if (ret != 1) {
+		common_pcap_seterr(err, errlen, "%s%s", "damaged capture: ", pcap_geterr(r->pcap));
+		return -EIO;
+	}
+	r->frames++;
+	if (wire_len)
+		*wire_len = h->len;
+	/* A frame cut by the snap length fails the IP length check: truncated. */
+	common_pcap_decode(r->linktype, data, h->caplen, d);
+	return 1;
+}
+
+void common_pcap_close_read(struct common_pcap_reader *r)
+{
+	if (r->pcap)
+		pcap_close(r->pcap);
+	r->pcap = NULL;
+}
+
+int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char *err, size_t errlen)
+{
+	FILE *f;
+
+	memset(w, 0, sizeof(*w));
+	w->dead = pcap_open_dead(DLT_EN10MB, COMMON_PCAP_SNAPLEN);
+	if (!w->dead) {
+		common_pcap_seterr(err, errlen, "%s: %s", path, "cannot create a pcap handle");
+		return -ENOMEM;
+	}
+	/* fopen ourselves for a precise errno; pcap_dump_fopen takes the FILE over. */
+	f = fopen(path, "wb");
+	if (!f) {
+		int e = errno;
+
+		common_pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
+		pcap_close(w->dead);
+		w->dead = NULL;
+		return -e;
+	}
+	w->dumper = pcap_dump_fopen(w->dead, f);
+	if (!w->dumper) {
+		common_pcap_seterr(err, errlen, "%s: %s", path, pcap_geterr(w->dead));
+		fclose(f);
+		pcap_close(w->dead);
+		w->dead = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts, const uint8_t *frame,
+			 size_t len)
+{
+	struct pcap_pkthdr h;
+
+	if (!w->dumper || len > COMMON_PCAP_SNAPLEN)
+		return -EINVAL;
+	if (ts)
+		h.ts = *ts;
+	else
+		gettimeofday(&h.ts, NULL);
+	h.caplen = (bpf_u_int32)len;
+	h.len = (bpf_u_int32)len;
+	pcap_dump((u_char *)w->dumper, &h, frame);
+	w->frames++;
+	return 0;
+}
+
+int common_pcap_write_ib(struct common_pcap_writer *w, const struct timeval *ts,
+		      const struct wire_frame_params *p, const uint8_t *ib, size_t ib_len)
+{
+	uint8_t frame[COMMON_PCAP_SNAPLEN];
+	int n = wire_frame_build_eth(frame, sizeof(frame), p, ib, ib_len);
+
+	if (n < 0)
+		return n;
+	return common_pcap_write_frame(w, ts, frame, (size_t)n);
+}
+
+int common_pcap_flush(struct common_pcap_writer *w)
+{
+	if (!w->dumper)
+		return -EINVAL;
+	return pcap_dump_flush(w->dumper) == 0 ? 0 : -EIO;
+}
+
+int common_pcap_close_write(struct common_pcap_writer *w)
+{
+	int ret = 0;
+
+	if (w->dumper) {
+		if (pcap_dump_flush(w->dumper) != 0)
+			ret = -EIO;
+		pcap_dump_close(w->dumper);
+	}
+	if (w->dead)
+		pcap_close(w->dead);
+	w->dumper = NULL;
+	w->dead = NULL;
+	return ret;
+}

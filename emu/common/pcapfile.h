@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture files through libpcap, shared by the CLI and the daemon.
+ * Reading: pcap and pcapng files with Ethernet (incl. tshark's zero-MAC
+ * loopback captures and VLAN tags), Linux cooked (SLL, SLL2), raw IP, IPv4,
+ * IPv6 and BSD loopback link types, each frame decoded with wire_decode_*().
+ * Writing: Ethernet + IP + UDP + IB frames, exactly as on the wire, so that
+ * Wireshark decodes them as RoCEv2; flushed on request and on close.
+ */
+#ifndef UROCE_COMMON_PCAP_H
+#define UROCE_COMMON_PCAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <wire/wire.h>
+
+struct pcap;
+struct pcap_dumper;
+
+struct common_pcap_reader {
+	struct pcap *pcap;
+	int linktype;	 /* DLT_* of the file */
+	uint64_t frames; /* frames read so far; the last one read is frame number `frames` */
+};
+
+/*
+ * Open a pcap or pcapng file for reading. Returns 0, or -errno-like failure
+ * (-ENOENT, -EACCES, -EINVAL for an unreadable or unsupported file) with a
+ * human-readable message in err (errlen bytes, always NUL-terminated).
+ */
+int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *err, size_t errlen);
+
+/*
+ * Read the next frame and decode it. Returns 1 with *d filled (d->reason is
+ * WIRE_R_NOT_ROCE for frames that are not RoCEv2), 0 at end of file, or -EIO
+ * with a message in err when the file is damaged. *wire_len (may be NULL)
+ * receives the original frame length (larger than the captured length when
+ * the capture was cut at a snap length).
+ */
+int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len, char *err,
+		  size_t errlen);
+
+/* Decode one frame of the given link type (DLT_* value). */
+enum wire_reason common_pcap_decode(int linktype, const uint8_t *data, size_t len,
+				 struct wire_decoded *d);
+
+/* 1 if the link type is one common_pcap_decode() understands. */
+int common_pcap_linktype_supported(int linktype);
+
+void common_pcap_close_read(struct common_pcap_reader *r);
+
+struct common_pcap_writer {
+	struct pcap *dead;
+	struct pcap_dumper *dumper;
+	uint64_t frames;
+};
+
+/*
+ * Create (truncate) a pcap file of Ethernet frames, snap length 65535.
+ * Returns 0 or a negative errno with a message in err.
+ */
+int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char *err, size_t errlen);
+
+/* Append one complete frame with timestamp ts (NULL: now). Returns 0 or -EIO. */
+int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts, const uint8_t *frame,
+			 size_t len);
+
+/*
+ * Frame an IB packet (BTH..ICRC, ib_len bytes) with Ethernet + IP + UDP per p
+ * (wire_frame_build_eth(); p->fill_icrc decides whether the ICRC is computed
+ * or copied) and append it. Returns 0, -EINVAL for bad params or -EIO.
+ */
+int common_pcap_write_ib(struct common_pcap_writer *w, const struct timeval *ts,
+		      const struct wire_frame_params *p, const uint8_t *ib, size_t ib_len);
+
+/* Push buffered frames to the file. Returns 0 or -EIO. */
+int common_pcap_flush(struct common_pcap_writer *w);
+
+/* Flush and close. Returns 0, or -EIO when the final flush or close failed. */
+int common_pcap_close_write(struct common_pcap_writer *w);
+
+#endif /* UROCE_COMMON_PCAP_H */

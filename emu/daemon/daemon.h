@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal header of the daemon uroced: the device and object structures and
+ * every cross-file function, grouped by the file that defines it (as rxe's
+ * rxe_loc.h). Everything hangs off one struct emu_dev; the only process-wide
+ * state is the log level (log.c).
+ */
+#ifndef UROCE_EMU_H
+#define UROCE_EMU_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <uv.h>
+
+#include "uroce/uapi.h"
+#include <uroce/dev_counters.h>
+#include "xport.h"
+
+#define EMU_CONTAINER_OF(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+
+/* ------------------------------------------------------------------------ */
+/* Intrusive circular doubly linked list.                                    */
+
+struct emu_list {
+	struct emu_list *next;
+	struct emu_list *prev;
+};
+
+static inline void emu_list_init(struct emu_list *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+
+static inline int emu_list_empty(const struct emu_list *l)
+{
+	return l->next == l;
+}
+
+static inline void emu_list_add_tail(struct emu_list *l, struct emu_list *n)
+{
+	n->prev = l->prev;
+	n->next = l;
+	l->prev->next = n;
+	l->prev = n;
+}
+
+static inline void emu_list_del(struct emu_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	emu_list_init(n);
+}
+
+#define EMU_LIST_FOR_EACH_SAFE(pos, tmp, head)                           \
+	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
+	     (pos) = (tmp), (tmp) = (pos)->next)
+
+/* ------------------------------------------------------------------------ */
+/* u32-keyed intrusive hash table (htab.c).                                  */
+
+struct emu_hnode {
+	struct emu_hnode *next;
+	uint32_t key;
+};
+
+struct emu_htab {
+	struct emu_hnode **buckets;
+	uint32_t nbuckets; /* power of two */
+	uint32_t count;
+};
+
+/* htab.c */
+int emu_htab_init(struct emu_htab *t);
+void emu_htab_free(struct emu_htab *t);
+/* Insert n under key (the key must not be present). 0 or -ENOMEM. */
+int emu_htab_insert(struct emu_htab *t, struct emu_hnode *n, uint32_t key);
+struct emu_hnode *emu_htab_find(const struct emu_htab *t, uint32_t key);
+/* Remove n (which must be in the table). */
+void emu_htab_remove(struct emu_htab *t, struct emu_hnode *n);
+
+/* ------------------------------------------------------------------------ */
+/* Logging (log.c).                                                          */
+
+enum emu_log_level {
+	EMU_LOG_ERROR = 0,
+	EMU_LOG_WARN = 1,
+	EMU_LOG_INFO = 2,
+	EMU_LOG_DEBUG = 3,
+};
+
+/* log.c */
+void emu_log_set_level(enum emu_log_level level);
+void emu_log_set_name(const char *name);
+/* printf-like; one line to stderr, prefixed with the device name. Keeps errno. */
+void emu_log(enum emu_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define emu_err(...) emu_log(EMU_LOG_ERROR, __VA_ARGS__)
+#define emu_warn(...) emu_log(EMU_LOG_WARN, __VA_ARGS__)
+#define emu_info(...) emu_log(EMU_LOG_INFO, __VA_ARGS__)
+#define emu_dbg(...) emu_log(EMU_LOG_DEBUG, __VA_ARGS__)
+
+/* ------------------------------------------------------------------------ */
+/* Objects.                                                                  */
+
+/* X-macro: object types (name, field of struct uroce_res_counts). */
+#define EMU_OBJ_LIST(X)     \
+	X(PD, pd)           \
+	X(MR, mr)           \
+	X(CHANNEL, channel) \
+	X(CQ, cq)           \
+	X(QP, qp)           \
+	X(SRQ, srq)         \
+	X(AH, ah)
+
+enum emu_obj_type {
+#define EMU_OBJ_ENUM(name, field) EMU_OBJ_##name,
+	EMU_OBJ_LIST(EMU_OBJ_ENUM)
+#undef EMU_OBJ_ENUM
+	    EMU_OBJ_COUNT
+};
+
+struct emu_ctx;
+
+/*
+ * Common part of every object: device-wide handle, owning context, and the
+ * use count of objects that depend on it (a PD used by MRs and QPs cannot be
+ * freed: EBUSY, as the kernel's usecnt).
+ */
+struct emu_obj {
+	struct emu_hnode hnode; /* key = handle, in dev->handles */
+	struct emu_list link;	/* in ctx->objs[type] */
+	struct emu_ctx *ctx;
+	enum emu_obj_type type;
+	uint32_t usecnt;
+};
+
+/* The daemon's private view of a ring: geometry is never re-read from
+ * shared memory. */
+struct emu_ring {
+	struct uroce_ring_hdr *hdr; /* mapping of the memfd */
+	size_t bytes;
+	uint32_t entries;
+	uint32_t stride;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t cons; /* daemon-side consumer (SQ/RQ/SRQ) */
+	uint32_t prod; /* daemon-side producer (CQ) */
+};
+
+struct emu_pd {
+	struct emu_obj obj;
+};
+
+struct emu_mr {
+	struct emu_obj obj;
+	struct emu_hnode key_node; /* key = lkey >> 8, in dev->mr_keys */
+	struct emu_pd *pd;
+	uint64_t addr;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t access;
+	uint32_t lkey;
+	uint32_t rkey;
+};
+
+struct emu_channel {
+	struct emu_obj obj;
+	int wfd; /* write end of the event pipe */
+	uint64_t events;
+	uint64_t dropped;
+};
+
+struct emu_cq {
+	struct emu_obj obj;
+	struct emu_channel *channel;
+	struct emu_ring ring;
+	uint32_t comp_vector;
+	uint32_t cqe_requested;
+	int overflowed;
+	uint64_t events;
+};
+
+struct emu_srq {
+	struct emu_obj obj;
+	struct emu_pd *pd;
+	struct emu_ring ring;
+	uint32_t srq_num;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit; /* 0: not armed */
+};
+
+struct emu_ah {
+	struct emu_obj obj;
+	struct emu_pd *pd;
+	struct uroce_ah_attr attr;
+};
+
+struct emu_mcast {
+	struct emu_list link;
+	uint8_t gid[16];
+	uint16_t lid;
+};
+
+struct emu_qp {
+	struct emu_obj obj;
+	struct emu_hnode qpn_node;  /* key = qpn, in dev->qpns */
+	struct emu_list flush_link; /* in dev->flush_qps while in ERR */
+	struct emu_pd *pd;
+	struct emu_cq *send_cq;
+	struct emu_cq *recv_cq;
+	struct emu_srq *srq;
+	uint32_t type; /* enum uroce_qp_type */
+	uint32_t qpn;
+	uint32_t sq_sig_all;
+	enum uroce_qp_state state;
+	struct uroce_qp_attr attr; /* current attributes (query_qp) */
+	struct uroce_qp_cap cap;   /* capabilities the QP really has */
+	struct emu_ring sq;
+	struct emu_ring rq; /* hdr == NULL when the QP uses an SRQ */
+	struct emu_list mcast;
+	uint32_t nmcast;
+	int last_wqe_sent;
+
+	/* Data path (datapath.c, timer.c). */
+	struct xport_qp x;	    /* the transport engine's QP */
+	uint32_t sq_handed;	    /* SQ ring index handed to the engine so far */
+	struct emu_list sq_link;    /* in dev->sq_qps while the SQ is consumed */
+	struct emu_list run_link;   /* in dev->run_qps while scheduled */
+	struct emu_list timer_link; /* in dev->timer_qps while armed */
+	uint64_t deadline_us;	    /* engine timer deadline, 0 = none */
+};
+
+/* One client connection = one verbs context (or a HELLO probe). */
+struct emu_ctx {
+	struct emu_dev *dev;
+	struct emu_list link; /* in dev->ctxs */
+	uint32_t handle;
+	int fd;
+	pid_t pid;
+	uid_t uid;
+	int opened; /* OPEN_CTX done */
+	int closing;
+	uv_poll_t poll;
+	int doorbell_fd; /* eventfd, -1 before OPEN_CTX */
+	uv_poll_t doorbell_poll;
+	int async_wfd; /* write end of the async event pipe */
+	struct emu_list objs[EMU_OBJ_COUNT];
+	uint64_t doorbells;
+	int pending_closes; /* libuv handles still closing */
+	int pidfd;	    /* the connecting process; -1 if pidfd_open failed */
+	uv_poll_t pid_poll; /* readable when that process exits */
+};
+
+/* Device limits that the daemon enforces and reports. */
+struct emu_limits {
+	uint64_t max_mr_size;
+	uint32_t max_qp;
+	uint32_t max_qp_wr;
+	uint32_t max_sge;
+	uint32_t max_sge_rd;
+	uint32_t max_cq;
+	uint32_t max_cqe;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_qp_rd_atom;
+	uint32_t max_qp_init_rd_atom;
+	uint32_t max_res_rd_atom;
+	uint32_t max_srq;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
+	uint32_t max_ah;
+	uint32_t max_mcast_grp;
+	uint32_t max_mcast_qp_attach;
+	uint32_t max_total_mcast_qp_attach;
+	uint32_t max_inline_data;
+	uint32_t max_channels;
+	uint32_t max_ctx;
+};
+
+/*
+ * The waiting strategy of the event loop (wait.c): spin while work is
+ * recent, then publish "asleep" in the status page and block. The data
+ * path is reached through the two callbacks only.
+ */
+struct emu_wait {
+	uv_loop_t *loop;
+	uv_prepare_t prepare;
+	uv_check_t check;
+	uv_idle_t idle;
+	uv_timer_t timer;
+	struct uroce_status_page *status;
+	/* One pass over the data path; returns the amount of work done. */
+	unsigned (*poll)(void *arg);
+	/* Earliest transport deadline in us (0: none). */
+	uint64_t (*next_deadline)(void *arg);
+	void *arg;
+	uint64_t last_work_us;
+	uint64_t spin_us;	   /* spin this long after the last work */
+	uint64_t backoff_until_us; /* CPUs oversubscribed: no spinning before */
+	bool spinning;
+	uint64_t *sleeps; /* counter to bump on every block */
+};
+
+struct emu_net;
+struct emu_capture;
+struct emu_dma;
+
+struct emu_dev {
+	char name[UROCE_NAME_MAX];
+	char addr_str[UROCE_ADDR_MAX];
+	struct sockaddr_storage addr; /* bound address, port included */
+	socklen_t addr_len;
+	int family;
+	uint16_t udp_port;
+	uint8_t gid[16];
+	uint64_t node_guid; /* network order */
+	uint8_t mac[6];
+	char ifname[64];
+	int ifindex;
+	uint32_t if_mtu;
+	uint32_t active_mtu; /* enum ibv_mtu value 1..5 */
+	struct emu_limits lim;
+	struct uroce_res_counts counts;
+
+	uv_loop_t *loop;
+	int udp_fd;
+	uv_poll_t udp_poll;
+	int ctl_fd;
+	uv_poll_t ctl_poll;
+	int ctl_spare_fd;	  /* given up to refuse a client when out of fds */
+	uint64_t ctl_fd_refusals; /* clients refused for want of an fd */
+	char rundir[256];
+	char sock_path[256];
+	int status_fd;
+	struct uroce_status_page *status;
+	uv_signal_t sigint;
+	uv_signal_t sigterm;
+
+	struct emu_list ctxs;
+	uint32_t nconns; /* connections, opened contexts or not */
+	struct emu_htab handles;
+	struct emu_htab qpns;
+	struct emu_htab mr_keys;
+	struct emu_list flush_qps;
+	uint32_t next_handle;
+	uint32_t next_qpn;
+	uint32_t next_mr_index;
+	uint32_t next_srq_num;
+	uint8_t next_key_byte;
+
+	/* Data path. */
+	struct xport_dev x;	     /* the transport engine's device */
+	struct emu_list sq_qps;	     /* QPs whose SQ ring is consumed */
+	struct emu_list run_qps;     /* QPs the engine asked to run */
+	struct emu_list timer_qps;   /* QPs with an armed engine timer */
+	struct emu_net *net;	     /* net.c: socket buffers and batches */
+	struct emu_capture *capture; /* capture.c; NULL without --pcap */
+	struct emu_dma *dma;	     /* dma.c: staged writes, read-ahead */
+	struct emu_wait wait;	     /* wait.c: spin, then sleep */
+	uint64_t dcnt[EMU_DCNT_COUNT];
+	int stopping;
+};
+
+/* Scheduling priority uroced asks for unless --nice says otherwise. */
+#define EMU_NICE_DEFAULT (-10)
+
+/* Options of uroced (uroced.c parses them, dev.c applies them). */
+struct emu_opts {
+	const char *name;
+	const char *addr;
+	uint16_t port;
+	const char *rundir;
+	uint32_t mtu_bytes; /* 0: derive from the interface */
+	const char *pcap_path;
+	uint32_t spin_us; /* --spin-us, when spin_set */
+	int spin_set;
+};
+
+/* Reply being built for one request (ctl.c sends it). */
+struct emu_reply {
+	union {
+		struct uroce_msg_hdr hdr;
+		uint8_t buf[UROCE_MSG_MAX_BYTES];
+	} u;
+	size_t len;
+	int fds[UROCE_MSG_MAX_FDS];
+	int nfds; /* closed by ctl.c after sending (or on error) */
+};
+
+/* Reply payload of type T, sized sizeof(T). */
+#define EMU_REPLY(rep, T) ((T *)emu_reply_body((rep), sizeof(T)))
+
+/* ------------------------------------------------------------------------ */
+
+/* dev.c */
+/* Parse and validate an address, find its interface and MTU, fill the
+ * device identity and limits. Prints a one-line error and returns -1 on bad
+ * input. */
+int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o);
+/* Bind the UDP socket (RoCEv2) on addr:port. -1 with a message on failure. */
+int emu_dev_bind_udp(struct emu_dev *dev);
+/* Create the sealed device status page. 0 or -errno. */
+int emu_dev_status_page(struct emu_dev *dev);
+/* Allocate a new device-wide handle. */
+uint32_t emu_dev_new_handle(struct emu_dev *dev);
+void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a);
+void emu_dev_fill_port(const struct emu_dev *dev, struct uroce_port_attr *p);
+/* Largest IB MTU (enum value 1..5) usable on an interface MTU. */
+uint32_t emu_dev_ib_mtu_for(uint32_t if_mtu);
+/* Register obj under a new handle in ctx; counts it. 0 or -ENOMEM. */
+int emu_dev_obj_add(struct emu_ctx *ctx, struct emu_obj *obj, enum emu_obj_type type);
+/* Unregister obj (handle and ctx list) and uncount it; does not free. */
+void emu_dev_obj_del(struct emu_obj *obj);
+/* Look up an object of the given type owned by ctx; NULL if absent. */
+struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle, enum emu_obj_type type);
+uint32_t *emu_dev_count(struct emu_dev *dev, enum emu_obj_type type);
+void emu_dev_close(struct emu_dev *dev);
+/* Find an MR by lkey/rkey (device-wide). */
+struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key);
+/* Find a QP by its number (device-wide). */
+struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
+/* Validate an address vector against the device (port, GRH present, source
+ * GID index, rate), as for a RoCE port. 0 or -EINVAL. */
+int emu_dev_check_ah(const struct emu_dev *dev, const struct uroce_ah_attr *a);
+
+#endif /* UROCE_EMU_H */

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device: identity (name, IP address, RoCEv2 GID, node GUID, MAC), the
+ * port (active MTU derived from the interface that owns the address, as rxe
+ * does), the limits the daemon enforces, the RoCEv2 UDP socket, the status
+ * page shared with every client, and the device-wide handle table through
+ * which every object is found. It does not handle requests (ctl.c) or
+ * objects' semantics (pd.c, mr.c, ...).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "uroce/version.h"
+
+/* Values of ibv_device_attr / ibv_port_attr fields (verbs.h). */
+#define IBV_ATOMIC_HCA_VAL 1
+#define IBV_PORT_ACTIVE_VAL 4
+#define IBV_LINK_LAYER_ETHERNET_VAL 2
+#define IBV_PHYS_STATE_LINK_UP 5
+#define IBV_WIDTH_1X 1
+#define IBV_SPEED_EDR 32
+#define IBV_PORT_CM_SUP (1u << 16)
+#define IBV_PORT_IP_BASED_GIDS (1u << 26)
+#define IBV_DEV_UD_AV_PORT_ENFORCE (1u << 6)
+#define IBV_DEV_CURR_QP_STATE_MOD (1u << 7)
+#define IBV_DEV_SYS_IMAGE_GUID (1u << 11)
+#define IBV_DEV_RC_RNR_NAK_GEN (1u << 12)
+
+/* A generic vendor: rdma-core tools (perftest) then take their generic
+ * paths: ibv_post_send, no inline by default (ABI.md section 4). */
+#define UROCE_VENDOR_ID 0xffffff
+#define UROCE_VENDOR_PART_ID 0
+
+/* IP + UDP + BTH + the largest extended headers + ICRC: what a packet adds
+ * to the IB payload, rxe's RXE_MAX_HDR_LENGTH. */
+#define ROCE_MAX_HDR_BYTES 80
+
+#define SOCKBUF_BYTES (4 * 1024 * 1024)
+
+static const struct emu_limits default_limits = {
+    .max_mr_size = 1ull << 40,
+    .max_qp = 4096,
+    .max_qp_wr = 16384,
+    .max_sge = 32,
+    .max_sge_rd = 32,
+    .max_cq = 8192,
+    .max_cqe = 65536,
+    .max_mr = 65536,
+    .max_pd = 65536,
+    .max_qp_rd_atom = 128,
+    .max_qp_init_rd_atom = 128,
+    .max_res_rd_atom = 128 * 4096,
+    .max_srq = 4096,
+    .max_srq_wr = 16384,
+    .max_srq_sge = 32,
+    .max_ah = 32768,
+    .max_mcast_grp = 8192,
+    .max_mcast_qp_attach = 56,
+    .max_total_mcast_qp_attach = 8192 * 56,
+    .max_inline_data = UROCE_MAX_INLINE_BYTES,
+    .max_channels = 4096,
+    .max_ctx = 1024,
+};
+
+uint32_t emu_dev_ib_mtu_for(uint32_t if_mtu)
+{
+	/* enum ibv_mtu: 1 = 256 ... 5 = 4096 */
+	for (uint32_t m = 5; m >= 1; m--)
+		if ((128u << m) + ROCE_MAX_HDR_BYTES <= if_mtu)
+			return m;
+	return 1;
+}
+
+static uint32_t mtu_enum_from_bytes(uint32_t bytes)
+{
+	switch (bytes) {
+	case 256:
+		return 1;
+	case 512:
+		return 2;
+	case 1024:
+		return 3;
+	case 2048:
+		return 4;
+	case 4096:
+		return 5;
+	default:
+		return 0;
+	}
+}
+
+static int in_subnet(const struct sockaddr *a, const struct sockaddr *b,
+		     const struct sockaddr *mask)
+{
+	if (a->sa_family != b->sa_family || !mask || mask->sa_family != a->sa_family)
+		return 0;
+	if (a->sa_family == AF_INET) {
+		uint32_t x = ((const struct sockaddr_in *)a)->sin_addr.s_addr;
+		uint32_t y = ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+		uint32_t m = ((const struct sockaddr_in *)mask)->sin_addr.s_addr;
+
+		return (x & m) == (y & m);
+	}
+	const uint8_t *x = ((const struct sockaddr_in6 *)a)->sin6_addr.s6_addr;
+	const uint8_t *y = ((const struct sockaddr_in6 *)b)->sin6_addr.s6_addr;
+	const uint8_t *m = ((const struct sockaddr_in6 *)mask)->sin6_addr.s6_addr;
+
+	for (int i = 0; i < 16; i++)
+		if ((x[i] & m[i]) != (y[i] & m[i]))
+			return 0;
+	return 1;
+}
+
+static int same_addr(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return 0;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
+}
+
+/* Find the interface owning the address (exact match first, then the
+ * interface whose subnet contains it, e.g. lo for 127.0.0.2). */
+static int find_interface(struct emu_dev *dev)
+{
+	struct ifaddrs *ifs, *i, *best = NULL;
+	struct ifreq ifr;
+	int fd;
+
+	if (getifaddrs(&ifs))
+		return -errno;
+	for (i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != dev->family)
+			continue;
+		if (same_addr(i->ifa_addr, (struct sockaddr *)&dev->addr)) {
+			best = i;
+			break;
+		}
+		if (!best && in_subnet(i->ifa_addr, (struct sockaddr *)&dev->addr, i->ifa_netmask))
+			best = i;
+	}
+	if (!best) {
+		freeifaddrs(ifs);
+		return -EADDRNOTAVAIL;
+	}
+	snprintf(dev->ifname, sizeof(dev->ifname), "%s", best->ifa_name);
+	freeifaddrs(ifs);
+	dev->ifindex = (int)if_nametoindex(dev->ifname);
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, dev->ifname, sizeof(ifr.ifr_name) - 1);
+	if (ioctl(fd, SIOCGIFMTU, &ifr)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	dev->if_mtu = (uint32_t)ifr.ifr_mtu;
+	return 0;
+}
+
+/* GID, MAC and node GUID from the address. The MAC is a locally
+ * administered one carrying the IPv4 address (or the low bytes of the IPv6
+ * address); the GUID is its EUI-64 form, as rxe derives GUIDs from MACs. */
+static void derive_identity(struct emu_dev *dev)
+{
+	uint8_t g[8];
+
+	memset(dev->gid, 0, sizeof(dev->gid));
+	if (dev->family == AF_INET) {
+		const struct sockaddr_in *s = (void *)&dev->addr;
+
+		dev->gid[10] = 0xff;
+		dev->gid[11] = 0xff;
+		memcpy(&dev->gid[12], &s->sin_addr, 4);
+	} else {
+		const struct sockaddr_in6 *s = (void *)&dev->addr;
+
+		memcpy(dev->gid, &s->sin6_addr, 16);
+	}
+	dev->mac[0] = 0x02;
+	dev->mac[1] = 0x00;
+	memcpy(&dev->mac[2], &dev->gid[12], 4);
+	if (dev->family == AF_INET6)
+		dev->mac[1] = dev->gid[11];
+
+	g[0] = dev->mac[0] ^ 0x02;
+	g[1] = dev->mac[1];
+	g[2] = dev->mac[2];
+	g[3] = 0xff;
+	g[4] = 0xfe;
+	g[5] = dev->mac[3];
+	g[6] = dev->mac[4];
+	g[7] = dev->mac[5];
+	memcpy(&dev->node_guid, g, 8); /* already network order */
+}
+
+int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
+{
+	struct sockaddr_in *s4 = (void *)&dev->addr;
+	struct sockaddr_in6 *s6 = (void *)&dev->addr;
+	int err;
+
+	snprintf(dev->name, sizeof(dev->name), "%s", o->name);
+	snprintf(dev->addr_str, sizeof(dev->addr_str), "%s", o->addr);
+	dev->udp_port = o->port;
+	dev->lim = default_limits;
+	dev->udp_fd = -1;
+	dev->ctl_fd = -1;
+	dev->ctl_spare_fd = -1;
+	dev->status_fd = -1;
+	dev->next_handle = 1;
+	dev->next_qpn = 0x11; /* QP0/QP1 are special, keep clear of them */
+	dev->next_mr_index = 1;
+	dev->next_srq_num = 1;
+	dev->next_key_byte = 0x5a;
+	emu_list_init(&dev->ctxs);
+	emu_list_init(&dev->flush_qps);
+	if (emu_htab_init(&dev->handles) || emu_htab_init(&dev->qpns) ||
+	    emu_htab_init(&dev->mr_keys)) {
+		fprintf(stderr, "uroced: out of memory\n");
+		return -1;
+	}
+
+	memset(&dev->addr, 0, sizeof(dev->addr));
+	if (inet_pton(AF_INET, o->addr, &s4->sin_addr) == 1) {
+		dev->family = AF_INET;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(o->port);
+		dev->addr_len = sizeof(*s4);
+		if (s4->sin_addr.s_addr == htonl(INADDR_ANY) ||
+		    IN_MULTICAST(ntohl(s4->sin_addr.s_addr)) ||
+		    s4->sin_addr.s_addr == htonl(INADDR_BROADCAST)) {
+			fprintf(stderr,
+				"uroced: --addr %s: need a unicast address of "
+				"this host\n",
+				o->addr);
+			return -1;
+		}
+	} else if (inet_pton(AF_INET6, o->addr, &s6->sin6_addr) == 1) {
+		dev->family = AF_INET6;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(o->port);
+		dev->addr_len = sizeof(*s6);
+		if (IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr) ||
+		    IN6_IS_ADDR_MULTICAST(&s6->sin6_addr)) {
+			fprintf(stderr,
+				"uroced: --addr %s: need a unicast address of "
+				"this host\n",
+				o->addr);
+			return -1;
+		}
+	} else {
+		fprintf(stderr, "uroced: --addr %s: not an IPv4 or IPv6 address\n", o->addr);
+		return -1;
+	}
+
+	err = find_interface(dev);
+	if (err) {
+		fprintf(stderr,
+			"uroced: --addr %s: no local interface has this "
+			"address (%s)\n",
+			o->addr, strerror(-err));
+		return -1;
+	}
+	if (dev->family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
+		s6->sin6_scope_id = (uint32_t)dev->ifindex;
+
+	if (o->mtu_bytes) {
+		dev->active_mtu = mtu_enum_from_bytes(o->mtu_bytes);
+		if (!dev->active_mtu) {
+			fprintf(stderr,
+				"uroced: --mtu %u: must be 256, 512, 1024, "
+				"2048 or 4096\n",
+				o->mtu_bytes);
+			return -1;
+		}
+		if ((128u << dev->active_mtu) + ROCE_MAX_HDR_BYTES > dev->if_mtu)
+			emu_warn("--mtu %u does not fit %s's MTU %u: large "
+				 "packets will not be sent",
+				 o->mtu_bytes, dev->ifname, dev->if_mtu);
+	} else {
+		dev->active_mtu = emu_dev_ib_mtu_for(dev->if_mtu);
+	}
+	derive_identity(dev);
+	return 0;
+}
+
+static void set_bufsize(int fd, int opt_force, int opt, const char *what)
+{
+	int v = SOCKBUF_BYTES, got = 0;
+	socklen_t len = sizeof(got);
+
+	/* The forcing variant needs CAP_NET_ADMIN; otherwise the kernel
+	 * caps the request at net.core.[rw]mem_max. */
+	if (setsockopt(fd, SOL_SOCKET, opt_force, &v, sizeof(v)))
+		setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v));
+	if (!getsockopt(fd, SOL_SOCKET, opt, &got, &len) && got < v)
+		emu_warn("%s is %d bytes, not %d (raise net.core.%s_max): "
+			 "expect packet loss under load",
+			 what, got / 2, v, opt == SO_RCVBUF ? "rmem" : "wmem");
+}
+
+int emu_dev_bind_udp(struct emu_dev *dev)
+{
+	int one = 1, fd;
+
+	fd = socket(dev->family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "uroced: socket: %s\n", strerror(errno));
+		return -1;
+	}
+	if (dev->family == AF_INET) {
+		int pmtu = IP_PMTUDISC_DO;
+
+		/* DF on every packet, IP ID 0: the ICRC is computable
+		 * (PROTOCOL.md section 12). */
+		if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) ||
+		    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)))
+			goto err_opt;
+	} else {
+		int pmtu = IPV6_PMTUDISC_DO;
+
+		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) ||
+		    setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof(pmtu)) ||
+		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)))
+			goto err_opt;
+	}
+	set_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF, "SO_RCVBUF");
+	set_bufsize(fd, SO_SNDBUFFORCE, SO_SNDBUF, "SO_SNDBUF");
+	if (bind(fd, (struct sockaddr *)&dev->addr, dev->addr_len)) {
+		fprintf(stderr, "uroced: cannot bind UDP %s port %u: %s\n", dev->addr_str,
+			dev->udp_port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	dev->udp_fd = fd;
+	return 0;
+
+err_opt:
+	fprintf(stderr, "uroced: UDP socket options: %s\n", strerror(errno));
+	close(fd);
+	return -1;
+}
+
+int emu_dev_status_page(struct emu_dev *dev)
+{
+	void *p;
+	int fd, err;
+
+	fd = memfd_create("uroce-status", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, UROCE_STATUS_PAGE_BYTES))
+		goto err_fd;
+	p = mmap(NULL, UROCE_STATUS_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto err_fd;
+	/* Clients may map it, but never writably. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE))
+		emu_warn("cannot seal the status page: %s", strerror(errno));
+	dev->status = p;
+	dev->status->magic = UROCE_STATUS_MAGIC;
+	dev->status->version = UROCE_UAPI_VERSION;
+	dev->status_fd = fd;
+	return 0;
+
+err_fd:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+uint32_t emu_dev_new_handle(struct emu_dev *dev)
+{
+	uint32_t h = dev->next_handle++;
+
+	if (dev->next_handle == 0) /* 4 billion objects later */
+		dev->next_handle = 1;
+	return h;
+}
+
+void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
+{
+	const struct emu_limits *l = &dev->lim;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "%s", UROCE_VERSION_STRING);
+	a->node_guid = dev->node_guid;
+	a->sys_image_guid = dev->node_guid;
+	a->max_mr_size = l->max_mr_size;
+	a->page_size_cap = 0xfffff000; /* 4 KiB and every larger power of 2 */
+	a->vendor_id = UROCE_VENDOR_ID;
+	a->vendor_part_id = UROCE_VENDOR_PART_ID;
+	a->hw_ver = 0;
+	a->max_qp = l->max_qp;
+	a->max_qp_wr = l->max_qp_wr;
+	a->device_cap_flags = IBV_DEV_UD_AV_PORT_ENFORCE | IBV_DEV_CURR_QP_STATE_MOD |
+			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN;
+	a->max_sge = l->max_sge;
+	a->max_sge_rd = l->max_sge_rd;
+	a->max_cq = l->max_cq;
+	a->max_cqe = l->max_cqe;
+	a->max_mr = l->max_mr;
+	a->max_pd = l->max_pd;
+	a->max_qp_rd_atom = l->max_qp_rd_atom;
+	a->max_res_rd_atom = l->max_res_rd_atom;
+	a->max_qp_init_rd_atom = l->max_qp_init_rd_atom;
+	a->atomic_cap = IBV_ATOMIC_HCA_VAL;
+	a->max_mw = 0;
+	a->max_mcast_grp = l->max_mcast_grp;
+	a->max_mcast_qp_attach = l->max_mcast_qp_attach;
+	a->max_total_mcast_qp_attach = l->max_total_mcast_qp_attach;
+	a->max_ah = l->max_ah;
+	a->max_srq = l->max_srq;
+	a->max_srq_wr = l->max_srq_wr;
+	a->max_srq_sge = l->max_srq_sge;
+	a->max_inline_data = l->max_inline_data;
+	a->max_pkeys = UROCE_PKEY_TBL_LEN;
+	a->local_ca_ack_delay = 15;
+	a->phys_port_cnt = 1;
+}
+
+void emu_dev_fill_port(const struct emu_dev *dev, struct uroce_port_attr *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->state = IBV_PORT_ACTIVE_VAL;
+	p->max_mtu = 5; /* IBV_MTU_4096 */
+	if (dev->active_mtu > p->max_mtu)
+		p->max_mtu = dev->active_mtu;
+	p->active_mtu = dev->active_mtu;
+	p->gid_tbl_len = UROCE_GID_TBL_LEN;
+	p->port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
+	p->max_msg_sz = 0x80000000u; /* IBA: 2^31 */
+	p->pkey_tbl_len = UROCE_PKEY_TBL_LEN;
+	p->max_vl_num = 1;
+	p->active_width = IBV_WIDTH_1X;
+	p->active_speed = IBV_SPEED_EDR;
+	p->phys_state = IBV_PHYS_STATE_LINK_UP;
+	p->link_layer = IBV_LINK_LAYER_ETHERNET_VAL;
+}
+
+uint32_t *emu_dev_count(struct emu_dev *dev, enum emu_obj_type type)
+{
+	switch (type) {
+#define EMU_OBJ_COUNT_CASE(name, field) \
+	case EMU_OBJ_##name:            \
+		return &dev->counts.field;
+		EMU_OBJ_LIST(EMU_OBJ_COUNT_CASE)
+#undef EMU_OBJ_COUNT_CASE
+	default:
+		return &dev->counts.ctx; /* not reached */
+	}
+}
+
+int emu_dev_obj_add(struct emu_ctx *ctx, struct emu_obj *obj, enum emu_obj_type type)
+{
+	struct emu_dev *dev = ctx->dev;
+	uint32_t h;
+
+	do
+		h = emu_dev_new_handle(dev);
+	while (emu_htab_find(&dev->handles, h));
+	if (emu_htab_insert(&dev->handles, &obj->hnode, h))
+		return -ENOMEM;
+	obj->ctx = ctx;
+	obj->type = type;
+	obj->usecnt = 0;
+	emu_list_add_tail(&ctx->objs[type], &obj->link);
+	(*emu_dev_count(dev, type))++;
+	return 0;
+}
+
+void emu_dev_obj_del(struct emu_obj *obj)
+{
+	struct emu_dev *dev = obj->ctx->dev;
+
+	emu_htab_remove(&dev->handles, &obj->hnode);
+	emu_list_del(&obj->link);
+	(*emu_dev_count(dev, obj->type))--;
+}
+
+struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle, enum emu_obj_type type)
+{
+	struct emu_hnode *n;
+	struct emu_obj *obj;
+
+	if (!handle)
+		return NULL;
+	n = emu_htab_find(&ctx->dev->handles, handle);
+	if (!n)
+		return NULL;
+	obj = EMU_CONTAINER_OF(n, struct emu_obj, hnode);
+	/* Objects of another context are invisible, as in the kernel's
+	 * per-file object tables. */
+	if (obj->ctx != ctx || obj->type != type)
+		return NULL;
+	return obj;
+}
+
+void emu_dev_close(struct emu_dev *dev)
+{
+	if (dev->udp_fd >= 0)
+		close(dev->udp_fd);
+	dev->udp_fd = -1;
+	if (dev->status) {
+		munmap(dev->status, UROCE_STATUS_PAGE_BYTES);
+		dev->status = NULL;
+	}
+	if (dev->status_fd >= 0)
+		close(dev->status_fd);
+	dev->status_fd = -1;
+	emu_htab_free(&dev->handles);
+	emu_htab_free(&dev->qpns);
+	emu_htab_free(&dev->mr_keys);
+}
+
+struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn)
+{
+	struct emu_hnode *n = emu_htab_find(&dev->qpns, qpn);
+
+	return n ? EMU_CONTAINER_OF(n, struct emu_qp, qpn_node) : NULL;
+}
+
+struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key)
+{
+	struct emu_hnode *n = emu_htab_find(&dev->mr_keys, key >> 8);
+	struct emu_mr *mr;
+
+	if (!n)
+		return NULL;
+	mr = EMU_CONTAINER_OF(n, struct emu_mr, key_node);
+	return (mr->lkey == key) ? mr : NULL;
+}
+
+int emu_dev_check_ah(const struct emu_dev *dev, const struct uroce_ah_attr *a)
+{
+	(void)dev;
+	if (a->port_num != UROCE_PORT_NUM)
+		return -EINVAL;
+	/* RoCE: only the GRH names the destination (its GID becomes the IP
+	 * destination, PROTOCOL.md 1); there are no LIDs to route by. */
+	if (!a->is_global) {
+		emu_info("address vector without a GRH refused (EINVAL): RoCE addresses peers "
+			 "by GID, give the program a GID index (-g 0, -x 0)");
+		return -EINVAL;
+	}
+	/* Only GID index 0 is populated. */
+	if (a->sgid_index != 0)
+		return -EINVAL;
+	if (a->static_rate > 22) /* IBV_RATE_600_GBPS is the largest */
+		return -EINVAL;
+	return 0;
+}

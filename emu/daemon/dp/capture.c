@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `uroced --pcap FILE`: every packet the RNIC sends and every packet it
+ * receives for its address is appended to a pcap file as an Ethernet frame
+ * (Ethernet + IPv4/IPv6 + UDP + the IB packet with its ICRC, exactly the
+ * bytes that crossed the socket), so Wireshark and `uroce decode` see the
+ * conversation as on the wire. IPv4 headers carry ID 0 and DF as the kernel
+ * sends them, IPv4 UDP checksum 0 (net.c turns it off, as RoCEv2 senders do)
+ * and the IPv6 UDP checksum the kernel computes; MAC addresses are the
+ * locally administered ones derived from the IP addresses (route.c). Received packets are captured
+ * before the transport checks them, so dropped ones (bad ICRC...) appear too.
+ *
+ * The file is flushed at most EMU_CAPTURE_FLUSH_MS after a frame was
+ * written (a daemon that is killed leaves a nearly complete file) and on a
+ * clean exit (SIGINT, SIGTERM).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <wire/frame.h>
+#include "pcapfile.h"
+#include "dp.h"
+
+#define EMU_CAPTURE_FLUSH_MS 100
+#define CAPTURE_ETH_BYTES 14
+#define CAPTURE_IPV6_BYTES 40
+/* Ethernet + IPv6 + UDP + the largest packet the transport sends. */
+#define CAPTURE_FRAME_BYTES (CAPTURE_ETH_BYTES + CAPTURE_IPV6_BYTES + 8 + XPORT_MAX_PKT_BYTES)
+
+struct emu_capture {
+	struct common_pcap_writer w;
+	uv_timer_t flush_timer;
+	bool timer_started;
+	bool dirty;
+};
+
+int emu_capture_open(struct emu_dev *dev, const char *path)
+{
+	struct emu_capture *c = calloc(1, sizeof(*c));
+	char err[256];
+	int rc;
+
+	if (!c) {
+		fprintf(stderr, "uroced: --pcap: out of memory\n");
+		return -1;
+	}
+	rc = common_pcap_open_write(&c->w, path, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "uroced: --pcap %s: %s\n", path, err);
+		free(c);
+		return -1;
+	}
+	dev->capture = c;
+	return 0;
+}
+
+static void on_flush_timer(uv_timer_t *h)
+{
+	struct emu_dev *dev = h->data;
+	struct emu_capture *c = dev->capture;
+
+	if (c && c->dirty) {
+		if (common_pcap_flush(&c->w))
+			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		c->dirty = false;
+	}
+}
+
+void emu_capture_start(struct emu_dev *dev)
+{
+	struct emu_capture *c = dev->capture;
+
+	if (!c)
+		return;
+	uv_timer_init(dev->loop, &c->flush_timer);
+	c->flush_timer.data = dev;
+	c->timer_started = true;
+}
+
+void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
+			size_t len)
+{
+	struct emu_capture *c = dev->capture;
+	uint8_t frame[CAPTURE_FRAME_BYTES];
+	struct wire_frame_params p;
+	int n;
+
+	emu_route_frame_params(rt, &p);
+	n = wire_frame_build_eth(frame, sizeof(frame), &p, pkt, len);
+	if (n > 0 && p.ip_version == 6) {
+		/* IPv6 UDP always carries a checksum (the kernel computed it
+		 * for the real packet); IPv4 RoCEv2 sends 0 (net.c). */
+		uint8_t *udp = frame + CAPTURE_ETH_BYTES + CAPTURE_IPV6_BYTES;
+		size_t ulen = (size_t)n - CAPTURE_ETH_BYTES - CAPTURE_IPV6_BYTES;
+		uint16_t sum = emu_route_udp6_csum(p.src, p.dst, udp, ulen);
+
+		udp[6] = (uint8_t)(sum >> 8);
+		udp[7] = (uint8_t)sum;
+	}
+	if (n < 0 || common_pcap_write_frame(&c->w, NULL, frame, (size_t)n)) {
+		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		return;
+	}
+	dev->dcnt[EMU_DCNT_PCAP_FRAMES]++;
+	if (!c->dirty && c->timer_started) {
+		c->dirty = true;
+		uv_timer_start(&c->flush_timer, on_flush_timer, EMU_CAPTURE_FLUSH_MS, 0);
+	}
+}
+
+void emu_capture_close(struct emu_dev *dev)
+{
+	struct emu_capture *c = dev->capture;
+
+	if (!c)
+		return;
+	if (common_pcap_close_write(&c->w))
+		emu_warn("capture: the last frames could not be written");
+	dev->capture = NULL;
+	/* The timer handle was closed with the loop; free after it. */
+	free(c);
+}

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data path: what connects the shared rings of the verbs shim to the
+ * transport engine (xport.h) and the engine to the rest of the daemon.
+ *
+ *  - The engine's ops: packets go to net.c, memory accesses to dma.c,
+ *    timers to timer.c; receive WQEs are popped from the RQ/SRQ ring
+ *    (copied and validated by wqe.c); completions are written to the CQ
+ *    ring (cq.c signals the channel when the CQ is armed, solicited-only
+ *    arming included); the engine's own moves to Error raise the async
+ *    event.
+ *  - One pass (emu_dp_poll, run by wait.c on every loop iteration): fire
+ *    expired timers, hand new SQ ring entries to the engine (validated),
+ *    flush receive WQEs posted to QPs in Error, run the QPs the engine
+ *    scheduled, send what is batched.
+ *
+ * Ring slots. A send WQE's slot is released (the consumer index published
+ * to the shim) only when the engine completed the WQE, signaled or not, so
+ * an SQ holds at most max_send_wr outstanding WRs as on a NIC; the engine
+ * keeps its own copy, so the release happens before the CQE is written
+ * (a program that posts again as soon as it polls a completion finds the
+ * slot free). A receive WQE's slot is released when the engine takes it
+ * (it keeps a copy), so "posted" means "not yet taken", which is also what
+ * the SRQ limit counts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "dp.h"
+
+static struct emu_qp *qp_of(struct xport_qp *x)
+{
+	return EMU_CONTAINER_OF(x, struct emu_qp, x);
+}
+
+/*
+ * Publish the SQ consumer index: every handed WQE the engine no longer
+ * holds is complete. `finishing` counts the WQE whose completion is being
+ * pushed right now (still held by the engine).
+ */
+static void sq_release(struct emu_qp *qp, uint32_t finishing)
+{
+	uint32_t held = qp->x.sq_tail - qp->x.comp.idx;
+	uint32_t cons = qp->sq_handed - held + finishing;
+
+	if (cons != qp->sq.cons) {
+		qp->sq.cons = cons;
+		uroce_store_release(&qp->sq.hdr->cons, cons);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Engine ops.                                                               */
+
+static int op_send_packet(void *ctx, struct xport_qp *x, const struct xport_route *rt,
+			  const void *pkt, size_t len)
+{
+	(void)x;
+	return emu_net_send(ctx, rt, pkt, len);
+}
+
+static struct xport_qp *op_lookup_qp(void *ctx, uint32_t qpn)
+{
+	struct emu_qp *qp = emu_dev_qp_by_qpn(ctx, qpn);
+
+	return qp ? &qp->x : NULL;
+}
+
+static int op_dma_lkey(void *ctx, struct xport_qp *x, uint32_t lkey, uint64_t addr, void *buf,
+		       size_t len, uint32_t access, enum xport_dma dir)
+{
+	(void)ctx;
+	return emu_dma_lkey(qp_of(x), lkey, addr, buf, len, access, dir);
+}
+
+static int op_dma_rkey(void *ctx, struct xport_qp *x, uint32_t rkey, uint64_t va, void *buf,
+		       size_t len, uint32_t access, enum xport_dma dir)
+{
+	(void)ctx;
+	return emu_dma_rkey(qp_of(x), rkey, va, buf, len, access, dir);
+}
+
+static int op_atomic(void *ctx, struct xport_qp *x, uint32_t rkey, uint64_t va,
+		     enum xport_atomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig)
+{
+	(void)ctx;
+	return emu_dma_atomic(qp_of(x), rkey, va, op, compare_add, swap, orig);
+}
+
+static int op_get_recv_wqe(void *ctx, struct xport_qp *x, struct xport_recv_wqe *wqe)
+{
+	struct emu_dev *dev = ctx;
+	struct emu_qp *qp = qp_of(x);
+	struct emu_ring *r = qp->srq ? &qp->srq->ring : &qp->rq;
+	struct emu_wqe_geom g;
+	uint8_t slot[UROCE_RECV_WQE_BYTES + XPORT_MAX_SGE * sizeof(struct uroce_sge)];
+	int64_t n;
+
+	if (!r->hdr)
+		return -EAGAIN;
+	n = emu_ring_pending(r);
+	if (n < 0) {
+		dev->dcnt[EMU_DCNT_RING_CORRUPT]++;
+		emu_warn("QP 0x%x: %s producer index out of range, dropping "
+			 "its entries",
+			 qp->qpn, qp->srq ? "SRQ" : "RQ");
+		emu_ring_drain(r);
+		return -EAGAIN;
+	}
+	if (!n)
+		return -EAGAIN;
+	g.stride = r->stride;
+	g.max_sge = r->max_sge;
+	g.max_inline = 0;
+	/* One snapshot of the slot; never read twice. */
+	memcpy(slot, uroce_ring_entry(r->hdr, r->entries, r->stride, r->cons),
+	       r->stride < sizeof(slot) ? r->stride : sizeof(slot));
+	if (r->stride > sizeof(slot))
+		g.stride = sizeof(slot);
+	if (emu_wqe_recv(slot, &g, wqe))
+		dev->dcnt[EMU_DCNT_BAD_RECV_WQE]++;
+	emu_ring_consume(r);
+	dev->dcnt[EMU_DCNT_RQ_WQES]++;
+	if (qp->srq)
+		emu_event_srq_limit(qp->srq);
+	return 0;
+}
+
+static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct xport_cqe *c)
+{
+	struct emu_dev *dev = ctx;
+	struct emu_qp *qp = qp_of(x);
+	struct uroce_cqe cqe;
+
+	/* The data a completion announces is in memory before it. */
+	emu_dma_flush(dev);
+	if (!recv)
+		/* A CQE pushed while the engine holds WQEs is for the oldest
+		 * one (completions are in order); with none held it is a WR
+		 * flushed on arrival. */
+		sq_release(qp, x->comp.idx != x->sq_tail);
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = c->wr_id;
+	cqe.status = c->status;
+	cqe.opcode = c->opcode;
+	cqe.vendor_err = c->vendor_err;
+	cqe.byte_len = c->byte_len;
+	cqe.imm_data = c->imm_data;
+	cqe.qp_num = c->qp_num;
+	cqe.src_qp = c->src_qp;
+	cqe.wc_flags = c->wc_flags;
+	cqe.pkey_index = c->pkey_index;
+	cqe.flags = c->solicited ? UROCE_CQE_SOLICITED : 0;
+	if (emu_event_cqe(recv ? qp->recv_cq : qp->send_cq, &cqe))
+		dev->dcnt[EMU_DCNT_CQ_OVERFLOW]++;
+	else
+		dev->dcnt[EMU_DCNT_CQES]++;
+}
+
+static uint64_t op_now_us(void *ctx)
+{
+	(void)ctx;
+	return emu_wait_now_us();
+}
+
+static void op_arm_timer(void *ctx, struct xport_qp *x, uint64_t deadline)
+{
+	(void)ctx;
+	emu_timer_arm(qp_of(x), deadline);
+}
+
+static void op_schedule(void *ctx, struct xport_qp *x)
+{
+	struct emu_dev *dev = ctx;
+	struct emu_qp *qp = qp_of(x);
+
+	if (emu_list_empty(&qp->run_link))
+		emu_list_add_tail(&dev->run_qps, &qp->run_link);
+}
+
+static void op_qp_error(void *ctx, struct xport_qp *x)
+{
+	struct emu_dev *dev = ctx;
+
+	dev->dcnt[EMU_DCNT_QP_FATAL]++;
+	/* Not from here: SQ ring entries not yet handed over are flushed by
+	 * the next pass (the engine must not be re-entered). */
+	emu_event_qp_fatal(qp_of(x));
+}
+
+static void op_sq_drained(void *ctx, struct xport_qp *x)
+{
+	(void)ctx;
+	emu_event_sq_drained(qp_of(x));
+}
+
+static void op_comm_est(void *ctx, struct xport_qp *x)
+{
+	(void)ctx;
+	emu_event_comm_est(qp_of(x));
+}
+
+static const struct xport_ops dp_ops = {
+    .send_packet = op_send_packet,
+    .lookup_qp = op_lookup_qp,
+    .dma_lkey = op_dma_lkey,
+    .dma_rkey = op_dma_rkey,
+    .atomic = op_atomic,
+    .get_recv_wqe = op_get_recv_wqe,
+    .push_cqe = op_push_cqe,
+    .now_us = op_now_us,
+    .arm_timer = op_arm_timer,
+    .schedule = op_schedule,
+    .qp_error = op_qp_error,
+    .sq_drained = op_sq_drained,
+    .comm_est = op_comm_est,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Send queues.                                                              */
+
+/* The AH named by a UD WQE, as the engine's destination. */
+static int ud_av(struct emu_qp *qp, uint32_t ah_handle, struct xport_av *av)
+{
+	struct emu_obj *obj = emu_dev_obj_find(qp->obj.ctx, ah_handle, EMU_OBJ_AH);
+	struct emu_ah *ah;
+
+	if (!obj)
+		return -EINVAL;
+	ah = EMU_CONTAINER_OF(obj, struct emu_ah, obj);
+	if (ah->pd != qp->pd)
+		return -EINVAL;
+	emu_dp_av(qp->obj.ctx->dev, &ah->attr, av);
+	return 0;
+}
+
+unsigned emu_dp_sq(struct emu_qp *qp)
+{
+	struct emu_dev *dev = qp->obj.ctx->dev;
+	struct emu_ring *r = &qp->sq;
+	struct emu_wqe_geom g = {
+	    .stride = r->stride, .max_sge = r->max_sge, .max_inline = r->max_inline};
+	uint32_t prod;
+	unsigned n = 0;
+
+	switch (qp->state) {
+	case UROCE_QPS_RTS:
+	case UROCE_QPS_SQD:
+	case UROCE_QPS_SQE:
+	case UROCE_QPS_ERR:
+		break;
+	default:
+		return 0; /* the shim posts nothing before RTS */
+	}
+	sq_release(qp, 0);
+	prod = uroce_load_acquire(&r->hdr->prod);
+	if (prod - r->cons > r->entries || prod - qp->sq_handed > r->entries) {
+		dev->dcnt[EMU_DCNT_RING_CORRUPT]++;
+		if (qp->state != UROCE_QPS_ERR)
+			emu_warn("QP 0x%x: SQ producer index out of range, moving the "
+				 "QP to the error state",
+				 qp->qpn);
+		emu_event_ring_fault(qp);
+		return 1;
+	}
+	while (qp->sq_handed != prod) {
+		uint8_t slot[UROCE_SEND_WQE_BYTES + XPORT_MAX_INLINE_BYTES +
+			     XPORT_MAX_SGE * sizeof(struct uroce_sge)];
+		struct xport_wqe w;
+		uint32_t ah = 0, status;
+		size_t bytes = r->stride < sizeof(slot) ? r->stride : sizeof(slot);
+		int rc;
+
+		memcpy(slot, uroce_ring_entry(r->hdr, r->entries, r->stride, qp->sq_handed), bytes);
+		g.stride = (uint32_t)bytes;
+		status = emu_wqe_send(slot, &g, qp->type, &w, &ah);
+		if (status == XPORT_WC_SUCCESS && qp->type == UROCE_QPT_UD &&
+		    ud_av(qp, ah, &w.ud_av)) {
+			status = XPORT_WC_LOC_QP_OP_ERR;
+			emu_wqe_poison(&w, status);
+		}
+		if (status != XPORT_WC_SUCCESS)
+			dev->dcnt[EMU_DCNT_BAD_SEND_WQE]++;
+		/* Counted as handed before the engine sees it: a WR flushed
+		 * on arrival releases its slot inside the call. */
+		qp->sq_handed++;
+		rc = xport_post_send(&qp->x, &w);
+		if (rc) {
+			qp->sq_handed--; /* -EAGAIN: the engine is full */
+			break;
+		}
+		dev->dcnt[EMU_DCNT_SQ_WQES]++;
+		n++;
+	}
+	sq_release(qp, 0);
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The pass.                                                                 */
+
+unsigned emu_dp_poll(void *arg)
+{
+	struct emu_dev *dev = arg;
+	struct emu_list *pos, *tmp, run;
+	unsigned work = 0;
+
+	emu_dma_flush(dev); /* forget read-ahead from earlier callbacks */
+	work += emu_timer_expire(dev, emu_wait_now_us());
+
+	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->sq_qps)
+	{
+		work += emu_dp_sq(EMU_CONTAINER_OF(pos, struct emu_qp, sq_link));
+	}
+
+	/* Receives posted to QPs in Error complete at once (flushed). */
+	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->flush_qps)
+	{
+		struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, flush_link);
+
+		if (qp->rq.hdr && emu_ring_pending(&qp->rq) > 0)
+			work += xport_flush_recv(&qp->x);
+	}
+
+	/* Run what was scheduled before this pass; what the runs schedule
+	 * waits for the next one. */
+	emu_list_init(&run);
+	if (!emu_list_empty(&dev->run_qps)) {
+		run.next = dev->run_qps.next;
+		run.prev = dev->run_qps.prev;
+		run.next->prev = &run;
+		run.prev->next = &run;
+		emu_list_init(&dev->run_qps);
+	}
+	while (!emu_list_empty(&run)) {
+		struct emu_qp *qp = EMU_CONTAINER_OF(run.next, struct emu_qp, run_link);
+
+		emu_list_del(&qp->run_link);
+		xport_run(&qp->x);
+		work++;
+	}
+
+	work += emu_net_flush(dev);
+	return work;
+}
+
+static uint64_t dp_next_deadline(void *arg)
+{
+	return emu_timer_next(arg);
+}
+
+void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a, struct xport_av *av)
+{
+	memset(av, 0, sizeof(*av));
+	memcpy(av->sgid, dev->gid, sizeof(av->sgid));
+	/* emu_dev_check_ah admitted only vectors with a GRH. */
+	memcpy(av->dgid, a->dgid, sizeof(av->dgid));
+	av->tclass = a->traffic_class;
+	av->hop_limit = a->hop_limit;
+}
+
+void emu_dp_init(struct emu_dev *dev)
+{
+	emu_list_init(&dev->sq_qps);
+	emu_list_init(&dev->run_qps);
+	emu_list_init(&dev->timer_qps);
+	xport_dev_init(&dev->x, &dp_ops, dev);
+	if (emu_dma_init(dev))
+		emu_warn("no memory for DMA batching: one process_vm call per access");
+	dev->wait.poll = emu_dp_poll;
+	dev->wait.next_deadline = dp_next_deadline;
+	dev->wait.arg = dev;
+	dev->wait.sleeps = &dev->dcnt[EMU_DCNT_SLEEPS];
+	dev->wait.spin_us = EMU_WAIT_SPIN_US;
+}
+
+void emu_dp_qp_release(struct emu_qp *qp)
+{
+	emu_timer_cancel(qp);
+	emu_list_del(&qp->run_link);
+	emu_list_del(&qp->sq_link);
+}

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The DMA engine: the transport's memory accesses (dma_lkey, dma_rkey and
+ * atomic ops) land in the registered memory of the process that owns the
+ * MR, through process_vm_readv / process_vm_writev, and only after the MR
+ * table allowed them: the key names an MR of the QP's protection domain,
+ * [addr, addr+len) lies inside the MR's IOVA range, and the MR's access
+ * flags grant what is asked (local write for receive buffers and READ
+ * response targets, remote read, write or atomic for R_Key accesses).
+ *
+ * Few, large copies (LIMITS.md: a process_vm call costs about as much as
+ * copying 4 KiB, most of it the access checks done per call):
+ *  - writes are staged: the data is copied into a staging area and all the
+ *    writes of one engine entry (a received batch, a pass) go to the
+ *    process in one process_vm_writev with one iovec per write. The staged
+ *    writes are flushed before anything can reveal them: before a CQE is
+ *    written, before packets (ACKs, responses) are sent, before any read or
+ *    atomic, and at the end of every batch and pass (emu_dma_flush). The
+ *    checks (key, PD, range, access) are done when the write is staged; a
+ *    write that still fails (memory the program unmapped while it was
+ *    registered, or a program that exited) is counted as dma_faults and
+ *    logged, since its completion may already be decided;
+ *  - reads of at least DMA_RA_MIN bytes read ahead, up to DMA_RA_BYTES
+ *    within the same MR, and later reads of the same engine entry are
+ *    served from that copy (the next packets of a message, READ response
+ *    bursts). The copy is forgotten at every CQE, write, atomic and at the
+ *    end of every batch and pass, so nothing is ever served from a copy
+ *    older than the program's last chance to change its memory.
+ *
+ * Atomics are a read, a computation and a write done by the daemon's one
+ * thread: atomic with respect to every other RDMA operation of this RNIC
+ * (one daemon = one thread), as IBA requires (IBV_ATOMIC_HCA). They are NOT
+ * atomic with respect to the application's own CPU stores to the same
+ * location, exactly like real HCAs that do not use PCIe atomics; programs
+ * must not mix CPU writes and RDMA atomics on one word.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "dp.h"
+
+/* Access bits the transport asks for (same values as ibv_access_flags). */
+#define DMA_ACCESS_BITS                                                                 \
+	(XPORT_ACCESS_LOCAL_WRITE | XPORT_ACCESS_REMOTE_WRITE | XPORT_ACCESS_REMOTE_READ | \
+	 XPORT_ACCESS_REMOTE_ATOMIC)
+
+_Static_assert((int)XPORT_ACCESS_LOCAL_WRITE == (int)UROCE_ACCESS_LOCAL_WRITE &&
+		   (int)XPORT_ACCESS_REMOTE_WRITE == (int)UROCE_ACCESS_REMOTE_WRITE &&
+		   (int)XPORT_ACCESS_REMOTE_READ == (int)UROCE_ACCESS_REMOTE_READ &&
+		   (int)XPORT_ACCESS_REMOTE_ATOMIC == (int)UROCE_ACCESS_REMOTE_ATOMIC,
+	       "access flag values");
+
+int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,
+		  uint32_t access, uint64_t *host_addr)
+{
+	uint64_t off;
+
+	/* Keys are per PD: a key of another PD (or context) is no key. */
+	if (!mr || mr->pd != pd)
+		return -ENOENT;
+	off = addr - mr->iova;
+	if (len && (addr < mr->iova || off >= mr->length || len > mr->length - off))
+		return -ERANGE;
+	if (access & DMA_ACCESS_BITS & ~mr->access)
+		return -EACCES;
+	*host_addr = mr->addr + off;
+	return 0;
+}
+
+/* Writes staged per flush, staging bytes, read-ahead. */
+#define DMA_WRITE_IOV 256
+#define DMA_WRITE_STAGE (512 * 1024)
+#define DMA_RA_MIN 1024
+#define DMA_RA_BYTES (64 * 1024)
+
+struct emu_dma {
+	pid_t wpid;
+	unsigned nw;
+	size_t wused;
+	struct iovec wlocal[DMA_WRITE_IOV];
+	struct iovec wremote[DMA_WRITE_IOV];
+	pid_t rpid;
+	uint64_t rstart; /* host address of rbuf[0] */
+	size_t rlen;	 /* 0: nothing cached */
+	uint8_t rbuf[DMA_RA_BYTES];
+	uint8_t wstage[DMA_WRITE_STAGE];
+};
+
+int emu_dma_init(struct emu_dev *dev)
+{
+	dev->dma = calloc(1, sizeof(*dev->dma));
+	return dev->dma ? 0 : -ENOMEM;
+}
+
+void emu_dma_fini(struct emu_dev *dev)
+{
+	emu_dma_flush(dev);
+	free(dev->dma);
+	dev->dma = NULL;
+}
+
+void emu_dma_flush(struct emu_dev *dev)
+{
+	struct emu_dma *d = dev->dma;
+	ssize_t n;
+
+	if (!d)
+		return;
+	d->rlen = 0;
+	if (!d->nw)
+		return;
+	dev->dcnt[EMU_DCNT_DMA_CALLS]++;
+	n = process_vm_writev(d->wpid, d->wlocal, d->nw, d->wremote, d->nw, 0);
+	if (n != (ssize_t)d->wused) {
+		/* Checked when staged: the memory went away since. */
+		dev->dcnt[EMU_DCNT_DMA_FAULTS]++;
+		emu_warn("DMA: %zu of %zu bytes written to pid %d (%s): the program unmapped "
+			 "registered memory or exited",
+			 n < 0 ? (size_t)0 : (size_t)n, d->wused, (int)d->wpid,
+			 n < 0 ? strerror(errno) : "short copy");
+	} else {
+		dev->dcnt[EMU_DCNT_DMA_BYTES] += d->wused;
+	}
+	d->nw = 0;
+	d->wused = 0;
+}
+
+/* Stage a write of len bytes (len <= DMA_WRITE_STAGE). */
+static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void *buf, size_t len)
+{
+	struct emu_dma *d = dev->dma;
+
+	d->rlen = 0;
+	if (d->nw && (d->wpid != pid || d->nw == DMA_WRITE_IOV || d->wused + len > DMA_WRITE_STAGE))
+		emu_dma_flush(dev);
+	if (d->nw && (char *)d->wremote[d->nw - 1].iov_base + d->wremote[d->nw - 1].iov_len ==
+			 (char *)(uintptr_t)host) {
+		/* Contiguous with the previous write: one iovec. */
+		memcpy(d->wstage + d->wused, buf, len);
+		d->wlocal[d->nw - 1].iov_len += len;
+		d->wremote[d->nw - 1].iov_len += len;
+	} else {
+		memcpy(d->wstage + d->wused, buf, len);
+		d->wlocal[d->nw].iov_base = d->wstage + d->wused;
+		d->wlocal[d->nw].iov_len = len;
+		d->wremote[d->nw].iov_base = (void *)(uintptr_t)host;
+		d->wremote[d->nw].iov_len = len;
+		d->nw++;
+	}
+	d->wpid = pid;
+	d->wused += len;
+}
+
+/* Serve a read from the read-ahead copy, or fill it. 0, or -1 to read directly. */
+static int dma_read_ahead(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf, size_t len,
+			  uint64_t limit)
+{
+	struct emu_dma *d = dev->dma;
+	size_t want;
+	ssize_t n;
+
+	if (d->rlen && d->rpid == pid && host >= d->rstart && host - d->rstart <= d->rlen &&
+	    len <= d->rlen - (host - d->rstart)) {
+		memcpy(buf, d->rbuf + (host - d->rstart), len);
+		return 0;
+	}
+	if (len < DMA_RA_MIN || len > DMA_RA_BYTES)
+		return -1;
+	want = limit - host < DMA_RA_BYTES ? (size_t)(limit - host) : DMA_RA_BYTES;
+	{
+		struct iovec local = {.iov_base = d->rbuf, .iov_len = want};
+		struct iovec remote = {.iov_base = (void *)(uintptr_t)host, .iov_len = want};
+
+		dev->dcnt[EMU_DCNT_DMA_CALLS]++;
+		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	}
+	if (n < (ssize_t)len) {
+		d->rlen = 0;
+		return -1; /* let the direct read report the fault */
+	}
+	dev->dcnt[EMU_DCNT_DMA_BYTES] += (size_t)n;
+	d->rpid = pid;
+	d->rstart = host;
+	d->rlen = (size_t)n;
+	memcpy(buf, d->rbuf, len);
+	return 0;
+}
+
+/* Copy between buf and [host, host+len) of process pid. */
+static int dma_copy(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf, size_t len,
+		    enum xport_dma dir)
+{
+	struct iovec local = {.iov_base = buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)host, .iov_len = len};
+	ssize_t n;
+
+	if (dir == XPORT_DMA_CHECK || !len)
+		return 0;
+	dev->dcnt[EMU_DCNT_DMA_CALLS]++;
+	if (dir == XPORT_DMA_TO_BUF)
+		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	else
+		n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+	if (n != (ssize_t)len) {
+		/* Unmapped since registration, or the process is gone. */
+		dev->dcnt[EMU_DCNT_DMA_FAULTS]++;
+		emu_dbg("DMA %s pid %d 0x%llx+%zu: %s", dir == XPORT_DMA_TO_BUF ? "read" : "write",
+			(int)pid, (unsigned long long)host, len,
+			n < 0 ? strerror(errno) : "short copy");
+		return -EFAULT;
+	}
+	dev->dcnt[EMU_DCNT_DMA_BYTES] += len;
+	return 0;
+}
+
+static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, size_t len,
+		   uint32_t access, enum xport_dma dir)
+{
+	struct emu_dev *dev = qp->obj.ctx->dev;
+	struct emu_mr *mr = emu_dev_mr_by_key(dev, key);
+	uint64_t host;
+	int rc;
+
+	/* Writing through an L_Key always needs local write. */
+	if (dir == XPORT_DMA_FROM_BUF &&
+	    !(access & (XPORT_ACCESS_REMOTE_WRITE | XPORT_ACCESS_REMOTE_ATOMIC)))
+		access |= XPORT_ACCESS_LOCAL_WRITE;
+	rc = emu_dma_check(mr, qp->pd, addr, len, access, &host);
+	if (rc) {
+		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
+		return rc;
+	}
+	if (!dev->dma || dir == XPORT_DMA_CHECK || !len)
+		return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+	if (dir == XPORT_DMA_FROM_BUF) {
+		if (len > DMA_WRITE_STAGE) {
+			emu_dma_flush(dev);
+			return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+		}
+		dma_stage(dev, mr->obj.ctx->pid, host, buf, len);
+		return 0;
+	}
+	/* A read sees every write staged before it. */
+	if (dev->dma->nw)
+		emu_dma_flush(dev);
+	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr + mr->length))
+		return 0;
+	return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+}
+
+int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
+		 uint32_t access, enum xport_dma dir)
+{
+	return dma_key(qp, lkey, addr, buf, len, access, dir);
+}
+
+int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_t len,
+		 uint32_t access, enum xport_dma dir)
+{
+	return dma_key(qp, rkey, va, buf, len, access, dir);
+}
+
+int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_atomic_op op,
+		   uint64_t compare_add, uint64_t swap, uint64_t *orig)
+{
+	struct emu_dev *dev = qp->obj.ctx->dev;
+	struct emu_mr *mr = emu_dev_mr_by_key(dev, rkey);
+	uint64_t host, old, val;
+	pid_t pid;
+	int rc;
+
+	rc = emu_dma_check(mr, qp->pd, va, sizeof(old), XPORT_ACCESS_REMOTE_ATOMIC, &host);
+	if (rc) {
+		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
+		return rc;
+	}
+	pid = mr->obj.ctx->pid;
+	emu_dma_flush(dev);
+	/* Read, modify, write: nothing else of this RNIC runs in between. */
+	rc = dma_copy(dev, pid, host, &old, sizeof(old), XPORT_DMA_TO_BUF);
+	if (rc)
+		return rc;
+	if (op == XPORT_ATOMIC_CMP_SWP)
+		val = old == compare_add ? swap : old;
+	else
+		val = old + compare_add;
+	if (val != old) {
+		rc = dma_copy(dev, pid, host, &val, sizeof(val), XPORT_DMA_FROM_BUF);
+		if (rc)
+			return rc;
+	}
+	dev->dcnt[EMU_DCNT_ATOMICS]++;
+	*orig = old;
+	return 0;
+}

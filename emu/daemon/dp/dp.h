@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's data path (emu/daemon/dp/): rings, WQE conversion, DMA into
+ * application memory, the UDP socket and routes, transport timers, the
+ * spin-or-sleep loop, captures, and the glue that runs the transport engine
+ * (datapath.c). Cross-file functions, grouped by defining file. The data
+ * path depends on the daemon core (daemon.h) and the engine (xport.h),
+ * never on the control path (emu/daemon/verbs/).
+ */
+#ifndef UROCE_DP_H
+#define UROCE_DP_H
+
+#include "daemon.h"
+
+/* ring.c */
+/* Create a ring memfd of the given geometry, map it; *fd gets the memfd
+ * (caller sends and closes it). 0 or -errno. */
+int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entries,
+		    uint32_t stride, uint32_t handle, uint32_t qpn, int *fd);
+void emu_ring_destroy(struct emu_ring *r);
+/* Number of WQEs the producer has published beyond our consumer, validated:
+ * a producer index more than `entries` ahead is reported as -EINVAL. */
+int64_t emu_ring_pending(const struct emu_ring *r);
+/* Consume one entry (advance and publish the consumer index). */
+void emu_ring_consume(struct emu_ring *r);
+/* Drop everything published (RESET): consumer catches up with producer. */
+void emu_ring_drain(struct emu_ring *r);
+uint32_t emu_pow2_roundup(uint32_t v);
+
+/* wqe.c (pure) */
+/* Geometry of a ring as the daemon knows it (never read from the ring). */
+struct emu_wqe_geom {
+	uint32_t stride;     /* bytes of one slot */
+	uint32_t max_sge;    /* SGEs a slot may hold */
+	uint32_t max_inline; /* inline bytes a send slot may hold */
+};
+/* An opcode no engine accepts: a malformed WQE fails with LOC_QP_OP_ERR. */
+#define EMU_WQE_BAD_OPCODE 0xffu
+/* No MR has this L_Key (keys have a non-zero index above the low byte). */
+#define EMU_WQE_BAD_LKEY 0u
+/* Is opcode a send WR opcode this QP type carries? */
+bool emu_wqe_opcode_ok(uint32_t qp_type, uint32_t opcode);
+/*
+ * Convert one SQ slot (a private copy of stride bytes) into an engine WQE.
+ * Returns XPORT_WC_SUCCESS, or the completion status the WR must fail with
+ * (LOC_QP_OP_ERR: opcode, SGE count, inline on READ/atomic; LOC_LEN_ERR:
+ * inline length), in which case *w is poisoned so that the engine fails it
+ * with that status, in order. *ah_handle receives a UD WR's AH.
+ */
+uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t qp_type,
+		      struct xport_wqe *w, uint32_t *ah_handle);
+/* Make *w a WQE the engine fails with status (LOC_QP_OP_ERR/LOC_LEN_ERR). */
+void emu_wqe_poison(struct xport_wqe *w, uint32_t status);
+/*
+ * Convert one RQ/SRQ slot (a private copy) into an engine receive WQE.
+ * Returns 0, or -EINVAL for a malformed slot, in which case *w has one SGE
+ * no key matches (placing data into it fails with a local error).
+ */
+int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g, struct xport_recv_wqe *w);
+
+/* route.c (pure) */
+struct in_addr;
+struct msghdr;
+struct wire_frame_params;
+void emu_route_gid_from_v4(const struct in_addr *a, uint8_t gid[16]);
+/* GID (IPv4-mapped for AF_INET) and port of a socket address; 0 or
+ * -EAFNOSUPPORT. */
+int emu_route_gid_from_sockaddr(const struct sockaddr *sa, uint8_t gid[16], uint16_t *port);
+/* Socket address of a GID for a socket of this family; 0, -EAFNOSUPPORT
+ * (IPv4 GID on an IPv6 socket or the reverse), -EHOSTUNREACH (zero,
+ * multicast or broadcast address). scope_id is used for link-local IPv6. */
+int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family, uint32_t scope_id,
+				struct sockaddr_storage *ss, socklen_t *len);
+/* The transport route of a datagram from recvmsg(): source from the name,
+ * destination from IP_PKTINFO/IPV6_PKTINFO, TOS/TTL from their control
+ * messages, dport = local_port. 0, -ENOENT (no destination), or
+ * -EAFNOSUPPORT. */
+int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port, struct xport_route *rt);
+/* The locally administered MAC uroce derives from a GID. */
+void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6]);
+/* Ethernet/IP/UDP framing of a packet of route rt (ID 0, DF; the packet's
+ * own ICRC is kept). */
+void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_params *p);
+/* The UDP checksum of an IPv6 datagram (udp: the UDP header, checksum field
+ * zero, then the payload; len bytes) between src and dst (RFC 8200 8.1). */
+uint16_t emu_route_udp6_csum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *udp,
+			     size_t len);
+
+/* dma.c */
+/*
+ * Pure: may [addr, addr+len) of MR mr (NULL: no such key) be accessed with
+ * `access` (XPORT_ACCESS_* bits) by a QP of PD pd? 0 with *host_addr set,
+ * -ENOENT (no key, or another PD), -ERANGE, -EACCES.
+ */
+int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,
+		  uint32_t access, uint64_t *host_addr);
+/* The staging and read-ahead buffers (without them every access is one
+ * synchronous process_vm call). 0 or -ENOMEM. */
+int emu_dma_init(struct emu_dev *dev);
+/* Flush and free them. */
+void emu_dma_fini(struct emu_dev *dev);
+/* Write the staged writes out and forget the read-ahead copy; called before
+ * CQEs are written and packets sent, and at the end of every batch/pass. */
+void emu_dma_flush(struct emu_dev *dev);
+/* The engine's dma_lkey / dma_rkey / atomic ops for QP qp (xport.h). */
+int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
+		 uint32_t access, enum xport_dma dir);
+int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_t len,
+		 uint32_t access, enum xport_dma dir);
+int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_atomic_op op,
+		   uint64_t compare_add, uint64_t swap, uint64_t *orig);
+
+/* timer.c */
+/* Arm (deadline_us != 0) or cancel the QP's transport timer. */
+void emu_timer_arm(struct emu_qp *qp, uint64_t deadline_us);
+void emu_timer_cancel(struct emu_qp *qp);
+/* Fire every timer due at now_us; returns how many fired. */
+unsigned emu_timer_expire(struct emu_dev *dev, uint64_t now_us);
+/* Earliest armed deadline (0: none). */
+uint64_t emu_timer_next(const struct emu_dev *dev);
+
+/* wait.c */
+/* Spin this long after the last work before sleeping. */
+#define EMU_WAIT_SPIN_US 100
+/* Spin (rather than sleep on a millisecond timer) for a deadline this close. */
+#define EMU_WAIT_TIMER_SPIN_US 250
+/* A sched_yield() this long means another process wanted the CPU... */
+#define EMU_WAIT_CONTENDED_US 20
+/* ...and the daemon then stops spinning for this long. */
+#define EMU_WAIT_BACKOFF_US 200000
+enum emu_wait_action {
+	EMU_WAIT_SPIN,
+	EMU_WAIT_SLEEP,
+};
+uint64_t emu_wait_now_us(void);
+/*
+ * Pure: spin or sleep, given the time of the last work, the spin window,
+ * the end of a contention back-off (no spinning on work before it) and the
+ * earliest transport deadline (0: none). For SLEEP, *timeout_ms is how
+ * long libuv may block (-1: until woken).
+ */
+enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us, uint64_t spin_us,
+				     uint64_t backoff_until_us, uint64_t deadline_us,
+				     int64_t *timeout_ms);
+/* Install the loop handles (poll/next_deadline/arg must be set). */
+void emu_wait_start(struct emu_wait *w, uv_loop_t *loop, struct uroce_status_page *status);
+/* Work arrived outside a pass (datagrams, doorbells): keep spinning. */
+void emu_wait_note_work(struct emu_wait *w);
+
+/* net.c */
+/* Allocate the batches and start receiving on dev->udp_fd. 0 or -errno. */
+int emu_net_start(struct emu_dev *dev);
+/* Send what is batched and free the batches. */
+void emu_net_stop(struct emu_dev *dev);
+/* The engine's send_packet: batch one packet (sent by emu_net_flush). */
+int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
+/* Flush the staged DMA writes (emu_dma_flush), then send the batch;
+ * returns how many datagrams it held. */
+unsigned emu_net_flush(struct emu_dev *dev);
+/* Receive up to `rounds` batches; returns the datagrams received. */
+unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
+
+/* capture.c */
+/* Open the --pcap file (prints a message and returns -1 on failure). */
+int emu_capture_open(struct emu_dev *dev, const char *path);
+/* Once the loop exists: the periodic flush. */
+void emu_capture_start(struct emu_dev *dev);
+/* Append one packet (BTH..ICRC) of route rt (dev->capture must be set). */
+void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
+			size_t len);
+/* Flush and close (after the loop's handles are closed). */
+void emu_capture_close(struct emu_dev *dev);
+
+/* datapath.c */
+/* The engine's device with the daemon's ops, lists, wait callbacks. */
+void emu_dp_init(struct emu_dev *dev);
+/* One data-path pass (wait.c's poll callback); returns the work done. */
+unsigned emu_dp_poll(void *dev);
+/* Hand new SQ ring entries of qp to the engine; returns how many. */
+unsigned emu_dp_sq(struct emu_qp *qp);
+/* The engine's address vector for a uapi one (source: GID 0). */
+void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a, struct xport_av *av);
+/* Before freeing a QP: cancel its timer, leave the run and SQ lists. */
+void emu_dp_qp_release(struct emu_qp *qp);
+
+/* event.c */
+/* Queue an async event record for the context (dropped if the pipe is full). */
+void emu_event_async(struct emu_ctx *ctx, uint32_t type, uint32_t handle);
+/* Append a CQE; signals the channel if the CQ is armed for it. On overflow
+ * the CQ enters error (async CQ_ERR) and -ENOSPC is returned. */
+int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe);
+/* Publish qp->state in its SQ and RQ rings (the shim reads it there). */
+void emu_event_qp_state(struct emu_qp *qp);
+/* A QP on an SRQ left the receive path: IBV_EVENT_QP_LAST_WQE_REACHED once. */
+void emu_event_last_wqe(struct emu_qp *qp);
+/* The engine moved the QP to ERR by itself (it already flushed what it
+ * held): record the state, raise IBV_EVENT_QP_FATAL (and LAST_WQE_REACHED
+ * on an SRQ). The next data-path pass flushes the SQ ring. */
+void emu_event_qp_fatal(struct emu_qp *qp);
+/* The shim corrupted the SQ ring's producer index: ERR, ring dropped. */
+void emu_event_ring_fault(struct emu_qp *qp);
+/* The engine drained the SQ of a QP in SQD: IBV_EVENT_SQ_DRAINED if asked. */
+void emu_event_sq_drained(struct emu_qp *qp);
+/* First request packet on a connected QP in RTR: IBV_EVENT_COMM_EST. */
+void emu_event_comm_est(struct emu_qp *qp);
+/* After the transport consumed a WQE: raise SRQ_LIMIT_REACHED when armed
+ * and the number of posted WQEs fell below the limit (IBA 10.2.9.2). */
+void emu_event_srq_limit(struct emu_srq *srq);
+
+#endif /* UROCE_DP_H */

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The network side of the RNIC: the RoCEv2 UDP socket that dev.c bound to
+ * <addr>:4791 (unconnected, IP_PMTUDISC_DO, 4 MiB buffers).
+ *
+ * Receive: a libuv poll handle; datagrams come in recvmmsg batches with
+ * IP_PKTINFO / IPV6_PKTINFO (the destination address the ICRC covers) and
+ * the TOS/TTL control messages; each becomes a transport route
+ * (route.c) and goes to xport_recv_packet. After a batch, the packets the
+ * transport answered with (ACKs, READ responses) leave in one batch.
+ *
+ * Send: the transport's send_packet op copies each packet into a batch that
+ * leaves with sendmmsg when it is full and at the end of every data-path
+ * pass. Every packet goes from the bound socket to the peer's address, port
+ * 4791, even when the peer is this same daemon (a QP talking to a QP of the
+ * same RNIC sends real packets to itself). Because the socket is
+ * unconnected and sets DF, Linux sends IPv4 ID 0 with DF: the pseudo header
+ * the engine's ICRC covers (PROTOCOL.md 12); IPv4 UDP checksums are off (0,
+ * as RoCEv2 senders send), IPv6 ones are the kernel's. TOS / traffic class and TTL /
+ * hop limit come from the path (control messages per datagram; both are
+ * masked out of the ICRC).
+ *
+ * UDP source port: the bound port (4791) for every QP, not the 0xC000+
+ * per-QP port rxe uses: one socket can only send from its own port, and the
+ * ICRC covers the source port, so the engine's QPs are told to use the
+ * socket's port (datapath.c). tshark decodes both ports as RoCEv2; the cost
+ * is that ECMP routers see one flow per pair of RNICs instead of one per QP.
+ *
+ * Failures are counted (dev_counters.h) and the packet is lost: the
+ * transport retransmits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/udp.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "dp.h"
+
+/* Datagrams per recvmmsg / sendmmsg call. */
+#define NET_RX_BATCH 32
+#define NET_TX_BATCH 64
+/* recvmmsg calls per readiness callback before other work gets a turn. */
+#define NET_RX_ROUNDS 8
+/* Largest datagram accepted: more than any RoCEv2 packet (4 KiB MTU). */
+#define NET_RX_BYTES 9216
+#define NET_CTL_BYTES 128
+#define NET_DEFAULT_TTL 64
+
+struct net_ctl {
+	union {
+		size_t align; /* as CMSG_ALIGN */
+		uint8_t buf[NET_CTL_BYTES];
+	};
+};
+
+struct emu_net {
+	struct mmsghdr rx_msgs[NET_RX_BATCH];
+	struct iovec rx_iov[NET_RX_BATCH];
+	struct sockaddr_storage rx_names[NET_RX_BATCH];
+	struct net_ctl rx_ctl[NET_RX_BATCH];
+	uint8_t rx_bufs[NET_RX_BATCH][NET_RX_BYTES];
+
+	unsigned ntx;
+	struct mmsghdr tx_msgs[NET_TX_BATCH];
+	struct iovec tx_iov[NET_TX_BATCH];
+	struct sockaddr_storage tx_names[NET_TX_BATCH];
+	struct net_ctl tx_ctl[NET_TX_BATCH];
+	uint8_t tx_bufs[NET_TX_BATCH][XPORT_MAX_PKT_BYTES];
+};
+
+static void on_udp(uv_poll_t *h, int status, int events);
+
+int emu_net_start(struct emu_dev *dev)
+{
+	struct emu_net *n = calloc(1, sizeof(*n));
+	int one = 1, rc;
+
+	if (!n)
+		return -ENOMEM;
+	/* Receive TOS/TTL too: UD receivers see them in the GRH area. */
+	if (dev->family == AF_INET)
+		rc = setsockopt(dev->udp_fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)) ||
+		     setsockopt(dev->udp_fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one));
+	else
+		rc = setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one)) ||
+		     setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one, sizeof(one));
+	if (rc)
+		emu_warn("cannot receive TOS/TTL: %s", strerror(errno));
+	/*
+	 * UDP checksum: IPv4 RoCEv2 packets carry 0 (rxe and NICs do; the
+	 * ICRC protects the packet); IPv6 requires one, which the kernel
+	 * computes, but RoCEv2 peers may send 0, which must be accepted.
+	 */
+	if (dev->family == AF_INET)
+		rc = setsockopt(dev->udp_fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one));
+	else
+		rc = setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
+	if (rc)
+		emu_warn("UDP checksum option: %s", strerror(errno));
+	dev->net = n;
+	uv_poll_init(dev->loop, &dev->udp_poll, dev->udp_fd);
+	dev->udp_poll.data = dev;
+	uv_poll_start(&dev->udp_poll, UV_READABLE, on_udp);
+	return 0;
+}
+
+void emu_net_stop(struct emu_dev *dev)
+{
+	if (!dev->net)
+		return;
+	emu_net_flush(dev);
+	free(dev->net);
+	dev->net = NULL;
+}
+
+/* Control messages setting TOS/TTL (IPv4) or traffic class/hop limit. */
+static size_t put_ctl(struct emu_dev *dev, struct net_ctl *c, const struct xport_route *rt)
+{
+	struct msghdr mh = {.msg_control = c->buf, .msg_controllen = sizeof(c->buf)};
+	int ttl = rt->hop_limit ? rt->hop_limit : NET_DEFAULT_TTL;
+	int tos = rt->tclass;
+	struct cmsghdr *m = CMSG_FIRSTHDR(&mh);
+
+	memset(c->buf, 0, sizeof(c->buf));
+	m->cmsg_level = dev->family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+	m->cmsg_type = dev->family == AF_INET ? IP_TTL : IPV6_HOPLIMIT;
+	m->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(m), &ttl, sizeof(ttl));
+	m = CMSG_NXTHDR(&mh, m);
+	m->cmsg_level = dev->family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+	m->cmsg_type = dev->family == AF_INET ? IP_TOS : IPV6_TCLASS;
+	m->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(m), &tos, sizeof(tos));
+	return 2 * CMSG_SPACE(sizeof(int));
+}
+
+int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
+{
+	struct emu_net *n = dev->net;
+	struct mmsghdr *m;
+	socklen_t alen;
+	unsigned i;
+	int rc;
+
+	if (!n)
+		return -ENETDOWN;
+	if (len > XPORT_MAX_PKT_BYTES)
+		return -EMSGSIZE;
+	/* The kernel sends from the bound address: a route from any other
+	 * source would carry an ICRC over the wrong pseudo header. */
+	if (memcmp(rt->sgid, dev->gid, 16) || rt->sport != dev->udp_port) {
+		dev->dcnt[EMU_DCNT_TX_NO_ROUTE]++;
+		return -EADDRNOTAVAIL;
+	}
+	i = n->ntx;
+	rc = emu_route_sockaddr_from_gid(rt->dgid, rt->dport, dev->family, (uint32_t)dev->ifindex,
+					 &n->tx_names[i], &alen);
+	if (rc) {
+		dev->dcnt[EMU_DCNT_TX_NO_ROUTE]++;
+		return rc;
+	}
+	memcpy(n->tx_bufs[i], pkt, len);
+	n->tx_iov[i].iov_base = n->tx_bufs[i];
+	n->tx_iov[i].iov_len = len;
+	m = &n->tx_msgs[i];
+	memset(m, 0, sizeof(*m));
+	m->msg_hdr.msg_name = &n->tx_names[i];
+	m->msg_hdr.msg_namelen = alen;
+	m->msg_hdr.msg_iov = &n->tx_iov[i];
+	m->msg_hdr.msg_iovlen = 1;
+	m->msg_hdr.msg_control = n->tx_ctl[i].buf;
+	m->msg_hdr.msg_controllen = put_ctl(dev, &n->tx_ctl[i], rt);
+	n->ntx++;
+	if (dev->capture)
+		emu_capture_packet(dev, rt, pkt, len);
+	if (n->ntx == NET_TX_BATCH)
+		emu_net_flush(dev);
+	return 0;
+}
+
+unsigned emu_net_flush(struct emu_dev *dev)
+{
+	struct emu_net *n = dev->net;
+	unsigned done = 0, total;
+
+	/* Memory first: an ACK must not overtake the data it acknowledges. */
+	emu_dma_flush(dev);
+	if (!n || !n->ntx)
+		return 0;
+	total = n->ntx;
+	while (done < total) {
+		int r = sendmmsg(dev->udp_fd, &n->tx_msgs[done], total - done, MSG_DONTWAIT);
+
+		dev->dcnt[EMU_DCNT_TX_BATCHES]++;
+		if (r > 0) {
+			done += (unsigned)r;
+			dev->dcnt[EMU_DCNT_TX_DATAGRAMS] += (unsigned)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		/* Buffer full, unreachable...: this datagram is lost. */
+		dev->dcnt[EMU_DCNT_TX_DROPPED]++;
+		emu_dbg("sendmmsg: %s", r < 0 ? strerror(errno) : "sent none");
+		done++;
+	}
+	n->ntx = 0;
+	return total;
+}
+
+static void rx_batch_prepare(struct emu_net *n)
+{
+	for (unsigned i = 0; i < NET_RX_BATCH; i++) {
+		struct msghdr *h = &n->rx_msgs[i].msg_hdr;
+
+		n->rx_iov[i].iov_base = n->rx_bufs[i];
+		n->rx_iov[i].iov_len = NET_RX_BYTES;
+		h->msg_name = &n->rx_names[i];
+		h->msg_namelen = sizeof(n->rx_names[i]);
+		h->msg_iov = &n->rx_iov[i];
+		h->msg_iovlen = 1;
+		h->msg_control = n->rx_ctl[i].buf;
+		h->msg_controllen = sizeof(n->rx_ctl[i].buf);
+		h->msg_flags = 0;
+	}
+}
+
+static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
+{
+	struct xport_route rt;
+	size_t len = m->msg_len;
+
+	dev->dcnt[EMU_DCNT_RX_DATAGRAMS]++;
+	if (m->msg_hdr.msg_flags & MSG_TRUNC) {
+		dev->dcnt[EMU_DCNT_RX_TRUNCATED]++;
+		return;
+	}
+	if (emu_route_from_msg(&m->msg_hdr, dev->udp_port, &rt)) {
+		dev->dcnt[EMU_DCNT_RX_NO_PKTINFO]++;
+		return;
+	}
+	/* PROTOCOL.md 10: the destination must be our GID. */
+	if (memcmp(rt.dgid, dev->gid, 16)) {
+		dev->dcnt[EMU_DCNT_RX_NOT_OURS]++;
+		return;
+	}
+	if (dev->capture)
+		emu_capture_packet(dev, &rt, m->msg_hdr.msg_iov->iov_base, len);
+	xport_recv_packet(&dev->x, &rt, m->msg_hdr.msg_iov->iov_base, len);
+}
+
+unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
+{
+	struct emu_net *n = dev->net;
+	unsigned total = 0;
+
+	emu_dma_flush(dev); /* no read-ahead from an earlier callback */
+	for (unsigned r = 0; r < rounds; r++) {
+		int got;
+
+		rx_batch_prepare(n);
+		got = recvmmsg(dev->udp_fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
+		if (got < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+				dev->dcnt[EMU_DCNT_RX_ERRORS]++;
+				emu_dbg("recvmmsg: %s", strerror(errno));
+			}
+			break;
+		}
+		if (got == 0)
+			break;
+		dev->dcnt[EMU_DCNT_RX_BATCHES]++;
+		for (int i = 0; i < got; i++)
+			rx_one(dev, &n->rx_msgs[i]);
+		total += (unsigned)got;
+		/* Answers (ACKs, READ responses) leave with each batch. */
+		emu_net_flush(dev);
+		if (got < NET_RX_BATCH)
+			break;
+	}
+	return total;
+}
+
+static void on_udp(uv_poll_t *h, int status, int events)
+{
+	struct emu_dev *dev = h->data;
+
+	(void)events;
+	if (status < 0)
+		return;
+	if (emu_net_receive(dev, NET_RX_ROUNDS))
+		emu_wait_note_work(&dev->wait);
+}

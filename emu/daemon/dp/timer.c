@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport's timers: each QP has at most one deadline (the engine's
+ * arm_timer op: retransmission or RNR wait), kept in the device's list of
+ * armed QPs. Every data-path pass fires the expired ones with microsecond
+ * precision while the daemon spins; before it sleeps, wait.c asks for the
+ * earliest deadline and sets one libuv timer (millisecond resolution, the
+ * engine tolerates a late or early call). A QP's deadline is cancelled
+ * before the QP is freed.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+
+#include "dp.h"
+
+void emu_timer_arm(struct emu_qp *qp, uint64_t deadline_us)
+{
+	struct emu_dev *dev = qp->obj.ctx->dev;
+
+	qp->deadline_us = deadline_us;
+	if (!deadline_us) {
+		emu_list_del(&qp->timer_link);
+		return;
+	}
+	if (emu_list_empty(&qp->timer_link))
+		emu_list_add_tail(&dev->timer_qps, &qp->timer_link);
+}
+
+void emu_timer_cancel(struct emu_qp *qp)
+{
+	qp->deadline_us = 0;
+	emu_list_del(&qp->timer_link);
+}
+
+unsigned emu_timer_expire(struct emu_dev *dev, uint64_t now_us)
+{
+	struct emu_list due, *pos, *tmp;
+	unsigned n = 0;
+
+	/* Collect first: firing one may re-arm it (with a later deadline). */
+	emu_list_init(&due);
+	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->timer_qps)
+	{
+		struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, timer_link);
+
+		if (qp->deadline_us <= now_us) {
+			emu_list_del(&qp->timer_link);
+			emu_list_add_tail(&due, &qp->timer_link);
+		}
+	}
+	while (!emu_list_empty(&due)) {
+		struct emu_qp *qp = EMU_CONTAINER_OF(due.next, struct emu_qp, timer_link);
+
+		emu_list_del(&qp->timer_link);
+		qp->deadline_us = 0;
+		dev->dcnt[EMU_DCNT_TIMER_FIRES]++;
+		xport_timeout(&qp->x);
+		n++;
+	}
+	return n;
+}
+
+uint64_t emu_timer_next(const struct emu_dev *dev)
+{
+	const struct emu_list *pos;
+	uint64_t min = 0;
+
+	for (pos = dev->timer_qps.next; pos != &dev->timer_qps; pos = pos->next) {
+		const struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, timer_link);
+
+		if (!min || qp->deadline_us < min)
+			min = qp->deadline_us;
+	}
+	return min;
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Work queue entries read from shared memory. An application can write
+ * anything into its rings, at any time, so a WQE is first copied out of the
+ * ring (one snapshot, never re-read) and then validated against the ring's
+ * geometry the daemon keeps (stride, SGE and inline capacity) and the QP
+ * type before it becomes one of the transport engine's WQEs. A send WQE
+ * that fails validation is still handed over, in order, but in a form the
+ * engine completes with the error status (xport_check_wqe rejects it), as
+ * a NIC completes a malformed WQE with a local error and moves the QP to
+ * Error. Pure: no I/O, no allocation.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "dp.h"
+
+#define SEND_FLAGS_KNOWN                                                                     \
+	(UROCE_SEND_FENCE | UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED | UROCE_SEND_INLINE | \
+	 UROCE_SEND_IP_CSUM)
+
+bool emu_wqe_opcode_ok(uint32_t qp_type, uint32_t opcode)
+{
+	switch (opcode) {
+	case UROCE_WR_SEND:
+	case UROCE_WR_SEND_WITH_IMM:
+		return qp_type == UROCE_QPT_RC || qp_type == UROCE_QPT_UC ||
+		       qp_type == UROCE_QPT_UD;
+	case UROCE_WR_RDMA_WRITE:
+	case UROCE_WR_RDMA_WRITE_WITH_IMM:
+		return qp_type == UROCE_QPT_RC || qp_type == UROCE_QPT_UC;
+	case UROCE_WR_RDMA_READ:
+	case UROCE_WR_ATOMIC_CMP_AND_SWP:
+	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return qp_type == UROCE_QPT_RC;
+	default:
+		/* LOCAL_INV, BIND_MW, SEND_WITH_INV (no memory windows) and
+		 * anything else. */
+		return false;
+	}
+}
+
+void emu_wqe_poison(struct xport_wqe *w, uint32_t status)
+{
+	/* Forms xport_check_wqe() rejects with exactly this status. */
+	w->num_sge = 0;
+	w->inline_len = 0;
+	if (status == XPORT_WC_LOC_LEN_ERR) {
+		w->opcode = XPORT_WR_SEND;
+		w->flags |= XPORT_SEND_INLINE;
+		w->inline_len = XPORT_MAX_INLINE_BYTES + 1;
+	} else {
+		w->opcode = EMU_WQE_BAD_OPCODE;
+		w->flags &= ~(uint32_t)XPORT_SEND_INLINE;
+	}
+}
+
+static bool is_rd_atomic(uint32_t opcode)
+{
+	return opcode == UROCE_WR_RDMA_READ || opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t qp_type,
+		      struct xport_wqe *w, uint32_t *ah_handle)
+{
+	const uint8_t *data = (const uint8_t *)slot + UROCE_SEND_WQE_BYTES;
+	uint32_t room = g->stride - UROCE_SEND_WQE_BYTES;
+	struct uroce_send_wqe s;
+	uint32_t status = XPORT_WC_SUCCESS;
+
+	memcpy(&s, slot, sizeof(s));
+	memset(w, 0, offsetof(struct xport_wqe, sge));
+	w->wr_id = s.wr_id;
+	w->opcode = s.opcode;
+	w->flags = s.send_flags & SEND_FLAGS_KNOWN & ~(uint32_t)UROCE_SEND_IP_CSUM;
+	w->imm_data = s.imm_data;
+	*ah_handle = 0;
+
+	if (!emu_wqe_opcode_ok(qp_type, s.opcode)) {
+		status = XPORT_WC_LOC_QP_OP_ERR;
+		goto bad;
+	}
+	switch (s.opcode) {
+	case UROCE_WR_RDMA_WRITE:
+	case UROCE_WR_RDMA_WRITE_WITH_IMM:
+	case UROCE_WR_RDMA_READ:
+		w->remote_addr = s.wr.rdma.remote_addr;
+		w->rkey = s.wr.rdma.rkey;
+		break;
+	case UROCE_WR_ATOMIC_CMP_AND_SWP:
+	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = s.wr.atomic.remote_addr;
+		w->rkey = s.wr.atomic.rkey;
+		w->compare_add = s.wr.atomic.compare_add;
+		w->swap = s.wr.atomic.swap;
+		break;
+	default:
+		break;
+	}
+	if (qp_type == UROCE_QPT_UD) {
+		*ah_handle = s.ud.ah_handle;
+		w->ud_remote_qpn = s.ud.remote_qpn & 0xffffffu;
+		w->ud_remote_qkey = s.ud.remote_qkey;
+	}
+
+	if (w->flags & XPORT_SEND_INLINE) {
+		/* Inline data is only for what carries a payload. */
+		if (is_rd_atomic(s.opcode)) {
+			status = XPORT_WC_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		if (s.inline_len > g->max_inline || s.inline_len > room ||
+		    s.inline_len > XPORT_MAX_INLINE_BYTES) {
+			status = XPORT_WC_LOC_LEN_ERR;
+			goto bad;
+		}
+		w->inline_len = s.inline_len;
+		memcpy(w->inline_data, data, s.inline_len);
+		return XPORT_WC_SUCCESS;
+	}
+	if (s.num_sge > g->max_sge || s.num_sge > XPORT_MAX_SGE ||
+	    s.num_sge * (uint64_t)sizeof(struct uroce_sge) > room) {
+		status = XPORT_WC_LOC_QP_OP_ERR;
+		goto bad;
+	}
+	for (uint32_t i = 0; i < s.num_sge; i++) {
+		struct uroce_sge e;
+
+		memcpy(&e, data + i * sizeof(e), sizeof(e));
+		w->sge[i].addr = e.addr;
+		w->sge[i].length = e.length;
+		w->sge[i].lkey = e.lkey;
+	}
+	w->num_sge = s.num_sge;
+	return XPORT_WC_SUCCESS;
+
+bad:
+	emu_wqe_poison(w, status);
+	return status;
+}
+
+int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g, struct xport_recv_wqe *w)
+{
+	const uint8_t *data = (const uint8_t *)slot + UROCE_RECV_WQE_BYTES;
+	uint32_t room = g->stride - UROCE_RECV_WQE_BYTES;
+	struct uroce_recv_wqe r;
+
+	memcpy(&r, slot, sizeof(r));
+	w->wr_id = r.wr_id;
+	if (r.num_sge > g->max_sge || r.num_sge > XPORT_MAX_SGE ||
+	    r.num_sge * (uint64_t)sizeof(struct uroce_sge) > room) {
+		/*
+		 * One SGE no L_Key matches: a message placed into it fails
+		 * with a local error (the responder answers NAK Remote
+		 * Operational Error), as on a NIC that finds a malformed
+		 * receive WQE.
+		 */
+		w->num_sge = 1;
+		w->sge[0].addr = 0;
+		w->sge[0].length = UINT32_MAX;
+		w->sge[0].lkey = EMU_WQE_BAD_LKEY;
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < r.num_sge; i++) {
+		struct uroce_sge e;
+
+		memcpy(&e, data + i * sizeof(e), sizeof(e));
+		w->sge[i].addr = e.addr;
+		w->sge[i].length = e.length;
+		w->sge[i].lkey = e.lkey;
+	}
+	w->num_sge = r.num_sge;
+	return 0;
+}

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uroced: the emulated RNIC. This file is the program: options, start-up
+ * order (address and interface, UDP socket, run directory and control
+ * socket, status page, capture file, data path), the libuv event loop
+ * (whose waiting strategy is wait.c's), and a clean shutdown on
+ * SIGINT/SIGTERM that releases every client's objects, completes the
+ * capture file and removes the socket. The device and its objects live in
+ * the other files of emu/.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rundir.h"
+#include "verbs.h"
+#include "uroce/version.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: uroced --name NAME --addr IP [options]\n"
+		   "\n"
+		   "Run one emulated RoCEv2 RNIC in the foreground. It appears to "
+		   "verbs programs\n"
+		   "(through the uroce shim) as device NAME with one Ethernet port "
+		   "whose GID 0 is\n"
+		   "the RoCEv2 GID of IP. Logs go to stderr; SIGINT or SIGTERM stop "
+		   "it cleanly.\n"
+		   "\n"
+		   "Options:\n"
+		   "  -n, --name NAME     device name (letters, digits, '_', '-', "
+		   "'.'; max 63)\n"
+		   "  -a, --addr IP       local IPv4 or IPv6 address to own "
+		   "(the device's GID)\n"
+		   "  -p, --port PORT     UDP port for RoCEv2 (default 4791)\n"
+		   "  -r, --rundir DIR    directory of device sockets (default: "
+		   "$UROCE_RUNDIR,\n"
+		   "                      else $XDG_RUNTIME_DIR/uroce, else "
+		   "/tmp/uroce-<uid>)\n"
+		   "  -m, --mtu BYTES     active path MTU: 256, 512, 1024, 2048 or "
+		   "4096 (default:\n"
+		   "                      the largest that fits the interface MTU "
+		   "owning IP)\n"
+		   "  -w, --pcap FILE     write every packet sent or received to a "
+		   "pcap file\n"
+		   "  -s, --spin-us US    keep polling this long after the last "
+		   "work before\n"
+		   "                      sleeping (default 100; 0: sleep whenever "
+		   "idle)\n"
+		   "  -I, --icrc-any-id   accept IPv4 packets whose ICRC matches for "
+		   "an IP ID other\n"
+		   "                      than 0 (senders such as Linux rxe; the "
+		   "check then keeps\n"
+		   "                      16 bits of strength; counted as "
+		   "icrc_id_guessed)\n"
+		   "  -N, --nice N        scheduling priority, -20..19 (default "
+		   "-10 when allowed:\n"
+		   "                      a woken RNIC should preempt programs "
+		   "polling their CQs)\n"
+		   "  -v, --verbose       more log output (twice: debug)\n"
+		   "  -q, --quiet         only errors and warnings\n"
+		   "  -V, --version       print the version and exit\n"
+		   "  -h, --help          print this help and exit\n");
+}
+
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	struct emu_dev *dev = h->data;
+
+	emu_info("%s received, shutting down", strsignal(signum));
+	dev->stopping = 1;
+	uv_stop(dev->loop);
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+/*
+ * The RNIC runs at a higher priority than the programs it serves when the
+ * system allows it: it sleeps whenever it is idle (wait.c), and when woken
+ * by a packet or a doorbell it should preempt a program busy-polling its
+ * CQ at once rather than wait for that program's time slice. Without the
+ * privilege (CAP_SYS_NICE) it runs at the normal priority.
+ */
+static void set_priority(int nice_val, int explicit_nice)
+{
+	if (!setpriority(PRIO_PROCESS, 0, nice_val))
+		return;
+	if (explicit_nice)
+		emu_warn("--nice %d: %s", nice_val, strerror(errno));
+	else
+		emu_dbg("running at the normal priority (nice %d: %s)", nice_val, strerror(errno));
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"name", required_argument, NULL, 'n'},    {"addr", required_argument, NULL, 'a'},
+	    {"port", required_argument, NULL, 'p'},    {"rundir", required_argument, NULL, 'r'},
+	    {"mtu", required_argument, NULL, 'm'},     {"pcap", required_argument, NULL, 'w'},
+	    {"spin-us", required_argument, NULL, 's'}, {"nice", required_argument, NULL, 'N'},
+	    {"icrc-any-id", no_argument, NULL, 'I'},   {"verbose", no_argument, NULL, 'v'},
+	    {"quiet", no_argument, NULL, 'q'},	       {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	};
+	struct emu_opts o = {.port = 4791};
+	static struct emu_dev dev;
+	uv_loop_t loop;
+	int verbosity = EMU_LOG_INFO, c, err, nice_val = EMU_NICE_DEFAULT;
+	int nice_set = 0, icrc_any_id = 0;
+	uint32_t v;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:IvqVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o.name = optarg;
+			break;
+		case 'a':
+			o.addr = optarg;
+			break;
+		case 'p':
+			if (parse_u32(optarg, 65535, &v) || v == 0) {
+				fprintf(stderr,
+					"uroced: --port %s: must be a number "
+					"in 1..65535\n",
+					optarg);
+				return 2;
+			}
+			o.port = (uint16_t)v;
+			break;
+		case 'r':
+			o.rundir = optarg;
+			break;
+		case 'm':
+			if (parse_u32(optarg, 65536, &v)) {
+				fprintf(stderr,
+					"uroced: --mtu %s: must be 256, 512, "
+					"1024, 2048 or 4096\n",
+					optarg);
+				return 2;
+			}
+			o.mtu_bytes = v;
+			if (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096) {
+				fprintf(stderr,
+					"uroced: --mtu %s: must be 256, 512, "
+					"1024, 2048 or 4096\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'w':
+			o.pcap_path = optarg;
+			break;
+		case 's':
+			if (parse_u32(optarg, 1000000, &v)) {
+				fprintf(stderr,
+					"uroced: --spin-us %s: must be a number "
+					"of microseconds in 0..1000000\n",
+					optarg);
+				return 2;
+			}
+			o.spin_us = v;
+			o.spin_set = 1;
+			break;
+		case 'I':
+			icrc_any_id = 1;
+			break;
+		case 'N': {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < -20 || n > 19) {
+				fprintf(stderr,
+					"uroced: --nice %s: must be a number "
+					"in -20..19\n",
+					optarg);
+				return 2;
+			}
+			nice_val = (int)n;
+			nice_set = 1;
+			break;
+		}
+		case 'v':
+			if (verbosity < EMU_LOG_DEBUG)
+				verbosity++;
+			break;
+		case 'q':
+			verbosity = EMU_LOG_WARN;
+			break;
+		case 'V':
+			printf("uroced %s (uapi %d)\n", UROCE_VERSION_STRING, UROCE_UAPI_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			fprintf(stderr, "uroced: option %s needs a value\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "uroced: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "uroced: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (!o.name || !o.addr) {
+		fprintf(stderr, "uroced: --name and --addr are required "
+				"(see --help)\n");
+		return 2;
+	}
+	if (!common_rundir_valid_name(o.name)) {
+		fprintf(stderr,
+			"uroced: --name '%s': use 1..63 letters, digits, '_', "
+			"'-' or '.', not starting with '.'\n",
+			o.name);
+		return 2;
+	}
+	emu_log_set_name(o.name);
+	emu_log_set_level((enum emu_log_level)verbosity);
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+	set_priority(nice_val, nice_set);
+
+	if (emu_dev_setup(&dev, &o))
+		return 1;
+	emu_dp_init(&dev);
+	if (o.spin_set)
+		dev.wait.spin_us = o.spin_us;
+	/* PROTOCOL.md 12: interoperating with senders that do not use ID 0. */
+	dev.x.icrc_solve_id = icrc_any_id;
+	if (emu_dev_bind_udp(&dev))
+		return 1;
+	err = common_rundir_resolve(o.rundir, dev.rundir, sizeof(dev.rundir));
+	if (!err)
+		err = common_rundir_prepare(dev.rundir);
+	if (err) {
+		fprintf(stderr, "uroced: run directory %s: %s\n", dev.rundir, strerror(-err));
+		emu_dev_close(&dev);
+		return 1;
+	}
+	err = emu_dev_status_page(&dev);
+	if (err) {
+		fprintf(stderr, "uroced: status page: %s\n", strerror(-err));
+		emu_dev_close(&dev);
+		return 1;
+	}
+	if (o.pcap_path && emu_capture_open(&dev, o.pcap_path)) {
+		emu_dev_close(&dev);
+		return 1;
+	}
+
+	if (uv_loop_init(&loop)) {
+		fprintf(stderr, "uroced: cannot create the event loop\n");
+		return 1;
+	}
+	dev.loop = &loop;
+	if (emu_ctl_listen(&dev)) {
+		emu_capture_close(&dev);
+		emu_dev_close(&dev);
+		uv_loop_close(&loop);
+		return 1;
+	}
+	if (emu_net_start(&dev)) {
+		fprintf(stderr, "uroced: out of memory\n");
+		return 1;
+	}
+	emu_capture_start(&dev);
+	emu_wait_start(&dev.wait, &loop, dev.status);
+	uv_signal_init(&loop, &dev.sigint);
+	dev.sigint.data = &dev;
+	uv_signal_start(&dev.sigint, on_signal, SIGINT);
+	uv_signal_init(&loop, &dev.sigterm);
+	dev.sigterm.data = &dev;
+	uv_signal_start(&dev.sigterm, on_signal, SIGTERM);
+
+	emu_info("uroce %s: device %s on %s port %u (%s, MTU %u, IB MTU %u), "
+		 "socket %s",
+		 UROCE_VERSION_STRING, dev.name, dev.addr_str, dev.udp_port, dev.ifname, dev.if_mtu,
+		 128u << dev.active_mtu, dev.sock_path);
+
+	uv_run(&loop, UV_RUN_DEFAULT);
+
+	/* Shutdown: no new clients, release every client, close handles. */
+	emu_ctl_close(&dev);
+	while (!emu_list_empty(&dev.ctxs))
+		emu_ctx_destroy(EMU_CONTAINER_OF(dev.ctxs.next, struct emu_ctx, link));
+	emu_net_stop(&dev);
+	emu_dma_fini(&dev);
+	uv_walk(&loop, close_walk, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&loop))
+		emu_warn("event loop still had handles at exit");
+	emu_capture_close(&dev);
+	emu_dev_close(&dev);
+	emu_info("stopped (%llu datagrams received, %llu sent)",
+		 (unsigned long long)dev.dcnt[EMU_DCNT_RX_DATAGRAMS],
+		 (unsigned long long)dev.dcnt[EMU_DCNT_TX_DATAGRAMS]);
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QUERY_COUNTERS: the drop and event counters of the transport engine
+ * (per device and per QP, xport_counters.h) and the daemon's own counters
+ * (dev_counters.h), in one control-socket response. `uroce counters`
+ * prints them by name. Every drop the RNIC makes has a counter here.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "verbs.h"
+
+_Static_assert(XPORT_DROP_COUNT + XPORT_CNT_COUNT + EMU_DCNT_COUNT <= UROCE_COUNTERS_MAX,
+	       "counters fit the QUERY_COUNTERS response");
+
+int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_query_counters_req *r = req;
+	struct emu_dev *dev = ctx->dev;
+	struct uroce_query_counters_resp *o;
+	const uint64_t *drops = dev->x.drops, *cnt = dev->x.cnt;
+	uint64_t *v;
+
+	if (r->qpn) {
+		struct emu_qp *qp = emu_dev_qp_by_qpn(dev, r->qpn & 0xffffffu);
+
+		if (!qp || r->qpn > 0xffffffu)
+			return -ENOENT;
+		drops = qp->x.drops;
+		cnt = qp->x.cnt;
+	}
+	o = EMU_REPLY(rep, struct uroce_query_counters_resp);
+	o->qpn = r->qpn;
+	o->ndrop = XPORT_DROP_COUNT;
+	o->nevent = XPORT_CNT_COUNT;
+	o->ndaemon = r->qpn ? 0 : EMU_DCNT_COUNT;
+	v = o->values;
+	memcpy(v, drops, XPORT_DROP_COUNT * sizeof(*v));
+	v += XPORT_DROP_COUNT;
+	memcpy(v, cnt, XPORT_CNT_COUNT * sizeof(*v));
+	v += XPORT_CNT_COUNT;
+	if (!r->qpn)
+		memcpy(v, dev->dcnt, EMU_DCNT_COUNT * sizeof(*v));
+	return 0;
+}

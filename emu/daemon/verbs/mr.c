@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory regions: registration, re-registration and deregistration, with
+ * the checks hardware applies when it pins memory (the whole range must be
+ * mapped in the owner's address space, writable when the access flags let
+ * anybody write: otherwise EFAULT), the access-flag rules of IBA 10.6.3
+ * (remote write or atomic needs local write: EINVAL), and key allocation.
+ * The MR table is what the DMA engine (process_vm_readv/writev in the
+ * transport) consults: emu_dev_mr_by_key().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs.h"
+
+#define KNOWN_ACCESS                                                                       \
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
+	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND | UROCE_ACCESS_ZERO_BASED |     \
+	 UROCE_ACCESS_ON_DEMAND | UROCE_ACCESS_HUGETLB | UROCE_ACCESS_OPTIONAL_MASK)
+
+/* Access flags that let the device write the memory (the kernel's
+ * ib_access_writable()). */
+#define WRITABLE_ACCESS                                                                      \
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC | \
+	 UROCE_ACCESS_MW_BIND)
+
+static int check_access(uint32_t access)
+{
+	if (access & ~KNOWN_ACCESS)
+		return -EINVAL;
+	if (access & UROCE_ACCESS_ON_DEMAND)
+		return -EOPNOTSUPP; /* no ODP: the device pins */
+	/* IBA 10.6.3.1: remote write/atomic require local write. */
+	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & UROCE_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
+{
+	char path[64], line[512];
+	uint64_t cur = addr, end = addr + len;
+	bool line_start = true, at_start;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	/* Mappings are listed in address order; walk them while they cover
+	 * [cur, end) without a hole. */
+	while (cur < end && fgets(line, sizeof(line), f)) {
+		uint64_t lo, hi;
+		char perms[8];
+
+		/* A line longer than the buffer (a long file path) comes in
+		 * pieces: only a piece that starts a line is a mapping, or a
+		 * path the program chose could read as one. */
+		at_start = line_start;
+		line_start = strchr(line, '\n') != NULL;
+		if (!at_start)
+			continue;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3)
+			continue;
+		if (hi <= cur)
+			continue;
+		if (lo > cur)
+			break; /* hole */
+		if (perms[0] != 'r' || (need_write && perms[1] != 'w'))
+			break;
+		cur = hi;
+	}
+	fclose(f);
+	return cur >= end ? 0 : -EFAULT;
+}
+
+static int alloc_key(struct emu_dev *dev, struct emu_mr *mr)
+{
+	uint32_t idx;
+	int tries = 0;
+
+	do {
+		idx = dev->next_mr_index++ & 0xffffff;
+		if (dev->next_mr_index > 0xffffff)
+			dev->next_mr_index = 1;
+		if (++tries > 0x1000000)
+			return -ENOMEM;
+	} while (idx == 0 || emu_htab_find(&dev->mr_keys, idx));
+	if (emu_htab_insert(&dev->mr_keys, &mr->key_node, idx))
+		return -ENOMEM;
+	/* The low byte is a "key" that changes between registrations so
+	 * that a stale key is unlikely to hit a new MR (as rxe/mlx5). */
+	dev->next_key_byte = (uint8_t)(dev->next_key_byte * 5 + 1);
+	mr->lkey = idx << 8 | dev->next_key_byte;
+	mr->rkey = mr->lkey;
+	return 0;
+}
+
+static int check_range(struct emu_ctx *ctx, uint64_t addr, uint64_t len, uint32_t access)
+{
+	if (len == 0 || len > ctx->dev->lim.max_mr_size || addr + len < addr)
+		return -EINVAL;
+	return emu_mr_check_mapped(ctx->pid, addr, len, !!(access & WRITABLE_ACCESS));
+}
+
+int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_reg_mr_req *r = req;
+	struct emu_dev *dev = ctx->dev;
+	struct uroce_reg_mr_resp *o;
+	struct emu_obj *pdo;
+	struct emu_mr *mr;
+	int err;
+
+	pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
+	if (!pdo)
+		return -EINVAL;
+	err = check_access(r->access);
+	if (err)
+		return err;
+	err = check_range(ctx, r->addr, r->length, r->access);
+	if (err)
+		return err;
+	if (dev->counts.mr >= dev->lim.max_mr)
+		return -ENOMEM;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	if (alloc_key(dev, mr)) {
+		free(mr);
+		return -ENOMEM;
+	}
+	if (emu_dev_obj_add(ctx, &mr->obj, EMU_OBJ_MR)) {
+		emu_htab_remove(&dev->mr_keys, &mr->key_node);
+		free(mr);
+		return -ENOMEM;
+	}
+	mr->pd = EMU_CONTAINER_OF(pdo, struct emu_pd, obj);
+	mr->pd->obj.usecnt++;
+	mr->addr = r->addr;
+	mr->length = r->length;
+	mr->iova = r->iova;
+	mr->access = r->access & ~(uint32_t)UROCE_ACCESS_OPTIONAL_MASK;
+
+	o = EMU_REPLY(rep, struct uroce_reg_mr_resp);
+	o->handle = mr->obj.hnode.key;
+	o->lkey = mr->lkey;
+	o->rkey = mr->rkey;
+	return 0;
+}
+
+int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_rereg_mr_req *r = req;
+	const uint32_t known =
+	    UROCE_REREG_CHANGE_TRANSLATION | UROCE_REREG_CHANGE_PD | UROCE_REREG_CHANGE_ACCESS;
+	struct uroce_reg_mr_resp *o;
+	struct emu_pd *new_pd = NULL;
+	struct emu_obj *obj;
+	struct emu_mr *mr;
+	uint64_t addr, len;
+	uint32_t access;
+	int err;
+
+	obj = emu_dev_obj_find(ctx, r->handle, EMU_OBJ_MR);
+	if (!obj)
+		return -EINVAL;
+	mr = EMU_CONTAINER_OF(obj, struct emu_mr, obj);
+	if (!r->flags || (r->flags & ~known))
+		return -EINVAL;
+	if (r->flags & UROCE_REREG_CHANGE_PD) {
+		obj = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
+		if (!obj)
+			return -EINVAL;
+		new_pd = EMU_CONTAINER_OF(obj, struct emu_pd, obj);
+	}
+	access = mr->access;
+	if (r->flags & UROCE_REREG_CHANGE_ACCESS) {
+		err = check_access(r->access);
+		if (err)
+			return err;
+		access = r->access & ~(uint32_t)UROCE_ACCESS_OPTIONAL_MASK;
+	}
+	addr = mr->addr;
+	len = mr->length;
+	if (r->flags & UROCE_REREG_CHANGE_TRANSLATION) {
+		addr = r->addr;
+		len = r->length;
+	}
+	/* Re-check the range whenever it or the writability changes. */
+	if (r->flags & (UROCE_REREG_CHANGE_TRANSLATION | UROCE_REREG_CHANGE_ACCESS)) {
+		err = check_range(ctx, addr, len, access);
+		if (err)
+			return err;
+	}
+	if (new_pd) {
+		mr->pd->obj.usecnt--;
+		mr->pd = new_pd;
+		new_pd->obj.usecnt++;
+	}
+	mr->access = access;
+	if (r->flags & UROCE_REREG_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = len;
+		mr->iova = r->iova;
+	}
+	o = EMU_REPLY(rep, struct uroce_reg_mr_resp);
+	o->handle = mr->obj.hnode.key;
+	o->lkey = mr->lkey;
+	o->rkey = mr->rkey;
+	return 0;
+}
+
+int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_handle_req *r = req;
+	struct emu_obj *obj = emu_dev_obj_find(ctx, r->handle, EMU_OBJ_MR);
+
+	(void)rep;
+	if (!obj)
+		return -EINVAL;
+	emu_mr_free(EMU_CONTAINER_OF(obj, struct emu_mr, obj));
+	return 0;
+}
+
+void emu_mr_free(struct emu_mr *mr)
+{
+	struct emu_dev *dev = mr->obj.ctx->dev;
+
+	emu_htab_remove(&dev->mr_keys, &mr->key_node);
+	mr->pd->obj.usecnt--;
+	emu_dev_obj_del(&mr->obj);
+	free(mr);
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared receive queues: creation (a receive ring shared by the QPs that
+ * name it), modify (arming the limit event; resizing is not offered, so
+ * IBV_SRQ_MAX_WR is EINVAL as on devices without IBV_DEVICE_SRQ_RESIZE),
+ * query, destruction (EBUSY while QPs use it), and the limit check the
+ * responder calls after taking a WQE.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "verbs.h"
+
+static struct emu_srq *find_srq(struct emu_ctx *ctx, uint32_t handle)
+{
+	struct emu_obj *obj = emu_dev_obj_find(ctx, handle, EMU_OBJ_SRQ);
+
+	return obj ? EMU_CONTAINER_OF(obj, struct emu_srq, obj) : NULL;
+}
+
+int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_create_srq_req *r = req;
+	const struct emu_limits *lim = &ctx->dev->lim;
+	struct uroce_create_srq_resp *o;
+	struct emu_obj *pdo;
+	struct emu_srq *srq;
+	uint32_t entries, stride;
+	int err, fd;
+
+	pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
+	if (!pdo)
+		return -EINVAL;
+	if (r->max_wr < 1 || r->max_wr > lim->max_srq_wr || r->max_sge > lim->max_srq_sge)
+		return -EINVAL;
+	entries = emu_pow2_roundup(r->max_wr);
+	if (r->srq_limit > entries)
+		return -EINVAL;
+	if (ctx->dev->counts.srq >= lim->max_srq)
+		return -ENOMEM;
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return -ENOMEM;
+	if (emu_dev_obj_add(ctx, &srq->obj, EMU_OBJ_SRQ)) {
+		free(srq);
+		return -ENOMEM;
+	}
+	srq->srq_num = ctx->dev->next_srq_num++ & 0xffffff;
+	stride = uroce_rq_stride(r->max_sge ? r->max_sge : 1);
+	err = emu_ring_create(&srq->ring, UROCE_RING_SRQ, entries, stride, srq->obj.hnode.key,
+			      srq->srq_num, &fd);
+	if (err) {
+		emu_dev_obj_del(&srq->obj);
+		free(srq);
+		return err;
+	}
+	srq->max_wr = entries;
+	srq->max_sge = (stride - UROCE_RECV_WQE_BYTES) / (uint32_t)sizeof(struct uroce_sge);
+	if (srq->max_sge > lim->max_srq_sge)
+		srq->max_sge = lim->max_srq_sge;
+	srq->ring.max_sge = srq->max_sge;
+	srq->ring.hdr->max_sge = srq->max_sge;
+	srq->srq_limit = r->srq_limit;
+	srq->pd = EMU_CONTAINER_OF(pdo, struct emu_pd, obj);
+	srq->pd->obj.usecnt++;
+
+	o = EMU_REPLY(rep, struct uroce_create_srq_resp);
+	o->handle = srq->obj.hnode.key;
+	o->srq_num = srq->srq_num;
+	o->max_wr = srq->max_wr;
+	o->max_sge = srq->max_sge;
+	o->ring_bytes = srq->ring.bytes;
+	emu_reply_add_fd(rep, fd);
+	return 0;
+}
+
+int emu_srq_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_modify_srq_req *r = req;
+	struct emu_srq *srq = find_srq(ctx, r->handle);
+
+	(void)rep;
+	if (!srq)
+		return -EINVAL;
+	if (!r->attr_mask || (r->attr_mask & ~(uint32_t)(UROCE_SRQ_MAX_WR | UROCE_SRQ_LIMIT)))
+		return -EINVAL;
+	if (r->attr_mask & UROCE_SRQ_MAX_WR)
+		return -EINVAL; /* no IBV_DEVICE_SRQ_RESIZE */
+	if (r->srq_limit > srq->max_wr)
+		return -EINVAL;
+	srq->srq_limit = r->srq_limit;
+	return 0;
+}
+
+int emu_srq_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_handle_req *r = req;
+	struct emu_srq *srq = find_srq(ctx, r->handle);
+	struct uroce_query_srq_resp *o;
+
+	if (!srq)
+		return -EINVAL;
+	o = EMU_REPLY(rep, struct uroce_query_srq_resp);
+	o->max_wr = srq->max_wr;
+	o->max_sge = srq->max_sge;
+	o->srq_limit = srq->srq_limit;
+	return 0;
+}
+
+int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_handle_req *r = req;
+	struct emu_srq *srq = find_srq(ctx, r->handle);
+
+	(void)rep;
+	if (!srq)
+		return -EINVAL;
+	if (srq->obj.usecnt)
+		return -EBUSY;
+	emu_srq_free(srq);
+	return 0;
+}
+
+void emu_srq_free(struct emu_srq *srq)
+{
+	srq->pd->obj.usecnt--;
+	emu_ring_destroy(&srq->ring);
+	emu_dev_obj_del(&srq->obj);
+	free(srq);
+}
+

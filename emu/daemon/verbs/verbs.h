@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's control path (emu/daemon/verbs/): the control socket and its
+ * reply builder, verbs contexts, the PD/MR/CQ/SRQ/QP/AH objects, the QP
+ * state table and the counters query. Cross-file functions, grouped by
+ * defining file. The control path may call the data path (dp.h); the data
+ * path never calls it.
+ */
+#ifndef UROCE_VERBS_H
+#define UROCE_VERBS_H
+
+#include "dp.h"
+
+/* ctl.c */
+/* Create the listening socket in the rundir (checking the name is free). */
+int emu_ctl_listen(struct emu_dev *dev);
+void emu_ctl_close(struct emu_dev *dev);
+/* Reserve len bytes of reply payload after the header and zero them. */
+void *emu_reply_body(struct emu_reply *rep, size_t len);
+/* Attach an fd to the reply (ownership passes to the reply). */
+void emu_reply_add_fd(struct emu_reply *rep, int fd);
+
+/* ctx.c */
+/* Accept-time constructor: takes ownership of fd. NULL on failure. */
+struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid);
+/* OPEN_CTX: create doorbell and async pipe, fill reply fds. */
+int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep);
+/* Release everything the context created, then the context itself. */
+void emu_ctx_destroy(struct emu_ctx *ctx);
+
+/* pd.c */
+int emu_pd_alloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_pd_dealloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+void emu_pd_free(struct emu_pd *pd);
+
+/* mr.c */
+int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+void emu_mr_free(struct emu_mr *mr);
+/* Check that [addr, addr+len) of process pid is mapped (writable if
+ * need_write). 0, -EFAULT, or -errno when the map cannot be read. */
+int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write);
+
+/* cq.c */
+int emu_cq_create_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cq_destroy_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cq_resize(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+void emu_cq_free(struct emu_cq *cq);
+void emu_cq_channel_free(struct emu_channel *ch);
+
+/* qp_state.c (pure) */
+const char *emu_qp_state_name(uint32_t state);
+/* Required / optional attribute masks of a transition (IBA 10.3.1,
+ * ibv_modify_qp(3)); both 0 and valid == 0 for a forbidden transition. */
+int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t *req, uint32_t *opt);
+/* 0 if (cur -> next, mask) is a legal modify for this QP type, else -EINVAL. */
+int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t mask);
+
+/* qp.c */
+int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+void emu_qp_free(struct emu_qp *qp);
+
+/* srq.c */
+int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_srq_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_srq_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+void emu_srq_free(struct emu_srq *srq);
+
+/* counters.c */
+/* QUERY_COUNTERS: the device's (qpn 0) or one QP's counters. */
+int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+
+/* ah.c */
+int emu_ah_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_ah_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+void emu_ah_free(struct emu_ah *ah);
+
+#endif /* UROCE_VERBS_H */

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The completer: turns responses (Acknowledge, NAKs, RNR NAKs, READ
+ * responses, Atomic Acknowledge) into send completions. ACKs are
+ * cumulative: a response beyond a finished SEND/WRITE completes it (ACK
+ * coalescing), while a response beyond a READ/atomic whose own response
+ * never came is an implied NAK and triggers a retry. It places READ
+ * response payloads and atomic results in local memory, runs the
+ * retransmission timer (4.096 us x 2^timeout, retry_cnt) and the RNR wait
+ * (rnr_retry, 7 = forever), and maps every NAK to its IBV_WC_* status
+ * (PROTOCOL.md 7). It never sends packets itself: retries go through
+ * req.c's go-back-N.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <wire/aeth.h>
+#include <wire/ext.h>
+#include <wire/psn.h>
+#include "xport_int.h"
+
+enum xport__comp_psn xport__comp_check_psn(uint32_t psn, uint32_t comp_psn, uint32_t last_psn,
+				     bool all_sent, bool rd_atomic)
+{
+	int32_t d;
+
+	/* PROTOCOL.md 7, rxe check_psn. */
+	if (wire_psn_cmp(psn, last_psn) > 0) {
+		if (!all_sent)
+			return XPORT__COMP_PSN_BOGUS;
+		return rd_atomic ? XPORT__COMP_PSN_IMPLIED_NAK : XPORT__COMP_PSN_COMPLETE_PREV;
+	}
+	d = wire_psn_cmp(psn, comp_psn);
+	if (d < 0)
+		return XPORT__COMP_PSN_STALE;
+	if (d > 0 && rd_atomic)
+		return XPORT__COMP_PSN_GAP;
+	return XPORT__COMP_PSN_PROCESS;
+}
+
+void xport__comp_reset(struct xport_qp *qp)
+{
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	qp->comp.psn = qp->attr.sq_psn;
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+}
+
+static uint32_t comp_wc_opcode(uint32_t wr_opcode)
+{
+	switch (wr_opcode) {
+	case XPORT_WR_RDMA_WRITE:
+	case XPORT_WR_RDMA_WRITE_WITH_IMM:
+		return XPORT_WC_OP_RDMA_WRITE;
+	case XPORT_WR_RDMA_READ:
+		return XPORT_WC_OP_RDMA_READ;
+	case XPORT_WR_ATOMIC_CMP_AND_SWP:
+		return XPORT_WC_OP_COMP_SWAP;
+	case XPORT_WR_ATOMIC_FETCH_AND_ADD:
+		return XPORT_WC_OP_FETCH_ADD;
+	default:
+		return XPORT_WC_OP_SEND;
+	}
+}
+
+/* Outstanding = the oldest WQE has packets on the wire. */
+static bool comp_outstanding(const struct xport_qp *qp)
+{
+	const struct xport_swqe *w;
+
+	if (qp->comp.idx == qp->sq_tail)
+		return false;
+	w = xport__sq_at(qp, qp->comp.idx);
+	return w->state == XPORT_WQE_PROCESSING || w->state == XPORT_WQE_PENDING;
+}
+
+void xport__comp_rearm(struct xport_qp *qp)
+{
+	uint64_t t = xport_timeout_us(qp->attr.timeout);
+
+	if (t && comp_outstanding(qp) && !qp->req.wait_rnr)
+		qp->comp.retrans_deadline = qp->dev->ops->now_us(qp->dev->ctx) + t;
+	else
+		qp->comp.retrans_deadline = 0;
+	xport__timer_update(qp);
+}
+
+/*
+ * Complete the oldest WQE. A CQE is pushed when the WR was signaled, the QP
+ * signals all, or it failed (rxe do_complete: error completions are never
+ * suppressed). Returns false when the QP went to ERR.
+ */
+static bool comp_one(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
+{
+	struct xport_dev *dev = qp->dev;
+
+	if (qp->sq_sig_all || w->wr.flags & XPORT_SEND_SIGNALED || status != XPORT_WC_SUCCESS) {
+		struct xport_cqe cqe = {
+		    .wr_id = w->wr.wr_id,
+		    .status = status,
+		    .opcode = comp_wc_opcode(w->wr.opcode),
+		    .byte_len = status == XPORT_WC_SUCCESS ? w->length : 0,
+		    .qp_num = qp->qpn,
+		};
+
+		dev->ops->push_cqe(dev->ctx, qp, false, &cqe);
+		xport__count(qp, XPORT_CNT_SEND_CQE, 1);
+	}
+	if (w->state == XPORT_WQE_PENDING && xport__is_rd_atomic(w->wr.opcode) &&
+	    qp->req.rd_atomic)
+		qp->req.rd_atomic--;
+	w->state = XPORT_WQE_POSTED;
+	qp->comp.idx++;
+	if ((int32_t)(qp->req.idx - qp->comp.idx) < 0)
+		qp->req.idx = qp->comp.idx;
+	if (status != XPORT_WC_SUCCESS) {
+		xport__error(qp);
+		return false;
+	}
+	return true;
+}
+
+void xport__comp_drain(struct xport_qp *qp)
+{
+	while (qp->comp.idx != qp->sq_tail && qp->attr.state != XPORT_QPS_ERR) {
+		struct xport_swqe *w = xport__sq_at(qp, qp->comp.idx);
+
+		if (w->state == XPORT_WQE_DONE_LOCAL)
+			comp_one(qp, w, XPORT_WC_SUCCESS);
+		else if (w->state == XPORT_WQE_ERROR)
+			comp_one(qp, w, w->status);
+		else
+			break;
+	}
+}
+
+void xport__comp_complete(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
+{
+	if (comp_one(qp, w, status))
+		xport__comp_drain(qp);
+}
+
+/* Forward progress: fresh retry budgets (rxe reset_retry_counters). */
+static void comp_progress(struct xport_qp *qp, uint32_t next_psn)
+{
+	qp->comp.psn = next_psn;
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.retried = false;
+}
+
+/*
+ * Retry from comp.psn (go-back-N), spending one of retry_cnt; at zero the
+ * oldest WQE fails with IBV_WC_RETRY_EXC_ERR. With `once`, a NAK or implied
+ * NAK does not retry again for a PSN already retried: the responder answers
+ * a gap only once, so later signals about the same gap are echoes.
+ */
+static void comp_retry(struct xport_qp *qp, struct xport_swqe *w, enum xport_cnt why, bool once)
+{
+	if (once && qp->comp.retried && qp->comp.retried_psn == qp->comp.psn)
+		return;
+	if (!qp->comp.retry_left) {
+		xport__comp_complete(qp, w, XPORT_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	xport__count(qp, why, 1);
+	qp->comp.retried = true;
+	qp->comp.retried_psn = qp->comp.psn;
+	qp->req.need_retry = true;
+	qp->comp.retrans_deadline = 0;
+	xport__comp_rearm(qp);
+}
+
+static uint32_t comp_nak_status(unsigned code)
+{
+	switch (code) {
+	case WIRE_NAK_INVALID_REQUEST:
+		return XPORT_WC_REM_INV_REQ_ERR;
+	case WIRE_NAK_REMOTE_ACCESS_ERR:
+		return XPORT_WC_REM_ACCESS_ERR;
+	default:
+		/* Remote operational error, and any code we do not know (rxe). */
+		return XPORT_WC_REM_OP_ERR;
+	}
+}
+
+/* Acknowledge: ACK, RNR NAK or NAK for a SEND/WRITE (or a NAK for anything). */
+static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xport_pkt *pkt)
+{
+	const struct wire_aeth *aeth =
+	    (const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
+	uint8_t syn = wire_aeth_get_syndrome(aeth);
+	unsigned value = wire_aeth_syndrome_value(syn);
+	uint64_t now;
+
+	switch (wire_aeth_syndrome_type(syn)) {
+	case WIRE_AETH_ACK:
+		xport__count(qp, XPORT_CNT_ACK_RCVD, 1);
+		if (xport__is_rd_atomic(w->wr.opcode)) {
+			/* Only its own responses complete a READ/atomic. */
+			xport__drop(qp->dev, qp, XPORT_DROP_RESP_BAD);
+			return;
+		}
+		comp_progress(qp, wire_psn_add(pkt->psn, 1));
+		if (pkt->psn == w->last_psn && w->state == XPORT_WQE_PENDING)
+			xport__comp_complete(qp, w, XPORT_WC_SUCCESS);
+		xport__comp_rearm(qp);
+		return;
+	case WIRE_AETH_RNR_NAK:
+		/* Implicitly acks everything before psn; wait, then resend (PROTOCOL.md 7). */
+		xport__count(qp, XPORT_CNT_RNR_NAK_RCVD, 1);
+		qp->comp.psn = pkt->psn;
+		qp->comp.retried = false;
+		if (!qp->comp.rnr_left) {
+			xport__comp_complete(qp, w, XPORT_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		if (qp->comp.rnr_left != 7)
+			qp->comp.rnr_left--;
+		now = qp->dev->ops->now_us(qp->dev->ctx);
+		qp->req.wait_rnr = true;
+		qp->comp.rnr_deadline = now + wire_aeth_rnr_usec(value);
+		if (qp->comp.rnr_deadline == now)
+			qp->comp.rnr_deadline++;
+		qp->comp.retrans_deadline = 0;
+		xport__timer_update(qp);
+		return;
+	case WIRE_AETH_NAK:
+		if (value == WIRE_NAK_PSN_SEQ_ERR) {
+			xport__count(qp, XPORT_CNT_SEQ_NAK_RCVD, 1);
+			if (qp->req.wait_rnr && pkt->psn == qp->comp.psn) {
+				/* The responder saw our pipelined packets after its RNR NAK. */
+				xport__drop(qp->dev, qp, XPORT_DROP_RESP_RNR_WAIT);
+				return;
+			}
+			/* Everything before the expected PSN arrived (rxe check_ack). */
+			if (wire_psn_cmp(pkt->psn, qp->comp.psn) > 0) {
+				qp->comp.psn = pkt->psn;
+				qp->comp.retry_left = qp->attr.retry_cnt;
+				qp->comp.rnr_left = qp->attr.rnr_retry;
+			}
+			comp_retry(qp, w, XPORT_CNT_RETRY_NAK_SEQ, true);
+			return;
+		}
+		xport__count(qp, XPORT_CNT_ERR_NAK_RCVD, 1);
+		xport__comp_complete(qp, w, comp_nak_status(value));
+		return;
+	default:
+		xport__drop(qp->dev, qp, XPORT_DROP_RESP_BAD);
+		return;
+	}
+}
+
+/* RDMA READ response: place the payload, complete on the last one. */
+static void comp_read_resp(struct xport_qp *qp, struct xport_swqe *w, const struct xport_pkt *pkt)
+{
+	uint32_t pos = wire_psn_sub(pkt->psn, w->first_psn);
+	bool start = pkt->mask & WIRE_START_MASK, end = pkt->mask & WIRE_END_MASK;
+	uint64_t off = (uint64_t)pos * qp->pmtu;
+	uint64_t want;
+	int rc;
+
+	if (w->wr.opcode != XPORT_WR_RDMA_READ) {
+		/* rxe: a READ response for another request is fatal. */
+		xport__comp_complete(qp, w, XPORT_WC_FATAL_ERR);
+		return;
+	}
+	/* First/Only at the READ's first PSN, Last/Only at its last (rxe check_ack). */
+	if (start != (pos == 0) || end != (pkt->psn == w->last_psn) || off > w->length) {
+		xport__drop(qp->dev, qp, XPORT_DROP_RESP_BAD);
+		return;
+	}
+	want = end ? w->length - off : qp->pmtu;
+	if (pkt->paylen != want) {
+		xport__drop(qp->dev, qp, XPORT_DROP_RESP_BAD);
+		return;
+	}
+	if (pkt->mask & WIRE_AETH_MASK) {
+		const struct wire_aeth *aeth =
+		    (const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
+
+		if (wire_aeth_syndrome_type(wire_aeth_get_syndrome(aeth)) != WIRE_AETH_ACK) {
+			xport__drop(qp->dev, qp, XPORT_DROP_RESP_BAD);
+			return;
+		}
+	}
+	rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, (uint32_t)off, (void *)pkt->payload,
+				pkt->paylen, XPORT_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+	if (rc) {
+		xport__comp_complete(qp, w, XPORT_WC_LOC_PROT_ERR);
+		return;
+	}
+	comp_progress(qp, wire_psn_add(pkt->psn, 1));
+	if (end)
+		xport__comp_complete(qp, w, XPORT_WC_SUCCESS);
+	xport__comp_rearm(qp);
+}
+
+static void comp_atomic_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xport_pkt *pkt)
+{
+	const struct wire_aeth *aeth =
+	    (const struct wire_aeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_AETH]);
+	const struct wire_atmack *ack =
+	    (const struct wire_atmack *)(pkt->buf + pkt->info->offset[WIRE_HDR_ATMACK]);
+	uint64_t orig;
+	int rc;
+
+	if (w->wr.opcode != XPORT_WR_ATOMIC_CMP_AND_SWP &&
+	    w->wr.opcode != XPORT_WR_ATOMIC_FETCH_AND_ADD) {
+		xport__comp_complete(qp, w, XPORT_WC_FATAL_ERR);
+		return;
+	}
+	if (wire_aeth_syndrome_type(wire_aeth_get_syndrome(aeth)) != WIRE_AETH_ACK) {
+		xport__drop(qp->dev, qp, XPORT_DROP_RESP_BAD);
+		return;
+	}
+	/* The original value lands in the local buffer in host order, like the target's. */
+	orig = wire_atmack_get_orig(ack);
+	rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, 0, &orig, sizeof(orig),
+				XPORT_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+	if (rc) {
+		xport__comp_complete(qp, w, XPORT_WC_LOC_PROT_ERR);
+		return;
+	}
+	comp_progress(qp, wire_psn_add(pkt->psn, 1));
+	xport__comp_complete(qp, w, XPORT_WC_SUCCESS);
+	xport__comp_rearm(qp);
+}
+
+void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	struct xport_dev *dev = qp->dev;
+
+	/* Nothing at or beyond the highest PSN sent can be a real response. */
+	if (wire_psn_cmp(pkt->psn, qp->req.hw_psn) >= 0) {
+		xport__drop(dev, qp, XPORT_DROP_RESP_BAD);
+		return;
+	}
+	for (;;) {
+		struct xport_swqe *w;
+		bool rd_atomic;
+
+		if (qp->attr.state == XPORT_QPS_ERR)
+			return;
+		if (qp->comp.idx == qp->sq_tail) {
+			xport__drop(dev, qp, XPORT_DROP_RESP_NO_WQE);
+			break;
+		}
+		w = xport__sq_at(qp, qp->comp.idx);
+		if (w->state != XPORT_WQE_PROCESSING && w->state != XPORT_WQE_PENDING) {
+			/* Not (re)sent yet after a rewind: its answers will come again. */
+			xport__drop(dev, qp, XPORT_DROP_RESP_NO_WQE);
+			break;
+		}
+		rd_atomic = xport__is_rd_atomic(w->wr.opcode);
+		switch (xport__comp_check_psn(pkt->psn, qp->comp.psn, w->last_psn,
+					   w->state == XPORT_WQE_PENDING, rd_atomic)) {
+		case XPORT__COMP_PSN_COMPLETE_PREV:
+			comp_progress(qp, wire_psn_add(w->last_psn, 1));
+			xport__comp_complete(qp, w, XPORT_WC_SUCCESS);
+			continue;
+		case XPORT__COMP_PSN_IMPLIED_NAK:
+			comp_retry(qp, w, XPORT_CNT_RETRY_IMPLIED, true);
+			break;
+		case XPORT__COMP_PSN_STALE:
+			xport__drop(dev, qp, XPORT_DROP_RESP_DUP);
+			break;
+		case XPORT__COMP_PSN_GAP:
+			xport__drop(dev, qp, XPORT_DROP_RESP_GAP);
+			comp_retry(qp, w, XPORT_CNT_RETRY_IMPLIED, true);
+			break;
+		case XPORT__COMP_PSN_BOGUS:
+			xport__drop(dev, qp, XPORT_DROP_RESP_BAD);
+			break;
+		case XPORT__COMP_PSN_PROCESS:
+			if (w->state == XPORT_WQE_PROCESSING &&
+			    wire_psn_cmp(pkt->psn, qp->req.psn) >= 0) {
+				/* Answers a packet of the first pass not yet re-sent. */
+				xport__drop(dev, qp, XPORT_DROP_RESP_DUP);
+				break;
+			}
+			if (pkt->mask & WIRE_READ_RESP_MASK)
+				comp_read_resp(qp, w, pkt);
+			else if (pkt->mask & WIRE_ATMACK_MASK)
+				comp_atomic_ack(qp, w, pkt);
+			else
+				comp_ack(qp, w, pkt);
+			break;
+		}
+		break;
+	}
+	/* Window, fence or initiator depth may have opened. */
+	xport__req_run(qp);
+}
+
+void xport__comp_timeout(struct xport_qp *qp, uint64_t now)
+{
+	if (qp->comp.rnr_deadline && now >= qp->comp.rnr_deadline) {
+		qp->comp.rnr_deadline = 0;
+		qp->req.wait_rnr = false;
+		qp->req.need_retry = true;
+		xport__count(qp, XPORT_CNT_RETRY_RNR, 1);
+		xport__req_run(qp);
+	}
+	if (qp->comp.retrans_deadline && now >= qp->comp.retrans_deadline) {
+		qp->comp.retrans_deadline = 0;
+		if (comp_outstanding(qp)) {
+			comp_retry(qp, xport__sq_at(qp, qp->comp.idx), XPORT_CNT_RETRY_TIMEOUT,
+				   false);
+			xport__req_run(qp);
+		}
+	}
+}

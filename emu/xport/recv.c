@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Receive: validate an incoming RoCEv2 packet and dispatch it. It applies
+ * the checks of PROTOCOL.md section 10 in order (structure via
+ * wire_validate, ICRC over the IPv4/IPv6 pseudo header, destination QP,
+ * transport vs QP type, QP state, the QP's path addresses, P_Key, Q_Key for
+ * UD) and counts every drop by reason on the device and, once the QP is
+ * known, on the QP. It hands requests to the responder and responses to the
+ * completer; it executes nothing itself and never answers a packet.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <wire/bth.h>
+#include <wire/ext.h>
+#include <wire/icrc.h>
+#include <wire/validate.h>
+#include "xport_int.h"
+
+/* Map wire_validate's verdicts onto the engine's drop reasons. */
+static enum xport_drop recv_reason(enum wire_reason r)
+{
+	switch (r) {
+	case WIRE_R_BAD_TVER:
+		return XPORT_DROP_BAD_TVER;
+	case WIRE_R_UNKNOWN_OPCODE:
+		return XPORT_DROP_BAD_OPCODE;
+	case WIRE_R_PAD_INCONSISTENT:
+	case WIRE_R_LENGTH_FOR_OPCODE:
+	case WIRE_R_NOT_MULTIPLE_OF_4:
+		return XPORT_DROP_BAD_PAD;
+	default:
+		return XPORT_DROP_SHORT;
+	}
+}
+
+int xport__recv_parse(const uint8_t *buf, size_t len, const struct xport_route *rt,
+		   struct xport_pkt *pkt)
+{
+	struct wire_pkt wp;
+	enum wire_reason r = wire_validate(buf, len, &wp);
+	const struct wire_bth *bth = (const struct wire_bth *)buf;
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (r != WIRE_R_OK)
+		return -1 - (int)recv_reason(r);
+	pkt->buf = buf;
+	pkt->len = len - WIRE_ICRC_BYTES;
+	pkt->info = wp.info;
+	pkt->mask = wp.info->mask;
+	pkt->opcode = wp.opcode;
+	pkt->pad = (uint8_t)wp.pad;
+	pkt->ackreq = wire_bth_get_ackreq(bth);
+	pkt->se = wire_bth_get_se(bth);
+	pkt->pkey = wire_bth_get_pkey(bth);
+	pkt->psn = wire_bth_get_psn(bth);
+	pkt->qpn = wire_bth_get_destqp(bth);
+	pkt->payload = buf + wp.payload_off;
+	pkt->paylen = (uint32_t)wp.payload_len;
+	pkt->rt = rt;
+	return 0;
+}
+
+bool xport__recv_pkey_ok(uint16_t a, uint16_t b)
+{
+	/* PROTOCOL.md 10: same 15-bit key, and not both limited members. */
+	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) && ((a | b) & 0x8000);
+}
+
+bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, const uint8_t *buf,
+		      size_t len)
+{
+	size_t ib_len = len - WIRE_ICRC_BYTES;
+	uint32_t icrc = wire_icrc_get(buf + ib_len);
+	uint16_t id;
+
+	if (xport__icrc(rt, buf, ib_len) == icrc)
+		return true;
+	/*
+	 * A sender whose kernel picks another IPv4 ID (Linux rxe counts up):
+	 * only when the device is told to interoperate, since the solve keeps
+	 * 16 bits of strength (PROTOCOL.md 12).
+	 */
+	if (dev->icrc_solve_id && !rt->ip_id_known && xport__gid_is_v4(rt->sgid) &&
+	    wire_icrc_solve_ipv4_id(rt->sgid + 12, rt->dgid + 12, WIRE_IPV4_DF, rt->sport,
+				    rt->dport, buf, ib_len, icrc, &id) == 0) {
+		dev->cnt[XPORT_CNT_ICRC_ID_GUESSED]++;
+		return true;
+	}
+	return false;
+}
+
+static bool recv_type_ok(uint32_t qp_type, uint8_t opcode)
+{
+	switch (wire_opcode_transport(opcode)) {
+	case WIRE_TRANSPORT_RC:
+		return qp_type == XPORT_QPT_RC;
+	case WIRE_TRANSPORT_UC:
+		return qp_type == XPORT_QPT_UC;
+	case WIRE_TRANSPORT_UD:
+		return qp_type == XPORT_QPT_UD;
+	default:
+		return false;
+	}
+}
+
+/* rxe check_type_state: who may receive what. */
+static bool recv_state_ok(uint32_t state, uint32_t mask)
+{
+	if (mask & WIRE_REQ_MASK)
+		return state == XPORT_QPS_RTR || state == XPORT_QPS_RTS || state == XPORT_QPS_SQD ||
+		       state == XPORT_QPS_SQE;
+	/* Responses answer our requests: only once we could have sent any. */
+	return state == XPORT_QPS_RTS || state == XPORT_QPS_SQD || state == XPORT_QPS_SQE;
+}
+
+void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	struct xport_dev *dev = qp->dev;
+
+	if (!recv_type_ok(qp->type, pkt->opcode)) {
+		xport__drop(dev, qp, XPORT_DROP_QP_TYPE);
+		return;
+	}
+	if (!recv_state_ok(qp->attr.state, pkt->mask)) {
+		xport__drop(dev, qp, XPORT_DROP_QP_STATE);
+		return;
+	}
+	/* Connected QPs only talk to the peer of their address vector. */
+	if (qp->type != XPORT_QPT_UD &&
+	    (memcmp(pkt->rt->sgid, qp->attr.av.dgid, XPORT_GID_BYTES) ||
+	     memcmp(pkt->rt->dgid, qp->attr.av.sgid, XPORT_GID_BYTES))) {
+		xport__drop(dev, qp, XPORT_DROP_BAD_ADDR);
+		return;
+	}
+	if (!xport__recv_pkey_ok(pkt->pkey, qp->attr.pkey)) {
+		xport__drop(dev, qp, XPORT_DROP_BAD_PKEY);
+		return;
+	}
+	if (pkt->mask & WIRE_DETH_MASK) {
+		const struct wire_deth *deth =
+		    (const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
+
+		/* PROTOCOL.md 10: the Q_Key must match. */
+		if (wire_deth_get_qkey(deth) != qp->attr.qkey) {
+			xport__drop(dev, qp, XPORT_DROP_BAD_QKEY);
+			return;
+		}
+	}
+	if (pkt->mask & WIRE_REQ_MASK)
+		xport__resp_rcv(qp, pkt);
+	else if (qp->type == XPORT_QPT_RC)
+		xport__comp_rcv(qp, pkt);
+	else
+		xport__drop(dev, qp, XPORT_DROP_QP_TYPE);
+}
+
+void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	struct xport_pkt pkt;
+	struct xport_qp *qp;
+	int rc;
+
+	dev->cnt[XPORT_CNT_RX_PKTS]++;
+	if (len < WIRE_BTH_BYTES + WIRE_ICRC_BYTES) {
+		xport__drop(dev, NULL, XPORT_DROP_SHORT);
+		return;
+	}
+	/* First, so that nothing below ever acts on a corrupted field. */
+	if (!xport__recv_icrc_ok(dev, rt, p, len)) {
+		xport__drop(dev, NULL, XPORT_DROP_BAD_ICRC);
+		return;
+	}
+	rc = xport__recv_parse(p, len, rt, &pkt);
+	if (rc < 0) {
+		xport__drop(dev, NULL, (enum xport_drop)(-1 - rc));
+		return;
+	}
+	if (pkt.mask & WIRE_CNP_OP_MASK) {
+		xport__drop(dev, NULL, XPORT_DROP_CNP);
+		return;
+	}
+	if (pkt.qpn == WIRE_QPN_MASK) {
+		xport__drop(dev, NULL, XPORT_DROP_MULTICAST);
+		return;
+	}
+	qp = pkt.qpn ? dev->ops->lookup_qp(dev->ctx, pkt.qpn) : NULL;
+	if (!qp) {
+		xport__drop(dev, NULL, XPORT_DROP_NO_QP);
+		return;
+	}
+	qp->cnt[XPORT_CNT_RX_PKTS]++;
+	xport__recv_dispatch(qp, &pkt);
+}

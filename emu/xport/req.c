@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The requester: turns send WQEs into request packets. It picks each
+ * packet's opcode from a table (First/Middle/Last/Only per WR opcode),
+ * segments messages by the path MTU, gathers the payload from inline data or
+ * the SGE list, sets AckReq on the last packet of a message and on every
+ * 64th packet without one, and stops at the window of 128 unacknowledged
+ * PSNs, at a fence behind outstanding READ/atomics, at the initiator depth
+ * (max_rd_atomic) and during an RNR wait. A retry (go-back-N) rewinds to the
+ * completer's oldest unacknowledged PSN; a READ retried mid-way asks only for
+ * the missing part. Completions, ACK handling and timers are in comp.c.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <wire/bth.h>
+#include <wire/ext.h>
+#include <wire/psn.h>
+#include "xport_int.h"
+
+/* Low five opcode bits of each packet position, per WR opcode (PROTOCOL.md 4). */
+struct req_ops {
+	uint8_t first, middle, last, only;
+	bool valid;
+};
+
+static const struct req_ops req_ops_table[] = {
+    [XPORT_WR_RDMA_WRITE] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+			    WIRE_OP_RC_RDMA_WRITE_LAST, WIRE_OP_RC_RDMA_WRITE_ONLY, true},
+    [XPORT_WR_RDMA_WRITE_WITH_IMM] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+				     WIRE_OP_RC_RDMA_WRITE_LAST_IMM, WIRE_OP_RC_RDMA_WRITE_ONLY_IMM,
+				     true},
+    [XPORT_WR_SEND] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE, WIRE_OP_RC_SEND_LAST,
+		      WIRE_OP_RC_SEND_ONLY, true},
+    [XPORT_WR_SEND_WITH_IMM] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE,
+			       WIRE_OP_RC_SEND_LAST_IMM, WIRE_OP_RC_SEND_ONLY_IMM, true},
+    /* Requests of one packet whatever the length: the responses are segmented. */
+    [XPORT_WR_RDMA_READ] = {0xff, 0xff, 0xff, WIRE_OP_RC_RDMA_READ_REQUEST, true},
+    [XPORT_WR_ATOMIC_CMP_AND_SWP] = {0xff, 0xff, 0xff, WIRE_OP_RC_COMPARE_SWAP, true},
+    [XPORT_WR_ATOMIC_FETCH_AND_ADD] = {0xff, 0xff, 0xff, WIRE_OP_RC_FETCH_ADD, true},
+};
+
+static uint8_t req_transport_base(uint32_t qp_type)
+{
+	switch (qp_type) {
+	case XPORT_QPT_RC:
+		return 0x00;
+	case XPORT_QPT_UC:
+		return 0x20;
+	case XPORT_QPT_UD:
+		return 0x60;
+	}
+	return 0xe0; /* vendor space: never in the opcode table */
+}
+
+int xport__req_opcode(uint32_t qp_type, uint32_t wr_opcode, bool first, bool last)
+{
+	const struct req_ops *ops;
+	uint8_t low, op;
+	const struct wire_opcode_info *info;
+
+	if (wr_opcode >= sizeof(req_ops_table) / sizeof(req_ops_table[0]))
+		return -EINVAL;
+	ops = &req_ops_table[wr_opcode];
+	if (!ops->valid)
+		return -EINVAL;
+	low = first ? (last ? ops->only : ops->first) : (last ? ops->last : ops->middle);
+	if (low == 0xff)
+		return -EINVAL;
+	op = (uint8_t)(req_transport_base(qp_type) | low);
+	/* UC has no READ/atomics, UD only SEND Only (with immediate): the table knows. */
+	info = wire_opcode_info(op);
+	if (!info || !(info->mask & WIRE_REQ_MASK))
+		return -EINVAL;
+	return op;
+}
+
+uint32_t xport__req_npkts(uint32_t len, uint32_t pmtu)
+{
+	if (!len)
+		return 1;
+	return (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu);
+}
+
+bool xport__req_ackreq(bool last, uint32_t noack)
+{
+	return last || noack + 1 >= XPORT_MAX_PKT_PER_ACK;
+}
+
+uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t *length)
+{
+	uint64_t len = 0;
+	bool is_inline = wqe->flags & XPORT_SEND_INLINE;
+	bool rd_atomic = xport__is_rd_atomic(wqe->opcode);
+
+	*length = 0;
+	if (xport__req_opcode(qp_type, wqe->opcode, true, true) < 0)
+		return XPORT_WC_LOC_QP_OP_ERR;
+	if (wqe->num_sge > XPORT_MAX_SGE)
+		return XPORT_WC_LOC_QP_OP_ERR;
+	/* Inline data only makes sense for what carries a payload. */
+	if (is_inline && rd_atomic)
+		return XPORT_WC_LOC_QP_OP_ERR;
+	if (is_inline) {
+		if (wqe->inline_len > XPORT_MAX_INLINE_BYTES)
+			return XPORT_WC_LOC_LEN_ERR;
+		len = wqe->inline_len;
+	} else {
+		for (uint32_t i = 0; i < wqe->num_sge; i++)
+			len += wqe->sge[i].length;
+	}
+	if (len > XPORT_MAX_MSG_BYTES)
+		return XPORT_WC_LOC_LEN_ERR;
+	/* The original value comes back into an 8-byte local buffer. */
+	if (wqe->opcode == XPORT_WR_ATOMIC_CMP_AND_SWP ||
+	    wqe->opcode == XPORT_WR_ATOMIC_FETCH_AND_ADD) {
+		if (len != 8)
+			return XPORT_WC_LOC_LEN_ERR;
+	}
+	*length = (uint32_t)len;
+	return XPORT_WC_SUCCESS;
+}
+
+void xport__req_reset(struct xport_qp *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->req.psn = qp->attr.sq_psn;
+	qp->req.hw_psn = qp->attr.sq_psn;
+}
+
+/*
+ * Go-back-N (PROTOCOL.md 7, rxe req_retry): restart at the oldest
+ * unacknowledged PSN. The oldest WQE resumes where the acknowledged part
+ * ends; every later WQE that had packets out is sent again from its start.
+ */
+static void req_rewind(struct xport_qp *qp)
+{
+	uint32_t i;
+
+	qp->req.need_retry = false;
+	qp->req.idx = qp->comp.idx;
+	qp->req.psn = qp->comp.psn;
+	qp->req.noack_pkts = 0;
+	qp->req.rd_atomic = 0;
+	for (i = qp->comp.idx; i != qp->sq_tail; i++) {
+		struct xport_swqe *w = xport__sq_at(qp, i);
+
+		if (w->state != XPORT_WQE_PROCESSING && w->state != XPORT_WQE_PENDING)
+			break;
+		if (i == qp->comp.idx && wire_psn_cmp(qp->comp.psn, w->first_psn) > 0) {
+			uint32_t done = wire_psn_sub(qp->comp.psn, w->first_psn);
+
+			w->offset = done * qp->pmtu;
+			w->state = XPORT_WQE_PROCESSING;
+		} else {
+			w->offset = 0;
+			w->state = XPORT_WQE_POSTED;
+		}
+	}
+}
+
+/* May the requester start this WQE now? */
+static bool req_may_start(struct xport_qp *qp, struct xport_swqe *w)
+{
+	/* IBV_SEND_FENCE: wait until prior READ/atomics completed (ibv_post_send(3)). */
+	if (w->wr.flags & XPORT_SEND_FENCE && qp->req.rd_atomic)
+		return false;
+	if (xport__is_rd_atomic(w->wr.opcode) && qp->req.rd_atomic >= qp->attr.max_rd_atomic)
+		return false;
+	return true;
+}
+
+static bool req_window_full(const struct xport_qp *qp)
+{
+	return qp->type == XPORT_QPT_RC &&
+	       wire_psn_sub(qp->req.psn, qp->comp.psn) >= XPORT_MAX_UNACKED_PSNS;
+}
+
+static void req_arm_retrans(struct xport_qp *qp)
+{
+	uint64_t t = xport_timeout_us(qp->attr.timeout);
+
+	if (qp->type != XPORT_QPT_RC || !t || qp->comp.retrans_deadline)
+		return;
+	qp->comp.retrans_deadline = qp->dev->ops->now_us(qp->dev->ctx) + t;
+	xport__timer_update(qp);
+}
+
+/* Account one PSN range [psn, psn+n) as sent. */
+static void req_sent_psns(struct xport_qp *qp, uint32_t psn, uint32_t n)
+{
+	uint32_t end = wire_psn_add(psn, n);
+
+	if (wire_psn_cmp(psn, qp->req.hw_psn) < 0)
+		xport__count(qp, XPORT_CNT_RETX_PKTS, 1);
+	if (wire_psn_cmp(end, qp->req.hw_psn) > 0)
+		qp->req.hw_psn = end;
+	qp->req.psn = end;
+}
+
+/* READ request: one packet, consumes one PSN per response packet (PROTOCOL.md 7). */
+static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
+{
+	struct wire_reth *reth = (struct wire_reth *)(pkt + WIRE_BTH_BYTES);
+	uint32_t resid = w->length - w->offset;
+	uint32_t psn = qp->req.psn;
+	struct xport_route rt;
+
+	xport__bth(qp, pkt, WIRE_OP_RC_RDMA_READ_REQUEST, psn, true, 0);
+	wire_reth_set_va(reth, w->wr.remote_addr + w->offset);
+	wire_reth_set_rkey(reth, w->wr.rkey);
+	wire_reth_set_dmalen(reth, resid);
+	req_sent_psns(qp, psn, xport__req_npkts(resid, qp->pmtu));
+	qp->req.noack_pkts = 0;
+	qp->req.rd_atomic++;
+	w->state = XPORT_WQE_PENDING;
+	qp->req.idx++;
+	xport__route(qp, &rt);
+	xport__xmit(qp, &rt, pkt, WIRE_BTH_BYTES + WIRE_RETH_BYTES, 0);
+	return 0;
+}
+
+static int req_send_atomic(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
+{
+	struct wire_atmeth *a = (struct wire_atmeth *)(pkt + WIRE_BTH_BYTES);
+	bool cas = w->wr.opcode == XPORT_WR_ATOMIC_CMP_AND_SWP;
+	uint32_t psn = qp->req.psn;
+	struct xport_route rt;
+
+	xport__bth(qp, pkt, cas ? WIRE_OP_RC_COMPARE_SWAP : WIRE_OP_RC_FETCH_ADD, psn, true, 0);
+	wire_atmeth_set_va(a, w->wr.remote_addr);
+	wire_atmeth_set_rkey(a, w->wr.rkey);
+	/* CmpSwap: swap data + compare data; FetchAdd: the addend, compare unused. */
+	wire_atmeth_set_swap_add(a, cas ? w->wr.swap : w->wr.compare_add);
+	wire_atmeth_set_compare(a, cas ? w->wr.compare_add : 0);
+	req_sent_psns(qp, psn, 1);
+	qp->req.noack_pkts = 0;
+	qp->req.rd_atomic++;
+	w->state = XPORT_WQE_PENDING;
+	qp->req.idx++;
+	xport__route(qp, &rt);
+	xport__xmit(qp, &rt, pkt, WIRE_BTH_BYTES + WIRE_ATMETH_BYTES, 0);
+	return 0;
+}
+
+/* One SEND/WRITE packet: the next segment of the message. */
+static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
+{
+	uint32_t resid = w->length - w->offset;
+	uint32_t pay = resid < qp->pmtu ? resid : qp->pmtu;
+	bool first = w->offset == 0, last = pay == resid;
+	int op = xport__req_opcode(qp->type, w->wr.opcode, first, last);
+	const struct wire_opcode_info *info;
+	bool ack = false;
+	uint32_t psn = qp->req.psn;
+	struct xport_route rt;
+	int rc;
+
+	if (qp->type == XPORT_QPT_UD && !last) {
+		/*
+		 * A UD message must fit one packet. rxe (C10-93.1.1 as PROTOCOL.md 5
+		 * quotes it) completes it without sending anything.
+		 */
+		xport__count(qp, XPORT_CNT_UD_OVERSIZE, 1);
+		w->offset = w->length;
+		w->state = XPORT_WQE_DONE_LOCAL;
+		qp->req.idx++;
+		return 0;
+	}
+	if (op < 0)
+		return XPORT_WC_LOC_QP_OP_ERR;
+	info = wire_opcode_info((uint8_t)op);
+	if (qp->type == XPORT_QPT_RC)
+		ack = xport__req_ackreq(last, qp->req.noack_pkts);
+	xport__bth(qp, pkt, (uint8_t)op, psn, ack, pay);
+	/* SE only on the last packet of a solicited SEND / WRITE with immediate (PROTOCOL.md 5). */
+	if (last && w->wr.flags & XPORT_SEND_SOLICITED &&
+	    (info->mask & WIRE_SEND_MASK || info->mask & WIRE_IMMDT_MASK))
+		wire_bth_set_se((struct wire_bth *)pkt, 1);
+	if (info->mask & WIRE_DETH_MASK) {
+		struct wire_deth *d = (struct wire_deth *)(pkt + info->offset[WIRE_HDR_DETH]);
+		/* A WR Q_Key with the high bit set means "use the QP's" (ibv_post_send(3)). */
+		uint32_t qkey =
+		    w->wr.ud_remote_qkey & 0x80000000u ? qp->attr.qkey : w->wr.ud_remote_qkey;
+
+		wire_bth_set_destqp((struct wire_bth *)pkt, w->wr.ud_remote_qpn);
+		wire_deth_set_qkey(d, qkey);
+		wire_deth_set_srcqp(d, qp->qpn);
+	}
+	if (info->mask & WIRE_RETH_MASK) {
+		struct wire_reth *r = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+
+		wire_reth_set_va(r, w->wr.remote_addr);
+		wire_reth_set_rkey(r, w->wr.rkey);
+		wire_reth_set_dmalen(r, w->length);
+	}
+	if (info->mask & WIRE_IMMDT_MASK)
+		memcpy(pkt + info->offset[WIRE_HDR_IMMDT], &w->wr.imm_data, WIRE_IMMDT_BYTES);
+	if (w->wr.flags & XPORT_SEND_INLINE) {
+		memcpy(pkt + info->hdr_bytes, w->wr.inline_data + w->offset, pay);
+	} else {
+		rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, w->offset,
+					pkt + info->hdr_bytes, pay, 0, XPORT_DMA_TO_BUF);
+		if (rc)
+			return XPORT_WC_LOC_PROT_ERR;
+	}
+	qp->req.noack_pkts = ack ? 0 : qp->req.noack_pkts + 1;
+	req_sent_psns(qp, psn, 1);
+	w->offset += pay;
+	if (last) {
+		w->state = qp->type == XPORT_QPT_RC ? XPORT_WQE_PENDING : XPORT_WQE_DONE_LOCAL;
+		qp->req.idx++;
+	}
+	if (qp->type == XPORT_QPT_UD) {
+		memset(&rt, 0, sizeof(rt));
+		memcpy(rt.sgid, w->wr.ud_av.sgid, sizeof(rt.sgid));
+		memcpy(rt.dgid, w->wr.ud_av.dgid, sizeof(rt.dgid));
+		rt.sport = qp->sport;
+		rt.dport = qp->dport;
+		rt.tclass = w->wr.ud_av.tclass;
+		rt.hop_limit = w->wr.ud_av.hop_limit;
+	} else {
+		xport__route(qp, &rt);
+	}
+	xport__xmit(qp, &rt, pkt, info->hdr_bytes + pay, pay);
+	return 0;
+}
+
+/* The WQE failed locally: it completes with status once it is the oldest. */
+static void req_fail(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
+{
+	w->state = XPORT_WQE_ERROR;
+	w->status = status;
+	xport__comp_drain(qp);
+}
+
+void xport__req_run(struct xport_qp *qp)
+{
+	uint8_t pkt[XPORT_MAX_PKT_BYTES];
+
+	for (;;) {
+		uint32_t state = qp->attr.state;
+		struct xport_swqe *w;
+		int rc;
+
+		if (state != XPORT_QPS_RTS && state != XPORT_QPS_SQD)
+			return;
+		if (qp->req.wait_rnr)
+			return;
+		if (qp->req.need_retry)
+			req_rewind(qp);
+		if (qp->req.idx == qp->sq_tail)
+			break;
+		w = xport__sq_at(qp, qp->req.idx);
+		if (w->state == XPORT_WQE_ERROR) {
+			/* Nothing behind a failed WQE goes out: the QP is about to fail. */
+			xport__comp_drain(qp);
+			return;
+		}
+		if (w->state == XPORT_WQE_POSTED) {
+			/*
+			 * SQD: finish messages in flight (also those a retry
+			 * rewound), start no new one.
+			 */
+			if (state == XPORT_QPS_SQD && (int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
+				break;
+			if (xport__is_rd_atomic(w->wr.opcode) && !qp->attr.max_rd_atomic) {
+				/* Initiator depth 0 can never issue it: fail instead of hanging. */
+				req_fail(qp, w, XPORT_WC_LOC_QP_OP_ERR);
+				return;
+			}
+			if (!req_may_start(qp, w) || req_window_full(qp))
+				return;
+			w->first_psn = qp->req.psn;
+			w->last_psn = wire_psn_add(
+			    qp->req.psn, (w->wr.opcode == XPORT_WR_ATOMIC_CMP_AND_SWP ||
+						  w->wr.opcode == XPORT_WR_ATOMIC_FETCH_AND_ADD
+					      ? 1
+					      : xport__req_npkts(w->length, qp->pmtu)) -
+					     1);
+			w->offset = 0;
+			w->state = XPORT_WQE_PROCESSING;
+			if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
+				qp->req.hw_idx = qp->req.idx + 1;
+		} else if (w->state != XPORT_WQE_PROCESSING) {
+			/* Already sent (cannot normally be at req.idx): move on. */
+			qp->req.idx++;
+			continue;
+		} else if (req_window_full(qp)) {
+			return;
+		}
+		if (w->wr.opcode == XPORT_WR_RDMA_READ)
+			rc = req_send_read(qp, w, pkt);
+		else if (xport__is_rd_atomic(w->wr.opcode))
+			rc = req_send_atomic(qp, w, pkt);
+		else
+			rc = req_send_data(qp, w, pkt);
+		if (rc) {
+			/* req.idx stays on it: nothing behind it may go out. */
+			req_fail(qp, w, (uint32_t)rc);
+			return;
+		}
+		if (qp->type == XPORT_QPT_RC)
+			req_arm_retrans(qp);
+		else if (w->state == XPORT_WQE_DONE_LOCAL)
+			xport__comp_drain(qp);
+	}
+	/* Drained: every message started before SQD is complete. */
+	if (qp->attr.state == XPORT_QPS_SQD && qp->comp.idx == qp->req.idx &&
+	    (qp->req.idx == qp->sq_tail ||
+	     xport__sq_at(qp, qp->req.idx)->state == XPORT_WQE_POSTED) &&
+	    !qp->req.drained_told) {
+		qp->req.drained_told = true;
+		if (qp->dev->ops->sq_drained)
+			qp->dev->ops->sq_drained(qp->dev->ctx, qp);
+	}
+}

@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The responder: executes incoming requests. For RC it checks the PSN (one
+ * PSN Sequence Error NAK per gap, then silence until the expected PSN comes;
+ * duplicates are acknowledged again but never re-executed, C9-105), the
+ * opcode sequence, the QP's remote access flags and the packet lengths; it
+ * takes a receive WQE for SEND and WRITE with immediate (RNR NAK when there
+ * is none), scatters SEND payloads over the WQE's SGEs, writes RDMA WRITE
+ * data through the R_Key, answers READs with segmented READ responses and
+ * atomics with an Atomic Acknowledge, keeping both in a ring of
+ * max_dest_rd_atomic responder resources so that duplicates are replayed
+ * rather than executed again. It sends an Acknowledge only for requests with
+ * AckReq (rxe's coalescing) and NAKs class-C errors before moving the QP to
+ * Error. UC and UD never answer: bad packets are dropped and counted.
+ * Checks that need no QP state (ICRC, header sizes, P_Key, addresses) are
+ * done before, in recv.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <wire/aeth.h>
+#include <wire/bth.h>
+#include <wire/ext.h>
+#include <wire/psn.h>
+#include "xport_int.h"
+
+bool xport__resp_seq_ok(uint32_t prev, uint32_t mask)
+{
+	/* rxe check_op_seq: inside a SEND only SEND Middle/Last, inside a WRITE only WRITE ones. */
+	if (prev & WIRE_SEND_MASK)
+		return (mask & WIRE_SEND_MASK) && !(mask & WIRE_START_MASK);
+	if (prev & WIRE_WRITE_MASK)
+		return (mask & WIRE_WRITE_MASK) && !(mask & WIRE_START_MASK);
+	return mask & WIRE_START_MASK;
+}
+
+bool xport__resp_len_ok(uint32_t mask, uint32_t paylen, uint32_t pmtu)
+{
+	if (!(mask & WIRE_PAYLOAD_MASK))
+		return paylen == 0;
+	if (mask & WIRE_MIDDLE_MASK || (mask & WIRE_ONLY_MASK) == WIRE_START_MASK)
+		return paylen == pmtu; /* First, Middle: exactly one PMTU (PROTOCOL.md 5) */
+	if ((mask & WIRE_ONLY_MASK) == WIRE_END_MASK)
+		return paylen >= 1 && paylen <= pmtu; /* Last */
+	return paylen <= pmtu;			      /* Only */
+}
+
+void xport__resp_reset(struct xport_qp *qp)
+{
+	struct xport_res *res = qp->resp.res;
+	struct xport_deferred *def = qp->resp.deferred;
+
+	if (res)
+		memset(res, 0, XPORT_MAX_RD_ATOMIC * sizeof(*res));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.res = res;
+	qp->resp.deferred = def;
+	qp->resp.psn = qp->attr.rq_psn;
+}
+
+void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status)
+{
+	struct xport_cqe cqe = {0};
+
+	if (!qp->resp.has_wqe)
+		return;
+	qp->resp.has_wqe = false;
+	cqe.wr_id = qp->resp.wqe.wr_id;
+	cqe.status = status;
+	cqe.opcode = XPORT_WC_OP_RECV;
+	cqe.qp_num = qp->qpn;
+	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
+	xport__count(qp, XPORT_CNT_RECV_CQE, 1);
+	if (status == XPORT_WC_WR_FLUSH_ERR)
+		xport__count(qp, XPORT_CNT_FLUSHED, 1);
+}
+
+/* ---- sending acknowledgements ---------------------------------------- */
+
+/* Acknowledge / NAK / RNR NAK with this syndrome for psn (PROTOCOL.md 8). */
+static void resp_send_ack(struct xport_qp *qp, uint8_t syndrome, uint32_t psn)
+{
+	uint8_t pkt[WIRE_BTH_BYTES + WIRE_AETH_BYTES + XPORT_ICRC_BYTES];
+	struct wire_aeth *aeth = (struct wire_aeth *)(pkt + WIRE_BTH_BYTES);
+	struct xport_route rt;
+
+	xport__bth(qp, pkt, WIRE_OP_RC_ACKNOWLEDGE, psn, false, 0);
+	wire_aeth_set_syndrome(aeth, syndrome);
+	wire_aeth_set_msn(aeth, qp->resp.msn);
+	xport__route(qp, &rt);
+	xport__xmit(qp, &rt, pkt, WIRE_BTH_BYTES + WIRE_AETH_BYTES, 0);
+}
+
+static void resp_ack(struct xport_qp *qp, uint32_t psn)
+{
+	xport__count(qp, XPORT_CNT_ACK_SENT, 1);
+	resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID), psn);
+}
+
+static void resp_atomic_ack(struct xport_qp *qp, uint32_t psn, uint64_t orig)
+{
+	uint8_t pkt[WIRE_BTH_BYTES + WIRE_AETH_BYTES + WIRE_ATMACK_BYTES + XPORT_ICRC_BYTES];
+	struct wire_aeth *aeth = (struct wire_aeth *)(pkt + WIRE_BTH_BYTES);
+	struct wire_atmack *ack = (struct wire_atmack *)(pkt + WIRE_BTH_BYTES + WIRE_AETH_BYTES);
+	struct xport_route rt;
+
+	xport__bth(qp, pkt, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn, false, 0);
+	wire_aeth_set_syndrome(aeth, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID));
+	wire_aeth_set_msn(aeth, qp->resp.msn);
+	wire_atmack_set_orig(ack, orig);
+	xport__route(qp, &rt);
+	xport__xmit(qp, &rt, pkt, sizeof(pkt) - XPORT_ICRC_BYTES, 0);
+}
+
+/*
+ * A class C error (invalid request, remote access, remote operational;
+ * PROTOCOL.md 7): NAK the request, fail the receive WQE held for the
+ * message with wqe_status, and move the QP to Error.
+ */
+static void resp_fatal(struct xport_qp *qp, const struct xport_pkt *pkt, unsigned nak,
+		       uint32_t wqe_status)
+{
+	xport__drop(qp->dev, qp, XPORT_DROP_REQ_ERR);
+	if (qp->type == XPORT_QPT_RC) {
+		xport__count(qp, XPORT_CNT_ERR_NAK_SENT, 1);
+		resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_NAK, nak), pkt->psn);
+	}
+	xport__resp_flush_wqe(qp, wqe_status);
+	xport__error(qp);
+}
+
+/* NAK code for a failed R_Key access (dma_rkey/atomic error). */
+static unsigned resp_rkey_nak(int rc)
+{
+	return rc == -EFAULT ? WIRE_NAK_REMOTE_OP_ERR : WIRE_NAK_REMOTE_ACCESS_ERR;
+}
+
+/* ---- READ responses --------------------------------------------------- */
+
+/*
+ * Send up to budget READ response packets of the streaming resource.
+ * Returns true while more remain (rxe read_reply).
+ */
+static bool resp_stream(struct xport_qp *qp, unsigned budget)
+{
+	uint8_t pkt[XPORT_MAX_PKT_BYTES];
+	struct xport_res *res = qp->resp.stream;
+	struct xport_route rt;
+
+	xport__route(qp, &rt);
+	while (res && budget--) {
+		uint32_t pay = res->resid < qp->pmtu ? res->resid : qp->pmtu;
+		bool last = pay == res->resid;
+		uint8_t op;
+		const struct wire_opcode_info *info;
+		int rc;
+
+		if (!res->started)
+			op = last ? WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY
+				  : WIRE_OP_RC_RDMA_READ_RESPONSE_FIRST;
+		else
+			op = last ? WIRE_OP_RC_RDMA_READ_RESPONSE_LAST
+				  : WIRE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		info = wire_opcode_info(op);
+		xport__bth(qp, pkt, op, res->cur_psn, false, pay);
+		if (info->mask & WIRE_AETH_MASK) {
+			struct wire_aeth *aeth =
+			    (struct wire_aeth *)(pkt + info->offset[WIRE_HDR_AETH]);
+
+			wire_aeth_set_syndrome(
+			    aeth, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID));
+			wire_aeth_set_msn(aeth, qp->resp.msn);
+		}
+		if (pay) {
+			rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, res->rkey, res->va,
+						    pkt + info->hdr_bytes, pay,
+						    XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF);
+			if (rc) {
+				/* The MR went away under the READ. */
+				struct xport_pkt fake = {.psn = res->cur_psn};
+
+				qp->resp.stream = NULL;
+				resp_fatal(qp, &fake, resp_rkey_nak(rc), XPORT_WC_WR_FLUSH_ERR);
+				return false;
+			}
+		}
+		xport__xmit(qp, &rt, pkt, info->hdr_bytes + pay, pay);
+		xport__count(qp, XPORT_CNT_READ_RESP_SENT, 1);
+		res->started = true;
+		res->cur_psn = wire_psn_add(res->cur_psn, 1);
+		res->va += pay;
+		res->resid -= pay;
+		if (last) {
+			qp->resp.stream = NULL;
+			return false;
+		}
+	}
+	return res != NULL;
+}
+
+static void resp_start_stream(struct xport_qp *qp, struct xport_res *res)
+{
+	qp->resp.stream = res;
+	if (resp_stream(qp, XPORT_READ_BURST))
+		xport__schedule(qp);
+}
+
+static struct xport_res *resp_res_alloc(struct xport_qp *qp)
+{
+	struct xport_res *res = &qp->resp.res[qp->resp.res_head];
+
+	/* A ring: the oldest saved response is recycled (rxe). */
+	qp->resp.res_head = (qp->resp.res_head + 1) % qp->attr.max_dest_rd_atomic;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+static void resp_read(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	const struct wire_reth *reth =
+	    (const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
+	uint64_t va = wire_reth_get_va(reth);
+	uint32_t rkey = wire_reth_get_rkey(reth), len = wire_reth_get_dmalen(reth);
+	struct xport_res *res;
+	int rc;
+
+	/* No responder resources at all: NAK Invalid Request (PROTOCOL.md 7). */
+	if (!qp->attr.max_dest_rd_atomic || len > XPORT_MAX_MSG_BYTES) {
+		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, XPORT_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	/* Zero-length READs carry no key to check (rxe check_rkey). */
+	if (len) {
+		rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, rkey, va, NULL, len,
+					    XPORT_ACCESS_REMOTE_READ, XPORT_DMA_CHECK);
+		if (rc) {
+			resp_fatal(qp, pkt, resp_rkey_nak(rc), XPORT_WC_REM_ACCESS_ERR);
+			return;
+		}
+	}
+	res = resp_res_alloc(qp);
+	res->type = XPORT_RES_READ;
+	res->first_psn = pkt->psn;
+	res->last_psn = wire_psn_add(pkt->psn, xport__req_npkts(len, qp->pmtu) - 1);
+	res->va_org = va;
+	res->rkey = rkey;
+	res->length = len;
+	res->va = va;
+	res->resid = len;
+	res->cur_psn = pkt->psn;
+	/* C9-148: the MSN counts a READ when it is accepted. */
+	qp->resp.psn = wire_psn_add(res->last_psn, 1);
+	qp->resp.msn = (qp->resp.msn + 1) & 0xffffffu;
+	xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
+	resp_start_stream(qp, res);
+}
+
+static void resp_atomic(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	const struct wire_atmeth *a =
+	    (const struct wire_atmeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_ATMETH]);
+	uint64_t va = wire_atmeth_get_va(a), orig = 0;
+	bool cas = pkt->opcode == WIRE_OP_RC_COMPARE_SWAP;
+	struct xport_res *res;
+	int rc;
+
+	/* 8-byte aligned target, and resources to replay it from (PROTOCOL.md 7). */
+	if (!qp->attr.max_dest_rd_atomic || va & 7) {
+		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, XPORT_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	rc = qp->dev->ops->atomic(qp->dev->ctx, qp, wire_atmeth_get_rkey(a), va,
+				  cas ? XPORT_ATOMIC_CMP_SWP : XPORT_ATOMIC_FETCH_ADD,
+				  cas ? wire_atmeth_get_compare(a) : wire_atmeth_get_swap_add(a),
+				  cas ? wire_atmeth_get_swap_add(a) : 0, &orig);
+	if (rc) {
+		resp_fatal(qp, pkt, resp_rkey_nak(rc), XPORT_WC_REM_ACCESS_ERR);
+		return;
+	}
+	xport__count(qp, XPORT_CNT_ATOMIC_EXECUTED, 1);
+	res = resp_res_alloc(qp);
+	res->type = XPORT_RES_ATOMIC;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->orig = orig;
+	qp->resp.psn = wire_psn_add(pkt->psn, 1);
+	qp->resp.msn = (qp->resp.msn + 1) & 0xffffffu;
+	xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
+	resp_atomic_ack(qp, pkt->psn, orig);
+}
+
+/* ---- duplicates ------------------------------------------------------- */
+
+static struct xport_res *resp_find_res(struct xport_qp *qp, uint32_t psn, uint8_t type)
+{
+	for (uint32_t i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		struct xport_res *r = &qp->resp.res[i];
+
+		if (r->type != type)
+			continue;
+		if (wire_psn_cmp(psn, r->first_psn) >= 0 && wire_psn_cmp(psn, r->last_psn) <= 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* A request with a PSN before the expected one (C9-105, rxe duplicate_request). */
+static void resp_duplicate(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	struct xport_res *res;
+
+	xport__count(qp, XPORT_CNT_DUP_REQ, 1);
+	if (pkt->mask & (WIRE_SEND_MASK | WIRE_WRITE_MASK)) {
+		/* C9-105: never execute again; acknowledge the last PSN in order. */
+		xport__count(qp, XPORT_CNT_DUP_ACKED, 1);
+		resp_ack(qp, wire_psn_sub(qp->resp.psn, 1));
+		return;
+	}
+	if (pkt->mask & WIRE_READ_MASK) {
+		const struct wire_reth *reth =
+		    (const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
+		uint64_t va = wire_reth_get_va(reth);
+		uint32_t len = wire_reth_get_dmalen(reth);
+		uint64_t pos;
+
+		res = resp_find_res(qp, pkt->psn, XPORT_RES_READ);
+		if (!res) {
+			xport__drop(qp->dev, qp, XPORT_DROP_DUP_NO_RES);
+			return;
+		}
+		/*
+		 * The retried READ must ask for (a part of) the same data,
+		 * starting at the byte its PSN stands for.
+		 */
+		pos = (uint64_t)wire_psn_sub(pkt->psn, res->first_psn) * qp->pmtu;
+		if (wire_reth_get_rkey(reth) != res->rkey || va != res->va_org + pos ||
+		    pos > res->length || len > res->length - pos) {
+			xport__drop(qp->dev, qp, XPORT_DROP_DUP_OTHER);
+			return;
+		}
+		xport__count(qp, XPORT_CNT_READ_REPLAYED, 1);
+		res->va = va;
+		res->resid = len;
+		res->cur_psn = pkt->psn;
+		res->started = pkt->psn != res->first_psn;
+		resp_start_stream(qp, res);
+		return;
+	}
+	if (pkt->mask & WIRE_ATOMIC_MASK) {
+		res = resp_find_res(qp, pkt->psn, XPORT_RES_ATOMIC);
+		if (!res) {
+			xport__drop(qp->dev, qp, XPORT_DROP_DUP_NO_RES);
+			return;
+		}
+		/* Never execute an atomic twice: send the saved result. */
+		xport__count(qp, XPORT_CNT_ATOMIC_REPLAYED, 1);
+		resp_atomic_ack(qp, pkt->psn, res->orig);
+		return;
+	}
+	xport__drop(qp->dev, qp, XPORT_DROP_DUP_OTHER);
+}
+
+/* ---- SEND and WRITE --------------------------------------------------- */
+
+/* Is this operation enabled on the QP (ibv qp_access_flags)? */
+static bool resp_op_allowed(const struct xport_qp *qp, uint32_t mask)
+{
+	if (mask & WIRE_SEND_MASK)
+		return !(mask & WIRE_IETH_MASK); /* no memory windows / invalidation */
+	if (mask & WIRE_WRITE_MASK)
+		return qp->attr.access & XPORT_ACCESS_REMOTE_WRITE;
+	if (mask & WIRE_READ_MASK)
+		return qp->attr.access & XPORT_ACCESS_REMOTE_READ;
+	if (mask & WIRE_ATOMIC_MASK)
+		return qp->attr.access & XPORT_ACCESS_REMOTE_ATOMIC;
+	return false; /* FLUSH, ATOMIC WRITE: not supported */
+}
+
+/* Does this packet need a receive WQE (SEND, or the end of a WRITE with immediate)? */
+static bool resp_needs_wqe(uint32_t mask)
+{
+	if (mask & WIRE_SEND_MASK)
+		return true;
+	return (mask & WIRE_WRITE_MASK) && (mask & WIRE_IMMDT_MASK);
+}
+
+static void resp_complete_recv(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	struct xport_cqe cqe = {0};
+
+	cqe.wr_id = qp->resp.wqe.wr_id;
+	cqe.status = XPORT_WC_SUCCESS;
+	cqe.qp_num = qp->qpn;
+	cqe.src_qp = qp->attr.dest_qpn;
+	cqe.pkey_index = qp->attr.pkey_index;
+	cqe.solicited = pkt->se;
+	if (pkt->mask & WIRE_SEND_MASK) {
+		cqe.opcode = XPORT_WC_OP_RECV;
+		cqe.byte_len = qp->resp.wqe_off;
+	} else {
+		/* WRITE with immediate: byte_len is the RDMA length (rxe, mlx5). */
+		cqe.opcode = XPORT_WC_OP_RECV_RDMA_WITH_IMM;
+		cqe.byte_len = qp->resp.write_len;
+	}
+	if (pkt->mask & WIRE_IMMDT_MASK) {
+		memcpy(&cqe.imm_data, pkt->buf + pkt->info->offset[WIRE_HDR_IMMDT],
+		       WIRE_IMMDT_BYTES);
+		cqe.wc_flags |= XPORT_WC_WITH_IMM;
+	}
+	qp->resp.has_wqe = false;
+	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
+	xport__count(qp, XPORT_CNT_RECV_CQE, 1);
+}
+
+/*
+ * Place one SEND/WRITE packet. Returns 0, or the NAK code with *wqe_status
+ * set for a class C error (the caller decides what UC does instead).
+ */
+static int resp_place(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t *wqe_status)
+{
+	uint32_t mask = pkt->mask;
+	int rc;
+
+	if (mask & WIRE_WRITE_MASK) {
+		if (mask & WIRE_RETH_MASK) {
+			const struct wire_reth *reth =
+			    (const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
+
+			qp->resp.va = wire_reth_get_va(reth);
+			qp->resp.rkey = wire_reth_get_rkey(reth);
+			qp->resp.resid = wire_reth_get_dmalen(reth);
+			qp->resp.write_len = qp->resp.resid;
+			if (qp->resp.resid > XPORT_MAX_MSG_BYTES) {
+				*wqe_status = XPORT_WC_REM_INV_REQ_ERR;
+				return WIRE_NAK_INVALID_REQUEST;
+			}
+			if (qp->resp.resid) {
+				/* Check the whole range at the first packet (rxe check_rkey). */
+				rc = qp->dev->ops->dma_rkey(
+				    qp->dev->ctx, qp, qp->resp.rkey, qp->resp.va, NULL,
+				    qp->resp.resid, XPORT_ACCESS_REMOTE_WRITE, XPORT_DMA_CHECK);
+				if (rc) {
+					*wqe_status = XPORT_WC_REM_ACCESS_ERR;
+					return (int)resp_rkey_nak(rc);
+				}
+			}
+		}
+		/* The packets must add up to the RETH DMA length exactly (rxe check_rkey). */
+		if (pkt->paylen > qp->resp.resid ||
+		    ((mask & WIRE_END_MASK) ? pkt->paylen != qp->resp.resid
+					    : pkt->paylen == qp->resp.resid)) {
+			*wqe_status = XPORT_WC_REM_INV_REQ_ERR;
+			return WIRE_NAK_INVALID_REQUEST;
+		}
+		if (pkt->paylen) {
+			rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, qp->resp.rkey, qp->resp.va,
+						    (void *)pkt->payload, pkt->paylen,
+						    XPORT_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF);
+			if (rc) {
+				*wqe_status = XPORT_WC_REM_ACCESS_ERR;
+				return (int)resp_rkey_nak(rc);
+			}
+		}
+		qp->resp.va += pkt->paylen;
+		qp->resp.resid -= pkt->paylen;
+		return 0;
+	}
+	/* SEND: scatter over the receive WQE. */
+	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, qp->resp.wqe_off,
+				(void *)pkt->payload, pkt->paylen, XPORT_ACCESS_LOCAL_WRITE,
+				XPORT_DMA_FROM_BUF);
+	if (rc == -ENOSPC) {
+		/* Message longer than the receive buffers. */
+		*wqe_status = XPORT_WC_LOC_LEN_ERR;
+		return WIRE_NAK_INVALID_REQUEST;
+	}
+	if (rc) {
+		/* Malformed receive WQE (bad lkey, range, access). */
+		*wqe_status = XPORT_WC_LOC_QP_OP_ERR;
+		return WIRE_NAK_REMOTE_OP_ERR;
+	}
+	qp->resp.wqe_off += pkt->paylen;
+	return 0;
+}
+
+/* Take a receive WQE; false when there is none. */
+static bool resp_take_wqe(struct xport_qp *qp)
+{
+	if (qp->resp.has_wqe)
+		return true;
+	if (qp->dev->ops->get_recv_wqe(qp->dev->ctx, qp, &qp->resp.wqe))
+		return false;
+	qp->resp.has_wqe = true;
+	qp->resp.wqe_off = 0;
+	return true;
+}
+
+static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	int32_t d = wire_psn_cmp(pkt->psn, qp->resp.psn);
+	uint32_t mask = pkt->mask, status = 0;
+	int nak;
+
+	if (d > 0) {
+		/* One NAK per gap, carrying the expected PSN (rxe check_psn). */
+		xport__drop(qp->dev, qp, XPORT_DROP_OUT_OF_SEQ);
+		if (!qp->resp.sent_psn_nak) {
+			qp->resp.sent_psn_nak = true;
+			xport__count(qp, XPORT_CNT_SEQ_NAK_SENT, 1);
+			resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_NAK, WIRE_NAK_PSN_SEQ_ERR),
+				      qp->resp.psn);
+		}
+		return;
+	}
+	if (d < 0) {
+		resp_duplicate(qp, pkt);
+		return;
+	}
+	qp->resp.sent_psn_nak = false;
+	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, mask) ||
+	    !xport__resp_len_ok(mask, pkt->paylen, qp->pmtu)) {
+		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, XPORT_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	if (mask & WIRE_READ_MASK) {
+		resp_read(qp, pkt);
+		return;
+	}
+	if (mask & WIRE_ATOMIC_MASK) {
+		resp_atomic(qp, pkt);
+		return;
+	}
+	if (resp_needs_wqe(mask) && !resp_take_wqe(qp)) {
+		/* Receiver not ready: RNR NAK, the PSN stays expected (PROTOCOL.md 7). */
+		xport__drop(qp->dev, qp, XPORT_DROP_RNR);
+		xport__count(qp, XPORT_CNT_RNR_NAK_SENT, 1);
+		resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_RNR_NAK, qp->attr.min_rnr_timer),
+			      pkt->psn);
+		return;
+	}
+	nak = resp_place(qp, pkt, &status);
+	if (nak) {
+		resp_fatal(qp, pkt, (unsigned)nak, status);
+		return;
+	}
+	qp->resp.psn = wire_psn_add(qp->resp.psn, 1);
+	qp->resp.last_mask = mask & WIRE_END_MASK ? 0 : mask;
+	xport__count(qp, XPORT_CNT_RX_BYTES, pkt->paylen);
+	if (mask & WIRE_END_MASK) {
+		qp->resp.msn = (qp->resp.msn + 1) & 0xffffffu;
+		xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
+		if (resp_needs_wqe(mask))
+			resp_complete_recv(qp, pkt);
+	}
+	if (pkt->ackreq)
+		resp_ack(qp, pkt->psn);
+}
+
+/* UC: no ACK, no NAK; a lost packet costs the whole message (rxe check_psn). */
+static void resp_uc(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	uint32_t mask = pkt->mask, status = 0;
+	int nak;
+
+	if (pkt->psn != qp->resp.psn || qp->resp.uc_drop) {
+		/* Resynchronise on the first packet of a new message. */
+		if (qp->resp.last_mask || qp->resp.uc_drop) {
+			qp->resp.last_mask = 0;
+			qp->resp.wqe_off = 0;
+		}
+		if (!(mask & WIRE_START_MASK)) {
+			qp->resp.uc_drop = true;
+			qp->resp.psn = wire_psn_add(pkt->psn, 1);
+			xport__drop(qp->dev, qp, XPORT_DROP_UC_MSG);
+			return;
+		}
+		qp->resp.uc_drop = false;
+		qp->resp.psn = pkt->psn;
+	}
+	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, mask) ||
+	    !xport__resp_len_ok(mask, pkt->paylen, qp->pmtu))
+		goto drop_msg;
+	if (resp_needs_wqe(mask) && !resp_take_wqe(qp)) {
+		xport__drop(qp->dev, qp, XPORT_DROP_NO_RECV_WQE);
+		goto drop_msg_counted;
+	}
+	nak = resp_place(qp, pkt, &status);
+	if (nak) {
+		if (status == XPORT_WC_LOC_LEN_ERR || status == XPORT_WC_LOC_QP_OP_ERR) {
+			/* The receive WQE itself is at fault: complete it in error. */
+			xport__resp_flush_wqe(qp, status);
+			xport__error(qp);
+			return;
+		}
+		goto drop_msg;
+	}
+	qp->resp.psn = wire_psn_add(qp->resp.psn, 1);
+	qp->resp.last_mask = mask & WIRE_END_MASK ? 0 : mask;
+	xport__count(qp, XPORT_CNT_RX_BYTES, pkt->paylen);
+	if (mask & WIRE_END_MASK) {
+		xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
+		if (resp_needs_wqe(mask))
+			resp_complete_recv(qp, pkt);
+	}
+	return;
+drop_msg:
+	xport__drop(qp->dev, qp, XPORT_DROP_UC_MSG);
+drop_msg_counted:
+	/* Keep any receive WQE for the next message, from its start. */
+	qp->resp.wqe_off = 0;
+	qp->resp.last_mask = 0;
+	qp->resp.uc_drop = !(mask & WIRE_END_MASK);
+	qp->resp.psn = wire_psn_add(pkt->psn, 1);
+}
+
+/* The 40-byte GRH area of a UD receive buffer (Annex A17.4.5.2, PROTOCOL.md 1). */
+static void resp_grh(const struct xport_pkt *pkt, uint8_t grh[40])
+{
+	const struct xport_route *rt = pkt->rt;
+	/* Lengths as on the wire: IB packet (with ICRC) + UDP header. */
+	uint32_t udp_len = 8 + (uint32_t)pkt->len + XPORT_ICRC_BYTES;
+
+	memset(grh, 0, 40);
+	if (xport__gid_is_v4(rt->sgid)) {
+		uint8_t *ip = grh + 20;
+		uint32_t sum = 0;
+
+		ip[0] = 0x45;
+		ip[1] = rt->tclass;
+		wire_put_be16(ip + 2, (uint16_t)(20 + udp_len));
+		wire_put_be16(ip + 4, rt->ip_id_known ? rt->ip_id : 0);
+		wire_put_be16(ip + 6, rt->ip_id_known && !rt->ip_df ? 0 : 0x4000);
+		ip[8] = rt->hop_limit;
+		ip[9] = 17;
+		memcpy(ip + 12, rt->sgid + 12, 4);
+		memcpy(ip + 16, rt->dgid + 12, 4);
+		for (int i = 0; i < 20; i += 2)
+			sum += wire_get_be16(ip + i);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		wire_put_be16(ip + 10, (uint16_t)~sum);
+		return;
+	}
+	grh[0] = (uint8_t)(0x60 | rt->tclass >> 4);
+	grh[1] = (uint8_t)(rt->tclass << 4);
+	wire_put_be16(grh + 4, (uint16_t)udp_len);
+	grh[6] = 17;
+	grh[7] = rt->hop_limit;
+	memcpy(grh + 8, rt->sgid, 16);
+	memcpy(grh + 24, rt->dgid, 16);
+}
+
+/* UD: one packet per message, DETH already checked (Q_Key) in recv.c. */
+static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	const struct wire_deth *deth =
+	    (const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
+	struct xport_cqe cqe = {0};
+	uint8_t grh[40];
+	int rc;
+
+	if (!resp_take_wqe(qp)) {
+		xport__drop(qp->dev, qp, XPORT_DROP_NO_RECV_WQE);
+		return;
+	}
+	resp_grh(pkt, grh);
+	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh, sizeof(grh),
+				XPORT_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+	if (!rc)
+		rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, sizeof(grh),
+					(void *)pkt->payload, pkt->paylen, XPORT_ACCESS_LOCAL_WRITE,
+					XPORT_DMA_FROM_BUF);
+	if (rc == -ENOSPC) {
+		/* The message is lost for this WQE; a UD QP stays usable. */
+		xport__drop(qp->dev, qp, XPORT_DROP_UD_TOO_LONG);
+		xport__resp_flush_wqe(qp, XPORT_WC_LOC_LEN_ERR);
+		return;
+	}
+	if (rc) {
+		xport__resp_flush_wqe(qp, XPORT_WC_LOC_QP_OP_ERR);
+		xport__error(qp);
+		return;
+	}
+	cqe.wr_id = qp->resp.wqe.wr_id;
+	cqe.status = XPORT_WC_SUCCESS;
+	cqe.opcode = XPORT_WC_OP_RECV;
+	cqe.byte_len = (uint32_t)sizeof(grh) + pkt->paylen;
+	cqe.qp_num = qp->qpn;
+	cqe.src_qp = wire_deth_get_srcqp(deth);
+	cqe.wc_flags = XPORT_WC_GRH;
+	cqe.pkey_index = qp->attr.pkey_index;
+	cqe.solicited = pkt->se;
+	if (pkt->mask & WIRE_IMMDT_MASK) {
+		memcpy(&cqe.imm_data, pkt->buf + pkt->info->offset[WIRE_HDR_IMMDT],
+		       WIRE_IMMDT_BYTES);
+		cqe.wc_flags |= XPORT_WC_WITH_IMM;
+	}
+	qp->resp.has_wqe = false;
+	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
+	xport__count(qp, XPORT_CNT_RECV_CQE, 1);
+	xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
+	xport__count(qp, XPORT_CNT_RX_BYTES, pkt->paylen);
+}
+
+/* ---- deferral while READ responses stream ----------------------------- */
+
+static void resp_defer(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	struct xport_deferred *d;
+
+	if (qp->resp.ndeferred == XPORT_MAX_DEFERRED) {
+		xport__drop(qp->dev, qp, XPORT_DROP_RESP_BUSY);
+		return;
+	}
+	if (!qp->resp.deferred) {
+		qp->resp.deferred = calloc(XPORT_MAX_DEFERRED, sizeof(*qp->resp.deferred));
+		if (!qp->resp.deferred) {
+			xport__drop(qp->dev, qp, XPORT_DROP_RESP_BUSY);
+			return;
+		}
+	}
+	d = &qp->resp.deferred[(qp->resp.dhead + qp->resp.ndeferred) % XPORT_MAX_DEFERRED];
+	d->rt = *pkt->rt;
+	/* Keep the ICRC too: the packet is parsed again when its turn comes. */
+	d->len = pkt->len + XPORT_ICRC_BYTES;
+	memcpy(d->buf, pkt->buf, d->len);
+	qp->resp.ndeferred++;
+	xport__count(qp, XPORT_CNT_DEFERRED, 1);
+}
+
+bool xport__resp_run(struct xport_qp *qp)
+{
+	if (qp->resp.stream && resp_stream(qp, XPORT_READ_BURST))
+		return true;
+	while (qp->resp.ndeferred && !qp->resp.stream && qp->attr.state != XPORT_QPS_ERR) {
+		struct xport_deferred *d = &qp->resp.deferred[qp->resp.dhead];
+		struct xport_pkt pkt;
+
+		qp->resp.dhead = (qp->resp.dhead + 1) % XPORT_MAX_DEFERRED;
+		qp->resp.ndeferred--;
+		if (xport__recv_parse(d->buf, d->len, &d->rt, &pkt) == 0) {
+			qp->resp.replaying = true;
+			xport__recv_dispatch(qp, &pkt);
+			qp->resp.replaying = false;
+		}
+	}
+	if (qp->attr.state == XPORT_QPS_ERR)
+		qp->resp.ndeferred = 0;
+	return qp->resp.stream || qp->resp.ndeferred;
+}
+
+/*
+ * IBA 11.6.3.1 (o11-5.1.1): the first packet received on a connected QP
+ * in RTR establishes communication; not reported for UD QPs.
+ */
+static void resp_comm_est(struct xport_qp *qp)
+{
+	if (qp->type == XPORT_QPT_UD || qp->attr.state != XPORT_QPS_RTR || qp->resp.comm_est_told)
+		return;
+	qp->resp.comm_est_told = true;
+	if (qp->dev->ops->comm_est)
+		qp->dev->ops->comm_est(qp->dev->ctx, qp);
+}
+
+void xport__resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	resp_comm_est(qp);
+	switch (qp->type) {
+	case XPORT_QPT_RC:
+		/* Requests wait until the READ responses before them are out. */
+		if (!qp->resp.replaying && (qp->resp.stream || qp->resp.ndeferred))
+			resp_defer(qp, pkt);
+		else
+			resp_rc(qp, pkt);
+		break;
+	case XPORT_QPT_UC:
+		resp_uc(qp, pkt);
+		break;
+	case XPORT_QPT_UD:
+		resp_ud(qp, pkt);
+		break;
+	}
+}

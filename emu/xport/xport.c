@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport engine's QP-level glue: device and QP set-up, modify-QP
+ * hooks, posting send WRs, the run/timer entry points, the move to the Error
+ * state with its flushes, and helpers every transport file shares (BTH
+ * filling, ICRC and transmit, SGE copies, names of counters and enums). The
+ * protocol itself lives in req.c (WQE to packets), resp.c (requests to
+ * memory), comp.c (responses to completions) and recv.c (checks). This file
+ * does not own the daemon's QP object, rings or sockets; it is reached only
+ * through the entry points declared in xport.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <wire/bth.h>
+#include <wire/icrc.h>
+#include <wire/psn.h>
+#include "xport_int.h"
+
+static const char *const xport_drop_names[] = {
+#define X_NAME(sym, name, doc) name,
+    XPORT_DROP_LIST(X_NAME)
+#undef X_NAME
+};
+
+static const char *const xport_cnt_names[] = {
+#define X_NAME(sym, name, doc) name,
+    XPORT_CNT_LIST(X_NAME)
+#undef X_NAME
+};
+
+const char *xport_drop_name(unsigned reason)
+{
+	return reason < XPORT_DROP_COUNT ? xport_drop_names[reason] : "?";
+}
+
+const char *xport_cnt_name(unsigned cnt)
+{
+	return cnt < XPORT_CNT_COUNT ? xport_cnt_names[cnt] : "?";
+}
+
+const char *xport_wc_status_name(unsigned status)
+{
+	switch (status) {
+#define X_CASE(sym, val, name) \
+	case val:              \
+		return name;
+		XPORT_WC_LIST(X_CASE)
+#undef X_CASE
+	}
+	return "?";
+}
+
+const char *xport_qp_state_name(unsigned state)
+{
+	switch (state) {
+#define X_CASE(sym, val, name) \
+	case val:              \
+		return name;
+		XPORT_QPS_LIST(X_CASE)
+#undef X_CASE
+	}
+	return "?";
+}
+
+const char *xport_wr_opcode_name(unsigned opcode)
+{
+	switch (opcode) {
+#define X_CASE(sym, val, name) \
+	case val:              \
+		return name;
+		XPORT_WR_LIST(X_CASE)
+#undef X_CASE
+	}
+	return "?";
+}
+
+uint32_t xport_mtu_bytes(unsigned mtu)
+{
+	return mtu >= 1 && mtu <= 5 ? 128u << mtu : 0;
+}
+
+uint64_t xport_timeout_us(unsigned timeout)
+{
+	/* PROTOCOL.md 7: 4.096 us * 2^timeout; 0 means wait forever. */
+	if (timeout == 0 || timeout > 31)
+		return 0;
+	return ((4096ull << timeout) + 999) / 1000;
+}
+
+uint16_t xport__udp_sport(uint32_t qpn)
+{
+	/* rxe's choice of range: 0xC000 + a 14-bit hash, fixed per QP, and
+	 * above 4791 so tshark always decodes it as RoCEv2 (PROTOCOL.md 1). */
+	uint32_t h = (qpn & WIRE_QPN_MASK) * 0x9e3779b1u;
+
+	return (uint16_t)(0xc000u | (h >> 18));
+}
+
+void xport_dev_init(struct xport_dev *dev, const struct xport_ops *ops, void *ctx)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->ops = ops;
+	dev->ctx = ctx;
+}
+
+int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport_qp_init *init)
+{
+	uint32_t cap = init->max_send_wr ? init->max_send_wr : 1, size = 1;
+
+	if (init->type != XPORT_QPT_RC && init->type != XPORT_QPT_UC && init->type != XPORT_QPT_UD)
+		return -EINVAL;
+	if (cap > (1u << 20))
+		return -EINVAL;
+	while (size < cap)
+		size <<= 1;
+	memset(qp, 0, sizeof(*qp));
+	qp->sq = calloc(size, sizeof(*qp->sq));
+	if (!qp->sq)
+		return -ENOMEM;
+	qp->resp.res = calloc(XPORT_MAX_RD_ATOMIC, sizeof(*qp->resp.res));
+	if (!qp->resp.res) {
+		free(qp->sq);
+		qp->sq = NULL;
+		return -ENOMEM;
+	}
+	qp->dev = dev;
+	qp->type = init->type;
+	qp->qpn = init->qpn & WIRE_QPN_MASK;
+	qp->sq_sig_all = init->sq_sig_all;
+	qp->srq = init->srq;
+	qp->sq_size = size;
+	qp->sq_cap = cap;
+	qp->sport = xport__udp_sport(qp->qpn);
+	qp->dport = XPORT_ROCE_PORT;
+	qp->attr.state = XPORT_QPS_RESET;
+	qp->attr.pkey = WIRE_DEFAULT_PKEY;
+	/* UD never gets a path MTU attribute: default to the largest. */
+	qp->attr.path_mtu = init->type == XPORT_QPT_UD ? 5 : 3;
+	qp->pmtu = xport_mtu_bytes(qp->attr.path_mtu);
+	qp->attr.av.hop_limit = 64;
+	return 0;
+}
+
+void xport_qp_fini(struct xport_qp *qp)
+{
+	free(qp->sq);
+	free(qp->resp.res);
+	free(qp->resp.deferred);
+	qp->sq = NULL;
+	qp->resp.res = NULL;
+	qp->resp.deferred = NULL;
+}
+
+uint32_t xport_sq_free(const struct xport_qp *qp)
+{
+	return qp->sq_cap - (qp->sq_tail - qp->comp.idx);
+}
+
+/* Forget every send WQE without completing it (RESET). */
+static void xport_reset(struct xport_qp *qp)
+{
+	qp->sq_tail = 0;
+	xport__req_reset(qp);
+	xport__comp_reset(qp);
+	xport__resp_reset(qp);
+	qp->resp.has_wqe = false;
+	xport__timer_update(qp);
+}
+
+static int xport_check_attr(const struct xport_qp_attr *a, uint32_t mask)
+{
+	if (mask & XPORT_QP_PATH_MTU && !xport_mtu_bytes(a->path_mtu))
+		return -EINVAL;
+	if (mask & XPORT_QP_TIMEOUT && a->timeout > 31)
+		return -EINVAL;
+	if (mask & XPORT_QP_RETRY_CNT && a->retry_cnt > 7)
+		return -EINVAL;
+	if (mask & XPORT_QP_RNR_RETRY && a->rnr_retry > 7)
+		return -EINVAL;
+	if (mask & XPORT_QP_MIN_RNR_TIMER && a->min_rnr_timer > 31)
+		return -EINVAL;
+	if (mask & XPORT_QP_MAX_QP_RD_ATOMIC && a->max_rd_atomic > XPORT_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if (mask & XPORT_QP_MAX_DEST_RD_ATOMIC && a->max_dest_rd_atomic > XPORT_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if (mask & XPORT_QP_STATE && a->state > XPORT_QPS_ERR)
+		return -EINVAL;
+	return 0;
+}
+
+int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *a, uint32_t mask)
+{
+	uint32_t old = qp->attr.state;
+	int rc = xport_check_attr(a, mask);
+
+	if (rc)
+		return rc;
+	if (mask & XPORT_QP_ACCESS_FLAGS)
+		qp->attr.access = a->access;
+	if (mask & XPORT_QP_PKEY_INDEX) {
+		qp->attr.pkey_index = a->pkey_index;
+		qp->attr.pkey = a->pkey;
+	}
+	if (mask & XPORT_QP_QKEY)
+		qp->attr.qkey = a->qkey;
+	if (mask & XPORT_QP_AV)
+		qp->attr.av = a->av;
+	if (mask & XPORT_QP_PATH_MTU) {
+		qp->attr.path_mtu = a->path_mtu;
+		qp->pmtu = xport_mtu_bytes(a->path_mtu);
+	}
+	if (mask & XPORT_QP_TIMEOUT)
+		qp->attr.timeout = a->timeout;
+	if (mask & XPORT_QP_RETRY_CNT) {
+		qp->attr.retry_cnt = a->retry_cnt;
+		qp->comp.retry_left = a->retry_cnt;
+	}
+	if (mask & XPORT_QP_RNR_RETRY) {
+		qp->attr.rnr_retry = a->rnr_retry;
+		qp->comp.rnr_left = a->rnr_retry;
+	}
+	if (mask & XPORT_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = a->min_rnr_timer;
+	if (mask & XPORT_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = a->max_rd_atomic;
+	if (mask & XPORT_QP_MAX_DEST_RD_ATOMIC &&
+	    a->max_dest_rd_atomic != qp->attr.max_dest_rd_atomic) {
+		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+		/* The ring changes size: forget saved responses. */
+		memset(qp->resp.res, 0, XPORT_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
+		qp->resp.res_head = 0;
+		qp->resp.stream = NULL;
+	}
+	if (mask & XPORT_QP_DEST_QPN)
+		qp->attr.dest_qpn = a->dest_qpn & WIRE_QPN_MASK;
+	if (mask & XPORT_QP_RQ_PSN) {
+		qp->attr.rq_psn = a->rq_psn & WIRE_PSN_MASK;
+		qp->resp.psn = qp->attr.rq_psn;
+	}
+	if (mask & XPORT_QP_SQ_PSN) {
+		qp->attr.sq_psn = a->sq_psn & WIRE_PSN_MASK;
+		qp->req.psn = qp->attr.sq_psn;
+		qp->req.hw_psn = qp->attr.sq_psn;
+		qp->comp.psn = qp->attr.sq_psn;
+	}
+	if (!(mask & XPORT_QP_STATE))
+		return 0;
+
+	qp->attr.state = a->state;
+	switch (a->state) {
+	case XPORT_QPS_RESET:
+		xport_reset(qp);
+		break;
+	case XPORT_QPS_ERR:
+		if (old != XPORT_QPS_ERR) {
+			qp->attr.state = old;
+			/* Asked for by the application: flush, but no fatal event. */
+			xport__flush(qp);
+		}
+		break;
+	case XPORT_QPS_RTS:
+		qp->req.drained_told = false;
+		xport__req_run(qp);
+		break;
+	case XPORT_QPS_SQD:
+		/* One report per move into SQD (SQD -> SQD only changes the path). */
+		if (old != XPORT_QPS_SQD)
+			qp->req.drained_told = false;
+		/* Reports the drain at once when nothing is outstanding. */
+		xport__req_run(qp);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void xport_query(const struct xport_qp *qp, struct xport_qp_attr *attr)
+{
+	*attr = qp->attr;
+	attr->sq_psn = qp->req.psn;
+	attr->rq_psn = qp->resp.psn;
+}
+
+int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
+{
+	struct xport_swqe *s;
+	uint32_t status, length = 0;
+
+	if (qp->attr.state == XPORT_QPS_RESET)
+		return -EINVAL;
+	if (qp->attr.state == XPORT_QPS_ERR) {
+		struct xport_cqe cqe = {
+		    .wr_id = wqe->wr_id,
+		    .status = XPORT_WC_WR_FLUSH_ERR,
+		    .qp_num = qp->qpn,
+		};
+
+		qp->dev->ops->push_cqe(qp->dev->ctx, qp, false, &cqe);
+		xport__count(qp, XPORT_CNT_SEND_CQE, 1);
+		xport__count(qp, XPORT_CNT_FLUSHED, 1);
+		return 0;
+	}
+	if (!xport_sq_free(qp))
+		return -EAGAIN;
+	s = xport__sq_at(qp, qp->sq_tail);
+	memset(s, 0, sizeof(*s));
+	s->wr = *wqe;
+	status = xport_check_wqe(qp->type, wqe, &length);
+	s->length = length;
+	if (status != XPORT_WC_SUCCESS) {
+		s->state = XPORT_WQE_ERROR;
+		s->status = status;
+		/* Do not carry what cannot be used. */
+		s->wr.num_sge = 0;
+		s->wr.inline_len = 0;
+	} else {
+		s->state = XPORT_WQE_POSTED;
+	}
+	qp->sq_tail++;
+	xport__req_run(qp);
+	return 0;
+}
+
+void xport__schedule(struct xport_qp *qp)
+{
+	if (qp->scheduled || !qp->dev->ops->schedule)
+		return;
+	qp->scheduled = true;
+	qp->dev->ops->schedule(qp->dev->ctx, qp);
+}
+
+bool xport_run(struct xport_qp *qp)
+{
+	bool more;
+
+	qp->scheduled = false;
+	more = xport__resp_run(qp);
+	xport__req_run(qp);
+	if (more)
+		xport__schedule(qp);
+	return more;
+}
+
+void xport__timer_update(struct xport_qp *qp)
+{
+	uint64_t a = qp->comp.retrans_deadline, b = qp->comp.rnr_deadline;
+	uint64_t d = !a ? b : !b ? a : a < b ? a : b;
+
+	if (d == qp->comp.armed)
+		return;
+	qp->comp.armed = d;
+	qp->dev->ops->arm_timer(qp->dev->ctx, qp, d);
+}
+
+void xport_timeout(struct xport_qp *qp)
+{
+	/* The daemon's timer is no longer armed, whatever comes next. */
+	qp->comp.armed = 0;
+	if (qp->attr.state != XPORT_QPS_ERR && qp->attr.state != XPORT_QPS_RESET)
+		xport__comp_timeout(qp, qp->dev->ops->now_us(qp->dev->ctx));
+	xport__timer_update(qp);
+}
+
+unsigned xport_flush_recv(struct xport_qp *qp)
+{
+	struct xport_recv_wqe w;
+	unsigned n = 0;
+
+	if (qp->srq || qp->attr.state != XPORT_QPS_ERR)
+		return 0;
+	while (qp->dev->ops->get_recv_wqe(qp->dev->ctx, qp, &w) == 0) {
+		struct xport_cqe cqe = {
+		    .wr_id = w.wr_id,
+		    .status = XPORT_WC_WR_FLUSH_ERR,
+		    .opcode = XPORT_WC_OP_RECV,
+		    .qp_num = qp->qpn,
+		};
+
+		qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
+		xport__count(qp, XPORT_CNT_RECV_CQE, 1);
+		xport__count(qp, XPORT_CNT_FLUSHED, 1);
+		n++;
+	}
+	return n;
+}
+
+void xport__flush(struct xport_qp *qp)
+{
+	struct xport_dev *dev = qp->dev;
+
+	qp->attr.state = XPORT_QPS_ERR;
+	/* Every send WQE not yet completed, oldest first (PROTOCOL.md 7). */
+	while (qp->comp.idx != qp->sq_tail) {
+		struct xport_swqe *w = xport__sq_at(qp, qp->comp.idx);
+		struct xport_cqe cqe = {
+		    .wr_id = w->wr.wr_id,
+		    .status = XPORT_WC_WR_FLUSH_ERR,
+		    .qp_num = qp->qpn,
+		};
+
+		dev->ops->push_cqe(dev->ctx, qp, false, &cqe);
+		xport__count(qp, XPORT_CNT_SEND_CQE, 1);
+		xport__count(qp, XPORT_CNT_FLUSHED, 1);
+		qp->comp.idx++;
+	}
+	qp->req.idx = qp->comp.idx;
+	qp->req.rd_atomic = 0;
+	qp->req.need_retry = false;
+	qp->req.wait_rnr = false;
+	qp->comp.retrans_deadline = 0;
+	qp->comp.rnr_deadline = 0;
+	xport__resp_flush_wqe(qp, XPORT_WC_WR_FLUSH_ERR);
+	qp->resp.stream = NULL;
+	qp->resp.ndeferred = 0;
+	qp->resp.dhead = 0;
+	xport_flush_recv(qp);
+	xport__timer_update(qp);
+}
+
+void xport__error(struct xport_qp *qp)
+{
+	if (qp->attr.state == XPORT_QPS_ERR)
+		return;
+	xport__count(qp, XPORT_CNT_QP_ERROR, 1);
+	xport__flush(qp);
+	if (qp->dev->ops->qp_error)
+		qp->dev->ops->qp_error(qp->dev->ctx, qp);
+}
+
+void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
+		   bool ackreq, uint32_t paylen)
+{
+	struct wire_bth *bth = (struct wire_bth *)pkt;
+
+	memset(bth, 0, sizeof(*bth));
+	wire_bth_set_opcode(bth, opcode);
+	wire_bth_set_padcnt(bth, (0u - paylen) & 3);
+	wire_bth_set_pkey(bth, qp->attr.pkey);
+	wire_bth_set_destqp(bth, qp->attr.dest_qpn);
+	wire_bth_set_ackreq(bth, ackreq);
+	wire_bth_set_psn(bth, psn);
+}
+
+void xport__route(const struct xport_qp *qp, struct xport_route *rt)
+{
+	memset(rt, 0, sizeof(*rt));
+	memcpy(rt->sgid, qp->attr.av.sgid, sizeof(rt->sgid));
+	memcpy(rt->dgid, qp->attr.av.dgid, sizeof(rt->dgid));
+	rt->sport = qp->sport;
+	rt->dport = qp->dport;
+	rt->tclass = qp->attr.av.tclass;
+	rt->hop_limit = qp->attr.av.hop_limit;
+}
+
+bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES])
+{
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	return memcmp(gid, prefix, sizeof(prefix)) == 0;
+}
+
+uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len)
+{
+	if (xport__gid_is_v4(rt->sgid)) {
+		uint16_t id = rt->ip_id_known ? rt->ip_id : 0;
+		uint16_t frag = rt->ip_id_known && !rt->ip_df ? 0 : WIRE_IPV4_DF;
+
+		return wire_icrc_end(
+		    wire_icrc_add_ib(wire_icrc_begin_udp4(rt->sgid + 12, rt->dgid + 12, id, frag,
+							  rt->sport, rt->dport, ib_len),
+				     0, ib, ib_len));
+	}
+	return wire_icrc_udp6(rt->sgid, rt->dgid, rt->sport, rt->dport, ib, ib_len);
+}
+
+int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		   uint32_t paylen)
+{
+	struct xport_dev *dev = qp->dev;
+	size_t pad = (0u - paylen) & 3;
+	int rc;
+
+	memset(pkt + len, 0, pad);
+	len += pad;
+	wire_icrc_put(pkt + len, xport__icrc(rt, pkt, len));
+	len += XPORT_ICRC_BYTES;
+	rc = dev->ops->send_packet(dev->ctx, qp, rt, pkt, len);
+	if (rc) {
+		xport__count(qp, XPORT_CNT_TX_ERR, 1);
+		return rc;
+	}
+	xport__count(qp, XPORT_CNT_TX_PKTS, 1);
+	xport__count(qp, XPORT_CNT_TX_BYTES, paylen);
+	return 0;
+}
+
+uint32_t xport__sge_len(const struct xport_sge *sge, uint32_t nsge)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < nsge; i++)
+		sum += sge[i].length;
+	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
+
+int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
+		       uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir)
+{
+	struct xport_dev *dev = qp->dev;
+	uint8_t *p = buf;
+	uint32_t i = 0;
+
+	while (len) {
+		uint32_t n;
+		int rc;
+
+		if (i >= nsge)
+			return -ENOSPC;
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			i++;
+			continue;
+		}
+		n = sge[i].length - offset;
+		if (n > len)
+			n = len;
+		rc = dev->ops->dma_lkey(dev->ctx, qp, sge[i].lkey, sge[i].addr + offset, p, n,
+					access, dir);
+		if (rc)
+			return rc;
+		p += n;
+		len -= n;
+		offset = 0;
+		i++;
+	}
+	return 0;
+}

@@ -1,0 +1,606 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport engine's header: the RC/UC/UD transport of the daemon as a
+ * self-contained engine, split the way Linux rxe splits it (requester,
+ * responder, completer, receive checks). This header holds the engine's
+ * structs, the ops struct through which the engine reaches everything
+ * outside it (network, memory, receive queues, CQs, clock, timers), the
+ * entry points the daemon calls, and the cross-file functions grouped by
+ * defining file. The engine depends on libc and wire/ only: no sockets, no
+ * libuv, no shared memory. It is single threaded: every entry point for one
+ * device must be called from the same thread, and no op may call back into
+ * the engine (send_packet queues or sends, it never delivers synchronously).
+ *
+ * All enums that mirror libibverbs (QP types and states, WR opcodes and
+ * flags, WC status/opcode/flags, access flags, modify masks, MTU) use the
+ * exact numeric values of <infiniband/verbs.h>, so the daemon copies them to
+ * and from the shared rings without translation; tests/rc checks this.
+ */
+#ifndef UROCE_XPORT_H
+#define UROCE_XPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wire/opcode.h>
+#include <uroce/counters.h>
+
+/* Limits of the engine's own WQE copies (the daemon validates against them). */
+#define XPORT_MAX_SGE 32
+#define XPORT_MAX_INLINE_BYTES 256
+#define XPORT_MAX_MSG_BYTES 0x80000000u /* 2 GiB, ibv max_msg_sz */
+#define XPORT_MAX_PMTU_BYTES 4096
+/* BTH + the longest extended header run an engine packet uses, rounded up. */
+#define XPORT_MAX_HDR_BYTES 64
+#define XPORT_ICRC_BYTES 4
+/* One packet: headers, payload, pad, ICRC. */
+#define XPORT_MAX_PKT_BYTES \
+	(XPORT_MAX_HDR_BYTES + XPORT_MAX_PMTU_BYTES + 4 + XPORT_ICRC_BYTES)
+/* Requester window and AckReq spacing (rxe RXE_MAX_UNACKED_PSNS, RXE_MAX_PKT_PER_ACK). */
+#define XPORT_MAX_UNACKED_PSNS 128
+#define XPORT_MAX_PKT_PER_ACK 64
+/* Cap of max_rd_atomic and max_dest_rd_atomic (rxe caps both at 128). */
+#define XPORT_MAX_RD_ATOMIC 128
+/* READ response packets sent per run before yielding to other work. */
+#define XPORT_READ_BURST 256
+/* Requests held while READ responses stream (more are dropped and counted). */
+#define XPORT_MAX_DEFERRED 64
+#define XPORT_ROCE_PORT 4791
+#define XPORT_GID_BYTES 16
+
+/* QP types: values of enum ibv_qp_type. */
+#define XPORT_QPT_LIST(X) X(RC, 2, "RC") X(UC, 3, "UC") X(UD, 4, "UD")
+enum xport_qp_type {
+#define XPORT_X_ENUM(sym, val, name) XPORT_QPT_##sym = (val),
+	XPORT_QPT_LIST(XPORT_X_ENUM)
+#undef XPORT_X_ENUM
+};
+
+/* QP states: values of enum ibv_qp_state. */
+#define XPORT_QPS_LIST(X)     \
+	X(RESET, 0, "RESET") \
+	X(INIT, 1, "INIT")   \
+	X(RTR, 2, "RTR")     \
+	X(RTS, 3, "RTS")     \
+	X(SQD, 4, "SQD")     \
+	X(SQE, 5, "SQE")     \
+	X(ERR, 6, "ERR")
+enum xport_qp_state {
+#define XPORT_X_ENUM(sym, val, name) XPORT_QPS_##sym = (val),
+	XPORT_QPS_LIST(XPORT_X_ENUM)
+#undef XPORT_X_ENUM
+};
+
+/* Send work request opcodes: values of enum ibv_wr_opcode. */
+#define XPORT_WR_LIST(X)                                  \
+	X(RDMA_WRITE, 0, "RDMA_WRITE")                   \
+	X(RDMA_WRITE_WITH_IMM, 1, "RDMA_WRITE_WITH_IMM") \
+	X(SEND, 2, "SEND")                               \
+	X(SEND_WITH_IMM, 3, "SEND_WITH_IMM")             \
+	X(RDMA_READ, 4, "RDMA_READ")                     \
+	X(ATOMIC_CMP_AND_SWP, 5, "ATOMIC_CMP_AND_SWP")   \
+	X(ATOMIC_FETCH_AND_ADD, 6, "ATOMIC_FETCH_AND_ADD")
+enum xport_wr_opcode {
+#define XPORT_X_ENUM(sym, val, name) XPORT_WR_##sym = (val),
+	XPORT_WR_LIST(XPORT_X_ENUM)
+#undef XPORT_X_ENUM
+};
+
+/* Completion status: values of enum ibv_wc_status. */
+#define XPORT_WC_LIST(X)                                          \
+	X(SUCCESS, 0, "success")                                 \
+	X(LOC_LEN_ERR, 1, "local length error")                  \
+	X(LOC_QP_OP_ERR, 2, "local QP operation error")          \
+	X(LOC_EEC_OP_ERR, 3, "local EE context operation error") \
+	X(LOC_PROT_ERR, 4, "local protection error")             \
+	X(WR_FLUSH_ERR, 5, "Work Request Flushed Error")         \
+	X(MW_BIND_ERR, 6, "memory management operation error")   \
+	X(BAD_RESP_ERR, 7, "bad response error")                 \
+	X(LOC_ACCESS_ERR, 8, "local access error")               \
+	X(REM_INV_REQ_ERR, 9, "remote invalid request error")    \
+	X(REM_ACCESS_ERR, 10, "remote access error")             \
+	X(REM_OP_ERR, 11, "remote operation error")              \
+	X(RETRY_EXC_ERR, 12, "transport retry counter exceeded") \
+	X(RNR_RETRY_EXC_ERR, 13, "RNR retry counter exceeded")   \
+	X(LOC_RDD_VIOL_ERR, 14, "local RDD violation error")     \
+	X(REM_INV_RD_REQ_ERR, 15, "remote invalid RD request")   \
+	X(REM_ABORT_ERR, 16, "aborted error")                    \
+	X(INV_EECN_ERR, 17, "invalid EE context number")         \
+	X(INV_EEC_STATE_ERR, 18, "invalid EE context state")     \
+	X(FATAL_ERR, 19, "fatal error")                          \
+	X(RESP_TIMEOUT_ERR, 20, "response timeout error")        \
+	X(GENERAL_ERR, 21, "general error")
+enum xport_wc_status {
+#define XPORT_X_ENUM(sym, val, name) XPORT_WC_##sym = (val),
+	XPORT_WC_LIST(XPORT_X_ENUM)
+#undef XPORT_X_ENUM
+};
+
+/* Completion opcodes: values of enum ibv_wc_opcode. */
+enum xport_wc_opcode {
+	XPORT_WC_OP_SEND = 0,
+	XPORT_WC_OP_RDMA_WRITE = 1,
+	XPORT_WC_OP_RDMA_READ = 2,
+	XPORT_WC_OP_COMP_SWAP = 3,
+	XPORT_WC_OP_FETCH_ADD = 4,
+	XPORT_WC_OP_RECV = 128,
+	XPORT_WC_OP_RECV_RDMA_WITH_IMM = 129,
+};
+
+/* ibv_wc_flags bits. */
+enum {
+	XPORT_WC_GRH = 0x1,
+	XPORT_WC_WITH_IMM = 0x2,
+};
+
+/* ibv_send_flags bits. */
+enum {
+	XPORT_SEND_FENCE = 0x1,
+	XPORT_SEND_SIGNALED = 0x2,
+	XPORT_SEND_SOLICITED = 0x4,
+	XPORT_SEND_INLINE = 0x8,
+};
+
+/* ibv_access_flags bits the transport checks. */
+enum {
+	XPORT_ACCESS_LOCAL_WRITE = 0x1,
+	XPORT_ACCESS_REMOTE_WRITE = 0x2,
+	XPORT_ACCESS_REMOTE_READ = 0x4,
+	XPORT_ACCESS_REMOTE_ATOMIC = 0x8,
+};
+
+/* ibv_qp_attr_mask bits xport_modify understands. */
+enum {
+	XPORT_QP_STATE = 1 << 0,
+	XPORT_QP_ACCESS_FLAGS = 1 << 3,
+	XPORT_QP_PKEY_INDEX = 1 << 4,
+	XPORT_QP_QKEY = 1 << 6,
+	XPORT_QP_AV = 1 << 7,
+	XPORT_QP_PATH_MTU = 1 << 8,
+	XPORT_QP_TIMEOUT = 1 << 9,
+	XPORT_QP_RETRY_CNT = 1 << 10,
+	XPORT_QP_RNR_RETRY = 1 << 11,
+	XPORT_QP_RQ_PSN = 1 << 12,
+	XPORT_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	XPORT_QP_MIN_RNR_TIMER = 1 << 15,
+	XPORT_QP_SQ_PSN = 1 << 16,
+	XPORT_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	XPORT_QP_DEST_QPN = 1 << 20,
+};
+
+/* Direction of a DMA op. */
+enum xport_dma {
+	XPORT_DMA_CHECK,	   /* only check key, range and access; buf unused */
+	XPORT_DMA_TO_BUF,   /* copy application memory into buf */
+	XPORT_DMA_FROM_BUF, /* copy buf into application memory */
+};
+
+enum xport_atomic_op {
+	XPORT_ATOMIC_CMP_SWP,
+	XPORT_ATOMIC_FETCH_ADD,
+};
+
+/*
+ * A network path: the two GIDs (IPv4-mapped ::ffff:a.b.c.d, or IPv6) and UDP
+ * ports of a packet. On send the engine fills sgid/dgid/ports/tclass/
+ * hop_limit; on receive the daemon fills them from recvmsg() (source from
+ * the name, destination from IP_PKTINFO). ip_id_known/ip_id/ip_df describe
+ * the real IPv4 header when the net layer saw it (raw socket); otherwise the
+ * engine assumes what a uroce peer sends: ID 0 with DF (PROTOCOL.md 12).
+ */
+struct xport_route {
+	uint8_t sgid[XPORT_GID_BYTES];
+	uint8_t dgid[XPORT_GID_BYTES];
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t tclass;
+	uint8_t hop_limit;
+	bool ip_id_known;
+	bool ip_df;
+	uint16_t ip_id;
+};
+
+/* An address vector as the transport needs it (RC/UC path, UD destination). */
+struct xport_av {
+	uint8_t dgid[XPORT_GID_BYTES];
+	uint8_t sgid[XPORT_GID_BYTES];
+	uint8_t tclass;
+	uint8_t hop_limit;
+};
+
+struct xport_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/*
+ * A send work request, as the daemon hands it over after reading it from
+ * the SQ ring. The engine keeps its own copy until completion and re-reads
+ * the SGEs' memory on every (re)transmission, as a NIC does.
+ */
+struct xport_wqe {
+	uint64_t wr_id;
+	uint32_t opcode;   /* enum xport_wr_opcode */
+	uint32_t flags;	   /* XPORT_SEND_* */
+	uint32_t imm_data; /* as in ibv_send_wr: network byte order, copied verbatim */
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add; /* CmpSwap compare value / FetchAdd addend */
+	uint64_t swap;
+	/* UD only */
+	struct xport_av ud_av;
+	uint32_t ud_remote_qpn;
+	uint32_t ud_remote_qkey;
+	uint32_t num_sge;
+	struct xport_sge sge[XPORT_MAX_SGE];
+	uint32_t inline_len; /* with XPORT_SEND_INLINE: payload is inline_data */
+	uint8_t inline_data[XPORT_MAX_INLINE_BYTES];
+};
+
+/* A receive work request (RQ or SRQ), taken by the engine with get_recv_wqe. */
+struct xport_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct xport_sge sge[XPORT_MAX_SGE];
+};
+
+/* A completion, with the fields and values of struct ibv_wc. */
+struct xport_cqe {
+	uint64_t wr_id;
+	uint32_t status; /* enum xport_wc_status */
+	uint32_t opcode; /* enum xport_wc_opcode */
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	uint32_t imm_data; /* network byte order, as in ibv_wc */
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t wc_flags; /* XPORT_WC_GRH | XPORT_WC_WITH_IMM */
+	uint16_t pkey_index;
+	bool solicited; /* the message had SE set: wakes a CQ armed solicited-only */
+};
+
+struct xport_qp;
+
+/*
+ * Everything outside the engine. Every op gets the ctx given to
+ * xport_dev_init. Return conventions: 0 or -errno.
+ */
+struct xport_ops {
+	/*
+	 * Send one UDP payload (BTH .. ICRC, ICRC already appended) on the
+	 * path rt (rt->sgid is the source address to send from). The buffer is
+	 * only valid during the call. Must not call back into the engine. A
+	 * failure counts as a lost packet (the transport recovers it).
+	 */
+	int (*send_packet)(void *ctx, struct xport_qp *qp, const struct xport_route *rt,
+			   const void *pkt, size_t len);
+	/* The QP with this number, or NULL. Valid until the engine returns. */
+	struct xport_qp *(*lookup_qp)(void *ctx, uint32_t qpn);
+	/*
+	 * Local memory: lkey must belong to the QP's PD and allow `access`
+	 * (XPORT_ACCESS_LOCAL_WRITE when writing, 0 when reading) over
+	 * [addr, addr+len). Copies len bytes in direction dir. Returns 0,
+	 * -ENOENT (no such key, or another PD), -ERANGE (outside the MR),
+	 * -EACCES (access flags), -EFAULT (the memory could not be copied).
+	 */
+	int (*dma_lkey)(void *ctx, struct xport_qp *qp, uint32_t lkey, uint64_t addr, void *buf,
+			size_t len, uint32_t access, enum xport_dma dir);
+	/* Remote memory (an R_Key from the wire): same contract as dma_lkey. */
+	int (*dma_rkey)(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va, void *buf,
+			size_t len, uint32_t access, enum xport_dma dir);
+	/*
+	 * Execute an 8-byte atomic at va (8-byte aligned, checked by the
+	 * engine) under R_Key rkey with REMOTE_ATOMIC access, atomically with
+	 * respect to every other atomic of the device. *orig receives the
+	 * previous value (host order). Errors as dma_rkey.
+	 */
+	int (*atomic)(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va,
+		      enum xport_atomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig);
+	/*
+	 * Take (pop) the next receive WQE of the QP's RQ or SRQ into *wqe.
+	 * Returns 0, or -EAGAIN when there is none. The engine owns the WQE from
+	 * then on and completes it exactly once (success, error or flush).
+	 */
+	int (*get_recv_wqe)(void *ctx, struct xport_qp *qp, struct xport_recv_wqe *wqe);
+	/* Push a completion to the QP's send CQ (recv false) or receive CQ. */
+	void (*push_cqe)(void *ctx, struct xport_qp *qp, bool recv, const struct xport_cqe *cqe);
+	/* Monotonic clock in microseconds. */
+	uint64_t (*now_us)(void *ctx);
+	/*
+	 * Arm the QP's single timer for an absolute time (now_us scale); 0
+	 * cancels it. When it fires the daemon calls xport_timeout(qp);
+	 * firing early or late is harmless.
+	 */
+	void (*arm_timer)(void *ctx, struct xport_qp *qp, uint64_t deadline_us);
+	/* The QP has more work: call xport_run(qp) soon (not from inside). */
+	void (*schedule)(void *ctx, struct xport_qp *qp);
+	/*
+	 * The engine moved the QP to ERR by itself (retries exhausted, NAK,
+	 * local protection error...). The engine has already flushed its own
+	 * send WQEs and the receive WQE it held (and the RQ, unless the QP uses
+	 * an SRQ); the daemon raises IBV_EVENT_QP_FATAL-style events and flushes
+	 * SQ ring entries not yet handed to the engine. May be NULL.
+	 */
+	void (*qp_error)(void *ctx, struct xport_qp *qp);
+	/*
+	 * Optional: the send queue of a QP in SQD has drained: every message
+	 * started before the move to SQD is complete (its CQE pushed). Called
+	 * once per move into SQD. May be NULL.
+	 */
+	void (*sq_drained)(void *ctx, struct xport_qp *qp);
+	/*
+	 * Optional: the first request packet arrived on an RC or UC QP in RTR
+	 * (IBV_EVENT_COMM_EST). Called at most once until the QP is reset.
+	 * May be NULL.
+	 */
+	void (*comm_est)(void *ctx, struct xport_qp *qp);
+};
+
+/* Per-device state: one per RNIC. */
+struct xport_dev {
+	const struct xport_ops *ops;
+	void *ctx;
+	/*
+	 * Accept IPv4 packets whose ICRC only matches for some other IP ID
+	 * (senders that do not use ID 0, e.g. Linux rxe), by solving for the ID
+	 * (wire_icrc_solve_ipv4_id). Off by default: such a check keeps only 16
+	 * bits of strength, and a uroce peer always sends ID 0.
+	 */
+	bool icrc_solve_id;
+	uint64_t drops[XPORT_DROP_COUNT];
+	uint64_t cnt[XPORT_CNT_COUNT];
+};
+
+/* Attributes the engine keeps (ibv_qp_attr subset, values as in verbs). */
+struct xport_qp_attr {
+	uint32_t state;	 /* enum xport_qp_state */
+	uint32_t access; /* XPORT_ACCESS_REMOTE_* allowed on this QP */
+	uint16_t pkey;	 /* the P_Key value (not the index), 0xFFFF by default */
+	uint16_t pkey_index;
+	uint32_t qkey;
+	struct xport_av av;
+	uint8_t path_mtu; /* ibv_mtu: 1=256 .. 5=4096 */
+	uint8_t timeout;  /* 4.096 us * 2^timeout, 0 = no retransmission timer */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry; /* 7 = retry forever */
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qpn;
+};
+
+struct xport_qp_init {
+	uint32_t type; /* enum xport_qp_type */
+	uint32_t qpn;
+	uint32_t max_send_wr; /* capacity of the engine's send queue copy */
+	bool sq_sig_all;
+	bool srq; /* receives come from an SRQ: never flushed by the engine */
+};
+
+/* A parsed, checked packet as recv.c hands it to the responder/completer. */
+struct xport_pkt {
+	const uint8_t *buf; /* BTH .. end of pad (ICRC not included) */
+	size_t len;
+	const struct wire_opcode_info *info;
+	uint32_t mask; /* info->mask */
+	uint8_t opcode;
+	uint8_t pad;
+	bool ackreq;
+	bool se;
+	uint16_t pkey;
+	uint32_t psn;
+	uint32_t qpn;
+	const uint8_t *payload;
+	uint32_t paylen;
+	const struct xport_route *rt;
+};
+
+/* State of one send WQE copy. */
+enum xport_wqe_state {
+	XPORT_WQE_POSTED,     /* not started (or rewound by a retry) */
+	XPORT_WQE_PROCESSING, /* some packets sent */
+	XPORT_WQE_PENDING,    /* all packets sent, waiting for the ACK/responses */
+	XPORT_WQE_DONE_LOCAL, /* UC/UD: sent, completes as soon as it is the oldest */
+	XPORT_WQE_ERROR,	     /* failed locally: completes with status when oldest */
+};
+
+struct xport_swqe {
+	struct xport_wqe wr;
+	uint8_t state;	 /* enum xport_wqe_state */
+	uint32_t status; /* for XPORT_WQE_ERROR */
+	uint32_t length; /* message length in bytes */
+	uint32_t
+	    offset; /* bytes already covered by sent packets (SEND/WRITE) or responses (READ) */
+	uint32_t first_psn;
+	uint32_t last_psn;
+};
+
+/* Requester state (req.c). */
+struct xport_req {
+	uint32_t psn;	     /* next PSN to send */
+	uint32_t hw_psn;     /* one past the highest PSN ever sent (retransmissions are below) */
+	uint32_t idx;	     /* send queue index of the next WQE to work on */
+	uint32_t hw_idx;     /* one past the highest WQE index ever started */
+	uint32_t noack_pkts; /* packets sent since the last AckReq */
+	uint32_t rd_atomic;  /* READ/atomic WQEs issued and not completed */
+	bool need_retry;     /* go back to comp.psn before sending anything */
+	bool wait_rnr;	     /* RNR NAK received: nothing until the RNR timer */
+	bool drained_told;   /* sq_drained already reported for this SQD */
+};
+
+/* Completer state (comp.c). */
+struct xport_comp {
+	uint32_t psn;	    /* oldest PSN not yet acknowledged */
+	uint32_t idx;	    /* send queue index of the oldest uncompleted WQE */
+	uint8_t retry_left; /* retries left before IBV_WC_RETRY_EXC_ERR */
+	uint8_t rnr_left;   /* RNR retries left (7 = forever) */
+	bool retried;	    /* a NAK/implied-NAK retry already went out at retried_psn */
+	uint32_t retried_psn;
+	uint64_t retrans_deadline; /* 0 = not armed */
+	uint64_t rnr_deadline;	   /* 0 = not waiting */
+	uint64_t armed;		   /* deadline last given to arm_timer */
+};
+
+enum xport_res_type {
+	XPORT_RES_FREE,
+	XPORT_RES_READ,
+	XPORT_RES_ATOMIC,
+};
+
+/* A responder resource: a READ or atomic kept for replay (rxe resp_res). */
+struct xport_res {
+	uint8_t type; /* enum xport_res_type */
+	uint32_t first_psn;
+	uint32_t last_psn;
+	/* READ: the original request, and the current (re)send position */
+	uint64_t va_org;
+	uint32_t rkey;
+	uint32_t length;
+	uint64_t va;
+	uint32_t resid;
+	uint32_t cur_psn;
+	bool started; /* a response of this (re)send already went out: Middle/Last next */
+	/* atomic */
+	uint64_t orig;
+};
+
+struct xport_deferred {
+	struct xport_route rt;
+	size_t len;
+	uint8_t buf[XPORT_MAX_PKT_BYTES];
+};
+
+/* Responder state (resp.c). */
+struct xport_resp {
+	uint32_t psn; /* expected PSN */
+	uint32_t msn;
+	bool sent_psn_nak;  /* one NAK per gap, then silence until psn arrives */
+	uint32_t last_mask; /* opcode mask of the last packet accepted; 0 = at a message boundary */
+	bool has_wqe;
+	struct xport_recv_wqe wqe;
+	uint32_t wqe_off; /* bytes placed into wqe so far */
+	/* current WRITE */
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t resid;
+	uint32_t write_len;
+	bool uc_drop; /* UC: drop the rest of the current message */
+	/* READ/atomic resources: a ring of max_dest_rd_atomic entries */
+	struct xport_res *res;
+	uint32_t res_head;
+	struct xport_res *stream; /* READ whose responses are being sent */
+	/* requests that arrived while stream was active, in order */
+	struct xport_deferred *deferred; /* ring of XPORT_MAX_DEFERRED, allocated on first use */
+	uint32_t dhead;
+	uint32_t ndeferred;
+	bool replaying;	    /* a deferred request is being processed: do not defer it again */
+	bool comm_est_told; /* comm_est already reported since the last reset */
+};
+
+/* One QP's transport state. The daemon embeds it in its QP object. */
+struct xport_qp {
+	struct xport_dev *dev;
+	uint32_t type; /* enum xport_qp_type */
+	uint32_t qpn;
+	bool sq_sig_all;
+	bool srq;
+	bool scheduled;
+	struct xport_qp_attr attr;
+	uint32_t pmtu;	/* path MTU in bytes */
+	uint16_t sport; /* UDP source port of this QP's packets */
+	uint16_t dport; /* UDP destination port (4791; a daemon on another port uses its own) */
+	/* send queue copies: a ring of sq_size, indices run freely */
+	struct xport_swqe *sq;
+	uint32_t sq_size; /* power of two >= sq_cap, so free-running indices wrap cleanly */
+	uint32_t sq_cap;  /* max_send_wr: how many WQEs may be outstanding */
+	uint32_t sq_tail; /* index of the next free slot */
+	struct xport_req req;
+	struct xport_comp comp;
+	struct xport_resp resp;
+	uint64_t drops[XPORT_DROP_COUNT];
+	uint64_t cnt[XPORT_CNT_COUNT];
+};
+
+/* ---- Entry points for the daemon ------------------------------------ */
+
+/* xport.c */
+
+/* Set up a device with its ops; zeroes the counters. */
+void xport_dev_init(struct xport_dev *dev, const struct xport_ops *ops, void *ctx);
+/*
+ * Initialise qp (RESET state) for dev. Allocates the send queue copy and the
+ * responder resources. Returns 0, -EINVAL (bad type / size) or -ENOMEM.
+ */
+int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport_qp_init *init);
+/* Release what xport_qp_init allocated; pushes no completions. */
+void xport_qp_fini(struct xport_qp *qp);
+/*
+ * Apply the attributes selected by mask (XPORT_QP_*), as ibv_modify_qp does
+ * after the daemon has validated the transition (qp.c owns that table).
+ * ->RESET clears all transport state; ->RTR/RTS load the PSNs; ->ERR flushes
+ * (no qp_error callback, the application asked for it); SQD stops the
+ * requester at a message boundary. Returns 0 or -EINVAL (value out of range).
+ */
+int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *attr, uint32_t mask);
+/* Current attributes, with sq_psn/rq_psn being the next PSNs (ibv_query_qp). */
+void xport_query(const struct xport_qp *qp, struct xport_qp_attr *attr);
+/*
+ * Hand one validated send WR to the engine and start sending. Returns 0;
+ * -EAGAIN when the engine's copy of the SQ is full (retry after completions);
+ * -EINVAL in RESET. In ERR the WR completes at once with IBV_WC_WR_FLUSH_ERR.
+ * A WR the transport cannot carry (opcode not valid for the QP type, too
+ * many SGEs, atomic without an 8-byte buffer, message too long) is accepted
+ * and completes in order with IBV_WC_LOC_QP_OP_ERR / LOC_LEN_ERR, moving the
+ * QP to ERR, as a NIC reports a bad WQE.
+ */
+int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe);
+/*
+ * Do deferred work (READ responses beyond a burst, requests queued behind
+ * them, requester sends). Returns true while more work remains (the engine
+ * calls ops->schedule again in that case).
+ */
+bool xport_run(struct xport_qp *qp);
+/* The QP's timer fired: retransmit, end an RNR wait, or re-arm. */
+void xport_timeout(struct xport_qp *qp);
+/*
+ * Complete every receive WQE get_recv_wqe still returns with
+ * IBV_WC_WR_FLUSH_ERR; call after posting receives to a QP in ERR.
+ * Returns the number flushed (0 for SRQ QPs).
+ */
+unsigned xport_flush_recv(struct xport_qp *qp);
+/* Free slots in the engine's send queue copy. */
+uint32_t xport_sq_free(const struct xport_qp *qp);
+
+/* recv.c */
+
+/*
+ * One received UDP payload (BTH .. ICRC) addressed to this device, with its
+ * path (source = the peer). Runs every check of PROTOCOL.md section 10,
+ * counts drops by reason, and hands the packet to the responder or the
+ * completer of its QP. Never fails: bad packets are counted and dropped.
+ */
+void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf,
+		     size_t len);
+
+/* Names for counters and enums (static strings; "?" when out of range). */
+const char *xport_drop_name(unsigned reason);
+const char *xport_cnt_name(unsigned cnt);
+const char *xport_wc_status_name(unsigned status);
+const char *xport_qp_state_name(unsigned state);
+const char *xport_wr_opcode_name(unsigned opcode);
+
+/* Path MTU in bytes for an ibv_mtu value 1..5; 0 when invalid. */
+uint32_t xport_mtu_bytes(unsigned mtu);
+/* Retransmission timeout of the `timeout` attribute in us (0 = none). */
+uint64_t xport_timeout_us(unsigned timeout);
+/*
+ * Pure: validate a WR for a QP type; returns 0 or the completion status
+ * (XPORT_WC_LOC_QP_OP_ERR, XPORT_WC_LOC_LEN_ERR) it must fail with.
+ */
+uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t *length);
+
+#endif /* UROCE_XPORT_H */

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport engine's internal header: functions and inline helpers that
+ * the engine's own files (xport.c, xmit.c, req.c, resp.c, comp.c, recv.c)
+ * share, grouped by defining file (rxe_loc.h). Nothing outside emu/xport/
+ * includes it, except the engine's unit tests (tests/xport), which test
+ * the pure decisions directly. The daemon uses xport.h only.
+ */
+#ifndef UROCE_XPORT_INT_H
+#define UROCE_XPORT_INT_H
+
+#if !defined(XPORT_INTERNAL)
+#error "xport_int.h is private to emu/xport (and its unit tests): include xport.h"
+#endif
+
+#include "xport.h"
+
+/* ---- Cross-file functions inside the engine -------------------------- */
+
+/* xport.c */
+
+/* Count an event on the QP and its device. */
+static inline void xport__count(struct xport_qp *qp, enum xport_cnt c, uint64_t n)
+{
+	qp->cnt[c] += n;
+	qp->dev->cnt[c] += n;
+}
+
+/* Count a dropped packet on the device and, when known, on the QP. */
+static inline void xport__drop(struct xport_dev *dev, struct xport_qp *qp, enum xport_drop r)
+{
+	dev->drops[r]++;
+	if (qp)
+		qp->drops[r]++;
+}
+
+/* The UDP source port of a QP: 0xC000 + 14-bit hash of the QPN. */
+uint16_t xport__udp_sport(uint32_t qpn);
+/*
+ * Fill the BTH at pkt for an RC/UC packet of qp to its dest QP (UD callers
+ * overwrite destqp). pad is set from paylen.
+ */
+void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
+		   bool ackreq, uint32_t paylen);
+/*
+ * Zero the pad after a payload that ends at pkt+len, append the ICRC for
+ * path rt and send: pkt must have room for 3 + 4 more bytes. Counts
+ * TX_PKTS/TX_BYTES (paylen) or TX_ERR. Returns what send_packet returned.
+ */
+int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		   uint32_t paylen);
+/* The path of the QP's RC/UC packets (source = us). */
+void xport__route(const struct xport_qp *qp, struct xport_route *rt);
+/*
+ * Copy len bytes between buf and the memory the SGE list describes,
+ * starting offset bytes into it. Returns 0, -ENOSPC when the list is
+ * shorter than offset+len, or the first dma_lkey error.
+ */
+int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
+		       uint32_t offset, void *buf, uint32_t len, uint32_t access,
+		       enum xport_dma dir);
+/* Total length of an SGE list (saturating at UINT32_MAX). */
+uint32_t xport__sge_len(const struct xport_sge *sge, uint32_t nsge);
+/* The send queue slot of index i. */
+static inline struct xport_swqe *xport__sq_at(const struct xport_qp *qp, uint32_t i)
+{
+	return &qp->sq[i % qp->sq_size];
+}
+/* Ask the daemon to call xport_run (once until it does). */
+void xport__schedule(struct xport_qp *qp);
+/* Recompute the QP's timer from the retransmission and RNR deadlines. */
+void xport__timer_update(struct xport_qp *qp);
+/*
+ * Move to ERR and flush: every send WQE from the oldest uncompleted one
+ * (IBV_WC_WR_FLUSH_ERR), the held receive WQE and, without SRQ, the RQ.
+ */
+void xport__flush(struct xport_qp *qp);
+/* Is a GID an IPv4-mapped address (::ffff:a.b.c.d)? */
+bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
+/*
+ * ICRC of an IB packet (BTH..pad, ib_len bytes) on path rt: IPv4 with the
+ * route's IP ID and DF when known, else ID 0 and DF (what a uroce sender's
+ * kernel emits, PROTOCOL.md 12); IPv6 otherwise.
+ */
+uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len);
+/*
+ * The transport hit a fatal error: move to ERR, flush every send WQE from
+ * the oldest uncompleted one, the held receive WQE and (no SRQ) the RQ, and
+ * tell the daemon through ops->qp_error. Idempotent.
+ */
+void xport__error(struct xport_qp *qp);
+/* Is this WR opcode a READ or an atomic (consumes initiator depth)? */
+static inline bool xport__is_rd_atomic(uint32_t wr_opcode)
+{
+	return wr_opcode == XPORT_WR_RDMA_READ || wr_opcode == XPORT_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == XPORT_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* req.c */
+
+/*
+ * Pure: the BTH opcode of a packet of a message of wr_opcode on a QP of
+ * type, given whether it is the message's first and last packet. Returns
+ * the opcode, or -EINVAL when the transport cannot carry the WR.
+ */
+int xport__req_opcode(uint32_t qp_type, uint32_t wr_opcode, bool first, bool last);
+/* Pure: packets (= PSNs) of a message of len bytes at pmtu: max(1, ceil). */
+uint32_t xport__req_npkts(uint32_t len, uint32_t pmtu);
+/*
+ * Pure: does a packet carry AckReq? Always on the message's last packet,
+ * and on every XPORT_MAX_PKT_PER_ACK-th packet sent without one
+ * (noack = packets since the last AckReq before this one).
+ */
+bool xport__req_ackreq(bool last, uint32_t noack);
+/* Send what the window, fences and initiator depth allow. */
+void xport__req_run(struct xport_qp *qp);
+/* Reset requester state (RESET, or new sq_psn). */
+void xport__req_reset(struct xport_qp *qp);
+
+/* comp.c */
+
+/* What the completer does with a response, given its PSN (pure decision). */
+enum xport__comp_psn {
+	XPORT__COMP_PSN_COMPLETE_PREV, /* beyond a finished SEND/WRITE: coalesced ACK completes it */
+	XPORT__COMP_PSN_IMPLIED_NAK,   /* beyond a READ/atomic: its response was skipped, retry */
+	XPORT__COMP_PSN_STALE,	    /* older than comp.psn: duplicate, ignore */
+	XPORT__COMP_PSN_GAP,	    /* READ/atomic response beyond comp.psn: one was lost */
+	XPORT__COMP_PSN_BOGUS,	    /* beyond anything sent: ignore */
+	XPORT__COMP_PSN_PROCESS,	    /* acknowledges this WQE */
+};
+enum xport__comp_psn xport__comp_check_psn(uint32_t psn, uint32_t comp_psn, uint32_t last_psn,
+				     bool all_sent, bool rd_atomic);
+/* A response packet (ACK, NAK, READ response, atomic ACK) for an RC QP. */
+void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt);
+/* Timer work: RNR wait over, retransmission timeout. */
+void xport__comp_timeout(struct xport_qp *qp, uint64_t now);
+/*
+ * Complete the oldest WQE with status (CQE if signaled or failed), then
+ * complete any following WQEs that are already finished locally (UC/UD) or
+ * failed; a failure moves the QP to ERR.
+ */
+void xport__comp_complete(struct xport_qp *qp, struct xport_swqe *wqe, uint32_t status);
+/* Complete leading WQEs that need no response (UC/UD sent, local errors). */
+void xport__comp_drain(struct xport_qp *qp);
+/* Reset completer state from the current attributes. */
+void xport__comp_reset(struct xport_qp *qp);
+/* (Re)arm the retransmission timer if packets are outstanding, else stop it. */
+void xport__comp_rearm(struct xport_qp *qp);
+
+/* resp.c */
+
+/* Pure: may a request with opcode mask `mask` follow one with `prev` (0 = boundary)? */
+bool xport__resp_seq_ok(uint32_t prev, uint32_t mask);
+/* Pure: is paylen right for a request packet with this mask at pmtu (PROTOCOL.md 5)? */
+bool xport__resp_len_ok(uint32_t mask, uint32_t paylen, uint32_t pmtu);
+/* A request packet for this QP (RC/UC/UD). */
+void xport__resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt);
+/* Continue streaming READ responses and process deferred requests. */
+bool xport__resp_run(struct xport_qp *qp);
+/* Drop every responder state (RESET); keeps the allocations. */
+void xport__resp_reset(struct xport_qp *qp);
+/* Complete the held receive WQE (if any) with status. */
+void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status);
+
+/* recv.c */
+
+/*
+ * Parse buf (BTH .. ICRC) into pkt: opcode, headers, payload. Returns 0, or
+ * -1 - reason (an enum xport_drop) when it is malformed.
+ */
+int xport__recv_parse(const uint8_t *buf, size_t len, const struct xport_route *rt,
+		   struct xport_pkt *pkt);
+/* Pure: does packet P_Key a match QP P_Key b (PROTOCOL.md 10)? */
+bool xport__recv_pkey_ok(uint16_t a, uint16_t b);
+/* Check the ICRC of buf (BTH .. ICRC) as received on path rt. */
+bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, const uint8_t *buf,
+		      size_t len);
+/* Run the per-QP checks on a parsed packet and dispatch it (also for deferred requests). */
+void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt);
+
+#endif /* UROCE_XPORT_INT_H */

@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake world of tests/xport (see fake.h): the engine's ops implemented
+ * over plain heap memory and an in-process packet queue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <wire/aeth.h>
+#include <wire/bth.h>
+#include <wire/ext.h>
+#include <wire/icrc.h>
+#include <wire/validate.h>
+#include "fake.h"
+
+static uint64_t fake_rand(struct fake_net *net)
+{
+	/* xorshift64*: deterministic per seed. */
+	uint64_t x = net->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	net->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static bool fake_chance(struct fake_net *net, unsigned pm)
+{
+	return pm && fake_rand(net) % 1000 < pm;
+}
+
+void fake_pattern(uint8_t *buf, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+}
+
+/* ---- ops ---------------------------------------------------------------- */
+
+static struct fake_host *fake_host_by_gid(struct fake_net *net, const uint8_t *gid)
+{
+	for (int i = 0; i < 2; i++)
+		if (net->host[i] && !memcmp(net->host[i]->gid, gid, XPORT_GID_BYTES))
+			return net->host[i];
+	return NULL;
+}
+
+static void fake_log_pkt(struct fake_log *e, const uint8_t *buf, size_t len)
+{
+	struct wire_pkt p;
+	const struct wire_bth *bth = (const struct wire_bth *)buf;
+
+	memset(e, 0, sizeof(*e));
+	e->syndrome = -1;
+	e->opcode = wire_bth_get_opcode(bth);
+	e->psn = wire_bth_get_psn(bth);
+	e->qpn = wire_bth_get_destqp(bth);
+	e->ackreq = wire_bth_get_ackreq(bth);
+	e->se = wire_bth_get_se(bth);
+	if (wire_validate(buf, len, &p) != WIRE_R_OK)
+		return;
+	e->paylen = (uint32_t)p.payload_len;
+	if (wire_pkt_aeth(&p)) {
+		e->syndrome = wire_aeth_get_syndrome(wire_pkt_aeth(&p));
+		e->msn = wire_aeth_get_msn(wire_pkt_aeth(&p));
+	}
+	if (wire_pkt_reth(&p)) {
+		e->dmalen = wire_reth_get_dmalen(wire_pkt_reth(&p));
+		e->va = wire_reth_get_va(wire_pkt_reth(&p));
+	}
+	if (wire_pkt_atmeth(&p))
+		e->va = wire_atmeth_get_va(wire_pkt_atmeth(&p));
+}
+
+static void fake_enqueue(struct fake_net *net, struct fake_host *to, const struct xport_route *rt,
+			 const void *pkt, size_t len, bool reorder)
+{
+	struct fake_inflight *f;
+	unsigned pos;
+
+	if (net->qlen == net->qcap) {
+		unsigned ncap = net->qcap ? net->qcap * 2 : 256;
+		struct fake_inflight *nq = calloc(ncap, sizeof(*nq));
+
+		for (unsigned i = 0; i < net->qlen; i++)
+			nq[i] = net->q[(net->qhead + i) % net->qcap];
+		free(net->q);
+		net->q = nq;
+		net->qhead = 0;
+		net->qcap = ncap;
+	}
+	pos = net->qlen;
+	f = &net->q[(net->qhead + pos) % net->qcap];
+	f->to = to;
+	f->rt = *rt;
+	f->len = len;
+	memcpy(f->buf, pkt, len);
+	net->qlen++;
+	if (reorder && net->qlen > 1) {
+		/* Swap with a random earlier packet still queued: it overtakes it. */
+		unsigned j = (unsigned)(fake_rand(net) % (net->qlen - 1));
+		struct fake_inflight tmp = net->q[(net->qhead + j) % net->qcap];
+
+		net->q[(net->qhead + j) % net->qcap] = *f;
+		*f = tmp;
+	}
+}
+
+static int fake_send_packet(void *ctx, struct xport_qp *qp, const struct xport_route *rt,
+			    const void *pkt, size_t len)
+{
+	struct fake_host *h = ctx;
+	struct fake_net *net = h->net;
+	struct fake_host *to = fake_host_by_gid(net, rt->dgid);
+	struct fake_log *e;
+	int fate = 0;
+
+	(void)qp;
+	if (net->nlog == net->caplog) {
+		net->caplog = net->caplog ? net->caplog * 2 : 1024;
+		net->log = realloc(net->log, net->caplog * sizeof(*net->log));
+	}
+	e = &net->log[net->nlog++];
+	fake_log_pkt(e, pkt, len);
+	e->from = h->id;
+	if (net->filter)
+		fate |= net->filter(net, e, net->filter_arg);
+	if (fake_chance(net, net->drop_pm))
+		fate |= FAKE_DROP;
+	if (fake_chance(net, net->dup_pm))
+		fate |= FAKE_DUP;
+	if (fake_chance(net, net->reorder_pm))
+		fate |= FAKE_REORDER;
+	if (fake_chance(net, net->corrupt_pm))
+		fate |= FAKE_CORRUPT;
+	e->fate = fate;
+	if (!to || fate & FAKE_DROP) {
+		net->dropped++;
+		return 0;
+	}
+	if (fate & FAKE_CORRUPT) {
+		uint8_t copy[XPORT_MAX_PKT_BYTES];
+
+		size_t at = fake_rand(net) % len;
+
+		memcpy(copy, pkt, len);
+		copy[at] ^= (uint8_t)(1u << (fake_rand(net) % 8));
+		net->corrupted++;
+		if (at == 4)
+			net->corrupted_masked++;
+		fake_enqueue(net, to, rt, copy, len, fate & FAKE_REORDER);
+	} else {
+		fake_enqueue(net, to, rt, pkt, len, fate & FAKE_REORDER);
+	}
+	if (fate & FAKE_REORDER)
+		net->reordered++;
+	if (fate & FAKE_DUP) {
+		net->duplicated++;
+		fake_enqueue(net, to, rt, pkt, len, false);
+	}
+	return 0;
+}
+
+static struct xport_qp *fake_lookup_qp(void *ctx, uint32_t qpn)
+{
+	struct fake_host *h = ctx;
+
+	for (int i = 0; i < h->nqp; i++)
+		if (h->qp[i]->x.qpn == qpn)
+			return &h->qp[i]->x;
+	return NULL;
+}
+
+static int fake_mr_find(struct fake_host *h, uint32_t key, uint64_t addr, size_t len,
+			uint32_t access, struct fake_mr **out)
+{
+	for (int i = 0; i < h->nmr; i++) {
+		struct fake_mr *m = &h->mr[i];
+		uint64_t base = (uint64_t)(uintptr_t)m->buf;
+
+		if (m->key != key)
+			continue;
+		if (addr < base || len > m->len || addr - base > m->len - len)
+			return -ERANGE;
+		if ((m->access & access) != access)
+			return -EACCES;
+		*out = m;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int fake_dma(struct fake_host *h, uint32_t key, uint64_t addr, void *buf, size_t len,
+		    uint32_t access, enum xport_dma dir)
+{
+	struct fake_mr *m;
+	int rc = fake_mr_find(h, key, addr, len, access, &m);
+
+	h->dma_calls++;
+	if (rc)
+		return rc;
+	if (dir == XPORT_DMA_TO_BUF)
+		memcpy(buf, (void *)(uintptr_t)addr, len);
+	else if (dir == XPORT_DMA_FROM_BUF)
+		memcpy((void *)(uintptr_t)addr, buf, len);
+	return 0;
+}
+
+static int fake_dma_lkey(void *ctx, struct xport_qp *qp, uint32_t lkey, uint64_t addr, void *buf,
+			 size_t len, uint32_t access, enum xport_dma dir)
+{
+	(void)qp;
+	return fake_dma(ctx, lkey, addr, buf, len, access, dir);
+}
+
+static int fake_dma_rkey(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va, void *buf,
+			 size_t len, uint32_t access, enum xport_dma dir)
+{
+	(void)qp;
+	return fake_dma(ctx, rkey, va, buf, len, access, dir);
+}
+
+static int fake_atomic(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va,
+		       enum xport_atomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig)
+{
+	struct fake_host *h = ctx;
+	struct fake_mr *m;
+	uint64_t v;
+	int rc = fake_mr_find(h, rkey, va, 8, XPORT_ACCESS_REMOTE_ATOMIC, &m);
+
+	(void)qp;
+	if (rc)
+		return rc;
+	memcpy(&v, (void *)(uintptr_t)va, 8);
+	*orig = v;
+	if (op == XPORT_ATOMIC_CMP_SWP) {
+		if (v == compare_add)
+			v = swap;
+	} else {
+		v += compare_add;
+	}
+	memcpy((void *)(uintptr_t)va, &v, 8);
+	h->atomics++;
+	return 0;
+}
+
+static int fake_get_recv_wqe(void *ctx, struct xport_qp *qp, struct xport_recv_wqe *wqe)
+{
+	struct fake_qp *q = (struct fake_qp *)qp;
+
+	(void)ctx;
+	if (q->rq_head == q->rq_tail)
+		return -EAGAIN;
+	*wqe = q->rq[q->rq_head++ % FAKE_RQ_SIZE];
+	return 0;
+}
+
+static void fake_push_cqe(void *ctx, struct xport_qp *qp, bool recv, const struct xport_cqe *cqe)
+{
+	struct fake_qp *q = (struct fake_qp *)qp;
+	struct xport_cqe **arr = recv ? &q->rcq : &q->scq;
+	unsigned *n = recv ? &q->nrcq : &q->nscq, *cap = recv ? &q->cap_rcq : &q->cap_scq;
+
+	(void)ctx;
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*arr = realloc(*arr, *cap * sizeof(**arr));
+	}
+	(*arr)[(*n)++] = *cqe;
+}
+
+static uint64_t fake_now_us(void *ctx)
+{
+	struct fake_host *h = ctx;
+
+	return h->net->now;
+}
+
+static void fake_arm_timer(void *ctx, struct xport_qp *qp, uint64_t deadline)
+{
+	(void)ctx;
+	((struct fake_qp *)qp)->timer = deadline;
+}
+
+static void fake_schedule(void *ctx, struct xport_qp *qp)
+{
+	(void)ctx;
+	((struct fake_qp *)qp)->scheduled = true;
+}
+
+static void fake_qp_error(void *ctx, struct xport_qp *qp)
+{
+	(void)ctx;
+	((struct fake_qp *)qp)->qp_errors++;
+}
+
+static void fake_sq_drained(void *ctx, struct xport_qp *qp)
+{
+	struct fake_qp *q = (struct fake_qp *)qp;
+
+	(void)ctx;
+	q->drained++;
+	q->nscq_at_drained = q->nscq;
+}
+
+static void fake_comm_est(void *ctx, struct xport_qp *qp)
+{
+	(void)ctx;
+	((struct fake_qp *)qp)->comm_est++;
+}
+
+static const struct xport_ops fake_ops = {
+    .send_packet = fake_send_packet,
+    .lookup_qp = fake_lookup_qp,
+    .dma_lkey = fake_dma_lkey,
+    .dma_rkey = fake_dma_rkey,
+    .atomic = fake_atomic,
+    .get_recv_wqe = fake_get_recv_wqe,
+    .push_cqe = fake_push_cqe,
+    .now_us = fake_now_us,
+    .arm_timer = fake_arm_timer,
+    .schedule = fake_schedule,
+    .qp_error = fake_qp_error,
+    .sq_drained = fake_sq_drained,
+    .comm_est = fake_comm_est,
+};
+
+/* ---- set-up -------------------------------------------------------------- */
+
+void fake_net_init(struct fake_net *net, uint64_t seed)
+{
+	memset(net, 0, sizeof(*net));
+	net->rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	net->now = 1000000;
+}
+
+void fake_net_fini(struct fake_net *net)
+{
+	free(net->q);
+	free(net->log);
+	memset(net, 0, sizeof(*net));
+}
+
+void fake_host_init(struct fake_host *h, struct fake_net *net, int id, const uint8_t ip[4])
+{
+	memset(h, 0, sizeof(*h));
+	h->net = net;
+	h->id = id;
+	h->gid[10] = 0xff;
+	h->gid[11] = 0xff;
+	memcpy(h->gid + 12, ip, 4);
+	net->host[id] = h;
+	xport_dev_init(&h->dev, &fake_ops, h);
+}
+
+void fake_host_fini(struct fake_host *h)
+{
+	for (int i = 0; i < h->nqp; i++) {
+		xport_qp_fini(&h->qp[i]->x);
+		free(h->qp[i]->scq);
+		free(h->qp[i]->rcq);
+		free(h->qp[i]);
+	}
+	for (int i = 0; i < h->nmr; i++)
+		free(h->mr[i].buf);
+	h->nqp = 0;
+	h->nmr = 0;
+}
+
+struct fake_mr *fake_mr_reg(struct fake_host *h, size_t len, uint32_t access)
+{
+	struct fake_mr *m = &h->mr[h->nmr];
+
+	m->key = 0x100u * (uint32_t)(h->id + 1) + (uint32_t)h->nmr;
+	m->buf = calloc(1, len ? len : 1);
+	m->len = len;
+	m->access = access;
+	h->nmr++;
+	return m;
+}
+
+struct fake_qp *fake_qp_create(struct fake_host *h, uint32_t type, uint32_t qpn,
+			       uint32_t max_send_wr, bool sq_sig_all)
+{
+	struct fake_qp *q = calloc(1, sizeof(*q));
+	struct xport_qp_init init = {
+	    .type = type,
+	    .qpn = qpn,
+	    .max_send_wr = max_send_wr,
+	    .sq_sig_all = sq_sig_all,
+	};
+
+	if (xport_qp_init(&h->dev, &q->x, &init)) {
+		free(q);
+		return NULL;
+	}
+	q->host = h;
+	h->qp[h->nqp++] = q;
+	return q;
+}
+
+void fake_conn_defaults(struct fake_conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->mtu = 3;
+	c->timeout = 14;
+	c->retry_cnt = 7;
+	c->rnr_retry = 7;
+	c->min_rnr_timer = 1;
+	c->max_rd_atomic = 16;
+	c->max_dest_rd_atomic = 16;
+	c->access = XPORT_ACCESS_REMOTE_WRITE | XPORT_ACCESS_REMOTE_READ | XPORT_ACCESS_REMOTE_ATOMIC;
+	c->psn_a = 100;
+	c->psn_b = 5000;
+}
+
+static void fake_bring_up(struct fake_qp *q, struct fake_qp *peer, const struct fake_conn *c,
+			  uint32_t sq_psn, uint32_t rq_psn)
+{
+	struct xport_qp_attr a = {0};
+
+	a.state = XPORT_QPS_INIT;
+	a.access = c->access;
+	a.pkey = 0xffff;
+	a.pkey_index = 0;
+	xport_modify(&q->x, &a, XPORT_QP_STATE | XPORT_QP_ACCESS_FLAGS | XPORT_QP_PKEY_INDEX);
+
+	a.state = XPORT_QPS_RTR;
+	memcpy(a.av.sgid, q->host->gid, XPORT_GID_BYTES);
+	memcpy(a.av.dgid, peer->host->gid, XPORT_GID_BYTES);
+	a.av.hop_limit = 64;
+	a.path_mtu = c->mtu;
+	a.dest_qpn = peer->x.qpn;
+	a.rq_psn = rq_psn;
+	a.max_dest_rd_atomic = c->max_dest_rd_atomic;
+	a.min_rnr_timer = c->min_rnr_timer;
+	xport_modify(&q->x, &a,
+			 XPORT_QP_STATE | XPORT_QP_AV | XPORT_QP_PATH_MTU | XPORT_QP_DEST_QPN |
+			     XPORT_QP_RQ_PSN | XPORT_QP_MAX_DEST_RD_ATOMIC | XPORT_QP_MIN_RNR_TIMER);
+
+	a.state = XPORT_QPS_RTS;
+	a.timeout = c->timeout;
+	a.retry_cnt = c->retry_cnt;
+	a.rnr_retry = c->rnr_retry;
+	a.sq_psn = sq_psn;
+	a.max_rd_atomic = c->max_rd_atomic;
+	xport_modify(&q->x, &a,
+			 XPORT_QP_STATE | XPORT_QP_TIMEOUT | XPORT_QP_RETRY_CNT | XPORT_QP_RNR_RETRY |
+			     XPORT_QP_SQ_PSN | XPORT_QP_MAX_QP_RD_ATOMIC);
+}
+
+void fake_connect(struct fake_qp *a, struct fake_qp *b, const struct fake_conn *c)
+{
+	fake_bring_up(a, b, c, c->psn_a, c->psn_b);
+	fake_bring_up(b, a, c, c->psn_b, c->psn_a);
+}
+
+void fake_post_recv(struct fake_qp *q, uint64_t wr_id, struct fake_mr *mr, size_t off, uint32_t len)
+{
+	struct xport_recv_wqe *w = &q->rq[q->rq_tail++ % FAKE_RQ_SIZE];
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr_id;
+	w->num_sge = 1;
+	w->sge[0].addr = (uint64_t)(uintptr_t)(mr->buf + off);
+	w->sge[0].length = len;
+	w->sge[0].lkey = mr->key;
+}
+
+void fake_wqe(struct xport_wqe *w, uint64_t wr_id, uint32_t opcode, uint32_t flags,
+	      struct fake_mr *mr, size_t off, uint32_t len)
+{
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr_id;
+	w->opcode = opcode;
+	w->flags = flags;
+	if (mr) {
+		w->num_sge = 1;
+		w->sge[0].addr = (uint64_t)(uintptr_t)(mr->buf + off);
+		w->sge[0].length = len;
+		w->sge[0].lkey = mr->key;
+	}
+}
+
+void fake_wqe_remote(struct xport_wqe *w, struct fake_mr *rmr, size_t roff)
+{
+	w->remote_addr = (uint64_t)(uintptr_t)(rmr->buf + roff);
+	w->rkey = rmr->key;
+}
+
+int fake_post(struct fake_qp *q, const struct xport_wqe *w)
+{
+	return xport_post_send(&q->x, w);
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static bool fake_run_scheduled(struct fake_net *net)
+{
+	bool any = false;
+
+	for (int i = 0; i < 2; i++) {
+		struct fake_host *h = net->host[i];
+
+		for (int j = 0; h && j < h->nqp; j++) {
+			if (!h->qp[j]->scheduled)
+				continue;
+			h->qp[j]->scheduled = false;
+			xport_run(&h->qp[j]->x);
+			any = true;
+		}
+	}
+	return any;
+}
+
+static bool fake_deliver_one(struct fake_net *net)
+{
+	struct fake_inflight *f;
+
+	if (!net->qlen)
+		return false;
+	f = &net->q[net->qhead];
+	net->qhead = (net->qhead + 1) % net->qcap;
+	net->qlen--;
+	net->delivered++;
+	xport_recv_packet(&f->to->dev, &f->rt, f->buf, f->len);
+	return true;
+}
+
+unsigned fake_deliver_all(struct fake_net *net)
+{
+	unsigned n = 0;
+
+	while (fake_deliver_one(net) || fake_run_scheduled(net))
+		n++;
+	return n;
+}
+
+unsigned fake_run(struct fake_net *net, unsigned max_events)
+{
+	unsigned n = 0;
+
+	while (n < max_events) {
+		struct fake_qp *first = NULL;
+
+		if (fake_deliver_one(net) || fake_run_scheduled(net)) {
+			n++;
+			continue;
+		}
+		/* Idle network: jump to the earliest timer. */
+		for (int i = 0; i < 2; i++) {
+			struct fake_host *h = net->host[i];
+
+			for (int j = 0; h && j < h->nqp; j++) {
+				struct fake_qp *q = h->qp[j];
+
+				if (q->timer && (!first || q->timer < first->timer))
+					first = q;
+			}
+		}
+		if (!first)
+			break;
+		if (first->timer > net->now)
+			net->now = first->timer;
+		first->timer = 0;
+		net->timers_fired++;
+		xport_timeout(&first->x);
+		n++;
+	}
+	return n;
+}
+
+unsigned fake_count(const struct fake_net *net, int from, int opcode)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < net->nlog; i++)
+		if (net->log[i].from == from && (opcode < 0 || net->log[i].opcode == opcode))
+			n++;
+	return n;
+}
+
+int fake_find(const struct fake_net *net, int from, int opcode, unsigned nth)
+{
+	for (unsigned i = 0; i < net->nlog; i++) {
+		if (net->log[i].from != from || (opcode >= 0 && net->log[i].opcode != opcode))
+			continue;
+		if (!nth--)
+			return (int)i;
+	}
+	return -1;
+}
+
+struct fake_env *fake_env_new(uint64_t seed, uint32_t type, const struct fake_conn *c)
+{
+	static const uint8_t ipa[4] = {10, 0, 0, 1}, ipb[4] = {10, 0, 0, 2};
+	struct fake_env *e = calloc(1, sizeof(*e));
+
+	fake_net_init(&e->net, seed);
+	fake_host_init(&e->a, &e->net, 0, ipa);
+	fake_host_init(&e->b, &e->net, 1, ipb);
+	if (c)
+		e->conn = *c;
+	else
+		fake_conn_defaults(&e->conn);
+	e->qa = fake_qp_create(&e->a, type, 0x11, 256, false);
+	e->qb = fake_qp_create(&e->b, type, 0x22, 256, false);
+	e->ma = fake_mr_reg(&e->a, FAKE_MR_BYTES, FAKE_ALL_ACCESS);
+	e->mb = fake_mr_reg(&e->b, FAKE_MR_BYTES, FAKE_ALL_ACCESS);
+	fake_connect(e->qa, e->qb, &e->conn);
+	return e;
+}
+
+void fake_env_free(struct fake_env *e)
+{
+	fake_host_fini(&e->a);
+	fake_host_fini(&e->b);
+	fake_net_fini(&e->net);
+	free(e);
+}

@@ -1,0 +1,835 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC operations end to end through the engine and a lossless fake network:
+ * every packet of every exchange is checked (opcode, PSN, AckReq, payload
+ * length, AETH), and so are the completions and the bytes in memory. SEND
+ * at each path MTU with 1 B / PMTU / 3xPMTU+1, WRITE and WRITE with
+ * immediate, multi-packet READ, both atomics, inline data, multi-SGE
+ * gather/scatter, signaling, solicited events, the AckReq spacing and the
+ * 128-PSN window, fences, initiator depth, PSN wrap, UC and UD.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <wire/aeth.h>
+#include <wire/opcode.h>
+#include <wire/psn.h>
+#include "fake.h"
+
+#define ACK_SYN 0x1f /* ACK, unlimited credits */
+
+static struct fake_env *env;
+
+static void teardown(void)
+{
+	if (env)
+		fake_env_free(env);
+	env = NULL;
+}
+
+/* No drop counted anywhere. */
+static void assert_no_drops(void)
+{
+	for (unsigned i = 0; i < XPORT_DROP_COUNT; i++) {
+		ck_assert_msg(env->a.dev.drops[i] == 0, "A dropped %s", xport_drop_name(i));
+		ck_assert_msg(env->b.dev.drops[i] == 0, "B dropped %s", xport_drop_name(i));
+	}
+}
+
+static const struct fake_log *pkt_at(int from, unsigned n)
+{
+	int i = fake_find(&env->net, from, -1, n);
+
+	ck_assert_int_ge(i, 0);
+	return &env->net.log[i];
+}
+
+static uint32_t psn(uint32_t base, uint32_t n)
+{
+	return wire_psn_add(base, n);
+}
+
+/* ---- SEND at every MTU ----------------------------------------------------- */
+
+static void check_send(uint8_t mtu, uint32_t len)
+{
+	struct fake_conn c;
+	uint32_t pmtu = xport_mtu_bytes(mtu), n = xport__req_npkts(len, pmtu);
+	struct xport_wqe w;
+	const struct fake_log *e;
+
+	fake_conn_defaults(&c);
+	c.mtu = mtu;
+	env = fake_env_new(mtu * 1000 + len, XPORT_QPT_RC, &c);
+	fake_pattern(env->ma->buf, len, len);
+	fake_post_recv(env->qb, 77, env->mb, 0, 4 * 4096 + 100);
+	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 10000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t want = n == 1	    ? WIRE_OP_RC_SEND_ONLY
+			       : i == 0	    ? WIRE_OP_RC_SEND_FIRST
+			       : i == n - 1 ? WIRE_OP_RC_SEND_LAST
+					    : WIRE_OP_RC_SEND_MIDDLE;
+
+		e = pkt_at(0, i);
+		ck_assert_uint_eq(e->opcode, want);
+		ck_assert_uint_eq(e->psn, psn(c.psn_a, i));
+		ck_assert_uint_eq(e->qpn, 0x22);
+		ck_assert_int_eq(e->ackreq, i == n - 1);
+		ck_assert_uint_eq(e->paylen, i == n - 1 ? len - i * pmtu : pmtu);
+	}
+	/* One ACK for the whole message, for its last PSN, MSN 1. */
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 1);
+	e = pkt_at(1, 0);
+	ck_assert_uint_eq(e->opcode, WIRE_OP_RC_ACKNOWLEDGE);
+	ck_assert_uint_eq(e->psn, psn(c.psn_a, n - 1));
+	ck_assert_int_eq(e->syndrome, ACK_SYN);
+	ck_assert_uint_eq(e->msn, 1);
+	ck_assert_uint_eq(e->qpn, 0x11);
+
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 77);
+	ck_assert_uint_eq(env->qb->rcq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qb->rcq[0].opcode, XPORT_WC_OP_RECV);
+	ck_assert_uint_eq(env->qb->rcq[0].byte_len, len);
+	ck_assert_uint_eq(env->qb->rcq[0].qp_num, 0x22);
+	ck_assert_uint_eq(env->qb->rcq[0].wc_flags, 0);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, len);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].wr_id, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, XPORT_WC_OP_SEND);
+	ck_assert_uint_eq(env->qa->scq[0].byte_len, len);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_TX_PKTS], n);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_TX_BYTES], len);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_RX_BYTES], len);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETX_PKTS], 0);
+	/* Nothing left armed: the world is idle. */
+	ck_assert_uint_eq(env->qa->timer, 0);
+	ck_assert_uint_eq(env->net.timers_fired, 0);
+	assert_no_drops();
+	teardown();
+}
+
+START_TEST(test_send_every_mtu)
+{
+	for (uint8_t mtu = 1; mtu <= 5; mtu++) {
+		uint32_t pmtu = xport_mtu_bytes(mtu);
+
+		check_send(mtu, 1);
+		check_send(mtu, pmtu);
+		check_send(mtu, 3 * pmtu + 1);
+	}
+	check_send(3, 0);
+}
+END_TEST
+
+START_TEST(test_send_imm_solicited)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(1, XPORT_QPT_RC, NULL);
+	fake_pattern(env->ma->buf, 2000, 5);
+	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
+	fake_wqe(&w, 9, XPORT_WR_SEND_WITH_IMM, XPORT_SEND_SIGNALED | XPORT_SEND_SOLICITED, env->ma, 0,
+		 2000);
+	w.imm_data = 0x78563412; /* stays as the bytes 12 34 56 78 */
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 2);
+	ck_assert_uint_eq(pkt_at(0, 0)->opcode, WIRE_OP_RC_SEND_FIRST);
+	ck_assert(!pkt_at(0, 0)->se);
+	ck_assert_uint_eq(pkt_at(0, 1)->opcode, WIRE_OP_RC_SEND_LAST_IMM);
+	ck_assert(pkt_at(0, 1)->se);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_uint_eq(env->qb->rcq[0].imm_data, 0x78563412);
+	ck_assert_uint_eq(env->qb->rcq[0].wc_flags, XPORT_WC_WITH_IMM);
+	ck_assert(env->qb->rcq[0].solicited);
+	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 2000);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 2000);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_write)
+{
+	struct xport_wqe w;
+	uint32_t len = 2 * 1024 + 513;
+
+	env = fake_env_new(2, XPORT_QPT_RC, NULL);
+	fake_pattern(env->ma->buf, len, 11);
+	fake_wqe(&w, 5, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	fake_wqe_remote(&w, env->mb, 4096);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 3);
+	ck_assert_uint_eq(pkt_at(0, 0)->opcode, WIRE_OP_RC_RDMA_WRITE_FIRST);
+	ck_assert_uint_eq(pkt_at(0, 0)->dmalen, len);
+	ck_assert_uint_eq(pkt_at(0, 0)->va, (uint64_t)(uintptr_t)(env->mb->buf + 4096));
+	ck_assert_uint_eq(pkt_at(0, 1)->opcode, WIRE_OP_RC_RDMA_WRITE_MIDDLE);
+	ck_assert_uint_eq(pkt_at(0, 2)->opcode, WIRE_OP_RC_RDMA_WRITE_LAST);
+	ck_assert_uint_eq(pkt_at(0, 2)->paylen, 513);
+	ck_assert(pkt_at(0, 2)->ackreq);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 1);
+	ck_assert_uint_eq(pkt_at(1, 0)->psn, psn(env->conn.psn_a, 2));
+	ck_assert_mem_eq(env->mb->buf + 4096, env->ma->buf, len);
+	/* A WRITE consumes no receive WQE and makes no receive completion. */
+	ck_assert_uint_eq(env->qb->nrcq, 0);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, XPORT_WC_OP_RDMA_WRITE);
+	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_write_imm)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(3, XPORT_QPT_RC, NULL);
+	fake_pattern(env->ma->buf, 3000, 12);
+	fake_post_recv(env->qb, 40, env->mb, 0, 0); /* WRITE with immediate needs no buffer */
+	fake_post_recv(env->qb, 41, env->mb, 0, 0);
+	fake_wqe(&w, 6, XPORT_WR_RDMA_WRITE_WITH_IMM, XPORT_SEND_SIGNALED, env->ma, 0, 100);
+	fake_wqe_remote(&w, env->mb, 8192);
+	w.imm_data = 0xdeadbeef;
+	fake_post(env->qa, &w);
+	fake_wqe(&w, 7, XPORT_WR_RDMA_WRITE_WITH_IMM, XPORT_SEND_SIGNALED, env->ma, 100, 2900);
+	fake_wqe_remote(&w, env->mb, 16384);
+	w.imm_data = 0x01020304;
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 4);
+	ck_assert_uint_eq(pkt_at(0, 0)->opcode, WIRE_OP_RC_RDMA_WRITE_ONLY_IMM);
+	ck_assert_uint_eq(pkt_at(0, 1)->opcode, WIRE_OP_RC_RDMA_WRITE_FIRST);
+	ck_assert_uint_eq(pkt_at(0, 2)->opcode, WIRE_OP_RC_RDMA_WRITE_MIDDLE);
+	ck_assert_uint_eq(pkt_at(0, 3)->opcode, WIRE_OP_RC_RDMA_WRITE_LAST_IMM);
+	ck_assert_mem_eq(env->mb->buf + 8192, env->ma->buf, 100);
+	ck_assert_mem_eq(env->mb->buf + 16384, env->ma->buf + 100, 2900);
+	ck_assert_uint_eq(env->qb->nrcq, 2);
+	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 40);
+	ck_assert_uint_eq(env->qb->rcq[0].opcode, XPORT_WC_OP_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(env->qb->rcq[0].imm_data, 0xdeadbeef);
+	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 100);
+	ck_assert_uint_eq(env->qb->rcq[1].wr_id, 41);
+	ck_assert_uint_eq(env->qb->rcq[1].imm_data, 0x01020304);
+	ck_assert_uint_eq(env->qb->rcq[1].byte_len, 2900);
+	ck_assert_uint_eq(env->qb->rcq[1].wc_flags, XPORT_WC_WITH_IMM);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_read_multi)
+{
+	struct xport_wqe w;
+	uint32_t len = 3 * 1024 + 5;
+
+	env = fake_env_new(4, XPORT_QPT_RC, NULL);
+	fake_pattern(env->mb->buf + 1000, len, 13);
+	fake_wqe(&w, 8, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 64, len);
+	fake_wqe_remote(&w, env->mb, 1000);
+	fake_post(env->qa, &w);
+	/* The next request's PSN comes after all READ response PSNs. */
+	fake_wqe(&w, 9, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_post_recv(env->qb, 1, env->mb, 0, 64);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 2);
+	ck_assert_uint_eq(pkt_at(0, 0)->opcode, WIRE_OP_RC_RDMA_READ_REQUEST);
+	ck_assert_uint_eq(pkt_at(0, 0)->psn, env->conn.psn_a);
+	ck_assert_uint_eq(pkt_at(0, 0)->dmalen, len);
+	ck_assert(pkt_at(0, 0)->ackreq);
+	ck_assert_uint_eq(pkt_at(0, 1)->opcode, WIRE_OP_RC_SEND_ONLY);
+	ck_assert_uint_eq(pkt_at(0, 1)->psn, psn(env->conn.psn_a, 4));
+
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 5);
+	ck_assert_uint_eq(pkt_at(1, 0)->opcode, WIRE_OP_RC_RDMA_READ_RESPONSE_FIRST);
+	ck_assert_uint_eq(pkt_at(1, 1)->opcode, WIRE_OP_RC_RDMA_READ_RESPONSE_MIDDLE);
+	ck_assert_uint_eq(pkt_at(1, 2)->opcode, WIRE_OP_RC_RDMA_READ_RESPONSE_MIDDLE);
+	ck_assert_uint_eq(pkt_at(1, 3)->opcode, WIRE_OP_RC_RDMA_READ_RESPONSE_LAST);
+	for (unsigned i = 0; i < 4; i++) {
+		ck_assert_uint_eq(pkt_at(1, i)->psn, psn(env->conn.psn_a, i));
+		ck_assert_int_eq(pkt_at(1, i)->syndrome, i == 1 || i == 2 ? -1 : ACK_SYN);
+		ck_assert_uint_eq(pkt_at(1, i)->paylen, i == 3 ? 5 : 1024);
+	}
+	ck_assert_uint_eq(pkt_at(1, 0)->msn, 1);
+	ck_assert_uint_eq(pkt_at(1, 4)->opcode, WIRE_OP_RC_ACKNOWLEDGE);
+	ck_assert_uint_eq(pkt_at(1, 4)->psn, psn(env->conn.psn_a, 4));
+	ck_assert_uint_eq(pkt_at(1, 4)->msn, 2);
+	ck_assert_mem_eq(env->ma->buf + 64, env->mb->buf + 1000, len);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qa->scq[0].wr_id, 8);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, XPORT_WC_OP_RDMA_READ);
+	ck_assert_uint_eq(env->qa->scq[0].byte_len, len);
+	ck_assert_uint_eq(env->qa->scq[1].wr_id, 9);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_read_zero_and_only)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(5, XPORT_QPT_RC, NULL);
+	fake_pattern(env->mb->buf, 512, 3);
+	fake_wqe(&w, 1, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, 512);
+	fake_wqe_remote(&w, env->mb, 0);
+	fake_post(env->qa, &w);
+	fake_wqe(&w, 2, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, NULL, 0, 0);
+	w.remote_addr = 0x1234; /* zero length: no key, no range check */
+	w.rkey = 0xbad;
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 2);
+	ck_assert_uint_eq(pkt_at(1, 1)->paylen, 0);
+	ck_assert_uint_eq(pkt_at(0, 1)->psn, psn(env->conn.psn_a, 1));
+	ck_assert_mem_eq(env->ma->buf, env->mb->buf, 512);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_SUCCESS);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_atomics)
+{
+	struct xport_wqe w;
+	uint64_t v = 100, got;
+
+	env = fake_env_new(6, XPORT_QPT_RC, NULL);
+	memcpy(env->mb->buf + 64, &v, 8);
+	fake_wqe(&w, 1, XPORT_WR_ATOMIC_FETCH_AND_ADD, XPORT_SEND_SIGNALED, env->ma, 0, 8);
+	fake_wqe_remote(&w, env->mb, 64);
+	w.compare_add = 5;
+	fake_post(env->qa, &w);
+	fake_wqe(&w, 2, XPORT_WR_ATOMIC_CMP_AND_SWP, XPORT_SEND_SIGNALED, env->ma, 8, 8);
+	fake_wqe_remote(&w, env->mb, 64);
+	w.compare_add = 105;
+	w.swap = 7;
+	fake_post(env->qa, &w);
+	fake_wqe(&w, 3, XPORT_WR_ATOMIC_CMP_AND_SWP, XPORT_SEND_SIGNALED, env->ma, 16, 8);
+	fake_wqe_remote(&w, env->mb, 64);
+	w.compare_add = 1; /* does not match: no swap */
+	w.swap = 9;
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_FETCH_ADD), 1);
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_COMPARE_SWAP), 2);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_uint_eq(pkt_at(0, i)->psn, psn(env->conn.psn_a, i));
+		ck_assert(pkt_at(0, i)->ackreq);
+		ck_assert_uint_eq(pkt_at(1, i)->psn, psn(env->conn.psn_a, i));
+		ck_assert_uint_eq(pkt_at(1, i)->msn, i + 1);
+	}
+	memcpy(&got, env->ma->buf, 8);
+	ck_assert_uint_eq(got, 100);
+	memcpy(&got, env->ma->buf + 8, 8);
+	ck_assert_uint_eq(got, 105);
+	memcpy(&got, env->ma->buf + 16, 8);
+	ck_assert_uint_eq(got, 7);
+	memcpy(&got, env->mb->buf + 64, 8);
+	ck_assert_uint_eq(got, 7);
+	ck_assert_uint_eq(env->b.atomics, 3);
+	ck_assert_uint_eq(env->qa->nscq, 3);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, XPORT_WC_OP_FETCH_ADD);
+	ck_assert_uint_eq(env->qa->scq[1].opcode, XPORT_WC_OP_COMP_SWAP);
+	ck_assert_uint_eq(env->qa->scq[2].status, XPORT_WC_SUCCESS);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_inline)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(7, XPORT_QPT_RC, NULL);
+	fake_post_recv(env->qb, 1, env->mb, 0, 256);
+	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED | XPORT_SEND_INLINE, NULL, 0, 0);
+	w.inline_len = 200;
+	fake_pattern(w.inline_data, 200, 99);
+	fake_post(env->qa, &w);
+	fake_wqe(&w, 2, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED | XPORT_SEND_INLINE, NULL, 0, 0);
+	fake_wqe_remote(&w, env->mb, 1000);
+	w.inline_len = 33;
+	memset(w.inline_data, 0x5a, 33);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 2);
+	ck_assert_uint_eq(pkt_at(0, 0)->paylen, 200);
+	ck_assert_uint_eq(pkt_at(0, 1)->paylen, 33);
+	fake_pattern(env->ma->buf, 200, 99);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 200);
+	for (int i = 0; i < 33; i++)
+		ck_assert_uint_eq(env->mb->buf[1000 + i], 0x5a);
+	ck_assert_uint_eq(env->mb->buf[1033], 0);
+	/* Inline data never touches local memory keys. */
+	ck_assert_uint_eq(env->a.dma_calls, 0);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_multi_sge)
+{
+	struct xport_wqe w;
+	struct xport_recv_wqe *r;
+	uint8_t want[2137];
+	uint32_t lens[3] = {100, 2000, 37}, rlens[3] = {500, 1000, 1000};
+	size_t loff[3] = {5000, 9000, 20000}, roff[3] = {300, 7000, 3000};
+	uint32_t at = 0;
+
+	env = fake_env_new(8, XPORT_QPT_RC, NULL);
+	fake_pattern(env->ma->buf, FAKE_MR_BYTES, 21);
+	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, NULL, 0, 0);
+	w.num_sge = 3;
+	for (int i = 0; i < 3; i++) {
+		w.sge[i].addr = (uint64_t)(uintptr_t)(env->ma->buf + loff[i]);
+		w.sge[i].length = lens[i];
+		w.sge[i].lkey = env->ma->key;
+		memcpy(want + at, env->ma->buf + loff[i], lens[i]);
+		at += lens[i];
+	}
+	r = &env->qb->rq[env->qb->rq_tail++ % FAKE_RQ_SIZE];
+	memset(r, 0, sizeof(*r));
+	r->wr_id = 5;
+	r->num_sge = 3;
+	for (int i = 0; i < 3; i++) {
+		r->sge[i].addr = (uint64_t)(uintptr_t)(env->mb->buf + roff[i]);
+		r->sge[i].length = rlens[i];
+		r->sge[i].lkey = env->mb->key;
+	}
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 3);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 2137);
+	/* Scattered: 500 + 1000 + the remaining 637. */
+	ck_assert_mem_eq(env->mb->buf + 300, want, 500);
+	ck_assert_mem_eq(env->mb->buf + 7000, want + 500, 1000);
+	ck_assert_mem_eq(env->mb->buf + 3000, want + 1500, 637);
+	ck_assert_uint_eq(env->mb->buf[3637], 0);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_signaling)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(9, XPORT_QPT_RC, NULL);
+	for (int i = 0; i < 4; i++)
+		fake_post_recv(env->qb, 100 + i, env->mb, 64 * i, 64);
+	for (int i = 0; i < 4; i++) {
+		fake_wqe(&w, i, XPORT_WR_SEND, i == 3 ? XPORT_SEND_SIGNALED : 0, env->ma, 0, 10);
+		fake_post(env->qa, &w);
+	}
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->qb->nrcq, 4);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].wr_id, 3);
+	ck_assert_uint_eq(xport_sq_free(&env->qa->x), 256);
+	assert_no_drops();
+	teardown();
+
+	/* sq_sig_all: every WR completes visibly. */
+	env = fake_env_new(9, XPORT_QPT_RC, NULL);
+	env->qa->x.sq_sig_all = true;
+	for (int i = 0; i < 3; i++) {
+		fake_post_recv(env->qb, 100 + i, env->mb, 64 * i, 64);
+		fake_wqe(&w, i, XPORT_WR_SEND, 0, env->ma, 0, 10);
+		fake_post(env->qa, &w);
+	}
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->qa->nscq, 3);
+}
+END_TEST
+
+START_TEST(test_ackreq_window)
+{
+	struct fake_conn c;
+	struct xport_wqe w;
+	uint32_t len = 200 * 256;
+	unsigned acks = 0;
+
+	fake_conn_defaults(&c);
+	c.mtu = 1;
+	env = fake_env_new(10, XPORT_QPT_RC, &c);
+	fake_pattern(env->ma->buf, len, 1);
+	fake_post_recv(env->qb, 1, env->mb, 0, len);
+	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	fake_post(env->qa, &w);
+	/* Nothing answered yet: exactly the 128-PSN window went out. */
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), XPORT_MAX_UNACKED_PSNS);
+	fake_run(&env->net, 10000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 200);
+	for (unsigned i = 0; i < 200; i++) {
+		bool want = i == 63 || i == 127 || i == 191 || i == 199;
+
+		ck_assert_msg(pkt_at(0, i)->ackreq == want, "packet %u AckReq %d", i,
+			      pkt_at(0, i)->ackreq);
+	}
+	for (unsigned i = 0; i < env->net.nlog; i++) {
+		if (env->net.log[i].from != 1)
+			continue;
+		ck_assert_uint_eq(env->net.log[i].opcode, WIRE_OP_RC_ACKNOWLEDGE);
+		acks++;
+	}
+	ck_assert_uint_eq(acks, 4);
+	ck_assert_uint_eq(pkt_at(1, 0)->psn, psn(c.psn_a, 63));
+	/* MSN counts messages: the first three ACKs are inside the message. */
+	ck_assert_uint_eq(pkt_at(1, 0)->msn, 0);
+	ck_assert_uint_eq(pkt_at(1, 3)->msn, 1);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, len);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_fence_and_depth)
+{
+	struct fake_conn c;
+	struct xport_wqe w;
+
+	fake_conn_defaults(&c);
+	c.max_rd_atomic = 2;
+	env = fake_env_new(11, XPORT_QPT_RC, &c);
+	for (int i = 0; i < 4; i++) {
+		fake_wqe(&w, i, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 100 * i, 100);
+		fake_wqe_remote(&w, env->mb, 100 * i);
+		fake_post(env->qa, &w);
+	}
+	fake_post_recv(env->qb, 1, env->mb, 8192, 64);
+	fake_wqe(&w, 9, XPORT_WR_SEND, XPORT_SEND_SIGNALED | XPORT_SEND_FENCE, env->ma, 0, 10);
+	fake_post(env->qa, &w);
+	/* Initiator depth 2: two READs out, the rest (and the fenced SEND) wait. */
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 2);
+	fake_deliver_all(&env->net);
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_RDMA_READ_REQUEST), 4);
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_SEND_ONLY), 1);
+	/* The fenced SEND left only after the last READ completed. */
+	ck_assert_int_gt(fake_find(&env->net, 0, WIRE_OP_RC_SEND_ONLY, 0),
+			 fake_find(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, 3));
+	ck_assert_uint_eq(env->qa->nscq, 5);
+	for (unsigned i = 0; i < 5; i++)
+		ck_assert_uint_eq(env->qa->scq[i].status, XPORT_WC_SUCCESS);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_psn_wrap)
+{
+	struct fake_conn c;
+	struct xport_wqe w;
+
+	fake_conn_defaults(&c);
+	c.psn_a = 0xfffffe;
+	c.psn_b = 0xffffff;
+	env = fake_env_new(12, XPORT_QPT_RC, &c);
+	fake_pattern(env->ma->buf, 4000, 2);
+	fake_pattern(env->mb->buf + 50000, 3000, 3);
+	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
+	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 4000);
+	fake_post(env->qa, &w);
+	fake_wqe(&w, 2, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 10000, 3000);
+	fake_wqe_remote(&w, env->mb, 50000);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(pkt_at(0, 0)->psn, 0xfffffe);
+	ck_assert_uint_eq(pkt_at(0, 1)->psn, 0xffffff);
+	ck_assert_uint_eq(pkt_at(0, 2)->psn, 0);
+	ck_assert_uint_eq(pkt_at(0, 3)->psn, 1);
+	ck_assert_uint_eq(pkt_at(0, 4)->psn, 2); /* the READ */
+	ck_assert_uint_eq(env->qa->x.req.psn, 5);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_SUCCESS);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 4000);
+	ck_assert_mem_eq(env->ma->buf + 10000, env->mb->buf + 50000, 3000);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_both_directions)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(13, XPORT_QPT_RC, NULL);
+	fake_pattern(env->ma->buf, 5000, 1);
+	fake_pattern(env->mb->buf + 500000, 5000, 2);
+	for (int i = 0; i < 3; i++) {
+		fake_post_recv(env->qa, i, env->ma, 100000 + 8192 * i, 8192);
+		fake_post_recv(env->qb, i, env->mb, 100000 + 8192 * i, 8192);
+	}
+	for (int i = 0; i < 3; i++) {
+		fake_wqe(&w, i, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 5000);
+		fake_post(env->qa, &w);
+		fake_wqe(&w, i, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->mb, 500000, 5000);
+		fake_post(env->qb, &w);
+	}
+	fake_run(&env->net, 10000);
+	ck_assert_uint_eq(env->qa->nscq, 3);
+	ck_assert_uint_eq(env->qb->nscq, 3);
+	ck_assert_uint_eq(env->qa->nrcq, 3);
+	ck_assert_uint_eq(env->qb->nrcq, 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_mem_eq(env->mb->buf + 100000 + 8192 * i, env->ma->buf, 5000);
+		ck_assert_mem_eq(env->ma->buf + 100000 + 8192 * i, env->mb->buf + 500000, 5000);
+	}
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_sqd)
+{
+	struct xport_wqe w;
+	struct xport_qp_attr a = {.state = XPORT_QPS_SQD};
+
+	env = fake_env_new(14, XPORT_QPT_RC, NULL);
+	fake_post_recv(env->qb, 1, env->mb, 0, 64);
+	fake_post_recv(env->qb, 2, env->mb, 64, 64);
+	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_post(env->qa, &w);
+	xport_modify(&env->qa->x, &a, XPORT_QP_STATE);
+	/* Posted while draining: waits for RTS. */
+	fake_wqe(&w, 2, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_post(env->qa, &w);
+	ck_assert_uint_eq(env->qa->drained, 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->qa->drained, 1);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 1);
+	a.state = XPORT_QPS_RTS;
+	xport_modify(&env->qa->x, &a, XPORT_QP_STATE);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qb->nrcq, 2);
+}
+END_TEST
+
+START_TEST(test_uc)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(15, XPORT_QPT_UC, NULL);
+	fake_pattern(env->ma->buf, 3000, 4);
+	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
+	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 3000);
+	fake_post(env->qa, &w);
+	/* UC completes as soon as the last packet is out. */
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	fake_wqe(&w, 2, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, 1500);
+	fake_wqe_remote(&w, env->mb, 10000);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 5);
+	ck_assert_uint_eq(pkt_at(0, 0)->opcode, WIRE_OP_UC_SEND_FIRST);
+	ck_assert_uint_eq(pkt_at(0, 2)->opcode, WIRE_OP_UC_SEND_LAST);
+	ck_assert(!pkt_at(0, 2)->ackreq);
+	ck_assert_uint_eq(pkt_at(0, 3)->opcode, WIRE_OP_UC_RDMA_WRITE_FIRST);
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 0);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 3000);
+	ck_assert_mem_eq(env->mb->buf + 10000, env->ma->buf, 1500);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qa->timer, 0);
+	assert_no_drops();
+}
+END_TEST
+
+START_TEST(test_uc_loss_drops_message)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(16, XPORT_QPT_UC, NULL);
+	fake_pattern(env->ma->buf, 3000, 4);
+	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
+	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 3000);
+	env->net.drop_pm = 0;
+	fake_post(env->qa, &w);
+	/* Lose the middle packet of the first message. */
+	{
+		struct fake_inflight *f = &env->net.q[(env->net.qhead + 1) % env->net.qcap];
+
+		f->buf[0] = 0xff; /* corrupt the opcode: the ICRC catches it */
+	}
+	fake_wqe(&w, 2, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 500);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	/* The first message is gone, the second lands in the same receive WQE. */
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 500);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 500);
+	ck_assert_uint_eq(env->b.dev.drops[XPORT_DROP_BAD_ICRC], 1);
+	ck_assert_uint_eq(env->b.dev.drops[XPORT_DROP_UC_MSG], 1);
+}
+END_TEST
+
+START_TEST(test_ud)
+{
+	static const uint8_t ipa[4] = {10, 0, 0, 1}, ipb[4] = {10, 0, 0, 2};
+	struct fake_net net;
+	struct fake_host a, b;
+	struct fake_qp *qa, *qb;
+	struct fake_mr *ma, *mb;
+	struct xport_qp_attr at = {0};
+	struct xport_wqe w;
+	uint64_t grh_ip;
+
+	fake_net_init(&net, 17);
+	fake_host_init(&a, &net, 0, ipa);
+	fake_host_init(&b, &net, 1, ipb);
+	qa = fake_qp_create(&a, XPORT_QPT_UD, 0x31, 16, true);
+	qb = fake_qp_create(&b, XPORT_QPT_UD, 0x32, 16, true);
+	ma = fake_mr_reg(&a, 8192, FAKE_ALL_ACCESS);
+	mb = fake_mr_reg(&b, 8192, FAKE_ALL_ACCESS);
+	at.state = XPORT_QPS_INIT;
+	at.qkey = 0x11111111;
+	at.pkey = 0xffff;
+	xport_modify(&qa->x, &at, XPORT_QP_STATE | XPORT_QP_QKEY | XPORT_QP_PKEY_INDEX);
+	xport_modify(&qb->x, &at, XPORT_QP_STATE | XPORT_QP_QKEY | XPORT_QP_PKEY_INDEX);
+	at.state = XPORT_QPS_RTR;
+	xport_modify(&qa->x, &at, XPORT_QP_STATE);
+	xport_modify(&qb->x, &at, XPORT_QP_STATE);
+	at.state = XPORT_QPS_RTS;
+	xport_modify(&qa->x, &at, XPORT_QP_STATE);
+
+	fake_pattern(ma->buf, 1000, 8);
+	fake_post_recv(qb, 3, mb, 0, 2000);
+	fake_wqe(&w, 1, XPORT_WR_SEND_WITH_IMM, 0, ma, 0, 1000);
+	memcpy(w.ud_av.sgid, a.gid, 16);
+	memcpy(w.ud_av.dgid, b.gid, 16);
+	w.ud_av.hop_limit = 64;
+	w.ud_remote_qpn = 0x32;
+	w.ud_remote_qkey = 0x11111111;
+	w.imm_data = 42;
+	xport_post_send(&qa->x, &w);
+	ck_assert_uint_eq(qa->nscq, 1);
+	fake_run(&net, 100);
+	ck_assert_uint_eq(fake_count(&net, 0, -1), 1);
+	ck_assert_uint_eq(net.log[0].opcode, WIRE_OP_UD_SEND_ONLY_IMM);
+	ck_assert_uint_eq(net.log[0].qpn, 0x32);
+	ck_assert_uint_eq(qb->nrcq, 1);
+	ck_assert_uint_eq(qb->rcq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(qb->rcq[0].byte_len, 1040);
+	ck_assert_uint_eq(qb->rcq[0].src_qp, 0x31);
+	ck_assert_uint_eq(qb->rcq[0].wc_flags, XPORT_WC_GRH | XPORT_WC_WITH_IMM);
+	ck_assert_uint_eq(qb->rcq[0].imm_data, 42);
+	/* GRH: IPv4 header in its second 20 bytes. */
+	ck_assert_uint_eq(mb->buf[20], 0x45);
+	ck_assert_mem_eq(mb->buf + 32, ipa, 4);
+	ck_assert_mem_eq(mb->buf + 36, ipb, 4);
+	memcpy(&grh_ip, mb->buf, 8);
+	ck_assert_uint_eq(grh_ip, 0);
+	ck_assert_mem_eq(mb->buf + 40, ma->buf, 1000);
+
+	/* Wrong Q_Key: dropped and counted on the QP. */
+	fake_post_recv(qb, 4, mb, 4096, 2000);
+	w.ud_remote_qkey = 0x22222222;
+	xport_post_send(&qa->x, &w);
+	fake_run(&net, 100);
+	ck_assert_uint_eq(qb->nrcq, 1);
+	ck_assert_uint_eq(qb->x.drops[XPORT_DROP_BAD_QKEY], 1);
+
+	/* Longer than the (UD) MTU: completed without a packet, as rxe does. */
+	fake_wqe(&w, 5, XPORT_WR_SEND, 0, ma, 0, 4097);
+	w.ud_remote_qkey = 0x11111111;
+	xport_post_send(&qa->x, &w);
+	ck_assert_uint_eq(qa->nscq, 3);
+	ck_assert_uint_eq(qa->scq[2].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(qa->x.cnt[XPORT_CNT_UD_OVERSIZE], 1);
+	ck_assert_uint_eq(fake_count(&net, 0, -1), 2);
+	fake_host_fini(&a);
+	fake_host_fini(&b);
+	fake_net_fini(&net);
+}
+END_TEST
+
+START_TEST(test_sq_ring)
+{
+	struct fake_qp *q;
+	struct xport_wqe w;
+	unsigned posted = 0;
+
+	env = fake_env_new(18, XPORT_QPT_RC, NULL);
+	/* A second pair with a 3-deep send queue whose indices are about to wrap. */
+	q = fake_qp_create(&env->a, XPORT_QPT_RC, 0x12, 3, true);
+	{
+		struct fake_qp *peer = fake_qp_create(&env->b, XPORT_QPT_RC, 0x23, 3, false);
+
+		fake_connect(q, peer, &env->conn);
+		for (int i = 0; i < 40; i++)
+			fake_post_recv(peer, i, env->mb, 64 * i, 64);
+	}
+	q->x.sq_tail = q->x.comp.idx = q->x.req.idx = q->x.req.hw_idx = 0xfffffff0u;
+	ck_assert_uint_eq(xport_sq_free(&q->x), 3);
+	while (posted < 40) {
+		int rc;
+
+		fake_wqe(&w, posted, XPORT_WR_SEND, 0, env->ma, posted, 1);
+		rc = fake_post(q, &w);
+		if (rc == -EAGAIN) {
+			ck_assert_uint_eq(xport_sq_free(&q->x), 0);
+			fake_run(&env->net, 1000);
+			continue;
+		}
+		ck_assert_int_eq(rc, 0);
+		posted++;
+	}
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(q->nscq, 40);
+	for (unsigned i = 0; i < 40; i++) {
+		ck_assert_uint_eq(q->scq[i].wr_id, i);
+		ck_assert_uint_eq(q->scq[i].status, XPORT_WC_SUCCESS);
+	}
+	ck_assert_uint_eq(env->b.qp[1]->nrcq, 40);
+	ck_assert_uint_eq(q->x.sq_tail, 0xfffffff0u + 40);
+	assert_no_drops();
+}
+END_TEST
+
+static Suite *rc_suite(void)
+{
+	Suite *s = suite_create("rc");
+	TCase *tc = tcase_create("ops");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_send_every_mtu);
+	tcase_add_test(tc, test_send_imm_solicited);
+	tcase_add_test(tc, test_write);
+	tcase_add_test(tc, test_write_imm);
+	tcase_add_test(tc, test_read_multi);
+	tcase_add_test(tc, test_read_zero_and_only);
+	tcase_add_test(tc, test_atomics);
+	tcase_add_test(tc, test_inline);
+	tcase_add_test(tc, test_multi_sge);
+	tcase_add_test(tc, test_signaling);
+	tcase_add_test(tc, test_ackreq_window);
+	tcase_add_test(tc, test_fence_and_depth);
+	tcase_add_test(tc, test_psn_wrap);
+	tcase_add_test(tc, test_both_directions);
+	tcase_add_test(tc, test_sqd);
+	tcase_add_test(tc, test_uc);
+	tcase_add_test(tc, test_uc_loss_drops_message);
+	tcase_add_test(tc, test_ud);
+	tcase_add_test(tc, test_sq_ring);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rc_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
