@@ -49,17 +49,17 @@ void xport__comp_reset(struct xport_qp *qp)
 static uint32_t comp_wc_opcode(uint32_t wr_opcode)
 {
 	switch (wr_opcode) {
-	case XPORT_WR_RDMA_WRITE:
-	case XPORT_WR_RDMA_WRITE_WITH_IMM:
-		return XPORT_WC_OP_RDMA_WRITE;
-	case XPORT_WR_RDMA_READ:
-		return XPORT_WC_OP_RDMA_READ;
-	case XPORT_WR_ATOMIC_CMP_AND_SWP:
-		return XPORT_WC_OP_COMP_SWAP;
-	case XPORT_WR_ATOMIC_FETCH_AND_ADD:
-		return XPORT_WC_OP_FETCH_ADD;
+	case UROCE_WR_RDMA_WRITE:
+	case UROCE_WR_RDMA_WRITE_WITH_IMM:
+		return UROCE_WC_RDMA_WRITE;
+	case UROCE_WR_RDMA_READ:
+		return UROCE_WC_RDMA_READ;
+	case UROCE_WR_ATOMIC_CMP_AND_SWP:
+		return UROCE_WC_COMP_SWAP;
+	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return UROCE_WC_FETCH_ADD;
 	default:
-		return XPORT_WC_OP_SEND;
+		return UROCE_WC_SEND;
 	}
 }
 
@@ -94,12 +94,12 @@ static bool comp_one(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 {
 	struct xport_dev *dev = qp->dev;
 
-	if (qp->sq_sig_all || w->wr.flags & XPORT_SEND_SIGNALED || status != XPORT_WC_SUCCESS) {
+	if (qp->sq_sig_all || w->wr.flags & UROCE_SEND_SIGNALED || status != UROCE_WC_SUCCESS) {
 		struct xport_cqe cqe = {
 		    .wr_id = w->wr.wr_id,
 		    .status = status,
 		    .opcode = comp_wc_opcode(w->wr.opcode),
-		    .byte_len = status == XPORT_WC_SUCCESS ? w->length : 0,
+		    .byte_len = status == UROCE_WC_SUCCESS ? w->length : 0,
 		    .qp_num = qp->qpn,
 		};
 
@@ -113,7 +113,7 @@ static bool comp_one(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 	qp->comp.idx++;
 	if ((int32_t)(qp->req.idx - qp->comp.idx) < 0)
 		qp->req.idx = qp->comp.idx;
-	if (status != XPORT_WC_SUCCESS) {
+	if (status != UROCE_WC_SUCCESS) {
 		xport__error(qp);
 		return false;
 	}
@@ -122,11 +122,11 @@ static bool comp_one(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 
 void xport__comp_drain(struct xport_qp *qp)
 {
-	while (qp->comp.idx != qp->sq_tail && qp->attr.state != XPORT_QPS_ERR) {
+	while (qp->comp.idx != qp->sq_tail && qp->attr.state != UROCE_QPS_ERR) {
 		struct xport_swqe *w = xport__sq_at(qp, qp->comp.idx);
 
 		if (w->state == XPORT_WQE_DONE_LOCAL)
-			comp_one(qp, w, XPORT_WC_SUCCESS);
+			comp_one(qp, w, UROCE_WC_SUCCESS);
 		else if (w->state == XPORT_WQE_ERROR)
 			comp_one(qp, w, w->status);
 		else
@@ -160,7 +160,7 @@ static void comp_retry(struct xport_qp *qp, struct xport_swqe *w, enum xport_cnt
 	if (once && qp->comp.retried && qp->comp.retried_psn == qp->comp.psn)
 		return;
 	if (!qp->comp.retry_left) {
-		xport__comp_complete(qp, w, XPORT_WC_RETRY_EXC_ERR);
+		xport__comp_complete(qp, w, UROCE_WC_RETRY_EXC_ERR);
 		return;
 	}
 	qp->comp.retry_left--;
@@ -176,12 +176,12 @@ static uint32_t comp_nak_status(unsigned code)
 {
 	switch (code) {
 	case WIRE_NAK_INVALID_REQUEST:
-		return XPORT_WC_REM_INV_REQ_ERR;
+		return UROCE_WC_REM_INV_REQ_ERR;
 	case WIRE_NAK_REMOTE_ACCESS_ERR:
-		return XPORT_WC_REM_ACCESS_ERR;
+		return UROCE_WC_REM_ACCESS_ERR;
 	default:
 		/* Remote operational error, and any code we do not know (rxe). */
-		return XPORT_WC_REM_OP_ERR;
+		return UROCE_WC_REM_OP_ERR;
 	}
 }
 
@@ -204,7 +204,7 @@ static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xpo
 		}
 		comp_progress(qp, wire_psn_add(pkt->psn, 1));
 		if (pkt->psn == w->last_psn && w->state == XPORT_WQE_PENDING)
-			xport__comp_complete(qp, w, XPORT_WC_SUCCESS);
+			xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
 		xport__comp_rearm(qp);
 		return;
 	case WIRE_AETH_RNR_NAK:
@@ -213,7 +213,7 @@ static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xpo
 		qp->comp.psn = pkt->psn;
 		qp->comp.retried = false;
 		if (!qp->comp.rnr_left) {
-			xport__comp_complete(qp, w, XPORT_WC_RNR_RETRY_EXC_ERR);
+			xport__comp_complete(qp, w, UROCE_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
 		if (qp->comp.rnr_left != 7)
@@ -261,9 +261,9 @@ static void comp_read_resp(struct xport_qp *qp, struct xport_swqe *w, const stru
 	uint64_t want;
 	int rc;
 
-	if (w->wr.opcode != XPORT_WR_RDMA_READ) {
+	if (w->wr.opcode != UROCE_WR_RDMA_READ) {
 		/* rxe: a READ response for another request is fatal. */
-		xport__comp_complete(qp, w, XPORT_WC_FATAL_ERR);
+		xport__comp_complete(qp, w, UROCE_WC_FATAL_ERR);
 		return;
 	}
 	/* First/Only at the READ's first PSN, Last/Only at its last (rxe check_ack). */
@@ -286,14 +286,14 @@ static void comp_read_resp(struct xport_qp *qp, struct xport_swqe *w, const stru
 		}
 	}
 	rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, (uint32_t)off, (void *)pkt->payload,
-				pkt->paylen, XPORT_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+				pkt->paylen, UROCE_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
 	if (rc) {
-		xport__comp_complete(qp, w, XPORT_WC_LOC_PROT_ERR);
+		xport__comp_complete(qp, w, UROCE_WC_LOC_PROT_ERR);
 		return;
 	}
 	comp_progress(qp, wire_psn_add(pkt->psn, 1));
 	if (end)
-		xport__comp_complete(qp, w, XPORT_WC_SUCCESS);
+		xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
 	xport__comp_rearm(qp);
 }
 
@@ -306,9 +306,9 @@ static void comp_atomic_ack(struct xport_qp *qp, struct xport_swqe *w, const str
 	uint64_t orig;
 	int rc;
 
-	if (w->wr.opcode != XPORT_WR_ATOMIC_CMP_AND_SWP &&
-	    w->wr.opcode != XPORT_WR_ATOMIC_FETCH_AND_ADD) {
-		xport__comp_complete(qp, w, XPORT_WC_FATAL_ERR);
+	if (w->wr.opcode != UROCE_WR_ATOMIC_CMP_AND_SWP &&
+	    w->wr.opcode != UROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		xport__comp_complete(qp, w, UROCE_WC_FATAL_ERR);
 		return;
 	}
 	if (wire_aeth_syndrome_type(wire_aeth_get_syndrome(aeth)) != WIRE_AETH_ACK) {
@@ -318,13 +318,13 @@ static void comp_atomic_ack(struct xport_qp *qp, struct xport_swqe *w, const str
 	/* The original value lands in the local buffer in host order, like the target's. */
 	orig = wire_atmack_get_orig(ack);
 	rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, 0, &orig, sizeof(orig),
-				XPORT_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+				UROCE_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
 	if (rc) {
-		xport__comp_complete(qp, w, XPORT_WC_LOC_PROT_ERR);
+		xport__comp_complete(qp, w, UROCE_WC_LOC_PROT_ERR);
 		return;
 	}
 	comp_progress(qp, wire_psn_add(pkt->psn, 1));
-	xport__comp_complete(qp, w, XPORT_WC_SUCCESS);
+	xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
 	xport__comp_rearm(qp);
 }
 
@@ -341,7 +341,7 @@ void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 		struct xport_swqe *w;
 		bool rd_atomic;
 
-		if (qp->attr.state == XPORT_QPS_ERR)
+		if (qp->attr.state == UROCE_QPS_ERR)
 			return;
 		if (qp->comp.idx == qp->sq_tail) {
 			xport__drop(dev, qp, XPORT_DROP_RESP_NO_WQE);
@@ -358,7 +358,7 @@ void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 					   w->state == XPORT_WQE_PENDING, rd_atomic)) {
 		case XPORT__COMP_PSN_COMPLETE_PREV:
 			comp_progress(qp, wire_psn_add(w->last_psn, 1));
-			xport__comp_complete(qp, w, XPORT_WC_SUCCESS);
+			xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
 			continue;
 		case XPORT__COMP_PSN_IMPLIED_NAK:
 			comp_retry(qp, w, XPORT_CNT_RETRY_IMPLIED, true);

@@ -94,11 +94,11 @@ static bool recv_type_ok(uint32_t qp_type, uint8_t opcode)
 {
 	switch (wire_opcode_transport(opcode)) {
 	case WIRE_TRANSPORT_RC:
-		return qp_type == XPORT_QPT_RC;
+		return qp_type == UROCE_QPT_RC;
 	case WIRE_TRANSPORT_UC:
-		return qp_type == XPORT_QPT_UC;
+		return qp_type == UROCE_QPT_UC;
 	case WIRE_TRANSPORT_UD:
-		return qp_type == XPORT_QPT_UD;
+		return qp_type == UROCE_QPT_UD;
 	default:
 		return false;
 	}
@@ -108,10 +108,10 @@ static bool recv_type_ok(uint32_t qp_type, uint8_t opcode)
 static bool recv_state_ok(uint32_t state, uint32_t mask)
 {
 	if (mask & WIRE_REQ_MASK)
-		return state == XPORT_QPS_RTR || state == XPORT_QPS_RTS || state == XPORT_QPS_SQD ||
-		       state == XPORT_QPS_SQE;
+		return state == UROCE_QPS_RTR || state == UROCE_QPS_RTS || state == UROCE_QPS_SQD ||
+		       state == UROCE_QPS_SQE;
 	/* Responses answer our requests: only once we could have sent any. */
-	return state == XPORT_QPS_RTS || state == XPORT_QPS_SQD || state == XPORT_QPS_SQE;
+	return state == UROCE_QPS_RTS || state == UROCE_QPS_SQD || state == UROCE_QPS_SQE;
 }
 
 void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
@@ -127,7 +127,7 @@ void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 		return;
 	}
 	/* Connected QPs only talk to the peer of their address vector. */
-	if (qp->type != XPORT_QPT_UD &&
+	if (qp->type != UROCE_QPT_UD &&
 	    (memcmp(pkt->rt->sgid, qp->attr.av.dgid, XPORT_GID_BYTES) ||
 	     memcmp(pkt->rt->dgid, qp->attr.av.sgid, XPORT_GID_BYTES))) {
 		xport__drop(dev, qp, XPORT_DROP_BAD_ADDR);
@@ -149,7 +149,7 @@ void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	if (pkt->mask & WIRE_REQ_MASK)
 		xport__resp_rcv(qp, pkt);
-	else if (qp->type == XPORT_QPT_RC)
+	else if (qp->type == UROCE_QPT_RC)
 		xport__comp_rcv(qp, pkt);
 	else
 		xport__drop(dev, qp, XPORT_DROP_QP_TYPE);

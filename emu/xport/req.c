@@ -25,29 +25,29 @@ struct req_ops {
 };
 
 static const struct req_ops req_ops_table[] = {
-    [XPORT_WR_RDMA_WRITE] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+    [UROCE_WR_RDMA_WRITE] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
 			    WIRE_OP_RC_RDMA_WRITE_LAST, WIRE_OP_RC_RDMA_WRITE_ONLY, true},
-    [XPORT_WR_RDMA_WRITE_WITH_IMM] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+    [UROCE_WR_RDMA_WRITE_WITH_IMM] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
 				     WIRE_OP_RC_RDMA_WRITE_LAST_IMM, WIRE_OP_RC_RDMA_WRITE_ONLY_IMM,
 				     true},
-    [XPORT_WR_SEND] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE, WIRE_OP_RC_SEND_LAST,
+    [UROCE_WR_SEND] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE, WIRE_OP_RC_SEND_LAST,
 		      WIRE_OP_RC_SEND_ONLY, true},
-    [XPORT_WR_SEND_WITH_IMM] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE,
+    [UROCE_WR_SEND_WITH_IMM] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE,
 			       WIRE_OP_RC_SEND_LAST_IMM, WIRE_OP_RC_SEND_ONLY_IMM, true},
     /* Requests of one packet whatever the length: the responses are segmented. */
-    [XPORT_WR_RDMA_READ] = {0xff, 0xff, 0xff, WIRE_OP_RC_RDMA_READ_REQUEST, true},
-    [XPORT_WR_ATOMIC_CMP_AND_SWP] = {0xff, 0xff, 0xff, WIRE_OP_RC_COMPARE_SWAP, true},
-    [XPORT_WR_ATOMIC_FETCH_AND_ADD] = {0xff, 0xff, 0xff, WIRE_OP_RC_FETCH_ADD, true},
+    [UROCE_WR_RDMA_READ] = {0xff, 0xff, 0xff, WIRE_OP_RC_RDMA_READ_REQUEST, true},
+    [UROCE_WR_ATOMIC_CMP_AND_SWP] = {0xff, 0xff, 0xff, WIRE_OP_RC_COMPARE_SWAP, true},
+    [UROCE_WR_ATOMIC_FETCH_AND_ADD] = {0xff, 0xff, 0xff, WIRE_OP_RC_FETCH_ADD, true},
 };
 
 static uint8_t req_transport_base(uint32_t qp_type)
 {
 	switch (qp_type) {
-	case XPORT_QPT_RC:
+	case UROCE_QPT_RC:
 		return 0x00;
-	case XPORT_QPT_UC:
+	case UROCE_QPT_UC:
 		return 0x20;
-	case XPORT_QPT_UD:
+	case UROCE_QPT_UD:
 		return 0x60;
 	}
 	return 0xe0; /* vendor space: never in the opcode table */
@@ -90,35 +90,35 @@ bool xport__req_ackreq(bool last, uint32_t noack)
 uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t *length)
 {
 	uint64_t len = 0;
-	bool is_inline = wqe->flags & XPORT_SEND_INLINE;
+	bool is_inline = wqe->flags & UROCE_SEND_INLINE;
 	bool rd_atomic = xport__is_rd_atomic(wqe->opcode);
 
 	*length = 0;
 	if (xport__req_opcode(qp_type, wqe->opcode, true, true) < 0)
-		return XPORT_WC_LOC_QP_OP_ERR;
+		return UROCE_WC_LOC_QP_OP_ERR;
 	if (wqe->num_sge > XPORT_MAX_SGE)
-		return XPORT_WC_LOC_QP_OP_ERR;
+		return UROCE_WC_LOC_QP_OP_ERR;
 	/* Inline data only makes sense for what carries a payload. */
 	if (is_inline && rd_atomic)
-		return XPORT_WC_LOC_QP_OP_ERR;
+		return UROCE_WC_LOC_QP_OP_ERR;
 	if (is_inline) {
 		if (wqe->inline_len > XPORT_MAX_INLINE_BYTES)
-			return XPORT_WC_LOC_LEN_ERR;
+			return UROCE_WC_LOC_LEN_ERR;
 		len = wqe->inline_len;
 	} else {
 		for (uint32_t i = 0; i < wqe->num_sge; i++)
 			len += wqe->sge[i].length;
 	}
 	if (len > XPORT_MAX_MSG_BYTES)
-		return XPORT_WC_LOC_LEN_ERR;
+		return UROCE_WC_LOC_LEN_ERR;
 	/* The original value comes back into an 8-byte local buffer. */
-	if (wqe->opcode == XPORT_WR_ATOMIC_CMP_AND_SWP ||
-	    wqe->opcode == XPORT_WR_ATOMIC_FETCH_AND_ADD) {
+	if (wqe->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	    wqe->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
 		if (len != 8)
-			return XPORT_WC_LOC_LEN_ERR;
+			return UROCE_WC_LOC_LEN_ERR;
 	}
 	*length = (uint32_t)len;
-	return XPORT_WC_SUCCESS;
+	return UROCE_WC_SUCCESS;
 }
 
 void xport__req_reset(struct xport_qp *qp)
@@ -163,7 +163,7 @@ static void req_rewind(struct xport_qp *qp)
 static bool req_may_start(struct xport_qp *qp, struct xport_swqe *w)
 {
 	/* IBV_SEND_FENCE: wait until prior READ/atomics completed (ibv_post_send(3)). */
-	if (w->wr.flags & XPORT_SEND_FENCE && qp->req.rd_atomic)
+	if (w->wr.flags & UROCE_SEND_FENCE && qp->req.rd_atomic)
 		return false;
 	if (xport__is_rd_atomic(w->wr.opcode) && qp->req.rd_atomic >= qp->attr.max_rd_atomic)
 		return false;
@@ -172,7 +172,7 @@ static bool req_may_start(struct xport_qp *qp, struct xport_swqe *w)
 
 static bool req_window_full(const struct xport_qp *qp)
 {
-	return qp->type == XPORT_QPT_RC &&
+	return qp->type == UROCE_QPT_RC &&
 	       wire_psn_sub(qp->req.psn, qp->comp.psn) >= XPORT_MAX_UNACKED_PSNS;
 }
 
@@ -180,7 +180,7 @@ static void req_arm_retrans(struct xport_qp *qp)
 {
 	uint64_t t = xport_timeout_us(qp->attr.timeout);
 
-	if (qp->type != XPORT_QPT_RC || !t || qp->comp.retrans_deadline)
+	if (qp->type != UROCE_QPT_RC || !t || qp->comp.retrans_deadline)
 		return;
 	qp->comp.retrans_deadline = qp->dev->ops->now_us(qp->dev->ctx) + t;
 	xport__timer_update(qp);
@@ -223,7 +223,7 @@ static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 static int req_send_atomic(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
 {
 	struct wire_atmeth *a = (struct wire_atmeth *)(pkt + WIRE_BTH_BYTES);
-	bool cas = w->wr.opcode == XPORT_WR_ATOMIC_CMP_AND_SWP;
+	bool cas = w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP;
 	uint32_t psn = qp->req.psn;
 	struct xport_route rt;
 
@@ -256,7 +256,7 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	struct xport_route rt;
 	int rc;
 
-	if (qp->type == XPORT_QPT_UD && !last) {
+	if (qp->type == UROCE_QPT_UD && !last) {
 		/*
 		 * A UD message must fit one packet. rxe (C10-93.1.1 as PROTOCOL.md 5
 		 * quotes it) completes it without sending anything.
@@ -268,13 +268,13 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 		return 0;
 	}
 	if (op < 0)
-		return XPORT_WC_LOC_QP_OP_ERR;
+		return UROCE_WC_LOC_QP_OP_ERR;
 	info = wire_opcode_info((uint8_t)op);
-	if (qp->type == XPORT_QPT_RC)
+	if (qp->type == UROCE_QPT_RC)
 		ack = xport__req_ackreq(last, qp->req.noack_pkts);
 	xport__bth(qp, pkt, (uint8_t)op, psn, ack, pay);
 	/* SE only on the last packet of a solicited SEND / WRITE with immediate (PROTOCOL.md 5). */
-	if (last && w->wr.flags & XPORT_SEND_SOLICITED &&
+	if (last && w->wr.flags & UROCE_SEND_SOLICITED &&
 	    (info->mask & WIRE_SEND_MASK || info->mask & WIRE_IMMDT_MASK))
 		wire_bth_set_se((struct wire_bth *)pkt, 1);
 	if (info->mask & WIRE_DETH_MASK) {
@@ -296,22 +296,22 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	}
 	if (info->mask & WIRE_IMMDT_MASK)
 		memcpy(pkt + info->offset[WIRE_HDR_IMMDT], &w->wr.imm_data, WIRE_IMMDT_BYTES);
-	if (w->wr.flags & XPORT_SEND_INLINE) {
+	if (w->wr.flags & UROCE_SEND_INLINE) {
 		memcpy(pkt + info->hdr_bytes, w->wr.inline_data + w->offset, pay);
 	} else {
 		rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, w->offset,
 					pkt + info->hdr_bytes, pay, 0, XPORT_DMA_TO_BUF);
 		if (rc)
-			return XPORT_WC_LOC_PROT_ERR;
+			return UROCE_WC_LOC_PROT_ERR;
 	}
 	qp->req.noack_pkts = ack ? 0 : qp->req.noack_pkts + 1;
 	req_sent_psns(qp, psn, 1);
 	w->offset += pay;
 	if (last) {
-		w->state = qp->type == XPORT_QPT_RC ? XPORT_WQE_PENDING : XPORT_WQE_DONE_LOCAL;
+		w->state = qp->type == UROCE_QPT_RC ? XPORT_WQE_PENDING : XPORT_WQE_DONE_LOCAL;
 		qp->req.idx++;
 	}
-	if (qp->type == XPORT_QPT_UD) {
+	if (qp->type == UROCE_QPT_UD) {
 		memset(&rt, 0, sizeof(rt));
 		memcpy(rt.sgid, w->wr.ud_av.sgid, sizeof(rt.sgid));
 		memcpy(rt.dgid, w->wr.ud_av.dgid, sizeof(rt.dgid));
@@ -343,7 +343,7 @@ void xport__req_run(struct xport_qp *qp)
 		struct xport_swqe *w;
 		int rc;
 
-		if (state != XPORT_QPS_RTS && state != XPORT_QPS_SQD)
+		if (state != UROCE_QPS_RTS && state != UROCE_QPS_SQD)
 			return;
 		if (qp->req.wait_rnr)
 			return;
@@ -362,19 +362,19 @@ void xport__req_run(struct xport_qp *qp)
 			 * SQD: finish messages in flight (also those a retry
 			 * rewound), start no new one.
 			 */
-			if (state == XPORT_QPS_SQD && (int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
+			if (state == UROCE_QPS_SQD && (int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
 				break;
 			if (xport__is_rd_atomic(w->wr.opcode) && !qp->attr.max_rd_atomic) {
 				/* Initiator depth 0 can never issue it: fail instead of hanging. */
-				req_fail(qp, w, XPORT_WC_LOC_QP_OP_ERR);
+				req_fail(qp, w, UROCE_WC_LOC_QP_OP_ERR);
 				return;
 			}
 			if (!req_may_start(qp, w) || req_window_full(qp))
 				return;
 			w->first_psn = qp->req.psn;
 			w->last_psn = wire_psn_add(
-			    qp->req.psn, (w->wr.opcode == XPORT_WR_ATOMIC_CMP_AND_SWP ||
-						  w->wr.opcode == XPORT_WR_ATOMIC_FETCH_AND_ADD
+			    qp->req.psn, (w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+						  w->wr.opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD
 					      ? 1
 					      : xport__req_npkts(w->length, qp->pmtu)) -
 					     1);
@@ -389,7 +389,7 @@ void xport__req_run(struct xport_qp *qp)
 		} else if (req_window_full(qp)) {
 			return;
 		}
-		if (w->wr.opcode == XPORT_WR_RDMA_READ)
+		if (w->wr.opcode == UROCE_WR_RDMA_READ)
 			rc = req_send_read(qp, w, pkt);
 		else if (xport__is_rd_atomic(w->wr.opcode))
 			rc = req_send_atomic(qp, w, pkt);
@@ -400,13 +400,13 @@ void xport__req_run(struct xport_qp *qp)
 			req_fail(qp, w, (uint32_t)rc);
 			return;
 		}
-		if (qp->type == XPORT_QPT_RC)
+		if (qp->type == UROCE_QPT_RC)
 			req_arm_retrans(qp);
 		else if (w->state == XPORT_WQE_DONE_LOCAL)
 			xport__comp_drain(qp);
 	}
 	/* Drained: every message started before SQD is complete. */
-	if (qp->attr.state == XPORT_QPS_SQD && qp->comp.idx == qp->req.idx &&
+	if (qp->attr.state == UROCE_QPS_SQD && qp->comp.idx == qp->req.idx &&
 	    (qp->req.idx == qp->sq_tail ||
 	     xport__sq_at(qp, qp->req.idx)->state == XPORT_WQE_POSTED) &&
 	    !qp->req.drained_told) {

@@ -68,11 +68,11 @@ void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status)
 	qp->resp.has_wqe = false;
 	cqe.wr_id = qp->resp.wqe.wr_id;
 	cqe.status = status;
-	cqe.opcode = XPORT_WC_OP_RECV;
+	cqe.opcode = UROCE_WC_RECV;
 	cqe.qp_num = qp->qpn;
 	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
 	xport__count(qp, XPORT_CNT_RECV_CQE, 1);
-	if (status == XPORT_WC_WR_FLUSH_ERR)
+	if (status == UROCE_WC_WR_FLUSH_ERR)
 		xport__count(qp, XPORT_CNT_FLUSHED, 1);
 }
 
@@ -122,7 +122,7 @@ static void resp_fatal(struct xport_qp *qp, const struct xport_pkt *pkt, unsigne
 		       uint32_t wqe_status)
 {
 	xport__drop(qp->dev, qp, XPORT_DROP_REQ_ERR);
-	if (qp->type == XPORT_QPT_RC) {
+	if (qp->type == UROCE_QPT_RC) {
 		xport__count(qp, XPORT_CNT_ERR_NAK_SENT, 1);
 		resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_NAK, nak), pkt->psn);
 	}
@@ -175,13 +175,13 @@ static bool resp_stream(struct xport_qp *qp, unsigned budget)
 		if (pay) {
 			rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, res->rkey, res->va,
 						    pkt + info->hdr_bytes, pay,
-						    XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF);
+						    UROCE_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF);
 			if (rc) {
 				/* The MR went away under the READ. */
 				struct xport_pkt fake = {.psn = res->cur_psn};
 
 				qp->resp.stream = NULL;
-				resp_fatal(qp, &fake, resp_rkey_nak(rc), XPORT_WC_WR_FLUSH_ERR);
+				resp_fatal(qp, &fake, resp_rkey_nak(rc), UROCE_WC_WR_FLUSH_ERR);
 				return false;
 			}
 		}
@@ -227,15 +227,15 @@ static void resp_read(struct xport_qp *qp, const struct xport_pkt *pkt)
 
 	/* No responder resources at all: NAK Invalid Request (PROTOCOL.md 7). */
 	if (!qp->attr.max_dest_rd_atomic || len > XPORT_MAX_MSG_BYTES) {
-		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, XPORT_WC_REM_INV_REQ_ERR);
+		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR);
 		return;
 	}
 	/* Zero-length READs carry no key to check (rxe check_rkey). */
 	if (len) {
 		rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, rkey, va, NULL, len,
-					    XPORT_ACCESS_REMOTE_READ, XPORT_DMA_CHECK);
+					    UROCE_ACCESS_REMOTE_READ, XPORT_DMA_CHECK);
 		if (rc) {
-			resp_fatal(qp, pkt, resp_rkey_nak(rc), XPORT_WC_REM_ACCESS_ERR);
+			resp_fatal(qp, pkt, resp_rkey_nak(rc), UROCE_WC_REM_ACCESS_ERR);
 			return;
 		}
 	}
@@ -267,7 +267,7 @@ static void resp_atomic(struct xport_qp *qp, const struct xport_pkt *pkt)
 
 	/* 8-byte aligned target, and resources to replay it from (PROTOCOL.md 7). */
 	if (!qp->attr.max_dest_rd_atomic || va & 7) {
-		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, XPORT_WC_REM_INV_REQ_ERR);
+		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR);
 		return;
 	}
 	rc = qp->dev->ops->atomic(qp->dev->ctx, qp, wire_atmeth_get_rkey(a), va,
@@ -275,7 +275,7 @@ static void resp_atomic(struct xport_qp *qp, const struct xport_pkt *pkt)
 				  cas ? wire_atmeth_get_compare(a) : wire_atmeth_get_swap_add(a),
 				  cas ? wire_atmeth_get_swap_add(a) : 0, &orig);
 	if (rc) {
-		resp_fatal(qp, pkt, resp_rkey_nak(rc), XPORT_WC_REM_ACCESS_ERR);
+		resp_fatal(qp, pkt, resp_rkey_nak(rc), UROCE_WC_REM_ACCESS_ERR);
 		return;
 	}
 	xport__count(qp, XPORT_CNT_ATOMIC_EXECUTED, 1);
@@ -369,11 +369,11 @@ static bool resp_op_allowed(const struct xport_qp *qp, uint32_t mask)
 	if (mask & WIRE_SEND_MASK)
 		return !(mask & WIRE_IETH_MASK); /* no memory windows / invalidation */
 	if (mask & WIRE_WRITE_MASK)
-		return qp->attr.access & XPORT_ACCESS_REMOTE_WRITE;
+		return qp->attr.access & UROCE_ACCESS_REMOTE_WRITE;
 	if (mask & WIRE_READ_MASK)
-		return qp->attr.access & XPORT_ACCESS_REMOTE_READ;
+		return qp->attr.access & UROCE_ACCESS_REMOTE_READ;
 	if (mask & WIRE_ATOMIC_MASK)
-		return qp->attr.access & XPORT_ACCESS_REMOTE_ATOMIC;
+		return qp->attr.access & UROCE_ACCESS_REMOTE_ATOMIC;
 	return false; /* FLUSH, ATOMIC WRITE: not supported */
 }
 
@@ -390,23 +390,23 @@ static void resp_complete_recv(struct xport_qp *qp, const struct xport_pkt *pkt)
 	struct xport_cqe cqe = {0};
 
 	cqe.wr_id = qp->resp.wqe.wr_id;
-	cqe.status = XPORT_WC_SUCCESS;
+	cqe.status = UROCE_WC_SUCCESS;
 	cqe.qp_num = qp->qpn;
 	cqe.src_qp = qp->attr.dest_qpn;
 	cqe.pkey_index = qp->attr.pkey_index;
 	cqe.solicited = pkt->se;
 	if (pkt->mask & WIRE_SEND_MASK) {
-		cqe.opcode = XPORT_WC_OP_RECV;
+		cqe.opcode = UROCE_WC_RECV;
 		cqe.byte_len = qp->resp.wqe_off;
 	} else {
 		/* WRITE with immediate: byte_len is the RDMA length (rxe, mlx5). */
-		cqe.opcode = XPORT_WC_OP_RECV_RDMA_WITH_IMM;
+		cqe.opcode = UROCE_WC_RECV_RDMA_WITH_IMM;
 		cqe.byte_len = qp->resp.write_len;
 	}
 	if (pkt->mask & WIRE_IMMDT_MASK) {
 		memcpy(&cqe.imm_data, pkt->buf + pkt->info->offset[WIRE_HDR_IMMDT],
 		       WIRE_IMMDT_BYTES);
-		cqe.wc_flags |= XPORT_WC_WITH_IMM;
+		cqe.wc_flags |= UROCE_WC_WITH_IMM;
 	}
 	qp->resp.has_wqe = false;
 	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
@@ -432,16 +432,16 @@ static int resp_place(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t
 			qp->resp.resid = wire_reth_get_dmalen(reth);
 			qp->resp.write_len = qp->resp.resid;
 			if (qp->resp.resid > XPORT_MAX_MSG_BYTES) {
-				*wqe_status = XPORT_WC_REM_INV_REQ_ERR;
+				*wqe_status = UROCE_WC_REM_INV_REQ_ERR;
 				return WIRE_NAK_INVALID_REQUEST;
 			}
 			if (qp->resp.resid) {
 				/* Check the whole range at the first packet (rxe check_rkey). */
 				rc = qp->dev->ops->dma_rkey(
 				    qp->dev->ctx, qp, qp->resp.rkey, qp->resp.va, NULL,
-				    qp->resp.resid, XPORT_ACCESS_REMOTE_WRITE, XPORT_DMA_CHECK);
+				    qp->resp.resid, UROCE_ACCESS_REMOTE_WRITE, XPORT_DMA_CHECK);
 				if (rc) {
-					*wqe_status = XPORT_WC_REM_ACCESS_ERR;
+					*wqe_status = UROCE_WC_REM_ACCESS_ERR;
 					return (int)resp_rkey_nak(rc);
 				}
 			}
@@ -450,15 +450,15 @@ static int resp_place(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t
 		if (pkt->paylen > qp->resp.resid ||
 		    ((mask & WIRE_END_MASK) ? pkt->paylen != qp->resp.resid
 					    : pkt->paylen == qp->resp.resid)) {
-			*wqe_status = XPORT_WC_REM_INV_REQ_ERR;
+			*wqe_status = UROCE_WC_REM_INV_REQ_ERR;
 			return WIRE_NAK_INVALID_REQUEST;
 		}
 		if (pkt->paylen) {
 			rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, qp->resp.rkey, qp->resp.va,
 						    (void *)pkt->payload, pkt->paylen,
-						    XPORT_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF);
+						    UROCE_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF);
 			if (rc) {
-				*wqe_status = XPORT_WC_REM_ACCESS_ERR;
+				*wqe_status = UROCE_WC_REM_ACCESS_ERR;
 				return (int)resp_rkey_nak(rc);
 			}
 		}
@@ -468,16 +468,16 @@ static int resp_place(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t
 	}
 	/* SEND: scatter over the receive WQE. */
 	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, qp->resp.wqe_off,
-				(void *)pkt->payload, pkt->paylen, XPORT_ACCESS_LOCAL_WRITE,
+				(void *)pkt->payload, pkt->paylen, UROCE_ACCESS_LOCAL_WRITE,
 				XPORT_DMA_FROM_BUF);
 	if (rc == -ENOSPC) {
 		/* Message longer than the receive buffers. */
-		*wqe_status = XPORT_WC_LOC_LEN_ERR;
+		*wqe_status = UROCE_WC_LOC_LEN_ERR;
 		return WIRE_NAK_INVALID_REQUEST;
 	}
 	if (rc) {
 		/* Malformed receive WQE (bad lkey, range, access). */
-		*wqe_status = XPORT_WC_LOC_QP_OP_ERR;
+		*wqe_status = UROCE_WC_LOC_QP_OP_ERR;
 		return WIRE_NAK_REMOTE_OP_ERR;
 	}
 	qp->resp.wqe_off += pkt->paylen;
@@ -520,7 +520,7 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 	qp->resp.sent_psn_nak = false;
 	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, mask) ||
 	    !xport__resp_len_ok(mask, pkt->paylen, qp->pmtu)) {
-		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, XPORT_WC_REM_INV_REQ_ERR);
+		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR);
 		return;
 	}
 	if (mask & WIRE_READ_MASK) {
@@ -587,7 +587,7 @@ static void resp_uc(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	nak = resp_place(qp, pkt, &status);
 	if (nak) {
-		if (status == XPORT_WC_LOC_LEN_ERR || status == XPORT_WC_LOC_QP_OP_ERR) {
+		if (status == UROCE_WC_LOC_LEN_ERR || status == UROCE_WC_LOC_QP_OP_ERR) {
 			/* The receive WQE itself is at fault: complete it in error. */
 			xport__resp_flush_wqe(qp, status);
 			xport__error(qp);
@@ -666,35 +666,35 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	resp_grh(pkt, grh);
 	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh, sizeof(grh),
-				XPORT_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+				UROCE_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
 	if (!rc)
 		rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, sizeof(grh),
-					(void *)pkt->payload, pkt->paylen, XPORT_ACCESS_LOCAL_WRITE,
+					(void *)pkt->payload, pkt->paylen, UROCE_ACCESS_LOCAL_WRITE,
 					XPORT_DMA_FROM_BUF);
 	if (rc == -ENOSPC) {
 		/* The message is lost for this WQE; a UD QP stays usable. */
 		xport__drop(qp->dev, qp, XPORT_DROP_UD_TOO_LONG);
-		xport__resp_flush_wqe(qp, XPORT_WC_LOC_LEN_ERR);
+		xport__resp_flush_wqe(qp, UROCE_WC_LOC_LEN_ERR);
 		return;
 	}
 	if (rc) {
-		xport__resp_flush_wqe(qp, XPORT_WC_LOC_QP_OP_ERR);
+		xport__resp_flush_wqe(qp, UROCE_WC_LOC_QP_OP_ERR);
 		xport__error(qp);
 		return;
 	}
 	cqe.wr_id = qp->resp.wqe.wr_id;
-	cqe.status = XPORT_WC_SUCCESS;
-	cqe.opcode = XPORT_WC_OP_RECV;
+	cqe.status = UROCE_WC_SUCCESS;
+	cqe.opcode = UROCE_WC_RECV;
 	cqe.byte_len = (uint32_t)sizeof(grh) + pkt->paylen;
 	cqe.qp_num = qp->qpn;
 	cqe.src_qp = wire_deth_get_srcqp(deth);
-	cqe.wc_flags = XPORT_WC_GRH;
+	cqe.wc_flags = UROCE_WC_GRH;
 	cqe.pkey_index = qp->attr.pkey_index;
 	cqe.solicited = pkt->se;
 	if (pkt->mask & WIRE_IMMDT_MASK) {
 		memcpy(&cqe.imm_data, pkt->buf + pkt->info->offset[WIRE_HDR_IMMDT],
 		       WIRE_IMMDT_BYTES);
-		cqe.wc_flags |= XPORT_WC_WITH_IMM;
+		cqe.wc_flags |= UROCE_WC_WITH_IMM;
 	}
 	qp->resp.has_wqe = false;
 	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
@@ -733,7 +733,7 @@ bool xport__resp_run(struct xport_qp *qp)
 {
 	if (qp->resp.stream && resp_stream(qp, XPORT_READ_BURST))
 		return true;
-	while (qp->resp.ndeferred && !qp->resp.stream && qp->attr.state != XPORT_QPS_ERR) {
+	while (qp->resp.ndeferred && !qp->resp.stream && qp->attr.state != UROCE_QPS_ERR) {
 		struct xport_deferred *d = &qp->resp.deferred[qp->resp.dhead];
 		struct xport_pkt pkt;
 
@@ -745,7 +745,7 @@ bool xport__resp_run(struct xport_qp *qp)
 			qp->resp.replaying = false;
 		}
 	}
-	if (qp->attr.state == XPORT_QPS_ERR)
+	if (qp->attr.state == UROCE_QPS_ERR)
 		qp->resp.ndeferred = 0;
 	return qp->resp.stream || qp->resp.ndeferred;
 }
@@ -756,7 +756,7 @@ bool xport__resp_run(struct xport_qp *qp)
  */
 static void resp_comm_est(struct xport_qp *qp)
 {
-	if (qp->type == XPORT_QPT_UD || qp->attr.state != XPORT_QPS_RTR || qp->resp.comm_est_told)
+	if (qp->type == UROCE_QPT_UD || qp->attr.state != UROCE_QPS_RTR || qp->resp.comm_est_told)
 		return;
 	qp->resp.comm_est_told = true;
 	if (qp->dev->ops->comm_est)
@@ -767,17 +767,17 @@ void xport__resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	resp_comm_est(qp);
 	switch (qp->type) {
-	case XPORT_QPT_RC:
+	case UROCE_QPT_RC:
 		/* Requests wait until the READ responses before them are out. */
 		if (!qp->resp.replaying && (qp->resp.stream || qp->resp.ndeferred))
 			resp_defer(qp, pkt);
 		else
 			resp_rc(qp, pkt);
 		break;
-	case XPORT_QPT_UC:
+	case UROCE_QPT_UC:
 		resp_uc(qp, pkt);
 		break;
-	case XPORT_QPT_UD:
+	case UROCE_QPT_UD:
 		resp_ud(qp, pkt);
 		break;
 	}

@@ -46,7 +46,7 @@ const char *xport_wc_status_name(unsigned status)
 #define X_CASE(sym, val, name) \
 	case val:              \
 		return name;
-		XPORT_WC_LIST(X_CASE)
+		UROCE_WC_STATUS_LIST(X_CASE)
 #undef X_CASE
 	}
 	return "?";
@@ -55,10 +55,10 @@ const char *xport_wc_status_name(unsigned status)
 const char *xport_qp_state_name(unsigned state)
 {
 	switch (state) {
-#define X_CASE(sym, val, name) \
-	case val:              \
-		return name;
-		XPORT_QPS_LIST(X_CASE)
+#define X_CASE(sym, val) \
+	case val:        \
+		return #sym;
+		UROCE_QP_STATE_LIST(X_CASE)
 #undef X_CASE
 	}
 	return "?";
@@ -67,10 +67,10 @@ const char *xport_qp_state_name(unsigned state)
 const char *xport_wr_opcode_name(unsigned opcode)
 {
 	switch (opcode) {
-#define X_CASE(sym, val, name) \
-	case val:              \
-		return name;
-		XPORT_WR_LIST(X_CASE)
+#define X_CASE(sym, val) \
+	case val:        \
+		return #sym;
+		UROCE_WR_LIST(X_CASE)
 #undef X_CASE
 	}
 	return "?";
@@ -109,7 +109,7 @@ int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport
 {
 	uint32_t cap = init->max_send_wr ? init->max_send_wr : 1, size = 1;
 
-	if (init->type != XPORT_QPT_RC && init->type != XPORT_QPT_UC && init->type != XPORT_QPT_UD)
+	if (init->type != UROCE_QPT_RC && init->type != UROCE_QPT_UC && init->type != UROCE_QPT_UD)
 		return -EINVAL;
 	if (cap > (1u << 20))
 		return -EINVAL;
@@ -134,10 +134,10 @@ int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport
 	qp->sq_cap = cap;
 	qp->sport = xport__udp_sport(qp->qpn);
 	qp->dport = XPORT_ROCE_PORT;
-	qp->attr.state = XPORT_QPS_RESET;
+	qp->attr.state = UROCE_QPS_RESET;
 	qp->attr.pkey = WIRE_DEFAULT_PKEY;
 	/* UD never gets a path MTU attribute: default to the largest. */
-	qp->attr.path_mtu = init->type == XPORT_QPT_UD ? 5 : 3;
+	qp->attr.path_mtu = init->type == UROCE_QPT_UD ? 5 : 3;
 	qp->pmtu = xport_mtu_bytes(qp->attr.path_mtu);
 	qp->attr.av.hop_limit = 64;
 	return 0;
@@ -171,21 +171,21 @@ static void xport_reset(struct xport_qp *qp)
 
 static int xport_check_attr(const struct xport_qp_attr *a, uint32_t mask)
 {
-	if (mask & XPORT_QP_PATH_MTU && !xport_mtu_bytes(a->path_mtu))
+	if (mask & UROCE_QP_PATH_MTU && !xport_mtu_bytes(a->path_mtu))
 		return -EINVAL;
-	if (mask & XPORT_QP_TIMEOUT && a->timeout > 31)
+	if (mask & UROCE_QP_TIMEOUT && a->timeout > 31)
 		return -EINVAL;
-	if (mask & XPORT_QP_RETRY_CNT && a->retry_cnt > 7)
+	if (mask & UROCE_QP_RETRY_CNT && a->retry_cnt > 7)
 		return -EINVAL;
-	if (mask & XPORT_QP_RNR_RETRY && a->rnr_retry > 7)
+	if (mask & UROCE_QP_RNR_RETRY && a->rnr_retry > 7)
 		return -EINVAL;
-	if (mask & XPORT_QP_MIN_RNR_TIMER && a->min_rnr_timer > 31)
+	if (mask & UROCE_QP_MIN_RNR_TIMER && a->min_rnr_timer > 31)
 		return -EINVAL;
-	if (mask & XPORT_QP_MAX_QP_RD_ATOMIC && a->max_rd_atomic > XPORT_MAX_RD_ATOMIC)
+	if (mask & UROCE_QP_MAX_QP_RD_ATOMIC && a->max_rd_atomic > XPORT_MAX_RD_ATOMIC)
 		return -EINVAL;
-	if (mask & XPORT_QP_MAX_DEST_RD_ATOMIC && a->max_dest_rd_atomic > XPORT_MAX_RD_ATOMIC)
+	if (mask & UROCE_QP_MAX_DEST_RD_ATOMIC && a->max_dest_rd_atomic > XPORT_MAX_RD_ATOMIC)
 		return -EINVAL;
-	if (mask & XPORT_QP_STATE && a->state > XPORT_QPS_ERR)
+	if (mask & UROCE_QP_STATE && a->state > UROCE_QPS_ERR)
 		return -EINVAL;
 	return 0;
 }
@@ -197,35 +197,35 @@ int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *a, uint32_t ma
 
 	if (rc)
 		return rc;
-	if (mask & XPORT_QP_ACCESS_FLAGS)
+	if (mask & UROCE_QP_ACCESS_FLAGS)
 		qp->attr.access = a->access;
-	if (mask & XPORT_QP_PKEY_INDEX) {
+	if (mask & UROCE_QP_PKEY_INDEX) {
 		qp->attr.pkey_index = a->pkey_index;
 		qp->attr.pkey = a->pkey;
 	}
-	if (mask & XPORT_QP_QKEY)
+	if (mask & UROCE_QP_QKEY)
 		qp->attr.qkey = a->qkey;
-	if (mask & XPORT_QP_AV)
+	if (mask & UROCE_QP_AV)
 		qp->attr.av = a->av;
-	if (mask & XPORT_QP_PATH_MTU) {
+	if (mask & UROCE_QP_PATH_MTU) {
 		qp->attr.path_mtu = a->path_mtu;
 		qp->pmtu = xport_mtu_bytes(a->path_mtu);
 	}
-	if (mask & XPORT_QP_TIMEOUT)
+	if (mask & UROCE_QP_TIMEOUT)
 		qp->attr.timeout = a->timeout;
-	if (mask & XPORT_QP_RETRY_CNT) {
+	if (mask & UROCE_QP_RETRY_CNT) {
 		qp->attr.retry_cnt = a->retry_cnt;
 		qp->comp.retry_left = a->retry_cnt;
 	}
-	if (mask & XPORT_QP_RNR_RETRY) {
+	if (mask & UROCE_QP_RNR_RETRY) {
 		qp->attr.rnr_retry = a->rnr_retry;
 		qp->comp.rnr_left = a->rnr_retry;
 	}
-	if (mask & XPORT_QP_MIN_RNR_TIMER)
+	if (mask & UROCE_QP_MIN_RNR_TIMER)
 		qp->attr.min_rnr_timer = a->min_rnr_timer;
-	if (mask & XPORT_QP_MAX_QP_RD_ATOMIC)
+	if (mask & UROCE_QP_MAX_QP_RD_ATOMIC)
 		qp->attr.max_rd_atomic = a->max_rd_atomic;
-	if (mask & XPORT_QP_MAX_DEST_RD_ATOMIC &&
+	if (mask & UROCE_QP_MAX_DEST_RD_ATOMIC &&
 	    a->max_dest_rd_atomic != qp->attr.max_dest_rd_atomic) {
 		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
 		/* The ring changes size: forget saved responses. */
@@ -233,40 +233,40 @@ int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *a, uint32_t ma
 		qp->resp.res_head = 0;
 		qp->resp.stream = NULL;
 	}
-	if (mask & XPORT_QP_DEST_QPN)
+	if (mask & UROCE_QP_DEST_QPN)
 		qp->attr.dest_qpn = a->dest_qpn & WIRE_QPN_MASK;
-	if (mask & XPORT_QP_RQ_PSN) {
+	if (mask & UROCE_QP_RQ_PSN) {
 		qp->attr.rq_psn = a->rq_psn & WIRE_PSN_MASK;
 		qp->resp.psn = qp->attr.rq_psn;
 	}
-	if (mask & XPORT_QP_SQ_PSN) {
+	if (mask & UROCE_QP_SQ_PSN) {
 		qp->attr.sq_psn = a->sq_psn & WIRE_PSN_MASK;
 		qp->req.psn = qp->attr.sq_psn;
 		qp->req.hw_psn = qp->attr.sq_psn;
 		qp->comp.psn = qp->attr.sq_psn;
 	}
-	if (!(mask & XPORT_QP_STATE))
+	if (!(mask & UROCE_QP_STATE))
 		return 0;
 
 	qp->attr.state = a->state;
 	switch (a->state) {
-	case XPORT_QPS_RESET:
+	case UROCE_QPS_RESET:
 		xport_reset(qp);
 		break;
-	case XPORT_QPS_ERR:
-		if (old != XPORT_QPS_ERR) {
+	case UROCE_QPS_ERR:
+		if (old != UROCE_QPS_ERR) {
 			qp->attr.state = old;
 			/* Asked for by the application: flush, but no fatal event. */
 			xport__flush(qp);
 		}
 		break;
-	case XPORT_QPS_RTS:
+	case UROCE_QPS_RTS:
 		qp->req.drained_told = false;
 		xport__req_run(qp);
 		break;
-	case XPORT_QPS_SQD:
+	case UROCE_QPS_SQD:
 		/* One report per move into SQD (SQD -> SQD only changes the path). */
-		if (old != XPORT_QPS_SQD)
+		if (old != UROCE_QPS_SQD)
 			qp->req.drained_told = false;
 		/* Reports the drain at once when nothing is outstanding. */
 		xport__req_run(qp);
@@ -289,12 +289,12 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 	struct xport_swqe *s;
 	uint32_t status, length = 0;
 
-	if (qp->attr.state == XPORT_QPS_RESET)
+	if (qp->attr.state == UROCE_QPS_RESET)
 		return -EINVAL;
-	if (qp->attr.state == XPORT_QPS_ERR) {
+	if (qp->attr.state == UROCE_QPS_ERR) {
 		struct xport_cqe cqe = {
 		    .wr_id = wqe->wr_id,
-		    .status = XPORT_WC_WR_FLUSH_ERR,
+		    .status = UROCE_WC_WR_FLUSH_ERR,
 		    .qp_num = qp->qpn,
 		};
 
@@ -310,7 +310,7 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 	s->wr = *wqe;
 	status = xport_check_wqe(qp->type, wqe, &length);
 	s->length = length;
-	if (status != XPORT_WC_SUCCESS) {
+	if (status != UROCE_WC_SUCCESS) {
 		s->state = XPORT_WQE_ERROR;
 		s->status = status;
 		/* Do not carry what cannot be used. */
@@ -359,7 +359,7 @@ void xport_timeout(struct xport_qp *qp)
 {
 	/* The daemon's timer is no longer armed, whatever comes next. */
 	qp->comp.armed = 0;
-	if (qp->attr.state != XPORT_QPS_ERR && qp->attr.state != XPORT_QPS_RESET)
+	if (qp->attr.state != UROCE_QPS_ERR && qp->attr.state != UROCE_QPS_RESET)
 		xport__comp_timeout(qp, qp->dev->ops->now_us(qp->dev->ctx));
 	xport__timer_update(qp);
 }
@@ -369,13 +369,13 @@ unsigned xport_flush_recv(struct xport_qp *qp)
 	struct xport_recv_wqe w;
 	unsigned n = 0;
 
-	if (qp->srq || qp->attr.state != XPORT_QPS_ERR)
+	if (qp->srq || qp->attr.state != UROCE_QPS_ERR)
 		return 0;
 	while (qp->dev->ops->get_recv_wqe(qp->dev->ctx, qp, &w) == 0) {
 		struct xport_cqe cqe = {
 		    .wr_id = w.wr_id,
-		    .status = XPORT_WC_WR_FLUSH_ERR,
-		    .opcode = XPORT_WC_OP_RECV,
+		    .status = UROCE_WC_WR_FLUSH_ERR,
+		    .opcode = UROCE_WC_RECV,
 		    .qp_num = qp->qpn,
 		};
 
@@ -391,13 +391,13 @@ void xport__flush(struct xport_qp *qp)
 {
 	struct xport_dev *dev = qp->dev;
 
-	qp->attr.state = XPORT_QPS_ERR;
+	qp->attr.state = UROCE_QPS_ERR;
 	/* Every send WQE not yet completed, oldest first (PROTOCOL.md 7). */
 	while (qp->comp.idx != qp->sq_tail) {
 		struct xport_swqe *w = xport__sq_at(qp, qp->comp.idx);
 		struct xport_cqe cqe = {
 		    .wr_id = w->wr.wr_id,
-		    .status = XPORT_WC_WR_FLUSH_ERR,
+		    .status = UROCE_WC_WR_FLUSH_ERR,
 		    .qp_num = qp->qpn,
 		};
 
@@ -412,7 +412,7 @@ void xport__flush(struct xport_qp *qp)
 	qp->req.wait_rnr = false;
 	qp->comp.retrans_deadline = 0;
 	qp->comp.rnr_deadline = 0;
-	xport__resp_flush_wqe(qp, XPORT_WC_WR_FLUSH_ERR);
+	xport__resp_flush_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
 	qp->resp.stream = NULL;
 	qp->resp.ndeferred = 0;
 	qp->resp.dhead = 0;
@@ -422,7 +422,7 @@ void xport__flush(struct xport_qp *qp)
 
 void xport__error(struct xport_qp *qp)
 {
-	if (qp->attr.state == XPORT_QPS_ERR)
+	if (qp->attr.state == UROCE_QPS_ERR)
 		return;
 	xport__count(qp, XPORT_CNT_QP_ERROR, 1);
 	xport__flush(qp);

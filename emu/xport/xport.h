@@ -25,6 +25,7 @@
 
 #include <wire/opcode.h>
 #include <uroce/counters.h>
+#include <uroce/enums.h>
 
 /* Limits of the engine's own WQE copies (the daemon validates against them). */
 #define XPORT_MAX_SGE 32
@@ -49,125 +50,11 @@
 #define XPORT_ROCE_PORT 4791
 #define XPORT_GID_BYTES 16
 
-/* QP types: values of enum ibv_qp_type. */
-#define XPORT_QPT_LIST(X) X(RC, 2, "RC") X(UC, 3, "UC") X(UD, 4, "UD")
-enum xport_qp_type {
-#define XPORT_X_ENUM(sym, val, name) XPORT_QPT_##sym = (val),
-	XPORT_QPT_LIST(XPORT_X_ENUM)
-#undef XPORT_X_ENUM
-};
-
-/* QP states: values of enum ibv_qp_state. */
-#define XPORT_QPS_LIST(X)     \
-	X(RESET, 0, "RESET") \
-	X(INIT, 1, "INIT")   \
-	X(RTR, 2, "RTR")     \
-	X(RTS, 3, "RTS")     \
-	X(SQD, 4, "SQD")     \
-	X(SQE, 5, "SQE")     \
-	X(ERR, 6, "ERR")
-enum xport_qp_state {
-#define XPORT_X_ENUM(sym, val, name) XPORT_QPS_##sym = (val),
-	XPORT_QPS_LIST(XPORT_X_ENUM)
-#undef XPORT_X_ENUM
-};
-
-/* Send work request opcodes: values of enum ibv_wr_opcode. */
-#define XPORT_WR_LIST(X)                                  \
-	X(RDMA_WRITE, 0, "RDMA_WRITE")                   \
-	X(RDMA_WRITE_WITH_IMM, 1, "RDMA_WRITE_WITH_IMM") \
-	X(SEND, 2, "SEND")                               \
-	X(SEND_WITH_IMM, 3, "SEND_WITH_IMM")             \
-	X(RDMA_READ, 4, "RDMA_READ")                     \
-	X(ATOMIC_CMP_AND_SWP, 5, "ATOMIC_CMP_AND_SWP")   \
-	X(ATOMIC_FETCH_AND_ADD, 6, "ATOMIC_FETCH_AND_ADD")
-enum xport_wr_opcode {
-#define XPORT_X_ENUM(sym, val, name) XPORT_WR_##sym = (val),
-	XPORT_WR_LIST(XPORT_X_ENUM)
-#undef XPORT_X_ENUM
-};
-
-/* Completion status: values of enum ibv_wc_status. */
-#define XPORT_WC_LIST(X)                                          \
-	X(SUCCESS, 0, "success")                                 \
-	X(LOC_LEN_ERR, 1, "local length error")                  \
-	X(LOC_QP_OP_ERR, 2, "local QP operation error")          \
-	X(LOC_EEC_OP_ERR, 3, "local EE context operation error") \
-	X(LOC_PROT_ERR, 4, "local protection error")             \
-	X(WR_FLUSH_ERR, 5, "Work Request Flushed Error")         \
-	X(MW_BIND_ERR, 6, "memory management operation error")   \
-	X(BAD_RESP_ERR, 7, "bad response error")                 \
-	X(LOC_ACCESS_ERR, 8, "local access error")               \
-	X(REM_INV_REQ_ERR, 9, "remote invalid request error")    \
-	X(REM_ACCESS_ERR, 10, "remote access error")             \
-	X(REM_OP_ERR, 11, "remote operation error")              \
-	X(RETRY_EXC_ERR, 12, "transport retry counter exceeded") \
-	X(RNR_RETRY_EXC_ERR, 13, "RNR retry counter exceeded")   \
-	X(LOC_RDD_VIOL_ERR, 14, "local RDD violation error")     \
-	X(REM_INV_RD_REQ_ERR, 15, "remote invalid RD request")   \
-	X(REM_ABORT_ERR, 16, "aborted error")                    \
-	X(INV_EECN_ERR, 17, "invalid EE context number")         \
-	X(INV_EEC_STATE_ERR, 18, "invalid EE context state")     \
-	X(FATAL_ERR, 19, "fatal error")                          \
-	X(RESP_TIMEOUT_ERR, 20, "response timeout error")        \
-	X(GENERAL_ERR, 21, "general error")
-enum xport_wc_status {
-#define XPORT_X_ENUM(sym, val, name) XPORT_WC_##sym = (val),
-	XPORT_WC_LIST(XPORT_X_ENUM)
-#undef XPORT_X_ENUM
-};
-
-/* Completion opcodes: values of enum ibv_wc_opcode. */
-enum xport_wc_opcode {
-	XPORT_WC_OP_SEND = 0,
-	XPORT_WC_OP_RDMA_WRITE = 1,
-	XPORT_WC_OP_RDMA_READ = 2,
-	XPORT_WC_OP_COMP_SWAP = 3,
-	XPORT_WC_OP_FETCH_ADD = 4,
-	XPORT_WC_OP_RECV = 128,
-	XPORT_WC_OP_RECV_RDMA_WITH_IMM = 129,
-};
-
-/* ibv_wc_flags bits. */
-enum {
-	XPORT_WC_GRH = 0x1,
-	XPORT_WC_WITH_IMM = 0x2,
-};
-
-/* ibv_send_flags bits. */
-enum {
-	XPORT_SEND_FENCE = 0x1,
-	XPORT_SEND_SIGNALED = 0x2,
-	XPORT_SEND_SOLICITED = 0x4,
-	XPORT_SEND_INLINE = 0x8,
-};
-
-/* ibv_access_flags bits the transport checks. */
-enum {
-	XPORT_ACCESS_LOCAL_WRITE = 0x1,
-	XPORT_ACCESS_REMOTE_WRITE = 0x2,
-	XPORT_ACCESS_REMOTE_READ = 0x4,
-	XPORT_ACCESS_REMOTE_ATOMIC = 0x8,
-};
-
-/* ibv_qp_attr_mask bits xport_modify understands. */
-enum {
-	XPORT_QP_STATE = 1 << 0,
-	XPORT_QP_ACCESS_FLAGS = 1 << 3,
-	XPORT_QP_PKEY_INDEX = 1 << 4,
-	XPORT_QP_QKEY = 1 << 6,
-	XPORT_QP_AV = 1 << 7,
-	XPORT_QP_PATH_MTU = 1 << 8,
-	XPORT_QP_TIMEOUT = 1 << 9,
-	XPORT_QP_RETRY_CNT = 1 << 10,
-	XPORT_QP_RNR_RETRY = 1 << 11,
-	XPORT_QP_RQ_PSN = 1 << 12,
-	XPORT_QP_MAX_QP_RD_ATOMIC = 1 << 13,
-	XPORT_QP_MIN_RNR_TIMER = 1 << 15,
-	XPORT_QP_SQ_PSN = 1 << 16,
-	XPORT_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
-	XPORT_QP_DEST_QPN = 1 << 20,
-};
+/*
+ * Verbs values (QP types and states, WR and WC opcodes, WC status and
+ * flags, send and access flags, modify masks) are the uapi's UROCE_*
+ * names from <uroce/enums.h>, the numbers of <infiniband/verbs.h>.
+ */
 
 /* Direction of a DMA op. */
 enum xport_dma {
@@ -222,8 +109,8 @@ struct xport_sge {
  */
 struct xport_wqe {
 	uint64_t wr_id;
-	uint32_t opcode;   /* enum xport_wr_opcode */
-	uint32_t flags;	   /* XPORT_SEND_* */
+	uint32_t opcode;   /* enum uroce_wr_opcode */
+	uint32_t flags;	   /* UROCE_SEND_* */
 	uint32_t imm_data; /* as in ibv_send_wr: network byte order, copied verbatim */
 	uint64_t remote_addr;
 	uint32_t rkey;
@@ -235,7 +122,7 @@ struct xport_wqe {
 	uint32_t ud_remote_qkey;
 	uint32_t num_sge;
 	struct xport_sge sge[XPORT_MAX_SGE];
-	uint32_t inline_len; /* with XPORT_SEND_INLINE: payload is inline_data */
+	uint32_t inline_len; /* with UROCE_SEND_INLINE: payload is inline_data */
 	uint8_t inline_data[XPORT_MAX_INLINE_BYTES];
 };
 
@@ -249,14 +136,14 @@ struct xport_recv_wqe {
 /* A completion, with the fields and values of struct ibv_wc. */
 struct xport_cqe {
 	uint64_t wr_id;
-	uint32_t status; /* enum xport_wc_status */
-	uint32_t opcode; /* enum xport_wc_opcode */
+	uint32_t status; /* enum uroce_wc_status */
+	uint32_t opcode; /* enum uroce_wc_opcode */
 	uint32_t vendor_err;
 	uint32_t byte_len;
 	uint32_t imm_data; /* network byte order, as in ibv_wc */
 	uint32_t qp_num;
 	uint32_t src_qp;
-	uint32_t wc_flags; /* XPORT_WC_GRH | XPORT_WC_WITH_IMM */
+	uint32_t wc_flags; /* UROCE_WC_GRH | UROCE_WC_WITH_IMM */
 	uint16_t pkey_index;
 	bool solicited; /* the message had SE set: wakes a CQ armed solicited-only */
 };
@@ -280,7 +167,7 @@ struct xport_ops {
 	struct xport_qp *(*lookup_qp)(void *ctx, uint32_t qpn);
 	/*
 	 * Local memory: lkey must belong to the QP's PD and allow `access`
-	 * (XPORT_ACCESS_LOCAL_WRITE when writing, 0 when reading) over
+	 * (UROCE_ACCESS_LOCAL_WRITE when writing, 0 when reading) over
 	 * [addr, addr+len). Copies len bytes in direction dir. Returns 0,
 	 * -ENOENT (no such key, or another PD), -ERANGE (outside the MR),
 	 * -EACCES (access flags), -EFAULT (the memory could not be copied).
@@ -355,8 +242,8 @@ struct xport_dev {
 
 /* Attributes the engine keeps (ibv_qp_attr subset, values as in verbs). */
 struct xport_qp_attr {
-	uint32_t state;	 /* enum xport_qp_state */
-	uint32_t access; /* XPORT_ACCESS_REMOTE_* allowed on this QP */
+	uint32_t state;	 /* enum uroce_qp_state */
+	uint32_t access; /* UROCE_ACCESS_REMOTE_* allowed on this QP */
 	uint16_t pkey;	 /* the P_Key value (not the index), 0xFFFF by default */
 	uint16_t pkey_index;
 	uint32_t qkey;
@@ -374,7 +261,7 @@ struct xport_qp_attr {
 };
 
 struct xport_qp_init {
-	uint32_t type; /* enum xport_qp_type */
+	uint32_t type; /* enum uroce_qp_type */
 	uint32_t qpn;
 	uint32_t max_send_wr; /* capacity of the engine's send queue copy */
 	bool sq_sig_all;
@@ -504,7 +391,7 @@ struct xport_resp {
 /* One QP's transport state. The daemon embeds it in its QP object. */
 struct xport_qp {
 	struct xport_dev *dev;
-	uint32_t type; /* enum xport_qp_type */
+	uint32_t type; /* enum uroce_qp_type */
 	uint32_t qpn;
 	bool sq_sig_all;
 	bool srq;
@@ -599,7 +486,7 @@ uint32_t xport_mtu_bytes(unsigned mtu);
 uint64_t xport_timeout_us(unsigned timeout);
 /*
  * Pure: validate a WR for a QP type; returns 0 or the completion status
- * (XPORT_WC_LOC_QP_OP_ERR, XPORT_WC_LOC_LEN_ERR) it must fail with.
+ * (UROCE_WC_LOC_QP_OP_ERR, UROCE_WC_LOC_LEN_ERR) it must fail with.
  */
 uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t *length);
 

@@ -92,8 +92,8 @@ void xport__error(struct xport_qp *qp);
 /* Is this WR opcode a READ or an atomic (consumes initiator depth)? */
 static inline bool xport__is_rd_atomic(uint32_t wr_opcode)
 {
-	return wr_opcode == XPORT_WR_RDMA_READ || wr_opcode == XPORT_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == XPORT_WR_ATOMIC_FETCH_AND_ADD;
+	return wr_opcode == UROCE_WR_RDMA_READ || wr_opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 /* req.c */

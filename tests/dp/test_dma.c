@@ -93,7 +93,7 @@ START_TEST(test_check_pure)
 	/* Zero length: no range to check. */
 	ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, 0, 0, 0, &host), 0);
 	/* Access flags. */
-	for (uint32_t a = XPORT_ACCESS_LOCAL_WRITE; a <= XPORT_ACCESS_REMOTE_ATOMIC; a <<= 1) {
+	for (uint32_t a = UROCE_ACCESS_LOCAL_WRITE; a <= UROCE_ACCESS_REMOTE_ATOMIC; a <<= 1) {
 		ck_assert_int_eq(emu_dma_check(&mrs[1], &pd, IOVA, 8, a, &host), -EACCES);
 		ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA, 8, a, &host), 0);
 	}
@@ -109,7 +109,7 @@ START_TEST(test_copies)
 	ck_assert_uint_eq(buf[0], 2);
 	ck_assert_uint_eq(buf[1], 3);
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 800, in, 16,
-				      XPORT_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF),
+				      UROCE_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF),
 			 0);
 	ck_assert_uint_eq(mem[100], 0xaaaa);
 	ck_assert_uint_eq(mem[101], 0xbbbb);
@@ -117,7 +117,7 @@ START_TEST(test_copies)
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_BYTES], 32);
 	/* A check copies nothing. */
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA, NULL, MEM_BYTES,
-				      XPORT_ACCESS_REMOTE_READ, XPORT_DMA_CHECK),
+				      UROCE_ACCESS_REMOTE_READ, XPORT_DMA_CHECK),
 			 0);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 2);
 }
@@ -132,16 +132,16 @@ START_TEST(test_refusals)
 			 -EACCES);
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_int_eq(
-	    emu_dma_rkey(&qp, mrs[1].rkey, IOVA, &v, 8, XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
+	    emu_dma_rkey(&qp, mrs[1].rkey, IOVA, &v, 8, UROCE_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
 	    -EACCES);
 	ck_assert_int_eq(
-	    emu_dma_rkey(&qp, mrs[2].rkey, IOVA, &v, 8, XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
+	    emu_dma_rkey(&qp, mrs[2].rkey, IOVA, &v, 8, UROCE_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
 	    -ENOENT);
 	ck_assert_int_eq(
-	    emu_dma_rkey(&qp, 0x999, IOVA, &v, 8, XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
+	    emu_dma_rkey(&qp, 0x999, IOVA, &v, 8, UROCE_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
 	    -ENOENT);
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + MEM_BYTES, &v, 8,
-				      XPORT_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
+				      UROCE_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF),
 			 -ERANGE);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_KEY_ERRORS], 5);
 }
@@ -156,7 +156,7 @@ START_TEST(test_fault)
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, &v, 8, 0, XPORT_DMA_TO_BUF),
 			 -EFAULT);
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 4090, &v, 8,
-				      XPORT_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF),
+				      UROCE_ACCESS_REMOTE_WRITE, XPORT_DMA_FROM_BUF),
 			 -EFAULT);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_FAULTS], 2);
 	/* The rest still works. */
@@ -204,10 +204,10 @@ START_TEST(test_staged_writes)
 	uint64_t a = 0x1111, b = 0x2222, c = 0x3333, v = 0;
 
 	ck_assert_int_eq(emu_dma_init(&dev), 0);
-	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 8, &a, 8, XPORT_ACCESS_REMOTE_WRITE,
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 8, &a, 8, UROCE_ACCESS_REMOTE_WRITE,
 				      XPORT_DMA_FROM_BUF),
 			 0);
-	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 16, &b, 8, XPORT_ACCESS_REMOTE_WRITE,
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 16, &b, 8, UROCE_ACCESS_REMOTE_WRITE,
 				      XPORT_DMA_FROM_BUF),
 			 0);
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4000, &c, 8, 0, XPORT_DMA_FROM_BUF),

@@ -68,10 +68,10 @@ START_TEST(test_rdma_write_sges)
 	put_sge(0, 0x1000, 10, 0x100);
 	put_sge(1, 0x2000, 20, 0x200);
 	put_sge(2, 0x3000, 30, 0x300);
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(w.wr_id, 0x1122334455667788ull);
-	ck_assert_uint_eq(w.opcode, XPORT_WR_RDMA_WRITE);
-	ck_assert_uint_eq(w.flags, XPORT_SEND_SIGNALED | XPORT_SEND_FENCE);
+	ck_assert_uint_eq(w.opcode, UROCE_WR_RDMA_WRITE);
+	ck_assert_uint_eq(w.flags, UROCE_SEND_SIGNALED | UROCE_SEND_FENCE);
 	ck_assert_uint_eq(w.remote_addr, 0x7000);
 	ck_assert_uint_eq(w.rkey, 0x1234);
 	ck_assert_uint_eq(w.num_sge, 3);
@@ -79,7 +79,7 @@ START_TEST(test_rdma_write_sges)
 	ck_assert_uint_eq(w.sge[1].length, 20);
 	ck_assert_uint_eq(w.sge[2].lkey, 0x300);
 	ck_assert_uint_eq(ah, 0);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -95,12 +95,12 @@ START_TEST(test_atomic_fields)
 	s->wr.atomic.swap = 6;
 	s->wr.atomic.rkey = 0x77;
 	put_sge(0, 0x1000, 8, 0x100);
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(w.remote_addr, 0x8008);
 	ck_assert_uint_eq(w.compare_add, 5);
 	ck_assert_uint_eq(w.swap, 6);
 	ck_assert_uint_eq(w.rkey, 0x77);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -117,7 +117,7 @@ START_TEST(test_inline_send_ud)
 	s->ud.remote_qpn = 0xff123456; /* high byte is not part of a QPN */
 	s->ud.remote_qkey = 0x11111111;
 	memcpy(slot + UROCE_SEND_WQE_BYTES, "hello", 5);
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_UD, &w, &ah), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_UD, &w, &ah), UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(ah, 42);
 	ck_assert_uint_eq(w.ud_remote_qpn, 0x123456);
 	ck_assert_uint_eq(w.ud_remote_qkey, 0x11111111);
@@ -125,8 +125,8 @@ START_TEST(test_inline_send_ud)
 	ck_assert_uint_eq(w.num_sge, 0);
 	ck_assert_uint_eq(w.imm_data, 0xdeadbeef);
 	ck_assert(!memcmp(w.inline_data, "hello", 5));
-	ck_assert_uint_eq(w.flags, XPORT_SEND_INLINE | XPORT_SEND_SOLICITED);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(w.flags, UROCE_SEND_INLINE | UROCE_SEND_SOLICITED);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -136,8 +136,8 @@ START_TEST(test_unknown_flags_dropped)
 	uint32_t ah;
 
 	send_hdr(UROCE_WR_SEND, 0xffffff00u | UROCE_SEND_SIGNALED | UROCE_SEND_IP_CSUM);
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_SUCCESS);
-	ck_assert_uint_eq(w.flags, XPORT_SEND_SIGNALED);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(w.flags, UROCE_SEND_SIGNALED);
 }
 END_TEST
 
@@ -157,7 +157,7 @@ START_TEST(test_opcode_per_type)
 			s->num_sge = 1;
 			put_sge(0, 0x1000, 8, 0x100);
 			st = emu_wqe_send(slot, &geom, types[t], &w, &ah);
-			ck_assert_uint_eq(st, ok ? XPORT_WC_SUCCESS : XPORT_WC_LOC_QP_OP_ERR);
+			ck_assert_uint_eq(st, ok ? UROCE_WC_SUCCESS : UROCE_WC_LOC_QP_OP_ERR);
 			ck_assert_uint_eq(engine_status(types[t], &w), st);
 		}
 	ck_assert(emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_RDMA_READ));
@@ -177,17 +177,17 @@ START_TEST(test_too_many_sges)
 
 	/* More than the ring's max_sge, though within the engine's 32. */
 	s->num_sge = MAX_SGE + 1;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_LOC_QP_OP_ERR);
 	ck_assert_uint_eq(w.wr_id, 0x1122334455667788ull);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_LOC_QP_OP_ERR);
 	/* A huge count must not make anything read beyond the slot. */
 	s->num_sge = 0xffffffffu;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_LOC_QP_OP_ERR);
 	ck_assert_uint_eq(w.num_sge, 0);
 	/* A stride smaller than the SGEs claimed, even under max_sge. */
 	geom.stride = UROCE_SEND_WQE_BYTES + 16;
 	s->num_sge = 2;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_LOC_QP_OP_ERR);
 }
 END_TEST
 
@@ -198,13 +198,13 @@ START_TEST(test_inline_too_long)
 	uint32_t ah;
 
 	s->inline_len = MAX_INLINE + 1;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_LEN_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_LOC_LEN_ERR);
 	s->inline_len = 0x7fffffff;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_LOC_LEN_ERR);
 	s->inline_len = MAX_INLINE;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_SUCCESS);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -215,8 +215,8 @@ START_TEST(test_inline_read_refused)
 	uint32_t ah;
 
 	s->inline_len = 8;
-	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), XPORT_WC_LOC_QP_OP_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_LOC_QP_OP_ERR);
 }
 END_TEST
 
@@ -225,12 +225,12 @@ START_TEST(test_poison_statuses)
 	struct xport_wqe w;
 
 	memset(&w, 0, sizeof(w));
-	w.opcode = XPORT_WR_RDMA_READ;
-	emu_wqe_poison(&w, XPORT_WC_LOC_QP_OP_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_QP_OP_ERR);
-	emu_wqe_poison(&w, XPORT_WC_LOC_LEN_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), XPORT_WC_LOC_LEN_ERR);
-	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), XPORT_WC_LOC_LEN_ERR);
+	w.opcode = UROCE_WR_RDMA_READ;
+	emu_wqe_poison(&w, UROCE_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_LOC_QP_OP_ERR);
+	emu_wqe_poison(&w, UROCE_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_UD, &w), UROCE_WC_LOC_LEN_ERR);
 }
 END_TEST
 

@@ -232,7 +232,7 @@ static int fake_atomic(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t v
 	struct fake_host *h = ctx;
 	struct fake_mr *m;
 	uint64_t v;
-	int rc = fake_mr_find(h, rkey, va, 8, XPORT_ACCESS_REMOTE_ATOMIC, &m);
+	int rc = fake_mr_find(h, rkey, va, 8, UROCE_ACCESS_REMOTE_ATOMIC, &m);
 
 	(void)qp;
 	if (rc)
@@ -415,7 +415,7 @@ void fake_conn_defaults(struct fake_conn *c)
 	c->min_rnr_timer = 1;
 	c->max_rd_atomic = 16;
 	c->max_dest_rd_atomic = 16;
-	c->access = XPORT_ACCESS_REMOTE_WRITE | XPORT_ACCESS_REMOTE_READ | XPORT_ACCESS_REMOTE_ATOMIC;
+	c->access = UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
 	c->psn_a = 100;
 	c->psn_b = 5000;
 }
@@ -425,13 +425,13 @@ static void fake_bring_up(struct fake_qp *q, struct fake_qp *peer, const struct 
 {
 	struct xport_qp_attr a = {0};
 
-	a.state = XPORT_QPS_INIT;
+	a.state = UROCE_QPS_INIT;
 	a.access = c->access;
 	a.pkey = 0xffff;
 	a.pkey_index = 0;
-	xport_modify(&q->x, &a, XPORT_QP_STATE | XPORT_QP_ACCESS_FLAGS | XPORT_QP_PKEY_INDEX);
+	xport_modify(&q->x, &a, UROCE_QP_STATE | UROCE_QP_ACCESS_FLAGS | UROCE_QP_PKEY_INDEX);
 
-	a.state = XPORT_QPS_RTR;
+	a.state = UROCE_QPS_RTR;
 	memcpy(a.av.sgid, q->host->gid, XPORT_GID_BYTES);
 	memcpy(a.av.dgid, peer->host->gid, XPORT_GID_BYTES);
 	a.av.hop_limit = 64;
@@ -441,18 +441,18 @@ static void fake_bring_up(struct fake_qp *q, struct fake_qp *peer, const struct 
 	a.max_dest_rd_atomic = c->max_dest_rd_atomic;
 	a.min_rnr_timer = c->min_rnr_timer;
 	xport_modify(&q->x, &a,
-			 XPORT_QP_STATE | XPORT_QP_AV | XPORT_QP_PATH_MTU | XPORT_QP_DEST_QPN |
-			     XPORT_QP_RQ_PSN | XPORT_QP_MAX_DEST_RD_ATOMIC | XPORT_QP_MIN_RNR_TIMER);
+			 UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_DEST_QPN |
+			     UROCE_QP_RQ_PSN | UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER);
 
-	a.state = XPORT_QPS_RTS;
+	a.state = UROCE_QPS_RTS;
 	a.timeout = c->timeout;
 	a.retry_cnt = c->retry_cnt;
 	a.rnr_retry = c->rnr_retry;
 	a.sq_psn = sq_psn;
 	a.max_rd_atomic = c->max_rd_atomic;
 	xport_modify(&q->x, &a,
-			 XPORT_QP_STATE | XPORT_QP_TIMEOUT | XPORT_QP_RETRY_CNT | XPORT_QP_RNR_RETRY |
-			     XPORT_QP_SQ_PSN | XPORT_QP_MAX_QP_RD_ATOMIC);
+			 UROCE_QP_STATE | UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
+			     UROCE_QP_SQ_PSN | UROCE_QP_MAX_QP_RD_ATOMIC);
 }
 
 void fake_connect(struct fake_qp *a, struct fake_qp *b, const struct fake_conn *c)

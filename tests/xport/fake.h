@@ -166,9 +166,9 @@ struct fake_env {
 };
 #define FAKE_MR_BYTES (4u << 20)
 #define FAKE_ALL_ACCESS                                                                 \
-	(XPORT_ACCESS_LOCAL_WRITE | XPORT_ACCESS_REMOTE_WRITE | XPORT_ACCESS_REMOTE_READ | \
-	 XPORT_ACCESS_REMOTE_ATOMIC)
-/* c NULL: fake_conn_defaults. type: XPORT_QPT_RC/UC. */
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
+	 UROCE_ACCESS_REMOTE_ATOMIC)
+/* c NULL: fake_conn_defaults. type: UROCE_QPT_RC/UC. */
 struct fake_env *fake_env_new(uint64_t seed, uint32_t type, const struct fake_conn *c);
 void fake_env_free(struct fake_env *e);
 

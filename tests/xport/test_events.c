@@ -55,30 +55,30 @@ static void set_state(struct fake_qp *q, uint32_t state)
 {
 	struct xport_qp_attr a = {.state = state};
 
-	ck_assert_int_eq(xport_modify(&q->x, &a, XPORT_QP_STATE), 0);
+	ck_assert_int_eq(xport_modify(&q->x, &a, UROCE_QP_STATE), 0);
 }
 
 /* B back to RTR (its path, PSNs and limits stay as fake_connect set them). */
 static void b_to(uint32_t state)
 {
-	set_state(env->qb, XPORT_QPS_RESET);
-	set_state(env->qb, XPORT_QPS_INIT);
-	if (state == XPORT_QPS_RTR)
-		set_state(env->qb, XPORT_QPS_RTR);
+	set_state(env->qb, UROCE_QPS_RESET);
+	set_state(env->qb, UROCE_QPS_INIT);
+	if (state == UROCE_QPS_RTR)
+		set_state(env->qb, UROCE_QPS_RTR);
 }
 
 static void post_send(struct fake_qp *q, uint64_t wr_id)
 {
 	struct xport_wqe w;
 
-	fake_wqe(&w, wr_id, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, wr_id, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	ck_assert_int_eq(fake_post(q, &w), 0);
 }
 
 START_TEST(test_comm_est_rtr)
 {
-	env = fake_env_new(31, _i ? XPORT_QPT_UC : XPORT_QPT_RC, NULL);
-	b_to(XPORT_QPS_RTR);
+	env = fake_env_new(31, _i ? UROCE_QPT_UC : UROCE_QPT_RC, NULL);
+	b_to(UROCE_QPS_RTR);
 	for (int i = 0; i < 4; i++)
 		fake_post_recv(env->qb, (uint64_t)i, env->mb, 64 * (size_t)i, 64);
 	ck_assert_uint_eq(env->qb->comm_est, 0);
@@ -89,7 +89,7 @@ START_TEST(test_comm_est_rtr)
 	/* Once: later packets in RTR, then in RTS, raise nothing. */
 	post_send(env->qa, 2);
 	fake_run(&env->net, 1000);
-	set_state(env->qb, XPORT_QPS_RTS);
+	set_state(env->qb, UROCE_QPS_RTS);
 	post_send(env->qa, 3);
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->qb->nrcq, 3);
@@ -101,15 +101,15 @@ END_TEST
 
 START_TEST(test_comm_est_not_dropped)
 {
-	env = fake_env_new(32, XPORT_QPT_RC, NULL);
-	b_to(XPORT_QPS_INIT);
+	env = fake_env_new(32, UROCE_QPT_RC, NULL);
+	b_to(UROCE_QPS_INIT);
 	fake_post_recv(env->qb, 1, env->mb, 0, 64);
 	post_send(env->qa, 1);
 	/* INIT drops requests: not established. */
 	fake_deliver_all(&env->net);
 	ck_assert_uint_eq(env->qb->comm_est, 0);
 	ck_assert_uint_eq(env->qb->nrcq, 0);
-	set_state(env->qb, XPORT_QPS_RTR);
+	set_state(env->qb, UROCE_QPS_RTR);
 	ck_assert_uint_eq(env->qb->comm_est, 0);
 	/* The retransmission reaches B in RTR. */
 	fake_run(&env->net, 1000);
@@ -122,19 +122,19 @@ END_TEST
 
 START_TEST(test_comm_est_after_reset)
 {
-	env = fake_env_new(33, XPORT_QPT_RC, NULL);
-	b_to(XPORT_QPS_RTR);
+	env = fake_env_new(33, UROCE_QPT_RC, NULL);
+	b_to(UROCE_QPS_RTR);
 	fake_post_recv(env->qb, 1, env->mb, 0, 64);
 	fake_post_recv(env->qb, 2, env->mb, 64, 64);
 	post_send(env->qa, 1);
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->qb->comm_est, 1);
 	/* A new connection on both sides: established again. */
-	set_state(env->qa, XPORT_QPS_RESET);
-	set_state(env->qa, XPORT_QPS_INIT);
-	set_state(env->qa, XPORT_QPS_RTR);
-	set_state(env->qa, XPORT_QPS_RTS);
-	b_to(XPORT_QPS_RTR);
+	set_state(env->qa, UROCE_QPS_RESET);
+	set_state(env->qa, UROCE_QPS_INIT);
+	set_state(env->qa, UROCE_QPS_RTR);
+	set_state(env->qa, UROCE_QPS_RTS);
+	b_to(UROCE_QPS_RTR);
 	post_send(env->qa, 2);
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->qb->nrcq, 2);
@@ -146,7 +146,7 @@ START_TEST(test_sqd_waits_for_last_ack)
 {
 	uint32_t last;
 
-	env = fake_env_new(34, XPORT_QPT_RC, NULL);
+	env = fake_env_new(34, UROCE_QPT_RC, NULL);
 	last = wire_psn_add(env->conn.psn_a, 2);
 	for (int i = 0; i < 3; i++)
 		fake_post_recv(env->qb, (uint64_t)i, env->mb, 64 * (size_t)i, 64);
@@ -155,7 +155,7 @@ START_TEST(test_sqd_waits_for_last_ack)
 	for (int i = 0; i < 3; i++)
 		post_send(env->qa, (uint64_t)i);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 3);
-	set_state(env->qa, XPORT_QPS_SQD);
+	set_state(env->qa, UROCE_QPS_SQD);
 	ck_assert_uint_eq(env->qa->drained, 0);
 	fake_deliver_all(&env->net);
 	ck_assert_uint_eq(hold.dropped, 1);
@@ -177,13 +177,13 @@ START_TEST(test_sqd_waits_for_read)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(35, XPORT_QPT_RC, NULL);
-	fake_wqe(&w, 7, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, 100);
+	env = fake_env_new(35, UROCE_QPT_RC, NULL);
+	fake_wqe(&w, 7, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 0, 100);
 	fake_wqe_remote(&w, env->mb, 0);
 	/* The READ response is lost once: the READ stays outstanding. */
 	hold_first(1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, env->conn.psn_a);
 	ck_assert_int_eq(fake_post(env->qa, &w), 0);
-	set_state(env->qa, XPORT_QPS_SQD);
+	set_state(env->qa, UROCE_QPS_SQD);
 	fake_deliver_all(&env->net);
 	ck_assert_uint_eq(hold.dropped, 1);
 	ck_assert_uint_eq(env->qa->nscq, 0);
@@ -197,12 +197,12 @@ END_TEST
 
 START_TEST(test_sqd_once_per_move)
 {
-	env = fake_env_new(36, XPORT_QPT_RC, NULL);
+	env = fake_env_new(36, UROCE_QPT_RC, NULL);
 	/* Nothing outstanding: drained at the move. */
-	set_state(env->qa, XPORT_QPS_SQD);
+	set_state(env->qa, UROCE_QPS_SQD);
 	ck_assert_uint_eq(env->qa->drained, 1);
 	/* SQD -> SQD (a path change) is not a new drain. */
-	set_state(env->qa, XPORT_QPS_SQD);
+	set_state(env->qa, UROCE_QPS_SQD);
 	ck_assert_uint_eq(env->qa->drained, 1);
 	/* A WQE posted in SQD waits, and does not undo the drain. */
 	fake_post_recv(env->qb, 1, env->mb, 0, 64);
@@ -210,11 +210,11 @@ START_TEST(test_sqd_once_per_move)
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 0);
 	ck_assert_uint_eq(env->qa->drained, 1);
-	set_state(env->qa, XPORT_QPS_RTS);
+	set_state(env->qa, UROCE_QPS_RTS);
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->qa->nscq, 1);
 	/* Back to SQD: a new move, a new report. */
-	set_state(env->qa, XPORT_QPS_SQD);
+	set_state(env->qa, UROCE_QPS_SQD);
 	ck_assert_uint_eq(env->qa->drained, 2);
 }
 END_TEST

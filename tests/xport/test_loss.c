@@ -59,7 +59,7 @@ static void add_rule(int from, int opcode, int nth, int fate)
 static void setup_env(const struct fake_conn *c)
 {
 	nrules = 0;
-	env = fake_env_new(42, XPORT_QPT_RC, c);
+	env = fake_env_new(42, UROCE_QPT_RC, c);
 }
 
 static void teardown(void)
@@ -97,7 +97,7 @@ START_TEST(test_lost_middle)
 	add_rule(0, WIRE_OP_RC_SEND_MIDDLE, 0, FAKE_DROP);
 	fake_pattern(env->ma->buf, 4096, 1);
 	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 4096);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 4096);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 
@@ -126,7 +126,7 @@ START_TEST(test_lost_middle)
 	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 4096);
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 4096);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -139,7 +139,7 @@ START_TEST(test_lost_ack_send)
 	add_rule(1, WIRE_OP_RC_ACKNOWLEDGE, 0, FAKE_DROP);
 	fake_post_recv(env->qb, 1, env->mb, 0, 100);
 	fake_post_recv(env->qb, 2, env->mb, 100, 100);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 50);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 50);
 	t0 = env->net.now;
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -158,7 +158,7 @@ START_TEST(test_lost_ack_send)
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	ck_assert_uint_eq(env->qb->rq_head, 1);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(env->qa->timer, 0);
 }
 END_TEST
@@ -170,7 +170,7 @@ START_TEST(test_lost_ack_write_not_reexecuted)
 	setup_env(NULL);
 	add_rule(1, WIRE_OP_RC_ACKNOWLEDGE, 0, FAKE_DROP);
 	memset(env->ma->buf, 0x11, 3000);
-	fake_wqe(&w, 1, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, 3000);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 3000);
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
 	fake_deliver_all(&env->net);
@@ -188,7 +188,7 @@ START_TEST(test_lost_ack_write_not_reexecuted)
 	for (unsigned i = 1; i < 4; i++)
 		expect(1, i, WIRE_OP_RC_ACKNOWLEDGE, P(2));
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -200,7 +200,7 @@ START_TEST(test_lost_read_response)
 	setup_env(NULL);
 	add_rule(1, WIRE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, 0, FAKE_DROP);
 	fake_pattern(env->mb->buf + 7, len, 5);
-	fake_wqe(&w, 1, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 0, len);
 	fake_wqe_remote(&w, env->mb, 7);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -225,7 +225,7 @@ START_TEST(test_lost_read_response)
 	ck_assert_uint_eq(env->net.timers_fired, 0);
 	ck_assert_mem_eq(env->ma->buf, env->mb->buf + 7, len);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -237,7 +237,7 @@ START_TEST(test_lost_read_last_timeout)
 	setup_env(NULL);
 	add_rule(1, WIRE_OP_RC_RDMA_READ_RESPONSE_LAST, 0, FAKE_DROP);
 	fake_pattern(env->mb->buf, len, 6);
-	fake_wqe(&w, 1, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 0, len);
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -248,7 +248,7 @@ START_TEST(test_lost_read_last_timeout)
 	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 5);
 	expect(1, 4, WIRE_OP_RC_RDMA_READ_RESPONSE_LAST, P(3));
 	ck_assert_mem_eq(env->ma->buf, env->mb->buf, len);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -260,7 +260,7 @@ START_TEST(test_dup_atomic)
 	setup_env(NULL);
 	add_rule(0, WIRE_OP_RC_FETCH_ADD, 0, FAKE_DUP);
 	memcpy(env->mb->buf + 8, &v, 8);
-	fake_wqe(&w, 1, XPORT_WR_ATOMIC_FETCH_AND_ADD, XPORT_SEND_SIGNALED, env->ma, 0, 8);
+	fake_wqe(&w, 1, UROCE_WR_ATOMIC_FETCH_AND_ADD, UROCE_SEND_SIGNALED, env->ma, 0, 8);
 	fake_wqe_remote(&w, env->mb, 8);
 	w.compare_add = 1;
 	fake_post(env->qa, &w);
@@ -287,7 +287,7 @@ START_TEST(test_lost_atomic_ack)
 	setup_env(NULL);
 	add_rule(1, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, 0, FAKE_DROP);
 	memcpy(env->mb->buf, &v, 8);
-	fake_wqe(&w, 1, XPORT_WR_ATOMIC_CMP_AND_SWP, XPORT_SEND_SIGNALED, env->ma, 0, 8);
+	fake_wqe(&w, 1, UROCE_WR_ATOMIC_CMP_AND_SWP, UROCE_SEND_SIGNALED, env->ma, 0, 8);
 	fake_wqe_remote(&w, env->mb, 0);
 	w.compare_add = 7;
 	w.swap = 8;
@@ -301,7 +301,7 @@ START_TEST(test_lost_atomic_ack)
 	ck_assert_uint_eq(got, 7);
 	memcpy(&got, env->mb->buf, 8);
 	ck_assert_uint_eq(got, 8);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -315,7 +315,7 @@ START_TEST(test_rnr_exhausted)
 	c.rnr_retry = 3;
 	c.min_rnr_timer = 1; /* 10 us */
 	setup_env(&c);
-	fake_wqe(&w, 1, XPORT_WR_SEND, 0, env->ma, 0, 10);
+	fake_wqe(&w, 1, UROCE_WR_SEND, 0, env->ma, 0, 10);
 	t0 = env->net.now;
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -328,15 +328,15 @@ START_TEST(test_rnr_exhausted)
 	}
 	ck_assert_uint_eq(env->net.now - t0, 3 * 10);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_RNR_RETRY_EXC_ERR);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_RNR_RETRY_EXC_ERR);
 	ck_assert_uint_eq(env->qa->scq[0].wr_id, 1);
-	ck_assert_uint_eq(env->qa->x.attr.state, XPORT_QPS_ERR);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_ERR);
 	ck_assert_uint_eq(env->qa->qp_errors, 1);
 	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_RNR_NAK_SENT], 4);
 	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RNR_NAK_RCVD], 4);
 	ck_assert_uint_eq(env->qa->timer, 0);
 	/* The responder is fine. */
-	ck_assert_uint_eq(env->qb->x.attr.state, XPORT_QPS_RTS);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_RTS);
 }
 END_TEST
 
@@ -346,9 +346,9 @@ START_TEST(test_rnr_recovers)
 
 	setup_env(NULL);
 	fake_pattern(env->ma->buf, 20, 1);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 2, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 10, 10);
+	fake_wqe(&w, 2, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 10, 10);
 	fake_post(env->qa, &w);
 	fake_deliver_all(&env->net);
 	/* RNR NAK for the first, PSN NAK for the pipelined second: the latter is ignored. */
@@ -362,8 +362,8 @@ START_TEST(test_rnr_recovers)
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_RNR], 1);
 	ck_assert_uint_eq(env->qa->nscq, 2);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
-	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(env->qb->nrcq, 2);
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 20);
 	ck_assert_uint_eq(env->qa->x.comp.retry_left, 7);
@@ -380,10 +380,10 @@ START_TEST(test_retry_exhausted)
 	c.retry_cnt = 2;
 	setup_env(&c);
 	add_rule(0, -1, -1, FAKE_DROP); /* the peer is gone */
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	t0 = env->net.now;
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 2, XPORT_WR_RDMA_WRITE, 0, env->ma, 0, 10); /* unsignaled */
+	fake_wqe(&w, 2, UROCE_WR_RDMA_WRITE, 0, env->ma, 0, 10); /* unsignaled */
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -393,17 +393,17 @@ START_TEST(test_retry_exhausted)
 	ck_assert_uint_eq(env->net.now - t0, 3 * xport_timeout_us(14));
 	ck_assert_uint_eq(env->qa->nscq, 2);
 	ck_assert_uint_eq(env->qa->scq[0].wr_id, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_RETRY_EXC_ERR);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_RETRY_EXC_ERR);
 	ck_assert_uint_eq(env->qa->scq[1].wr_id, 2);
-	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_WR_FLUSH_ERR);
-	ck_assert_uint_eq(env->qa->x.attr.state, XPORT_QPS_ERR);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_ERR);
 	ck_assert_uint_eq(env->qa->qp_errors, 1);
 	ck_assert_uint_eq(env->qa->timer, 0);
 	/* Posting to a QP in error completes at once, flushed. */
-	fake_wqe(&w, 3, XPORT_WR_SEND, 0, env->ma, 0, 10);
+	fake_wqe(&w, 3, UROCE_WR_SEND, 0, env->ma, 0, 10);
 	ck_assert_int_eq(fake_post(env->qa, &w), 0);
 	ck_assert_uint_eq(env->qa->nscq, 3);
-	ck_assert_uint_eq(env->qa->scq[2].status, XPORT_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(env->qa->scq[2].status, UROCE_WC_WR_FLUSH_ERR);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 6);
 }
 END_TEST
@@ -415,11 +415,11 @@ START_TEST(test_implied_nak)
 	setup_env(NULL);
 	add_rule(1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, 0, FAKE_DROP);
 	fake_pattern(env->mb->buf, 100, 9);
-	fake_wqe(&w, 1, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, 100);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 0, 100);
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
 	fake_post_recv(env->qb, 1, env->mb, 4096, 100);
-	fake_wqe(&w, 2, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 200, 10);
+	fake_wqe(&w, 2, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 200, 10);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 	/* The ACK of the SEND passes the READ: retry at once, no timer. */
@@ -430,8 +430,8 @@ START_TEST(test_implied_nak)
 	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_READ_REPLAYED], 1);
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	ck_assert_uint_eq(env->qa->nscq, 2);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
-	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_SUCCESS);
 	ck_assert_mem_eq(env->ma->buf, env->mb->buf, 100);
 }
 END_TEST
@@ -445,7 +445,7 @@ START_TEST(test_lost_nak)
 	add_rule(1, WIRE_OP_RC_ACKNOWLEDGE, 0, FAKE_DROP);
 	fake_pattern(env->ma->buf, 3000, 3);
 	fake_post_recv(env->qb, 1, env->mb, 0, 3000);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 3000);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 3000);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->net.timers_fired, 1);
@@ -453,7 +453,7 @@ START_TEST(test_lost_nak)
 	expect(0, 3, WIRE_OP_RC_SEND_FIRST, P(0));
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 3000);
 	ck_assert_uint_eq(env->qb->nrcq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -465,7 +465,7 @@ static void check_remote_error(struct xport_wqe *w, uint32_t want_status, uint8_
 	fake_post_recv(env->qb, 50, env->mb, 0, 64);
 	fake_post_recv(env->qb, 51, env->mb, 64, 64);
 	fake_post(env->qa, w);
-	fake_wqe(&s, 99, XPORT_WR_SEND, 0, env->ma, 0, 10); /* unsignaled */
+	fake_wqe(&s, 99, UROCE_WR_SEND, 0, env->ma, 0, 10); /* unsignaled */
 	fake_post(env->qa, &s);
 	fake_run(&env->net, 1000);
 	expect(1, 0, WIRE_OP_RC_ACKNOWLEDGE, P(0));
@@ -475,16 +475,16 @@ static void check_remote_error(struct xport_wqe *w, uint32_t want_status, uint8_
 	ck_assert_uint_eq(env->qa->scq[0].wr_id, w->wr_id);
 	ck_assert_uint_eq(env->qa->scq[0].status, want_status);
 	ck_assert_uint_eq(env->qa->scq[1].wr_id, 99);
-	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_WR_FLUSH_ERR);
-	ck_assert_uint_eq(env->qa->x.attr.state, XPORT_QPS_ERR);
-	ck_assert_uint_eq(env->qb->x.attr.state, XPORT_QPS_ERR);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_ERR);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_ERR);
 	ck_assert_uint_eq(env->qa->qp_errors, 1);
 	ck_assert_uint_eq(env->qb->qp_errors, 1);
 	/* The responder's posted receives are flushed. */
 	ck_assert_uint_eq(env->qb->nrcq, 2);
 	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 50);
-	ck_assert_uint_eq(env->qb->rcq[0].status, XPORT_WC_WR_FLUSH_ERR);
-	ck_assert_uint_eq(env->qb->rcq[1].status, XPORT_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(env->qb->rcq[0].status, UROCE_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(env->qb->rcq[1].status, UROCE_WC_WR_FLUSH_ERR);
 	/* The SEND that was already in flight met a QP in error. */
 	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_QP_STATE], 1);
 	teardown();
@@ -497,33 +497,33 @@ START_TEST(test_remote_access_errors)
 
 	/* Bad R_Key. */
 	setup_env(NULL);
-	fake_wqe(&w, 1, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, 100);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 100);
 	fake_wqe_remote(&w, env->mb, 0);
 	w.rkey = 0xbad;
-	check_remote_error(&w, XPORT_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
+	check_remote_error(&w, UROCE_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
 	/* Range outside the MR. */
 	setup_env(NULL);
-	fake_wqe(&w, 2, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, 100);
+	fake_wqe(&w, 2, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 100);
 	fake_wqe_remote(&w, env->mb, FAKE_MR_BYTES - 50);
-	check_remote_error(&w, XPORT_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
+	check_remote_error(&w, UROCE_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
 	/* MR without remote write access. */
 	setup_env(NULL);
-	ro = fake_mr_reg(&env->b, 4096, XPORT_ACCESS_LOCAL_WRITE | XPORT_ACCESS_REMOTE_READ);
-	fake_wqe(&w, 3, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, 100);
+	ro = fake_mr_reg(&env->b, 4096, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_READ);
+	fake_wqe(&w, 3, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 100);
 	fake_wqe_remote(&w, ro, 0);
-	check_remote_error(&w, XPORT_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
+	check_remote_error(&w, UROCE_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
 	/* READ of an MR without remote read access. */
 	setup_env(NULL);
-	ro = fake_mr_reg(&env->b, 4096, XPORT_ACCESS_LOCAL_WRITE | XPORT_ACCESS_REMOTE_WRITE);
-	fake_wqe(&w, 4, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, 100);
+	ro = fake_mr_reg(&env->b, 4096, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE);
+	fake_wqe(&w, 4, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 0, 100);
 	fake_wqe_remote(&w, ro, 0);
-	check_remote_error(&w, XPORT_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
+	check_remote_error(&w, UROCE_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
 	/* Atomic on an MR without remote atomic access. */
 	setup_env(NULL);
-	ro = fake_mr_reg(&env->b, 4096, XPORT_ACCESS_LOCAL_WRITE | XPORT_ACCESS_REMOTE_WRITE);
-	fake_wqe(&w, 5, XPORT_WR_ATOMIC_FETCH_AND_ADD, XPORT_SEND_SIGNALED, env->ma, 0, 8);
+	ro = fake_mr_reg(&env->b, 4096, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE);
+	fake_wqe(&w, 5, UROCE_WR_ATOMIC_FETCH_AND_ADD, UROCE_SEND_SIGNALED, env->ma, 0, 8);
 	fake_wqe_remote(&w, ro, 0);
-	check_remote_error(&w, XPORT_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
+	check_remote_error(&w, UROCE_WC_REM_ACCESS_ERR, WIRE_NAK_REMOTE_ACCESS_ERR);
 }
 END_TEST
 
@@ -534,23 +534,23 @@ START_TEST(test_invalid_requests)
 
 	/* Misaligned atomic. */
 	setup_env(NULL);
-	fake_wqe(&w, 1, XPORT_WR_ATOMIC_CMP_AND_SWP, XPORT_SEND_SIGNALED, env->ma, 0, 8);
+	fake_wqe(&w, 1, UROCE_WR_ATOMIC_CMP_AND_SWP, UROCE_SEND_SIGNALED, env->ma, 0, 8);
 	fake_wqe_remote(&w, env->mb, 4);
-	check_remote_error(&w, XPORT_WC_REM_INV_REQ_ERR, WIRE_NAK_INVALID_REQUEST);
+	check_remote_error(&w, UROCE_WC_REM_INV_REQ_ERR, WIRE_NAK_INVALID_REQUEST);
 	/* RDMA WRITE to a QP that does not allow it. */
 	fake_conn_defaults(&c);
-	c.access = XPORT_ACCESS_REMOTE_READ;
+	c.access = UROCE_ACCESS_REMOTE_READ;
 	setup_env(&c);
-	fake_wqe(&w, 2, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, 8);
+	fake_wqe(&w, 2, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 8);
 	fake_wqe_remote(&w, env->mb, 0);
-	check_remote_error(&w, XPORT_WC_REM_INV_REQ_ERR, WIRE_NAK_INVALID_REQUEST);
+	check_remote_error(&w, UROCE_WC_REM_INV_REQ_ERR, WIRE_NAK_INVALID_REQUEST);
 	/* No responder resources: READ is an invalid request. */
 	fake_conn_defaults(&c);
 	c.max_dest_rd_atomic = 0;
 	setup_env(&c);
-	fake_wqe(&w, 3, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, 8);
+	fake_wqe(&w, 3, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 0, 8);
 	fake_wqe_remote(&w, env->mb, 0);
-	check_remote_error(&w, XPORT_WC_REM_INV_REQ_ERR, WIRE_NAK_INVALID_REQUEST);
+	check_remote_error(&w, UROCE_WC_REM_INV_REQ_ERR, WIRE_NAK_INVALID_REQUEST);
 }
 END_TEST
 
@@ -561,16 +561,16 @@ START_TEST(test_recv_too_small)
 	setup_env(NULL);
 	fake_post_recv(env->qb, 7, env->mb, 0, 10);
 	fake_post_recv(env->qb, 8, env->mb, 100, 10);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 20);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 20);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_INVALID_REQUEST));
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_REM_INV_REQ_ERR);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_REM_INV_REQ_ERR);
 	ck_assert_uint_eq(env->qb->nrcq, 2);
 	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 7);
-	ck_assert_uint_eq(env->qb->rcq[0].status, XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(env->qb->rcq[0].status, UROCE_WC_LOC_LEN_ERR);
 	ck_assert_uint_eq(env->qb->rcq[1].wr_id, 8);
-	ck_assert_uint_eq(env->qb->rcq[1].status, XPORT_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(env->qb->rcq[1].status, UROCE_WC_WR_FLUSH_ERR);
 }
 END_TEST
 
@@ -581,12 +581,12 @@ START_TEST(test_recv_bad_lkey)
 	setup_env(NULL);
 	fake_post_recv(env->qb, 7, env->mb, 0, 100);
 	env->qb->rq[0].sge[0].lkey = 0xbad;
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 20);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 20);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_REMOTE_OP_ERR));
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_REM_OP_ERR);
-	ck_assert_uint_eq(env->qb->rcq[0].status, XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_REM_OP_ERR);
+	ck_assert_uint_eq(env->qb->rcq[0].status, UROCE_WC_LOC_QP_OP_ERR);
 }
 END_TEST
 
@@ -596,31 +596,31 @@ START_TEST(test_local_errors)
 
 	setup_env(NULL);
 	fake_post_recv(env->qb, 1, env->mb, 0, 100);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 2, XPORT_WR_SEND, 0, env->ma, 0, 10); /* unsignaled, bad lkey */
+	fake_wqe(&w, 2, UROCE_WR_SEND, 0, env->ma, 0, 10); /* unsignaled, bad lkey */
 	w.sge[0].lkey = 0xbad;
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 3, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 3, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 	/* Only the good SEND went out; the bad one fails in order, even unsignaled. */
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 1);
 	ck_assert_uint_eq(env->qa->nscq, 3);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(env->qa->scq[1].wr_id, 2);
-	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_LOC_PROT_ERR);
-	ck_assert_uint_eq(env->qa->scq[2].status, XPORT_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(env->qa->scq[2].status, UROCE_WC_WR_FLUSH_ERR);
 	ck_assert_uint_eq(env->qa->qp_errors, 1);
 	teardown();
 
 	/* An invalid WR (READ on more SGEs than the engine carries). */
 	setup_env(NULL);
-	fake_wqe(&w, 4, XPORT_WR_RDMA_READ, 0, env->ma, 0, 10);
+	fake_wqe(&w, 4, UROCE_WR_RDMA_READ, 0, env->ma, 0, 10);
 	w.num_sge = XPORT_MAX_SGE + 1;
 	fake_post(env->qa, &w);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_LOC_QP_OP_ERR);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 0);
 	teardown();
 
@@ -632,11 +632,11 @@ START_TEST(test_local_errors)
 		c.max_rd_atomic = 0;
 		setup_env(&c);
 	}
-	fake_wqe(&w, 5, XPORT_WR_RDMA_READ, 0, env->ma, 0, 10);
+	fake_wqe(&w, 5, UROCE_WR_RDMA_READ, 0, env->ma, 0, 10);
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_LOC_QP_OP_ERR);
 }
 END_TEST
 
@@ -647,38 +647,38 @@ START_TEST(test_read_resp_local_prot)
 
 	setup_env(NULL);
 	/* READ into a local MR without local write access. */
-	ro = fake_mr_reg(&env->a, 4096, XPORT_ACCESS_REMOTE_READ);
-	fake_wqe(&w, 1, XPORT_WR_RDMA_READ, 0, ro, 0, 100);
+	ro = fake_mr_reg(&env->a, 4096, UROCE_ACCESS_REMOTE_READ);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_READ, 0, ro, 0, 100);
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_LOC_PROT_ERR);
-	ck_assert_uint_eq(env->qa->x.attr.state, XPORT_QPS_ERR);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_ERR);
 }
 END_TEST
 
 START_TEST(test_modify_to_err_flushes)
 {
 	struct xport_wqe w;
-	struct xport_qp_attr a = {.state = XPORT_QPS_ERR};
+	struct xport_qp_attr a = {.state = UROCE_QPS_ERR};
 
 	setup_env(NULL);
 	add_rule(0, -1, -1, FAKE_DROP);
 	fake_post_recv(env->qa, 1, env->ma, 0, 100);
 	fake_post_recv(env->qa, 2, env->ma, 0, 100);
 	for (int i = 0; i < 3; i++) {
-		fake_wqe(&w, 10 + i, XPORT_WR_SEND, 0, env->ma, 0, 10);
+		fake_wqe(&w, 10 + i, UROCE_WR_SEND, 0, env->ma, 0, 10);
 		fake_post(env->qa, &w);
 	}
-	xport_modify(&env->qa->x, &a, XPORT_QP_STATE);
+	xport_modify(&env->qa->x, &a, UROCE_QP_STATE);
 	ck_assert_uint_eq(env->qa->nscq, 3);
 	for (int i = 0; i < 3; i++) {
 		ck_assert_uint_eq(env->qa->scq[i].wr_id, 10 + i);
-		ck_assert_uint_eq(env->qa->scq[i].status, XPORT_WC_WR_FLUSH_ERR);
+		ck_assert_uint_eq(env->qa->scq[i].status, UROCE_WC_WR_FLUSH_ERR);
 	}
 	ck_assert_uint_eq(env->qa->nrcq, 2);
-	ck_assert_uint_eq(env->qa->rcq[1].status, XPORT_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(env->qa->rcq[1].status, UROCE_WC_WR_FLUSH_ERR);
 	/* Asked for by the application: no fatal-error callback. */
 	ck_assert_uint_eq(env->qa->qp_errors, 0);
 	ck_assert_uint_eq(env->qa->timer, 0);
@@ -686,8 +686,8 @@ START_TEST(test_modify_to_err_flushes)
 	ck_assert_uint_eq(xport_flush_recv(&env->qa->x), 1);
 	ck_assert_uint_eq(env->qa->nrcq, 3);
 	/* Back to RESET and up again: a fresh start. */
-	a.state = XPORT_QPS_RESET;
-	xport_modify(&env->qa->x, &a, XPORT_QP_STATE);
+	a.state = UROCE_QPS_RESET;
+	xport_modify(&env->qa->x, &a, UROCE_QP_STATE);
 	ck_assert_uint_eq(xport_sq_free(&env->qa->x), 256);
 }
 END_TEST
@@ -704,7 +704,7 @@ START_TEST(test_deferred_while_streaming)
 	setup_env(&c);
 	add_rule(0, WIRE_OP_RC_RDMA_READ_REQUEST, 0, FAKE_DUP);
 	fake_pattern(env->mb->buf, len, 4);
-	fake_wqe(&w, 1, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 0, len);
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 100000);
@@ -718,7 +718,7 @@ START_TEST(test_deferred_while_streaming)
 	ck_assert_int_lt(last, fake_find(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_FIRST, 1));
 	ck_assert_mem_eq(env->ma->buf, env->mb->buf, len);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
 END_TEST
 
@@ -729,16 +729,16 @@ START_TEST(test_rnr_forever_and_no_timer)
 
 	/* rnr_retry 7: RNR NAKs never exhaust it. */
 	setup_env(NULL);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 300);
 	ck_assert_uint_gt(env->qa->x.cnt[XPORT_CNT_RNR_NAK_RCVD], 50);
 	ck_assert_uint_eq(env->qa->nscq, 0);
-	ck_assert_uint_eq(env->qa->x.attr.state, XPORT_QPS_RTS);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_RTS);
 	fake_post_recv(env->qb, 1, env->mb, 0, 10);
 	fake_run(&env->net, 300);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	teardown();
 
@@ -748,14 +748,14 @@ START_TEST(test_rnr_forever_and_no_timer)
 	setup_env(&c);
 	add_rule(0, -1, 0, FAKE_DROP);
 	fake_post_recv(env->qb, 1, env->mb, 0, 10);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	fake_post(env->qa, &w);
 	ck_assert_uint_eq(env->qa->timer, 0);
 	fake_run(&env->net, 300);
 	ck_assert_uint_eq(env->net.timers_fired, 0);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 1);
 	ck_assert_uint_eq(env->qa->nscq, 0);
-	ck_assert_uint_eq(env->qa->x.attr.state, XPORT_QPS_RTS);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_RTS);
 }
 END_TEST
 

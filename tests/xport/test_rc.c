@@ -62,10 +62,10 @@ static void check_send(uint8_t mtu, uint32_t len)
 
 	fake_conn_defaults(&c);
 	c.mtu = mtu;
-	env = fake_env_new(mtu * 1000 + len, XPORT_QPT_RC, &c);
+	env = fake_env_new(mtu * 1000 + len, UROCE_QPT_RC, &c);
 	fake_pattern(env->ma->buf, len, len);
 	fake_post_recv(env->qb, 77, env->mb, 0, 4 * 4096 + 100);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, len);
 	ck_assert_int_eq(fake_post(env->qa, &w), 0);
 	fake_run(&env->net, 10000);
 
@@ -94,16 +94,16 @@ static void check_send(uint8_t mtu, uint32_t len)
 
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 77);
-	ck_assert_uint_eq(env->qb->rcq[0].status, XPORT_WC_SUCCESS);
-	ck_assert_uint_eq(env->qb->rcq[0].opcode, XPORT_WC_OP_RECV);
+	ck_assert_uint_eq(env->qb->rcq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qb->rcq[0].opcode, UROCE_WC_RECV);
 	ck_assert_uint_eq(env->qb->rcq[0].byte_len, len);
 	ck_assert_uint_eq(env->qb->rcq[0].qp_num, 0x22);
 	ck_assert_uint_eq(env->qb->rcq[0].wc_flags, 0);
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, len);
 	ck_assert_uint_eq(env->qa->nscq, 1);
 	ck_assert_uint_eq(env->qa->scq[0].wr_id, 1);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
-	ck_assert_uint_eq(env->qa->scq[0].opcode, XPORT_WC_OP_SEND);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_SEND);
 	ck_assert_uint_eq(env->qa->scq[0].byte_len, len);
 	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_TX_PKTS], n);
 	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_TX_BYTES], len);
@@ -133,10 +133,10 @@ START_TEST(test_send_imm_solicited)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(1, XPORT_QPT_RC, NULL);
+	env = fake_env_new(1, UROCE_QPT_RC, NULL);
 	fake_pattern(env->ma->buf, 2000, 5);
 	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
-	fake_wqe(&w, 9, XPORT_WR_SEND_WITH_IMM, XPORT_SEND_SIGNALED | XPORT_SEND_SOLICITED, env->ma, 0,
+	fake_wqe(&w, 9, UROCE_WR_SEND_WITH_IMM, UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED, env->ma, 0,
 		 2000);
 	w.imm_data = 0x78563412; /* stays as the bytes 12 34 56 78 */
 	fake_post(env->qa, &w);
@@ -148,7 +148,7 @@ START_TEST(test_send_imm_solicited)
 	ck_assert(pkt_at(0, 1)->se);
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	ck_assert_uint_eq(env->qb->rcq[0].imm_data, 0x78563412);
-	ck_assert_uint_eq(env->qb->rcq[0].wc_flags, XPORT_WC_WITH_IMM);
+	ck_assert_uint_eq(env->qb->rcq[0].wc_flags, UROCE_WC_WITH_IMM);
 	ck_assert(env->qb->rcq[0].solicited);
 	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 2000);
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 2000);
@@ -161,9 +161,9 @@ START_TEST(test_write)
 	struct xport_wqe w;
 	uint32_t len = 2 * 1024 + 513;
 
-	env = fake_env_new(2, XPORT_QPT_RC, NULL);
+	env = fake_env_new(2, UROCE_QPT_RC, NULL);
 	fake_pattern(env->ma->buf, len, 11);
-	fake_wqe(&w, 5, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	fake_wqe(&w, 5, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, len);
 	fake_wqe_remote(&w, env->mb, 4096);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -181,8 +181,8 @@ START_TEST(test_write)
 	/* A WRITE consumes no receive WQE and makes no receive completion. */
 	ck_assert_uint_eq(env->qb->nrcq, 0);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_uint_eq(env->qa->scq[0].opcode, XPORT_WC_OP_RDMA_WRITE);
-	ck_assert_uint_eq(env->qa->scq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_RDMA_WRITE);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 	assert_no_drops();
 }
 END_TEST
@@ -191,15 +191,15 @@ START_TEST(test_write_imm)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(3, XPORT_QPT_RC, NULL);
+	env = fake_env_new(3, UROCE_QPT_RC, NULL);
 	fake_pattern(env->ma->buf, 3000, 12);
 	fake_post_recv(env->qb, 40, env->mb, 0, 0); /* WRITE with immediate needs no buffer */
 	fake_post_recv(env->qb, 41, env->mb, 0, 0);
-	fake_wqe(&w, 6, XPORT_WR_RDMA_WRITE_WITH_IMM, XPORT_SEND_SIGNALED, env->ma, 0, 100);
+	fake_wqe(&w, 6, UROCE_WR_RDMA_WRITE_WITH_IMM, UROCE_SEND_SIGNALED, env->ma, 0, 100);
 	fake_wqe_remote(&w, env->mb, 8192);
 	w.imm_data = 0xdeadbeef;
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 7, XPORT_WR_RDMA_WRITE_WITH_IMM, XPORT_SEND_SIGNALED, env->ma, 100, 2900);
+	fake_wqe(&w, 7, UROCE_WR_RDMA_WRITE_WITH_IMM, UROCE_SEND_SIGNALED, env->ma, 100, 2900);
 	fake_wqe_remote(&w, env->mb, 16384);
 	w.imm_data = 0x01020304;
 	fake_post(env->qa, &w);
@@ -213,13 +213,13 @@ START_TEST(test_write_imm)
 	ck_assert_mem_eq(env->mb->buf + 16384, env->ma->buf + 100, 2900);
 	ck_assert_uint_eq(env->qb->nrcq, 2);
 	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 40);
-	ck_assert_uint_eq(env->qb->rcq[0].opcode, XPORT_WC_OP_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(env->qb->rcq[0].opcode, UROCE_WC_RECV_RDMA_WITH_IMM);
 	ck_assert_uint_eq(env->qb->rcq[0].imm_data, 0xdeadbeef);
 	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 100);
 	ck_assert_uint_eq(env->qb->rcq[1].wr_id, 41);
 	ck_assert_uint_eq(env->qb->rcq[1].imm_data, 0x01020304);
 	ck_assert_uint_eq(env->qb->rcq[1].byte_len, 2900);
-	ck_assert_uint_eq(env->qb->rcq[1].wc_flags, XPORT_WC_WITH_IMM);
+	ck_assert_uint_eq(env->qb->rcq[1].wc_flags, UROCE_WC_WITH_IMM);
 	ck_assert_uint_eq(env->qa->nscq, 2);
 	assert_no_drops();
 }
@@ -230,13 +230,13 @@ START_TEST(test_read_multi)
 	struct xport_wqe w;
 	uint32_t len = 3 * 1024 + 5;
 
-	env = fake_env_new(4, XPORT_QPT_RC, NULL);
+	env = fake_env_new(4, UROCE_QPT_RC, NULL);
 	fake_pattern(env->mb->buf + 1000, len, 13);
-	fake_wqe(&w, 8, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 64, len);
+	fake_wqe(&w, 8, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 64, len);
 	fake_wqe_remote(&w, env->mb, 1000);
 	fake_post(env->qa, &w);
 	/* The next request's PSN comes after all READ response PSNs. */
-	fake_wqe(&w, 9, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 9, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	fake_post_recv(env->qb, 1, env->mb, 0, 64);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -266,7 +266,7 @@ START_TEST(test_read_multi)
 	ck_assert_mem_eq(env->ma->buf + 64, env->mb->buf + 1000, len);
 	ck_assert_uint_eq(env->qa->nscq, 2);
 	ck_assert_uint_eq(env->qa->scq[0].wr_id, 8);
-	ck_assert_uint_eq(env->qa->scq[0].opcode, XPORT_WC_OP_RDMA_READ);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_RDMA_READ);
 	ck_assert_uint_eq(env->qa->scq[0].byte_len, len);
 	ck_assert_uint_eq(env->qa->scq[1].wr_id, 9);
 	assert_no_drops();
@@ -277,12 +277,12 @@ START_TEST(test_read_zero_and_only)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(5, XPORT_QPT_RC, NULL);
+	env = fake_env_new(5, UROCE_QPT_RC, NULL);
 	fake_pattern(env->mb->buf, 512, 3);
-	fake_wqe(&w, 1, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 0, 512);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 0, 512);
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 2, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, NULL, 0, 0);
+	fake_wqe(&w, 2, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, NULL, 0, 0);
 	w.remote_addr = 0x1234; /* zero length: no key, no range check */
 	w.rkey = 0xbad;
 	fake_post(env->qa, &w);
@@ -292,7 +292,7 @@ START_TEST(test_read_zero_and_only)
 	ck_assert_uint_eq(pkt_at(0, 1)->psn, psn(env->conn.psn_a, 1));
 	ck_assert_mem_eq(env->ma->buf, env->mb->buf, 512);
 	ck_assert_uint_eq(env->qa->nscq, 2);
-	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_SUCCESS);
 	assert_no_drops();
 }
 END_TEST
@@ -302,18 +302,18 @@ START_TEST(test_atomics)
 	struct xport_wqe w;
 	uint64_t v = 100, got;
 
-	env = fake_env_new(6, XPORT_QPT_RC, NULL);
+	env = fake_env_new(6, UROCE_QPT_RC, NULL);
 	memcpy(env->mb->buf + 64, &v, 8);
-	fake_wqe(&w, 1, XPORT_WR_ATOMIC_FETCH_AND_ADD, XPORT_SEND_SIGNALED, env->ma, 0, 8);
+	fake_wqe(&w, 1, UROCE_WR_ATOMIC_FETCH_AND_ADD, UROCE_SEND_SIGNALED, env->ma, 0, 8);
 	fake_wqe_remote(&w, env->mb, 64);
 	w.compare_add = 5;
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 2, XPORT_WR_ATOMIC_CMP_AND_SWP, XPORT_SEND_SIGNALED, env->ma, 8, 8);
+	fake_wqe(&w, 2, UROCE_WR_ATOMIC_CMP_AND_SWP, UROCE_SEND_SIGNALED, env->ma, 8, 8);
 	fake_wqe_remote(&w, env->mb, 64);
 	w.compare_add = 105;
 	w.swap = 7;
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 3, XPORT_WR_ATOMIC_CMP_AND_SWP, XPORT_SEND_SIGNALED, env->ma, 16, 8);
+	fake_wqe(&w, 3, UROCE_WR_ATOMIC_CMP_AND_SWP, UROCE_SEND_SIGNALED, env->ma, 16, 8);
 	fake_wqe_remote(&w, env->mb, 64);
 	w.compare_add = 1; /* does not match: no swap */
 	w.swap = 9;
@@ -339,9 +339,9 @@ START_TEST(test_atomics)
 	ck_assert_uint_eq(got, 7);
 	ck_assert_uint_eq(env->b.atomics, 3);
 	ck_assert_uint_eq(env->qa->nscq, 3);
-	ck_assert_uint_eq(env->qa->scq[0].opcode, XPORT_WC_OP_FETCH_ADD);
-	ck_assert_uint_eq(env->qa->scq[1].opcode, XPORT_WC_OP_COMP_SWAP);
-	ck_assert_uint_eq(env->qa->scq[2].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_FETCH_ADD);
+	ck_assert_uint_eq(env->qa->scq[1].opcode, UROCE_WC_COMP_SWAP);
+	ck_assert_uint_eq(env->qa->scq[2].status, UROCE_WC_SUCCESS);
 	assert_no_drops();
 }
 END_TEST
@@ -350,13 +350,13 @@ START_TEST(test_inline)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(7, XPORT_QPT_RC, NULL);
+	env = fake_env_new(7, UROCE_QPT_RC, NULL);
 	fake_post_recv(env->qb, 1, env->mb, 0, 256);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED | XPORT_SEND_INLINE, NULL, 0, 0);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED | UROCE_SEND_INLINE, NULL, 0, 0);
 	w.inline_len = 200;
 	fake_pattern(w.inline_data, 200, 99);
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 2, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED | XPORT_SEND_INLINE, NULL, 0, 0);
+	fake_wqe(&w, 2, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED | UROCE_SEND_INLINE, NULL, 0, 0);
 	fake_wqe_remote(&w, env->mb, 1000);
 	w.inline_len = 33;
 	memset(w.inline_data, 0x5a, 33);
@@ -386,9 +386,9 @@ START_TEST(test_multi_sge)
 	size_t loff[3] = {5000, 9000, 20000}, roff[3] = {300, 7000, 3000};
 	uint32_t at = 0;
 
-	env = fake_env_new(8, XPORT_QPT_RC, NULL);
+	env = fake_env_new(8, UROCE_QPT_RC, NULL);
 	fake_pattern(env->ma->buf, FAKE_MR_BYTES, 21);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, NULL, 0, 0);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, NULL, 0, 0);
 	w.num_sge = 3;
 	for (int i = 0; i < 3; i++) {
 		w.sge[i].addr = (uint64_t)(uintptr_t)(env->ma->buf + loff[i]);
@@ -424,11 +424,11 @@ START_TEST(test_signaling)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(9, XPORT_QPT_RC, NULL);
+	env = fake_env_new(9, UROCE_QPT_RC, NULL);
 	for (int i = 0; i < 4; i++)
 		fake_post_recv(env->qb, 100 + i, env->mb, 64 * i, 64);
 	for (int i = 0; i < 4; i++) {
-		fake_wqe(&w, i, XPORT_WR_SEND, i == 3 ? XPORT_SEND_SIGNALED : 0, env->ma, 0, 10);
+		fake_wqe(&w, i, UROCE_WR_SEND, i == 3 ? UROCE_SEND_SIGNALED : 0, env->ma, 0, 10);
 		fake_post(env->qa, &w);
 	}
 	fake_run(&env->net, 1000);
@@ -440,11 +440,11 @@ START_TEST(test_signaling)
 	teardown();
 
 	/* sq_sig_all: every WR completes visibly. */
-	env = fake_env_new(9, XPORT_QPT_RC, NULL);
+	env = fake_env_new(9, UROCE_QPT_RC, NULL);
 	env->qa->x.sq_sig_all = true;
 	for (int i = 0; i < 3; i++) {
 		fake_post_recv(env->qb, 100 + i, env->mb, 64 * i, 64);
-		fake_wqe(&w, i, XPORT_WR_SEND, 0, env->ma, 0, 10);
+		fake_wqe(&w, i, UROCE_WR_SEND, 0, env->ma, 0, 10);
 		fake_post(env->qa, &w);
 	}
 	fake_run(&env->net, 1000);
@@ -461,10 +461,10 @@ START_TEST(test_ackreq_window)
 
 	fake_conn_defaults(&c);
 	c.mtu = 1;
-	env = fake_env_new(10, XPORT_QPT_RC, &c);
+	env = fake_env_new(10, UROCE_QPT_RC, &c);
 	fake_pattern(env->ma->buf, len, 1);
 	fake_post_recv(env->qb, 1, env->mb, 0, len);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, len);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, len);
 	fake_post(env->qa, &w);
 	/* Nothing answered yet: exactly the 128-PSN window went out. */
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), XPORT_MAX_UNACKED_PSNS);
@@ -499,14 +499,14 @@ START_TEST(test_fence_and_depth)
 
 	fake_conn_defaults(&c);
 	c.max_rd_atomic = 2;
-	env = fake_env_new(11, XPORT_QPT_RC, &c);
+	env = fake_env_new(11, UROCE_QPT_RC, &c);
 	for (int i = 0; i < 4; i++) {
-		fake_wqe(&w, i, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 100 * i, 100);
+		fake_wqe(&w, i, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 100 * i, 100);
 		fake_wqe_remote(&w, env->mb, 100 * i);
 		fake_post(env->qa, &w);
 	}
 	fake_post_recv(env->qb, 1, env->mb, 8192, 64);
-	fake_wqe(&w, 9, XPORT_WR_SEND, XPORT_SEND_SIGNALED | XPORT_SEND_FENCE, env->ma, 0, 10);
+	fake_wqe(&w, 9, UROCE_WR_SEND, UROCE_SEND_SIGNALED | UROCE_SEND_FENCE, env->ma, 0, 10);
 	fake_post(env->qa, &w);
 	/* Initiator depth 2: two READs out, the rest (and the fenced SEND) wait. */
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 2);
@@ -518,7 +518,7 @@ START_TEST(test_fence_and_depth)
 			 fake_find(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, 3));
 	ck_assert_uint_eq(env->qa->nscq, 5);
 	for (unsigned i = 0; i < 5; i++)
-		ck_assert_uint_eq(env->qa->scq[i].status, XPORT_WC_SUCCESS);
+		ck_assert_uint_eq(env->qa->scq[i].status, UROCE_WC_SUCCESS);
 	assert_no_drops();
 }
 END_TEST
@@ -531,13 +531,13 @@ START_TEST(test_psn_wrap)
 	fake_conn_defaults(&c);
 	c.psn_a = 0xfffffe;
 	c.psn_b = 0xffffff;
-	env = fake_env_new(12, XPORT_QPT_RC, &c);
+	env = fake_env_new(12, UROCE_QPT_RC, &c);
 	fake_pattern(env->ma->buf, 4000, 2);
 	fake_pattern(env->mb->buf + 50000, 3000, 3);
 	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 4000);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 4000);
 	fake_post(env->qa, &w);
-	fake_wqe(&w, 2, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, env->ma, 10000, 3000);
+	fake_wqe(&w, 2, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 10000, 3000);
 	fake_wqe_remote(&w, env->mb, 50000);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -548,7 +548,7 @@ START_TEST(test_psn_wrap)
 	ck_assert_uint_eq(pkt_at(0, 4)->psn, 2); /* the READ */
 	ck_assert_uint_eq(env->qa->x.req.psn, 5);
 	ck_assert_uint_eq(env->qa->nscq, 2);
-	ck_assert_uint_eq(env->qa->scq[1].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_SUCCESS);
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 4000);
 	ck_assert_mem_eq(env->ma->buf + 10000, env->mb->buf + 50000, 3000);
 	assert_no_drops();
@@ -559,7 +559,7 @@ START_TEST(test_both_directions)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(13, XPORT_QPT_RC, NULL);
+	env = fake_env_new(13, UROCE_QPT_RC, NULL);
 	fake_pattern(env->ma->buf, 5000, 1);
 	fake_pattern(env->mb->buf + 500000, 5000, 2);
 	for (int i = 0; i < 3; i++) {
@@ -567,9 +567,9 @@ START_TEST(test_both_directions)
 		fake_post_recv(env->qb, i, env->mb, 100000 + 8192 * i, 8192);
 	}
 	for (int i = 0; i < 3; i++) {
-		fake_wqe(&w, i, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 5000);
+		fake_wqe(&w, i, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 5000);
 		fake_post(env->qa, &w);
-		fake_wqe(&w, i, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->mb, 500000, 5000);
+		fake_wqe(&w, i, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->mb, 500000, 5000);
 		fake_post(env->qb, &w);
 	}
 	fake_run(&env->net, 10000);
@@ -588,24 +588,24 @@ END_TEST
 START_TEST(test_sqd)
 {
 	struct xport_wqe w;
-	struct xport_qp_attr a = {.state = XPORT_QPS_SQD};
+	struct xport_qp_attr a = {.state = UROCE_QPS_SQD};
 
-	env = fake_env_new(14, XPORT_QPT_RC, NULL);
+	env = fake_env_new(14, UROCE_QPT_RC, NULL);
 	fake_post_recv(env->qb, 1, env->mb, 0, 64);
 	fake_post_recv(env->qb, 2, env->mb, 64, 64);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	fake_post(env->qa, &w);
-	xport_modify(&env->qa->x, &a, XPORT_QP_STATE);
+	xport_modify(&env->qa->x, &a, UROCE_QP_STATE);
 	/* Posted while draining: waits for RTS. */
-	fake_wqe(&w, 2, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 10);
+	fake_wqe(&w, 2, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
 	fake_post(env->qa, &w);
 	ck_assert_uint_eq(env->qa->drained, 0);
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->qa->drained, 1);
 	ck_assert_uint_eq(env->qa->nscq, 1);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 1);
-	a.state = XPORT_QPS_RTS;
-	xport_modify(&env->qa->x, &a, XPORT_QP_STATE);
+	a.state = UROCE_QPS_RTS;
+	xport_modify(&env->qa->x, &a, UROCE_QP_STATE);
 	fake_run(&env->net, 1000);
 	ck_assert_uint_eq(env->qa->nscq, 2);
 	ck_assert_uint_eq(env->qb->nrcq, 2);
@@ -616,14 +616,14 @@ START_TEST(test_uc)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(15, XPORT_QPT_UC, NULL);
+	env = fake_env_new(15, UROCE_QPT_UC, NULL);
 	fake_pattern(env->ma->buf, 3000, 4);
 	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 3000);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 3000);
 	fake_post(env->qa, &w);
 	/* UC completes as soon as the last packet is out. */
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	fake_wqe(&w, 2, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, env->ma, 0, 1500);
+	fake_wqe(&w, 2, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 1500);
 	fake_wqe_remote(&w, env->mb, 10000);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
@@ -646,10 +646,10 @@ START_TEST(test_uc_loss_drops_message)
 {
 	struct xport_wqe w;
 
-	env = fake_env_new(16, XPORT_QPT_UC, NULL);
+	env = fake_env_new(16, UROCE_QPT_UC, NULL);
 	fake_pattern(env->ma->buf, 3000, 4);
 	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
-	fake_wqe(&w, 1, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 3000);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 3000);
 	env->net.drop_pm = 0;
 	fake_post(env->qa, &w);
 	/* Lose the middle packet of the first message. */
@@ -658,7 +658,7 @@ START_TEST(test_uc_loss_drops_message)
 
 		f->buf[0] = 0xff; /* corrupt the opcode: the ICRC catches it */
 	}
-	fake_wqe(&w, 2, XPORT_WR_SEND, XPORT_SEND_SIGNALED, env->ma, 0, 500);
+	fake_wqe(&w, 2, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 500);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 	/* The first message is gone, the second lands in the same receive WQE. */
@@ -684,24 +684,24 @@ START_TEST(test_ud)
 	fake_net_init(&net, 17);
 	fake_host_init(&a, &net, 0, ipa);
 	fake_host_init(&b, &net, 1, ipb);
-	qa = fake_qp_create(&a, XPORT_QPT_UD, 0x31, 16, true);
-	qb = fake_qp_create(&b, XPORT_QPT_UD, 0x32, 16, true);
+	qa = fake_qp_create(&a, UROCE_QPT_UD, 0x31, 16, true);
+	qb = fake_qp_create(&b, UROCE_QPT_UD, 0x32, 16, true);
 	ma = fake_mr_reg(&a, 8192, FAKE_ALL_ACCESS);
 	mb = fake_mr_reg(&b, 8192, FAKE_ALL_ACCESS);
-	at.state = XPORT_QPS_INIT;
+	at.state = UROCE_QPS_INIT;
 	at.qkey = 0x11111111;
 	at.pkey = 0xffff;
-	xport_modify(&qa->x, &at, XPORT_QP_STATE | XPORT_QP_QKEY | XPORT_QP_PKEY_INDEX);
-	xport_modify(&qb->x, &at, XPORT_QP_STATE | XPORT_QP_QKEY | XPORT_QP_PKEY_INDEX);
-	at.state = XPORT_QPS_RTR;
-	xport_modify(&qa->x, &at, XPORT_QP_STATE);
-	xport_modify(&qb->x, &at, XPORT_QP_STATE);
-	at.state = XPORT_QPS_RTS;
-	xport_modify(&qa->x, &at, XPORT_QP_STATE);
+	xport_modify(&qa->x, &at, UROCE_QP_STATE | UROCE_QP_QKEY | UROCE_QP_PKEY_INDEX);
+	xport_modify(&qb->x, &at, UROCE_QP_STATE | UROCE_QP_QKEY | UROCE_QP_PKEY_INDEX);
+	at.state = UROCE_QPS_RTR;
+	xport_modify(&qa->x, &at, UROCE_QP_STATE);
+	xport_modify(&qb->x, &at, UROCE_QP_STATE);
+	at.state = UROCE_QPS_RTS;
+	xport_modify(&qa->x, &at, UROCE_QP_STATE);
 
 	fake_pattern(ma->buf, 1000, 8);
 	fake_post_recv(qb, 3, mb, 0, 2000);
-	fake_wqe(&w, 1, XPORT_WR_SEND_WITH_IMM, 0, ma, 0, 1000);
+	fake_wqe(&w, 1, UROCE_WR_SEND_WITH_IMM, 0, ma, 0, 1000);
 	memcpy(w.ud_av.sgid, a.gid, 16);
 	memcpy(w.ud_av.dgid, b.gid, 16);
 	w.ud_av.hop_limit = 64;
@@ -715,10 +715,10 @@ START_TEST(test_ud)
 	ck_assert_uint_eq(net.log[0].opcode, WIRE_OP_UD_SEND_ONLY_IMM);
 	ck_assert_uint_eq(net.log[0].qpn, 0x32);
 	ck_assert_uint_eq(qb->nrcq, 1);
-	ck_assert_uint_eq(qb->rcq[0].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(qb->rcq[0].status, UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(qb->rcq[0].byte_len, 1040);
 	ck_assert_uint_eq(qb->rcq[0].src_qp, 0x31);
-	ck_assert_uint_eq(qb->rcq[0].wc_flags, XPORT_WC_GRH | XPORT_WC_WITH_IMM);
+	ck_assert_uint_eq(qb->rcq[0].wc_flags, UROCE_WC_GRH | UROCE_WC_WITH_IMM);
 	ck_assert_uint_eq(qb->rcq[0].imm_data, 42);
 	/* GRH: IPv4 header in its second 20 bytes. */
 	ck_assert_uint_eq(mb->buf[20], 0x45);
@@ -737,11 +737,11 @@ START_TEST(test_ud)
 	ck_assert_uint_eq(qb->x.drops[XPORT_DROP_BAD_QKEY], 1);
 
 	/* Longer than the (UD) MTU: completed without a packet, as rxe does. */
-	fake_wqe(&w, 5, XPORT_WR_SEND, 0, ma, 0, 4097);
+	fake_wqe(&w, 5, UROCE_WR_SEND, 0, ma, 0, 4097);
 	w.ud_remote_qkey = 0x11111111;
 	xport_post_send(&qa->x, &w);
 	ck_assert_uint_eq(qa->nscq, 3);
-	ck_assert_uint_eq(qa->scq[2].status, XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(qa->scq[2].status, UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(qa->x.cnt[XPORT_CNT_UD_OVERSIZE], 1);
 	ck_assert_uint_eq(fake_count(&net, 0, -1), 2);
 	fake_host_fini(&a);
@@ -756,11 +756,11 @@ START_TEST(test_sq_ring)
 	struct xport_wqe w;
 	unsigned posted = 0;
 
-	env = fake_env_new(18, XPORT_QPT_RC, NULL);
+	env = fake_env_new(18, UROCE_QPT_RC, NULL);
 	/* A second pair with a 3-deep send queue whose indices are about to wrap. */
-	q = fake_qp_create(&env->a, XPORT_QPT_RC, 0x12, 3, true);
+	q = fake_qp_create(&env->a, UROCE_QPT_RC, 0x12, 3, true);
 	{
-		struct fake_qp *peer = fake_qp_create(&env->b, XPORT_QPT_RC, 0x23, 3, false);
+		struct fake_qp *peer = fake_qp_create(&env->b, UROCE_QPT_RC, 0x23, 3, false);
 
 		fake_connect(q, peer, &env->conn);
 		for (int i = 0; i < 40; i++)
@@ -771,7 +771,7 @@ START_TEST(test_sq_ring)
 	while (posted < 40) {
 		int rc;
 
-		fake_wqe(&w, posted, XPORT_WR_SEND, 0, env->ma, posted, 1);
+		fake_wqe(&w, posted, UROCE_WR_SEND, 0, env->ma, posted, 1);
 		rc = fake_post(q, &w);
 		if (rc == -EAGAIN) {
 			ck_assert_uint_eq(xport_sq_free(&q->x), 0);
@@ -785,7 +785,7 @@ START_TEST(test_sq_ring)
 	ck_assert_uint_eq(q->nscq, 40);
 	for (unsigned i = 0; i < 40; i++) {
 		ck_assert_uint_eq(q->scq[i].wr_id, i);
-		ck_assert_uint_eq(q->scq[i].status, XPORT_WC_SUCCESS);
+		ck_assert_uint_eq(q->scq[i].status, UROCE_WC_SUCCESS);
 	}
 	ck_assert_uint_eq(env->b.qp[1]->nrcq, 40);
 	ck_assert_uint_eq(q->x.sq_tail, 0xfffffff0u + 40);

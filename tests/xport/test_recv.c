@@ -25,7 +25,7 @@ static void teardown(void)
 
 static void setup(void)
 {
-	env = fake_env_new(3, XPORT_QPT_RC, NULL);
+	env = fake_env_new(3, UROCE_QPT_RC, NULL);
 }
 
 /* Build a packet BTH..pad (no ICRC) with paylen payload bytes; returns its length. */
@@ -169,7 +169,7 @@ START_TEST(test_qp_drops)
 	uint8_t buf[256];
 	struct xport_route rt;
 	struct fake_qp *idle;
-	struct xport_qp_attr a = {.state = XPORT_QPS_INIT, .pkey = 0xffff};
+	struct xport_qp_attr a = {.state = UROCE_QPS_INIT, .pkey = 0xffff};
 	size_t n;
 
 	/* Unknown QP, QP 0, multicast. */
@@ -186,8 +186,8 @@ START_TEST(test_qp_drops)
 	inject(buf, n);
 	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_QP_TYPE], 1);
 	/* A QP still in INIT takes nothing. */
-	idle = fake_qp_create(&env->b, XPORT_QPT_RC, 0x33, 16, false);
-	xport_modify(&idle->x, &a, XPORT_QP_STATE | XPORT_QP_PKEY_INDEX);
+	idle = fake_qp_create(&env->b, UROCE_QPT_RC, 0x33, 16, false);
+	xport_modify(&idle->x, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX);
 	n = build(buf, WIRE_OP_RC_SEND_ONLY, 0x33, 0, 0xffff, 4);
 	inject(buf, n);
 	ck_assert_uint_eq(idle->x.drops[XPORT_DROP_QP_STATE], 1);
@@ -220,16 +220,16 @@ START_TEST(test_response_state)
 {
 	uint8_t buf[256];
 	struct fake_qp *rtr;
-	struct xport_qp_attr a = {.state = XPORT_QPS_INIT, .pkey = 0xffff};
+	struct xport_qp_attr a = {.state = UROCE_QPS_INIT, .pkey = 0xffff};
 	size_t n;
 
 	/* An ACK for a QP that has not reached RTS is not a response to anything. */
-	rtr = fake_qp_create(&env->b, XPORT_QPT_RC, 0x34, 16, false);
-	xport_modify(&rtr->x, &a, XPORT_QP_STATE | XPORT_QP_PKEY_INDEX);
-	a.state = XPORT_QPS_RTR;
+	rtr = fake_qp_create(&env->b, UROCE_QPT_RC, 0x34, 16, false);
+	xport_modify(&rtr->x, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX);
+	a.state = UROCE_QPS_RTR;
 	memcpy(a.av.sgid, env->b.gid, 16);
 	memcpy(a.av.dgid, env->a.gid, 16);
-	xport_modify(&rtr->x, &a, XPORT_QP_STATE | XPORT_QP_AV);
+	xport_modify(&rtr->x, &a, UROCE_QP_STATE | UROCE_QP_AV);
 	n = build(buf, WIRE_OP_RC_ACKNOWLEDGE, 0x34, 0, 0xffff, 0);
 	buf[WIRE_BTH_BYTES] = 0x1f;
 	inject(buf, n);
@@ -291,7 +291,7 @@ START_TEST(test_ipv6_path)
 	a.av.dgid[0] = 0xfe;
 	a.av.dgid[1] = 0x80;
 	a.av.dgid[15] = 1;
-	xport_modify(&env->qb->x, &a, XPORT_QP_AV);
+	xport_modify(&env->qb->x, &a, UROCE_QP_AV);
 	memset(&rt, 0, sizeof(rt));
 	memcpy(rt.sgid, a.av.dgid, 16);
 	memcpy(rt.dgid, a.av.sgid, 16);

@@ -17,62 +17,62 @@
 
 START_TEST(test_verbs_values)
 {
-	ck_assert_int_eq(XPORT_QPT_RC, IBV_QPT_RC);
-	ck_assert_int_eq(XPORT_QPT_UC, IBV_QPT_UC);
-	ck_assert_int_eq(XPORT_QPT_UD, IBV_QPT_UD);
-	ck_assert_int_eq(XPORT_QPS_RESET, IBV_QPS_RESET);
-	ck_assert_int_eq(XPORT_QPS_INIT, IBV_QPS_INIT);
-	ck_assert_int_eq(XPORT_QPS_RTR, IBV_QPS_RTR);
-	ck_assert_int_eq(XPORT_QPS_RTS, IBV_QPS_RTS);
-	ck_assert_int_eq(XPORT_QPS_SQD, IBV_QPS_SQD);
-	ck_assert_int_eq(XPORT_QPS_SQE, IBV_QPS_SQE);
-	ck_assert_int_eq(XPORT_QPS_ERR, IBV_QPS_ERR);
-	ck_assert_int_eq(XPORT_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE);
-	ck_assert_int_eq(XPORT_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_WRITE_WITH_IMM);
-	ck_assert_int_eq(XPORT_WR_SEND, IBV_WR_SEND);
-	ck_assert_int_eq(XPORT_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_IMM);
-	ck_assert_int_eq(XPORT_WR_RDMA_READ, IBV_WR_RDMA_READ);
-	ck_assert_int_eq(XPORT_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_CMP_AND_SWP);
-	ck_assert_int_eq(XPORT_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD);
-#define X_CHECK(sym, val, name) ck_assert_int_eq(XPORT_WC_##sym, IBV_WC_##sym);
-	XPORT_WC_LIST(X_CHECK)
+	ck_assert_int_eq(UROCE_QPT_RC, IBV_QPT_RC);
+	ck_assert_int_eq(UROCE_QPT_UC, IBV_QPT_UC);
+	ck_assert_int_eq(UROCE_QPT_UD, IBV_QPT_UD);
+	ck_assert_int_eq(UROCE_QPS_RESET, IBV_QPS_RESET);
+	ck_assert_int_eq(UROCE_QPS_INIT, IBV_QPS_INIT);
+	ck_assert_int_eq(UROCE_QPS_RTR, IBV_QPS_RTR);
+	ck_assert_int_eq(UROCE_QPS_RTS, IBV_QPS_RTS);
+	ck_assert_int_eq(UROCE_QPS_SQD, IBV_QPS_SQD);
+	ck_assert_int_eq(UROCE_QPS_SQE, IBV_QPS_SQE);
+	ck_assert_int_eq(UROCE_QPS_ERR, IBV_QPS_ERR);
+	ck_assert_int_eq(UROCE_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE);
+	ck_assert_int_eq(UROCE_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_WRITE_WITH_IMM);
+	ck_assert_int_eq(UROCE_WR_SEND, IBV_WR_SEND);
+	ck_assert_int_eq(UROCE_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_IMM);
+	ck_assert_int_eq(UROCE_WR_RDMA_READ, IBV_WR_RDMA_READ);
+	ck_assert_int_eq(UROCE_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_CMP_AND_SWP);
+	ck_assert_int_eq(UROCE_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD);
+#define X_CHECK(sym, val, name) ck_assert_int_eq(UROCE_WC_##sym, IBV_WC_##sym);
+	UROCE_WC_STATUS_LIST(X_CHECK)
 #undef X_CHECK
 #ifdef RC_HAVE_IBVERBS
-	for (unsigned s = 0; s <= XPORT_WC_GENERAL_ERR; s++)
+	for (unsigned s = 0; s <= UROCE_WC_GENERAL_ERR; s++)
 		ck_assert_str_eq(xport_wc_status_name(s), ibv_wc_status_str(s));
 #endif
-	ck_assert_int_eq(XPORT_WC_OP_SEND, IBV_WC_SEND);
-	ck_assert_int_eq(XPORT_WC_OP_RDMA_WRITE, IBV_WC_RDMA_WRITE);
-	ck_assert_int_eq(XPORT_WC_OP_RDMA_READ, IBV_WC_RDMA_READ);
-	ck_assert_int_eq(XPORT_WC_OP_COMP_SWAP, IBV_WC_COMP_SWAP);
-	ck_assert_int_eq(XPORT_WC_OP_FETCH_ADD, IBV_WC_FETCH_ADD);
-	ck_assert_int_eq(XPORT_WC_OP_RECV, IBV_WC_RECV);
-	ck_assert_int_eq(XPORT_WC_OP_RECV_RDMA_WITH_IMM, IBV_WC_RECV_RDMA_WITH_IMM);
-	ck_assert_int_eq(XPORT_WC_GRH, IBV_WC_GRH);
-	ck_assert_int_eq(XPORT_WC_WITH_IMM, IBV_WC_WITH_IMM);
-	ck_assert_int_eq(XPORT_SEND_FENCE, IBV_SEND_FENCE);
-	ck_assert_int_eq(XPORT_SEND_SIGNALED, IBV_SEND_SIGNALED);
-	ck_assert_int_eq(XPORT_SEND_SOLICITED, IBV_SEND_SOLICITED);
-	ck_assert_int_eq(XPORT_SEND_INLINE, IBV_SEND_INLINE);
-	ck_assert_int_eq(XPORT_ACCESS_LOCAL_WRITE, IBV_ACCESS_LOCAL_WRITE);
-	ck_assert_int_eq(XPORT_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_WRITE);
-	ck_assert_int_eq(XPORT_ACCESS_REMOTE_READ, IBV_ACCESS_REMOTE_READ);
-	ck_assert_int_eq(XPORT_ACCESS_REMOTE_ATOMIC, IBV_ACCESS_REMOTE_ATOMIC);
-	ck_assert_int_eq(XPORT_QP_STATE, IBV_QP_STATE);
-	ck_assert_int_eq(XPORT_QP_ACCESS_FLAGS, IBV_QP_ACCESS_FLAGS);
-	ck_assert_int_eq(XPORT_QP_PKEY_INDEX, IBV_QP_PKEY_INDEX);
-	ck_assert_int_eq(XPORT_QP_QKEY, IBV_QP_QKEY);
-	ck_assert_int_eq(XPORT_QP_AV, IBV_QP_AV);
-	ck_assert_int_eq(XPORT_QP_PATH_MTU, IBV_QP_PATH_MTU);
-	ck_assert_int_eq(XPORT_QP_TIMEOUT, IBV_QP_TIMEOUT);
-	ck_assert_int_eq(XPORT_QP_RETRY_CNT, IBV_QP_RETRY_CNT);
-	ck_assert_int_eq(XPORT_QP_RNR_RETRY, IBV_QP_RNR_RETRY);
-	ck_assert_int_eq(XPORT_QP_RQ_PSN, IBV_QP_RQ_PSN);
-	ck_assert_int_eq(XPORT_QP_MAX_QP_RD_ATOMIC, IBV_QP_MAX_QP_RD_ATOMIC);
-	ck_assert_int_eq(XPORT_QP_MIN_RNR_TIMER, IBV_QP_MIN_RNR_TIMER);
-	ck_assert_int_eq(XPORT_QP_SQ_PSN, IBV_QP_SQ_PSN);
-	ck_assert_int_eq(XPORT_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MAX_DEST_RD_ATOMIC);
-	ck_assert_int_eq(XPORT_QP_DEST_QPN, IBV_QP_DEST_QPN);
+	ck_assert_int_eq(UROCE_WC_SEND, IBV_WC_SEND);
+	ck_assert_int_eq(UROCE_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE);
+	ck_assert_int_eq(UROCE_WC_RDMA_READ, IBV_WC_RDMA_READ);
+	ck_assert_int_eq(UROCE_WC_COMP_SWAP, IBV_WC_COMP_SWAP);
+	ck_assert_int_eq(UROCE_WC_FETCH_ADD, IBV_WC_FETCH_ADD);
+	ck_assert_int_eq(UROCE_WC_RECV, IBV_WC_RECV);
+	ck_assert_int_eq(UROCE_WC_RECV_RDMA_WITH_IMM, IBV_WC_RECV_RDMA_WITH_IMM);
+	ck_assert_int_eq(UROCE_WC_GRH, IBV_WC_GRH);
+	ck_assert_int_eq(UROCE_WC_WITH_IMM, IBV_WC_WITH_IMM);
+	ck_assert_int_eq(UROCE_SEND_FENCE, IBV_SEND_FENCE);
+	ck_assert_int_eq(UROCE_SEND_SIGNALED, IBV_SEND_SIGNALED);
+	ck_assert_int_eq(UROCE_SEND_SOLICITED, IBV_SEND_SOLICITED);
+	ck_assert_int_eq(UROCE_SEND_INLINE, IBV_SEND_INLINE);
+	ck_assert_int_eq(UROCE_ACCESS_LOCAL_WRITE, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_int_eq(UROCE_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_WRITE);
+	ck_assert_int_eq(UROCE_ACCESS_REMOTE_READ, IBV_ACCESS_REMOTE_READ);
+	ck_assert_int_eq(UROCE_ACCESS_REMOTE_ATOMIC, IBV_ACCESS_REMOTE_ATOMIC);
+	ck_assert_int_eq(UROCE_QP_STATE, IBV_QP_STATE);
+	ck_assert_int_eq(UROCE_QP_ACCESS_FLAGS, IBV_QP_ACCESS_FLAGS);
+	ck_assert_int_eq(UROCE_QP_PKEY_INDEX, IBV_QP_PKEY_INDEX);
+	ck_assert_int_eq(UROCE_QP_QKEY, IBV_QP_QKEY);
+	ck_assert_int_eq(UROCE_QP_AV, IBV_QP_AV);
+	ck_assert_int_eq(UROCE_QP_PATH_MTU, IBV_QP_PATH_MTU);
+	ck_assert_int_eq(UROCE_QP_TIMEOUT, IBV_QP_TIMEOUT);
+	ck_assert_int_eq(UROCE_QP_RETRY_CNT, IBV_QP_RETRY_CNT);
+	ck_assert_int_eq(UROCE_QP_RNR_RETRY, IBV_QP_RNR_RETRY);
+	ck_assert_int_eq(UROCE_QP_RQ_PSN, IBV_QP_RQ_PSN);
+	ck_assert_int_eq(UROCE_QP_MAX_QP_RD_ATOMIC, IBV_QP_MAX_QP_RD_ATOMIC);
+	ck_assert_int_eq(UROCE_QP_MIN_RNR_TIMER, IBV_QP_MIN_RNR_TIMER);
+	ck_assert_int_eq(UROCE_QP_SQ_PSN, IBV_QP_SQ_PSN);
+	ck_assert_int_eq(UROCE_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MAX_DEST_RD_ATOMIC);
+	ck_assert_int_eq(UROCE_QP_DEST_QPN, IBV_QP_DEST_QPN);
 	ck_assert_uint_eq(xport_mtu_bytes(IBV_MTU_256), 256);
 	ck_assert_uint_eq(xport_mtu_bytes(IBV_MTU_4096), 4096);
 	ck_assert_uint_eq(xport_mtu_bytes(0), 0);
@@ -83,40 +83,40 @@ END_TEST
 START_TEST(test_opcode_choice)
 {
 	/* RC SEND: First, Middle, Last, Only; with immediate only Last/Only differ. */
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_SEND, true, false), 0x00);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_SEND, false, false), 0x01);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_SEND, false, true), 0x02);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_SEND, true, true), 0x04);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_SEND_WITH_IMM, true, false), 0x00);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_SEND_WITH_IMM, false, true), 0x03);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_SEND_WITH_IMM, true, true), 0x05);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_RDMA_WRITE, true, false), 0x06);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_RDMA_WRITE, false, false), 0x07);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_RDMA_WRITE, false, true), 0x08);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_RDMA_WRITE, true, true), 0x0a);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_RDMA_WRITE_WITH_IMM, false, true),
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND, true, false), 0x00);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND, false, false), 0x01);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND, false, true), 0x02);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND, true, true), 0x04);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_IMM, true, false), 0x00);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_IMM, false, true), 0x03);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_IMM, true, true), 0x05);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE, true, false), 0x06);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE, false, false), 0x07);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE, false, true), 0x08);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE, true, true), 0x0a);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE_WITH_IMM, false, true),
 			 0x09);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_RDMA_WRITE_WITH_IMM, true, true),
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE_WITH_IMM, true, true),
 			 0x0b);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_RDMA_READ, true, true), 0x0c);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_ATOMIC_CMP_AND_SWP, true, true), 0x13);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_ATOMIC_FETCH_AND_ADD, true, true),
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_READ, true, true), 0x0c);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true), 0x13);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_FETCH_AND_ADD, true, true),
 			 0x14);
 	/* A READ is never segmented on the request side. */
-	ck_assert_int_lt(xport__req_opcode(XPORT_QPT_RC, XPORT_WR_RDMA_READ, true, false), 0);
+	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_READ, true, false), 0);
 	/* UC: same low bits, no READ/atomics. */
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_UC, XPORT_WR_SEND, true, false), 0x20);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_UC, XPORT_WR_RDMA_WRITE_WITH_IMM, true, true),
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_UC, UROCE_WR_SEND, true, false), 0x20);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_UC, UROCE_WR_RDMA_WRITE_WITH_IMM, true, true),
 			 0x2b);
-	ck_assert_int_lt(xport__req_opcode(XPORT_QPT_UC, XPORT_WR_RDMA_READ, true, true), 0);
-	ck_assert_int_lt(xport__req_opcode(XPORT_QPT_UC, XPORT_WR_ATOMIC_FETCH_AND_ADD, true, true), 0);
+	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_UC, UROCE_WR_RDMA_READ, true, true), 0);
+	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_UC, UROCE_WR_ATOMIC_FETCH_AND_ADD, true, true), 0);
 	/* UD: SEND Only (with immediate) and nothing else. */
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_UD, XPORT_WR_SEND, true, true), 0x64);
-	ck_assert_int_eq(xport__req_opcode(XPORT_QPT_UD, XPORT_WR_SEND_WITH_IMM, true, true), 0x65);
-	ck_assert_int_lt(xport__req_opcode(XPORT_QPT_UD, XPORT_WR_SEND, true, false), 0);
-	ck_assert_int_lt(xport__req_opcode(XPORT_QPT_UD, XPORT_WR_RDMA_WRITE, true, true), 0);
-	ck_assert_int_lt(xport__req_opcode(XPORT_QPT_RC, 7, true, true), 0);
-	ck_assert_int_lt(xport__req_opcode(XPORT_QPT_RC, 0xffffffffu, true, true), 0);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_UD, UROCE_WR_SEND, true, true), 0x64);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_UD, UROCE_WR_SEND_WITH_IMM, true, true), 0x65);
+	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_UD, UROCE_WR_SEND, true, false), 0);
+	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_UD, UROCE_WR_RDMA_WRITE, true, true), 0);
+	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_RC, 7, true, true), 0);
+	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_RC, 0xffffffffu, true, true), 0);
 }
 END_TEST
 
@@ -142,37 +142,37 @@ START_TEST(test_check_wqe)
 	uint32_t len;
 
 	memset(&w, 0, sizeof(w));
-	w.opcode = XPORT_WR_SEND;
+	w.opcode = UROCE_WR_SEND;
 	w.num_sge = 2;
 	w.sge[0].length = 10;
 	w.sge[1].length = 20;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(len, 30);
 	w.num_sge = XPORT_MAX_SGE + 1;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_LOC_QP_OP_ERR);
 	w.num_sge = 2;
 	w.sge[0].length = 0x80000000u;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_LOC_LEN_ERR);
 	w.sge[0].length = 10;
-	w.opcode = XPORT_WR_RDMA_READ;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_UC, &w, &len), XPORT_WC_LOC_QP_OP_ERR);
-	w.flags = XPORT_SEND_INLINE;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_LOC_QP_OP_ERR);
-	w.opcode = XPORT_WR_SEND;
+	w.opcode = UROCE_WR_RDMA_READ;
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_UC, &w, &len), UROCE_WC_LOC_QP_OP_ERR);
+	w.flags = UROCE_SEND_INLINE;
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_LOC_QP_OP_ERR);
+	w.opcode = UROCE_WR_SEND;
 	w.inline_len = XPORT_MAX_INLINE_BYTES + 1;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_LOC_LEN_ERR);
 	w.inline_len = 5;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(len, 5);
 	w.flags = 0;
-	w.opcode = XPORT_WR_ATOMIC_FETCH_AND_ADD;
+	w.opcode = UROCE_WR_ATOMIC_FETCH_AND_ADD;
 	w.num_sge = 1;
 	w.sge[0].length = 4;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_LOC_LEN_ERR);
 	w.sge[0].length = 8;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_SUCCESS);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_SUCCESS);
 	w.opcode = 99;
-	ck_assert_uint_eq(xport_check_wqe(XPORT_QPT_RC, &w, &len), XPORT_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_LOC_QP_OP_ERR);
 }
 END_TEST
 
@@ -258,8 +258,8 @@ START_TEST(test_pkey_timers_names)
 		for (unsigned j = 0; j < i; j++)
 			ck_assert_str_ne(xport_cnt_name(i), xport_cnt_name(j));
 	ck_assert_str_eq(xport_drop_name(XPORT_DROP_COUNT), "?");
-	ck_assert_str_eq(xport_qp_state_name(XPORT_QPS_RTS), "RTS");
-	ck_assert_str_eq(xport_wr_opcode_name(XPORT_WR_RDMA_READ), "RDMA_READ");
+	ck_assert_str_eq(xport_qp_state_name(UROCE_QPS_RTS), "RTS");
+	ck_assert_str_eq(xport_wr_opcode_name(UROCE_WR_RDMA_READ), "RDMA_READ");
 }
 END_TEST
 

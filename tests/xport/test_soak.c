@@ -64,45 +64,45 @@ static void run_round(struct side *s, struct op *ops, unsigned nops)
 		memset(o, 0, sizeof(*o));
 		o->seed = s->ops++ * 7919u + s->q->x.qpn;
 		if (kind < 40) {
-			o->opcode = XPORT_WR_SEND;
+			o->opcode = UROCE_WR_SEND;
 			o->len = rnd(3 * s->pmtu + 2);
 			o->loff = AREA_SRC + (size_t)i * SLOT;
 			fake_pattern(s->m->buf + o->loff, o->len, o->seed);
 			fake_post_recv(s->peer, s->sends++, s->pm, AREA_RECV + (size_t)i * SLOT,
 				       SLOT);
-			fake_wqe(&w, i, XPORT_WR_SEND, XPORT_SEND_SIGNALED, s->m, o->loff, o->len);
+			fake_wqe(&w, i, UROCE_WR_SEND, UROCE_SEND_SIGNALED, s->m, o->loff, o->len);
 		} else if (kind < 65) {
-			o->opcode = XPORT_WR_RDMA_WRITE;
+			o->opcode = UROCE_WR_RDMA_WRITE;
 			o->len = 1 + rnd(SLOT < 4 * s->pmtu ? SLOT : 4 * s->pmtu);
 			o->loff = AREA_SRC + (size_t)i * SLOT;
 			o->roff = AREA_WRITE + (size_t)i * SLOT;
 			fake_pattern(s->m->buf + o->loff, o->len, o->seed);
-			fake_wqe(&w, i, XPORT_WR_RDMA_WRITE, XPORT_SEND_SIGNALED, s->m, o->loff,
+			fake_wqe(&w, i, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, s->m, o->loff,
 				 o->len);
 			fake_wqe_remote(&w, s->pm, o->roff);
 		} else if (kind < 85) {
-			o->opcode = XPORT_WR_RDMA_READ;
+			o->opcode = UROCE_WR_RDMA_READ;
 			o->len = rnd(SLOT - 1 < 4 * s->pmtu ? SLOT - 1 : 4 * s->pmtu);
 			o->loff = AREA_LOCAL + (size_t)i * SLOT;
 			o->roff = AREA_READ + (size_t)i * SLOT;
 			fake_pattern(s->pm->buf + o->roff, o->len, o->seed);
 			memset(s->m->buf + o->loff, 0, SLOT);
-			fake_wqe(&w, i, XPORT_WR_RDMA_READ, XPORT_SEND_SIGNALED, s->m, o->loff,
+			fake_wqe(&w, i, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, s->m, o->loff,
 				 o->len);
 			fake_wqe_remote(&w, s->pm, o->roff);
 		} else if (kind < 95) {
-			o->opcode = XPORT_WR_ATOMIC_FETCH_AND_ADD;
+			o->opcode = UROCE_WR_ATOMIC_FETCH_AND_ADD;
 			o->loff = AREA_LOCAL + (size_t)i * SLOT;
 			o->expect_orig = s->fetch_next++;
-			fake_wqe(&w, i, XPORT_WR_ATOMIC_FETCH_AND_ADD, XPORT_SEND_SIGNALED, s->m,
+			fake_wqe(&w, i, UROCE_WR_ATOMIC_FETCH_AND_ADD, UROCE_SEND_SIGNALED, s->m,
 				 o->loff, 8);
 			fake_wqe_remote(&w, s->pm, COUNTER_OFF);
 			w.compare_add = 1;
 		} else {
-			o->opcode = XPORT_WR_ATOMIC_CMP_AND_SWP;
+			o->opcode = UROCE_WR_ATOMIC_CMP_AND_SWP;
 			o->loff = AREA_LOCAL + (size_t)i * SLOT;
 			o->expect_orig = s->cas_value;
-			fake_wqe(&w, i, XPORT_WR_ATOMIC_CMP_AND_SWP, XPORT_SEND_SIGNALED, s->m,
+			fake_wqe(&w, i, UROCE_WR_ATOMIC_CMP_AND_SWP, UROCE_SEND_SIGNALED, s->m,
 				 o->loff, 8);
 			fake_wqe_remote(&w, s->pm, CAS_OFF);
 			w.compare_add = s->cas_value;
@@ -117,7 +117,7 @@ static void check_round(struct side *s, struct op *ops, unsigned nops)
 {
 	unsigned send_i = 0;
 
-	ck_assert_msg(s->q->x.attr.state == XPORT_QPS_RTS, "QP %x in %s", s->q->x.qpn,
+	ck_assert_msg(s->q->x.attr.state == UROCE_QPS_RTS, "QP %x in %s", s->q->x.qpn,
 		      xport_qp_state_name(s->q->x.attr.state));
 	ck_assert_uint_eq(s->q->nscq, s->send_cqe_seen + nops);
 	for (unsigned i = 0; i < nops; i++) {
@@ -126,13 +126,13 @@ static void check_round(struct side *s, struct op *ops, unsigned nops)
 		uint64_t got;
 
 		ck_assert_uint_eq(c->wr_id, i);
-		ck_assert_msg(c->status == XPORT_WC_SUCCESS, "op %u status %s", i,
+		ck_assert_msg(c->status == UROCE_WC_SUCCESS, "op %u status %s", i,
 			      xport_wc_status_name(c->status));
 		switch (o->opcode) {
-		case XPORT_WR_SEND: {
+		case UROCE_WR_SEND: {
 			const struct xport_cqe *r = &s->peer->rcq[s->recv_seen + send_i];
 
-			ck_assert_uint_eq(r->status, XPORT_WC_SUCCESS);
+			ck_assert_uint_eq(r->status, UROCE_WC_SUCCESS);
 			ck_assert_uint_eq(r->wr_id, s->recv_seen + send_i);
 			ck_assert_uint_eq(r->byte_len, o->len);
 			ck_assert_mem_eq(s->pm->buf + AREA_RECV + (size_t)i * SLOT,
@@ -140,10 +140,10 @@ static void check_round(struct side *s, struct op *ops, unsigned nops)
 			send_i++;
 			break;
 		}
-		case XPORT_WR_RDMA_WRITE:
+		case UROCE_WR_RDMA_WRITE:
 			ck_assert_mem_eq(s->pm->buf + o->roff, s->m->buf + o->loff, o->len);
 			break;
-		case XPORT_WR_RDMA_READ:
+		case UROCE_WR_RDMA_READ:
 			ck_assert_mem_eq(s->m->buf + o->loff, s->pm->buf + o->roff, o->len);
 			ck_assert_uint_eq(s->m->buf[o->loff + o->len], 0);
 			break;
@@ -170,7 +170,7 @@ static void soak(uint64_t seed, uint8_t mtu, unsigned rounds)
 	fake_conn_defaults(&c);
 	c.mtu = mtu;
 	c.timeout = 10;
-	env = fake_env_new(seed, XPORT_QPT_RC, &c);
+	env = fake_env_new(seed, UROCE_QPT_RC, &c);
 	env->net.drop_pm = 100;
 	env->net.dup_pm = 100;
 	env->net.reorder_pm = 100;

@@ -275,12 +275,12 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 		memcpy(slot, uroce_ring_entry(r->hdr, r->entries, r->stride, qp->sq_handed), bytes);
 		g.stride = (uint32_t)bytes;
 		status = emu_wqe_send(slot, &g, qp->type, &w, &ah);
-		if (status == XPORT_WC_SUCCESS && qp->type == UROCE_QPT_UD &&
+		if (status == UROCE_WC_SUCCESS && qp->type == UROCE_QPT_UD &&
 		    ud_av(qp, ah, &w.ud_av)) {
-			status = XPORT_WC_LOC_QP_OP_ERR;
+			status = UROCE_WC_LOC_QP_OP_ERR;
 			emu_wqe_poison(&w, status);
 		}
-		if (status != XPORT_WC_SUCCESS)
+		if (status != UROCE_WC_SUCCESS)
 			dev->dcnt[EMU_DCNT_BAD_SEND_WQE]++;
 		/* Counted as handed before the engine sees it: a WR flushed
 		 * on arrival releases its slot inside the call. */

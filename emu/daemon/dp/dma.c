@@ -44,14 +44,8 @@
 
 /* Access bits the transport asks for (same values as ibv_access_flags). */
 #define DMA_ACCESS_BITS                                                                 \
-	(XPORT_ACCESS_LOCAL_WRITE | XPORT_ACCESS_REMOTE_WRITE | XPORT_ACCESS_REMOTE_READ | \
-	 XPORT_ACCESS_REMOTE_ATOMIC)
-
-_Static_assert((int)XPORT_ACCESS_LOCAL_WRITE == (int)UROCE_ACCESS_LOCAL_WRITE &&
-		   (int)XPORT_ACCESS_REMOTE_WRITE == (int)UROCE_ACCESS_REMOTE_WRITE &&
-		   (int)XPORT_ACCESS_REMOTE_READ == (int)UROCE_ACCESS_REMOTE_READ &&
-		   (int)XPORT_ACCESS_REMOTE_ATOMIC == (int)UROCE_ACCESS_REMOTE_ATOMIC,
-	       "access flag values");
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
+	 UROCE_ACCESS_REMOTE_ATOMIC)
 
 int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,
 		  uint32_t access, uint64_t *host_addr)
@@ -226,8 +220,8 @@ static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, si
 
 	/* Writing through an L_Key always needs local write. */
 	if (dir == XPORT_DMA_FROM_BUF &&
-	    !(access & (XPORT_ACCESS_REMOTE_WRITE | XPORT_ACCESS_REMOTE_ATOMIC)))
-		access |= XPORT_ACCESS_LOCAL_WRITE;
+	    !(access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)))
+		access |= UROCE_ACCESS_LOCAL_WRITE;
 	rc = emu_dma_check(mr, qp->pd, addr, len, access, &host);
 	if (rc) {
 		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
@@ -272,7 +266,7 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_ato
 	pid_t pid;
 	int rc;
 
-	rc = emu_dma_check(mr, qp->pd, va, sizeof(old), XPORT_ACCESS_REMOTE_ATOMIC, &host);
+	rc = emu_dma_check(mr, qp->pd, va, sizeof(old), UROCE_ACCESS_REMOTE_ATOMIC, &host);
 	if (rc) {
 		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
 		return rc;

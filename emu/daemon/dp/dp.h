@@ -42,7 +42,7 @@ struct emu_wqe_geom {
 bool emu_wqe_opcode_ok(uint32_t qp_type, uint32_t opcode);
 /*
  * Convert one SQ slot (a private copy of stride bytes) into an engine WQE.
- * Returns XPORT_WC_SUCCESS, or the completion status the WR must fail with
+ * Returns UROCE_WC_SUCCESS, or the completion status the WR must fail with
  * (LOC_QP_OP_ERR: opcode, SGE count, inline on READ/atomic; LOC_LEN_ERR:
  * inline length), in which case *w is poisoned so that the engine fails it
  * with that status, in order. *ah_handle receives a UD WR's AH.
@@ -89,7 +89,7 @@ uint16_t emu_route_udp6_csum(const uint8_t src[16], const uint8_t dst[16], const
 /* dma.c */
 /*
  * Pure: may [addr, addr+len) of MR mr (NULL: no such key) be accessed with
- * `access` (XPORT_ACCESS_* bits) by a QP of PD pd? 0 with *host_addr set,
+ * `access` (UROCE_ACCESS_* bits) by a QP of PD pd? 0 with *host_addr set,
  * -ENOENT (no key, or another PD), -ERANGE, -EACCES.
  */
 int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,

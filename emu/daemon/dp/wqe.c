@@ -47,13 +47,13 @@ void emu_wqe_poison(struct xport_wqe *w, uint32_t status)
 	/* Forms xport_check_wqe() rejects with exactly this status. */
 	w->num_sge = 0;
 	w->inline_len = 0;
-	if (status == XPORT_WC_LOC_LEN_ERR) {
-		w->opcode = XPORT_WR_SEND;
-		w->flags |= XPORT_SEND_INLINE;
+	if (status == UROCE_WC_LOC_LEN_ERR) {
+		w->opcode = UROCE_WR_SEND;
+		w->flags |= UROCE_SEND_INLINE;
 		w->inline_len = XPORT_MAX_INLINE_BYTES + 1;
 	} else {
 		w->opcode = EMU_WQE_BAD_OPCODE;
-		w->flags &= ~(uint32_t)XPORT_SEND_INLINE;
+		w->flags &= ~(uint32_t)UROCE_SEND_INLINE;
 	}
 }
 
@@ -69,7 +69,7 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 	const uint8_t *data = (const uint8_t *)slot + UROCE_SEND_WQE_BYTES;
 	uint32_t room = g->stride - UROCE_SEND_WQE_BYTES;
 	struct uroce_send_wqe s;
-	uint32_t status = XPORT_WC_SUCCESS;
+	uint32_t status = UROCE_WC_SUCCESS;
 
 	memcpy(&s, slot, sizeof(s));
 	memset(w, 0, offsetof(struct xport_wqe, sge));
@@ -80,7 +80,7 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 	*ah_handle = 0;
 
 	if (!emu_wqe_opcode_ok(qp_type, s.opcode)) {
-		status = XPORT_WC_LOC_QP_OP_ERR;
+		status = UROCE_WC_LOC_QP_OP_ERR;
 		goto bad;
 	}
 	switch (s.opcode) {
@@ -106,24 +106,24 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 		w->ud_remote_qkey = s.ud.remote_qkey;
 	}
 
-	if (w->flags & XPORT_SEND_INLINE) {
+	if (w->flags & UROCE_SEND_INLINE) {
 		/* Inline data is only for what carries a payload. */
 		if (is_rd_atomic(s.opcode)) {
-			status = XPORT_WC_LOC_QP_OP_ERR;
+			status = UROCE_WC_LOC_QP_OP_ERR;
 			goto bad;
 		}
 		if (s.inline_len > g->max_inline || s.inline_len > room ||
 		    s.inline_len > XPORT_MAX_INLINE_BYTES) {
-			status = XPORT_WC_LOC_LEN_ERR;
+			status = UROCE_WC_LOC_LEN_ERR;
 			goto bad;
 		}
 		w->inline_len = s.inline_len;
 		memcpy(w->inline_data, data, s.inline_len);
-		return XPORT_WC_SUCCESS;
+		return UROCE_WC_SUCCESS;
 	}
 	if (s.num_sge > g->max_sge || s.num_sge > XPORT_MAX_SGE ||
 	    s.num_sge * (uint64_t)sizeof(struct uroce_sge) > room) {
-		status = XPORT_WC_LOC_QP_OP_ERR;
+		status = UROCE_WC_LOC_QP_OP_ERR;
 		goto bad;
 	}
 	for (uint32_t i = 0; i < s.num_sge; i++) {
@@ -135,7 +135,7 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 		w->sge[i].lkey = e.lkey;
 	}
 	w->num_sge = s.num_sge;
-	return XPORT_WC_SUCCESS;
+	return UROCE_WC_SUCCESS;
 
 bad:
 	emu_wqe_poison(w, status);

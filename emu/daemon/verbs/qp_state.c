@@ -151,17 +151,9 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 #undef TO_RTS_OPT
 #undef TO_RESET_AND_ERR
 
-static const char *const state_names[] = {
-#define QPS_NAME(name, val) [val] = #name,
-    UROCE_QP_STATE_LIST(QPS_NAME)
-#undef QPS_NAME
-};
-
 const char *emu_qp_state_name(uint32_t state)
 {
-	if (state >= UROCE_QPS_COUNT)
-		return "INVALID";
-	return state_names[state];
+	return state < UROCE_QPS_COUNT ? xport_qp_state_name(state) : "INVALID";
 }
 
 static int type_index(uint32_t qp_type)

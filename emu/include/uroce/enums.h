@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The verbs values uroce uses, stated once: QP types and states, modify
+ * masks, access and send flags, work request and completion opcodes,
+ * completion status, async event types. Every number is the one of
+ * rdma-core's <infiniband/verbs.h>, so rings and messages carry them
+ * without translation. The daemon, the transport engine and the shim all
+ * use these names (the shim checks them against <infiniband/verbs.h> at
+ * compile time); nothing restates them. Part of the uapi (uapi.h includes
+ * it); the engine includes only this file of the uapi.
+ */
+#ifndef UROCE_ENUMS_H
+#define UROCE_ENUMS_H
+
+/* ------------------------------------------------------------------------ */
+/* Verbs values (same numbers as <infiniband/verbs.h>).                      */
+
+/* X-macro: QP types (symbol, value). */
+#define UROCE_QPT_LIST(X) \
+	X(RC, 2)          \
+	X(UC, 3)          \
+	X(UD, 4)          \
+	X(RAW_PACKET, 8)  \
+	X(XRC_SEND, 9)    \
+	X(XRC_RECV, 10)
+
+enum uroce_qp_type {
+#define UROCE_QPT_ENUM(name, val) UROCE_QPT_##name = val,
+	UROCE_QPT_LIST(UROCE_QPT_ENUM)
+#undef UROCE_QPT_ENUM
+};
+
+/* X-macro: QP states in enum order, with their names. */
+#define UROCE_QP_STATE_LIST(X) \
+	X(RESET, 0)            \
+	X(INIT, 1)             \
+	X(RTR, 2)              \
+	X(RTS, 3)              \
+	X(SQD, 4)              \
+	X(SQE, 5)              \
+	X(ERR, 6)
+
+enum uroce_qp_state {
+#define UROCE_QPS_ENUM(name, val) UROCE_QPS_##name = val,
+	UROCE_QP_STATE_LIST(UROCE_QPS_ENUM)
+#undef UROCE_QPS_ENUM
+	    UROCE_QPS_COUNT
+};
+
+/* X-macro: ibv_qp_attr_mask bits. */
+#define UROCE_QP_ATTR_LIST(X)     \
+	X(STATE, 0)               \
+	X(CUR_STATE, 1)           \
+	X(EN_SQD_ASYNC_NOTIFY, 2) \
+	X(ACCESS_FLAGS, 3)        \
+	X(PKEY_INDEX, 4)          \
+	X(PORT, 5)                \
+	X(QKEY, 6)                \
+	X(AV, 7)                  \
+	X(PATH_MTU, 8)            \
+	X(TIMEOUT, 9)             \
+	X(RETRY_CNT, 10)          \
+	X(RNR_RETRY, 11)          \
+	X(RQ_PSN, 12)             \
+	X(MAX_QP_RD_ATOMIC, 13)   \
+	X(ALT_PATH, 14)           \
+	X(MIN_RNR_TIMER, 15)      \
+	X(SQ_PSN, 16)             \
+	X(MAX_DEST_RD_ATOMIC, 17) \
+	X(PATH_MIG_STATE, 18)     \
+	X(CAP, 19)                \
+	X(DEST_QPN, 20)           \
+	X(RATE_LIMIT, 25)
+
+enum uroce_qp_attr_mask {
+#define UROCE_QP_ATTR_ENUM(name, bit) UROCE_QP_##name = 1u << (bit),
+	UROCE_QP_ATTR_LIST(UROCE_QP_ATTR_ENUM)
+#undef UROCE_QP_ATTR_ENUM
+};
+
+enum uroce_access_flags {
+	UROCE_ACCESS_LOCAL_WRITE = 1 << 0,
+	UROCE_ACCESS_REMOTE_WRITE = 1 << 1,
+	UROCE_ACCESS_REMOTE_READ = 1 << 2,
+	UROCE_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	UROCE_ACCESS_MW_BIND = 1 << 4,
+	UROCE_ACCESS_ZERO_BASED = 1 << 5,
+	UROCE_ACCESS_ON_DEMAND = 1 << 6,
+	UROCE_ACCESS_HUGETLB = 1 << 7,
+	/* bits 20..29: IBV_ACCESS_OPTIONAL_RANGE, ignored when unsupported */
+	UROCE_ACCESS_OPTIONAL_MASK = 0x3ff00000,
+};
+
+enum uroce_rereg_flags {
+	UROCE_REREG_CHANGE_TRANSLATION = 1 << 0,
+	UROCE_REREG_CHANGE_PD = 1 << 1,
+	UROCE_REREG_CHANGE_ACCESS = 1 << 2,
+	UROCE_REREG_KEEP_VALID = 1 << 3,
+};
+
+/* X-macro: send work request opcodes (symbol, value). */
+#define UROCE_WR_LIST(X)               \
+	X(RDMA_WRITE, 0)               \
+	X(RDMA_WRITE_WITH_IMM, 1)      \
+	X(SEND, 2)                     \
+	X(SEND_WITH_IMM, 3)            \
+	X(RDMA_READ, 4)                \
+	X(ATOMIC_CMP_AND_SWP, 5)       \
+	X(ATOMIC_FETCH_AND_ADD, 6)     \
+	X(LOCAL_INV, 7)                \
+	X(BIND_MW, 8)                  \
+	X(SEND_WITH_INV, 9)
+
+enum uroce_wr_opcode {
+#define UROCE_WR_ENUM(name, val) UROCE_WR_##name = val,
+	UROCE_WR_LIST(UROCE_WR_ENUM)
+#undef UROCE_WR_ENUM
+};
+
+enum uroce_send_flags {
+	UROCE_SEND_FENCE = 1 << 0,
+	UROCE_SEND_SIGNALED = 1 << 1,
+	UROCE_SEND_SOLICITED = 1 << 2,
+	UROCE_SEND_INLINE = 1 << 3,
+	UROCE_SEND_IP_CSUM = 1 << 4,
+};
+
+enum uroce_wc_opcode {
+	UROCE_WC_SEND = 0,
+	UROCE_WC_RDMA_WRITE = 1,
+	UROCE_WC_RDMA_READ = 2,
+	UROCE_WC_COMP_SWAP = 3,
+	UROCE_WC_FETCH_ADD = 4,
+	UROCE_WC_BIND_MW = 5,
+	UROCE_WC_LOCAL_INV = 6,
+	UROCE_WC_RECV = 128,
+	UROCE_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+/* X-macro: completion status (symbol, value, ibv_wc_status_str() text). */
+#define UROCE_WC_STATUS_LIST(X)                                   \
+	X(SUCCESS, 0, "success")                                 \
+	X(LOC_LEN_ERR, 1, "local length error")                  \
+	X(LOC_QP_OP_ERR, 2, "local QP operation error")          \
+	X(LOC_EEC_OP_ERR, 3, "local EE context operation error") \
+	X(LOC_PROT_ERR, 4, "local protection error")             \
+	X(WR_FLUSH_ERR, 5, "Work Request Flushed Error")         \
+	X(MW_BIND_ERR, 6, "memory management operation error")   \
+	X(BAD_RESP_ERR, 7, "bad response error")                 \
+	X(LOC_ACCESS_ERR, 8, "local access error")               \
+	X(REM_INV_REQ_ERR, 9, "remote invalid request error")    \
+	X(REM_ACCESS_ERR, 10, "remote access error")             \
+	X(REM_OP_ERR, 11, "remote operation error")              \
+	X(RETRY_EXC_ERR, 12, "transport retry counter exceeded") \
+	X(RNR_RETRY_EXC_ERR, 13, "RNR retry counter exceeded")   \
+	X(LOC_RDD_VIOL_ERR, 14, "local RDD violation error")     \
+	X(REM_INV_RD_REQ_ERR, 15, "remote invalid RD request")   \
+	X(REM_ABORT_ERR, 16, "aborted error")                    \
+	X(INV_EECN_ERR, 17, "invalid EE context number")         \
+	X(INV_EEC_STATE_ERR, 18, "invalid EE context state")     \
+	X(FATAL_ERR, 19, "fatal error")                          \
+	X(RESP_TIMEOUT_ERR, 20, "response timeout error")        \
+	X(GENERAL_ERR, 21, "general error")
+
+enum uroce_wc_status {
+#define UROCE_WC_STATUS_ENUM(name, val, str) UROCE_WC_##name = val,
+	UROCE_WC_STATUS_LIST(UROCE_WC_STATUS_ENUM)
+#undef UROCE_WC_STATUS_ENUM
+};
+
+enum uroce_wc_flags {
+	UROCE_WC_GRH = 1 << 0,
+	UROCE_WC_WITH_IMM = 1 << 1,
+	UROCE_WC_WITH_INV = 1 << 3,
+};
+
+/* ibv_event_type values used by the daemon. */
+enum uroce_event_type {
+	UROCE_EVENT_CQ_ERR = 0,
+	UROCE_EVENT_QP_FATAL = 1,
+	UROCE_EVENT_QP_REQ_ERR = 2,
+	UROCE_EVENT_QP_ACCESS_ERR = 3,
+	UROCE_EVENT_COMM_EST = 4,
+	UROCE_EVENT_SQ_DRAINED = 5,
+	UROCE_EVENT_PATH_MIG = 6,
+	UROCE_EVENT_PATH_MIG_ERR = 7,
+	UROCE_EVENT_DEVICE_FATAL = 8,
+	UROCE_EVENT_PORT_ACTIVE = 9,
+	UROCE_EVENT_PORT_ERR = 10,
+	UROCE_EVENT_LID_CHANGE = 11,
+	UROCE_EVENT_PKEY_CHANGE = 12,
+	UROCE_EVENT_SM_CHANGE = 13,
+	UROCE_EVENT_SRQ_ERR = 14,
+	UROCE_EVENT_SRQ_LIMIT_REACHED = 15,
+	UROCE_EVENT_QP_LAST_WQE_REACHED = 16,
+	UROCE_EVENT_CLIENT_REREGISTER = 17,
+	UROCE_EVENT_GID_CHANGE = 18,
+};
+
+enum uroce_srq_attr_mask {
+	UROCE_SRQ_MAX_WR = 1 << 0,
+	UROCE_SRQ_LIMIT = 1 << 1,
+};
+
+#endif /* UROCE_ENUMS_H */
