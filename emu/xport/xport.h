@@ -5,16 +5,17 @@
  * responder, completer, receive checks). This header holds the engine's
  * structs, the ops struct through which the engine reaches everything
  * outside it (network, memory, receive queues, CQs, clock, timers), the
- * entry points the daemon calls, and the cross-file functions grouped by
- * defining file. The engine depends on libc and wire/ only: no sockets, no
+ * entry points the daemon calls (libuv's uv.h; the engine's own cross-file
+ * functions are in xport_int.h, private). The engine depends on libc and wire/ only: no sockets, no
  * libuv, no shared memory. It is single threaded: every entry point for one
  * device must be called from the same thread, and no op may call back into
  * the engine (send_packet queues or sends, it never delivers synchronously).
  *
- * All enums that mirror libibverbs (QP types and states, WR opcodes and
- * flags, WC status/opcode/flags, access flags, modify masks, MTU) use the
- * exact numeric values of <infiniband/verbs.h>, so the daemon copies them to
- * and from the shared rings without translation; tests/rc checks this.
+ * Verbs values (QP types and states, WR opcodes and flags, WC status/opcode/
+ * flags, access flags, modify masks) are the uapi's, from <uroce/enums.h>:
+ * the numbers of <infiniband/verbs.h>, so the daemon copies them to and from
+ * the shared rings without translation; tests/xport checks them against
+ * rdma-core's header.
  */
 #ifndef UROCE_XPORT_H
 #define UROCE_XPORT_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of emu/wqe.c: send and receive WQEs read from ring slots are
+ * Unit tests of emu/daemon/dp/wqe.c: send and receive WQEs read from ring slots are
  * copied field by field, and every malformed slot (unknown or unsupported
  * opcode, opcode of another QP type, too many SGEs for the ring, inline
  * data longer than the ring allows, inline READ/atomic) becomes a WQE that
