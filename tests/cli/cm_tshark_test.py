@@ -5,12 +5,14 @@
 Usage: cm_tshark_test.py UROCE SHARED_DIR
 
 For every CM MAD in the real Linux rxe RDMA CM captures of SHARED_DIR
-(rping, ucmatose, a rejected connect), `uroce decode --json` must name the
-same attribute as tshark, and every numeric field that both decoders show
+(rping, ucmatose, a rejected connect) and in the capture `uroce sample`
+writes (built with uroce's own CM builder), `uroce decode --json` must name
+the same attribute as tshark, and every numeric field that both decoders show
 (uroce's field table against tshark's fields, mapped below) must have the
 same value; the RDMA CM IP header in a REQ's private data too. It also checks
 the known answers of the captures' README (the message sequences and the
-reject reason). Skips (77) without tshark or without the captures.
+reject reason). Skips (77) without tshark; without SHARED_DIR only the sample
+is checked, and the script says so.
 Prints one line per failure and "N passed, N failed".
 """
 import json
@@ -18,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 # Known answers from the captures' README, besides the sequences below.
 KNOWN = {
@@ -29,7 +32,9 @@ CAPTURES = {
     "real_rxe-2host_rdmacm-ucmatose.pcap": ["REQ", "REQ", "REP", "REJ", "RTU", "DREQ", "DREP"],
     "real_rxe-2host_rdmacm-reject.pcap": ["REQ", "REJ"],
 }
-ATTR = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU", 0x15: "DREQ", 0x16: "DREP"}
+SAMPLE = ["REQ", "REP", "RTU", "MRA", "REJ", "DREQ", "DREP", "SIDR_REQ", "SIDR_REP"]
+ATTR = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU", 0x15: "DREQ", 0x16: "DREP",
+        0x17: "SIDR_REQ", 0x18: "SIDR_REP"}
 
 # uroce field name -> tshark field, per message.
 FIELDS = {
@@ -137,6 +142,55 @@ def tshark_fields(path, fields):
     return rows
 
 
+def check_capture(uroce, path, expect, known, all_fields):
+    name = os.path.basename(path)
+    res = subprocess.run([uroce, "decode", "--json", path], capture_output=True, text=True)
+    check(res.returncode == 0, f"{name}: uroce decode exit {res.returncode}")
+    ours = {}
+    for line in res.stdout.splitlines():
+        if line.startswith("{"):
+            d = json.loads(line)
+            if "cm" in d:
+                ours[d["frame"]] = d
+            check("mad" not in d, f"{name} frame {d['frame']}: MAD not decoded: {d.get('mad')}")
+    seq = [ATTR.get(ours[k]["cm"]["attr_id"], "?") for k in sorted(ours)]
+    check(seq == expect, f"{name}: CM sequence {seq}, expected {expect}")
+    theirs = tshark_fields(path, all_fields)
+    check(sorted(theirs) == sorted(ours), f"{name}: MAD frames tshark {sorted(theirs)} uroce {sorted(ours)}")
+    for frame, d in sorted(ours.items()):
+        cm, t = d["cm"], theirs.get(frame)
+        if t is None:
+            continue
+        msg = ATTR.get(cm["attr_id"], "?")
+        if msg in known:
+            key, want = known[msg]
+            check(num(cm[key]) == want, f"{name} frame {frame}: {msg} {key} {cm[key]}, README says {want:#x}")
+        check(num(t["attr"]) == cm["attr_id"], f"{name} frame {frame}: attribute {t['attr']} vs {cm['attr_id']}")
+        for ours_name, ts_name in FIELDS.get(msg, {}).items():
+            tv = t.get(ts_name, "")
+            check(tv != "", f"{name} frame {frame}: tshark shows no {ts_name}")
+            if tv == "":
+                continue
+            check(ours_name in cm["fields"], f"{name} frame {frame}: uroce has no {msg}.{ours_name}")
+            if ours_name in cm["fields"]:
+                check(num(cm["fields"][ours_name]) == num(tv),
+                      f"{name} frame {frame}: {msg}.{ours_name} uroce {cm['fields'][ours_name]} tshark {tv}")
+        if msg in ("REQ", "SIDR_REQ"):
+            ip = cm.get("ip")
+            check(ip is not None, f"{name} frame {frame}: no RDMA CM IP header")
+            if ip and msg == "REQ":
+                for ours_name, ts_name in IP_FIELDS.items():
+                    check(num(ip[ours_name]) == num(t[ts_name]),
+                          f"{name} frame {frame}: ip.{ours_name} uroce {ip[ours_name]} tshark {t[ts_name]}")
+            if ip:
+                check(ip["src"] == d["src"] and ip["dst"] == d["dst"],
+                      f"{name} frame {frame}: CM IP addresses {ip['src']}>{ip['dst']} vs the packet's {d['src']}>{d['dst']}")
+            sid = num(cm["service_id"])
+            ps = 0x06 if msg == "REQ" else 0x11
+            check(sid >> 24 == 1 and (sid >> 16) & 0xff == ps,
+                  f"{name} frame {frame}: service ID {sid:#x} not of port space {ps:#x}")
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: cm_tshark_test.py UROCE SHARED_DIR", file=sys.stderr)
@@ -145,58 +199,19 @@ def main():
     if not shutil.which("tshark"):
         print("SKIP: tshark not installed")
         return 77
-    caps = os.path.join(shared, "captures")
-    if not os.path.isdir(caps):
-        print(f"SKIP: {caps} not found (the reference captures are not part of the repository)")
-        return 77
     all_fields = sorted({t for m in FIELDS.values() for t in m.values()} | set(IP_FIELDS.values()))
+    with tempfile.TemporaryDirectory() as tmp:
+        sample = os.path.join(tmp, "sample.pcap")
+        subprocess.run([uroce, "sample", sample], check=True, capture_output=True)
+        check_capture(uroce, sample, SAMPLE, {}, all_fields)
+    caps = os.path.join(shared, "captures")
+    missing = [n for n in CAPTURES if not os.path.exists(os.path.join(caps, n))]
+    if missing:
+        print(f"note: {caps} lacks {', '.join(missing)} (the reference captures are not part of "
+              "the repository): only uroce's own sample was checked")
     for name, expect in CAPTURES.items():
-        path = os.path.join(caps, name)
-        if not os.path.exists(path):
-            print(f"SKIP: {path} not found")
-            return 77
-        res = subprocess.run([uroce, "decode", "--json", path], capture_output=True, text=True)
-        check(res.returncode == 0, f"{name}: uroce decode exit {res.returncode}")
-        ours = {}
-        for line in res.stdout.splitlines():
-            if line.startswith("{"):
-                d = json.loads(line)
-                if "cm" in d:
-                    ours[d["frame"]] = d
-                check("mad" not in d, f"{name} frame {d['frame']}: MAD not decoded: {d.get('mad')}")
-        seq = [ATTR.get(ours[k]["cm"]["attr_id"], "?") for k in sorted(ours)]
-        check(seq == expect, f"{name}: CM sequence {seq}, expected {expect}")
-        theirs = tshark_fields(path, all_fields)
-        check(sorted(theirs) == sorted(ours), f"{name}: MAD frames tshark {sorted(theirs)} uroce {sorted(ours)}")
-        for frame, d in sorted(ours.items()):
-            cm, t = d["cm"], theirs.get(frame)
-            if t is None:
-                continue
-            msg = ATTR.get(cm["attr_id"], "?")
-            if msg in KNOWN.get(name, {}):
-                key, want = KNOWN[name][msg]
-                check(num(cm[key]) == want, f"{name} frame {frame}: {msg} {key} {cm[key]}, README says {want:#x}")
-            check(num(t["attr"]) == cm["attr_id"], f"{name} frame {frame}: attribute {t['attr']} vs {cm['attr_id']}")
-            for ours_name, ts_name in FIELDS.get(msg, {}).items():
-                tv = t.get(ts_name, "")
-                check(tv != "", f"{name} frame {frame}: tshark shows no {ts_name}")
-                if tv == "":
-                    continue
-                check(ours_name in cm["fields"], f"{name} frame {frame}: uroce has no {msg}.{ours_name}")
-                if ours_name in cm["fields"]:
-                    check(num(cm["fields"][ours_name]) == num(tv),
-                          f"{name} frame {frame}: {msg}.{ours_name} uroce {cm['fields'][ours_name]} tshark {tv}")
-            if msg == "REQ":
-                ip = cm.get("ip")
-                check(ip is not None, f"{name} frame {frame}: no RDMA CM IP header")
-                if ip:
-                    for ours_name, ts_name in IP_FIELDS.items():
-                        check(num(ip[ours_name]) == num(t[ts_name]),
-                              f"{name} frame {frame}: ip.{ours_name} uroce {ip[ours_name]} tshark {t[ts_name]}")
-                    check(ip["src"] == d["src"] and ip["dst"] == d["dst"],
-                          f"{name} frame {frame}: CM IP addresses {ip['src']}>{ip['dst']} vs the packet's {d['src']}>{d['dst']}")
-                sid = num(cm["service_id"])
-                check(sid >> 24 == 1 and (sid >> 16) & 0xff == 0x06, f"{name} frame {frame}: service ID {sid:#x} not RDMA_PS_TCP")
+        if name not in missing:
+            check_capture(uroce, os.path.join(caps, name), expect, KNOWN.get(name, {}), all_fields)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
