@@ -66,14 +66,9 @@ const char *xport_qp_state_name(unsigned state)
 
 const char *xport_wr_opcode_name(unsigned opcode)
 {
-	switch (opcode) {
-#define X_CASE(sym, val) \
-	case val:        \
-		return #sym;
-		UROCE_WR_LIST(X_CASE)
-#undef X_CASE
-	}
-	return "?";
+	const struct uroce_wr_info *info = uroce_wr_info(opcode);
+
+	return info ? info->name : "?";
 }
 
 uint32_t xport_mtu_bytes(unsigned mtu)

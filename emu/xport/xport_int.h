@@ -89,19 +89,15 @@ uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_
  * tell the daemon through ops->qp_error. Idempotent.
  */
 void xport__error(struct xport_qp *qp);
-/* Is this WR opcode a READ or an atomic (consumes initiator depth)? */
-static inline bool xport__is_rd_atomic(uint32_t wr_opcode)
-{
-	return wr_opcode == UROCE_WR_RDMA_READ || wr_opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
 
 /* req.c */
 
 /*
  * Pure: the BTH opcode of a packet of a message of wr_opcode on a QP of
- * type, given whether it is the message's first and last packet. Returns
- * the opcode, or -EINVAL when the transport cannot carry the WR.
+ * type, given whether it is the message's first and last packet, from the
+ * wire columns of UROCE_WR_LIST (wr_opcode.h). Returns the opcode, or
+ * -EINVAL when the transport cannot carry the WR or the WR has no such packet
+ * (a READ/atomic request or a UD message is one packet).
  */
 int xport__req_opcode(uint32_t qp_type, uint32_t wr_opcode, bool first, bool last);
 /* Pure: packets (= PSNs) of a message of len bytes at pmtu: max(1, ceil). */
