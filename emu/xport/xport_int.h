@@ -34,33 +34,6 @@ static inline void xport__drop(struct xport_dev *dev, struct xport_qp *qp, enum 
 		qp->drops[r]++;
 }
 
-/* The UDP source port of a QP: 0xC000 + 14-bit hash of the QPN. */
-uint16_t xport__udp_sport(uint32_t qpn);
-/*
- * Fill the BTH at pkt for an RC/UC packet of qp to its dest QP (UD callers
- * overwrite destqp). pad is set from paylen.
- */
-void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
-		   bool ackreq, uint32_t paylen);
-/*
- * Zero the pad after a payload that ends at pkt+len, append the ICRC for
- * path rt and send: pkt must have room for 3 + 4 more bytes. Counts
- * TX_PKTS/TX_BYTES (paylen) or TX_ERR. Returns what send_packet returned.
- */
-int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
-		   uint32_t paylen);
-/* The path of the QP's RC/UC packets (source = us). */
-void xport__route(const struct xport_qp *qp, struct xport_route *rt);
-/*
- * Copy len bytes between buf and the memory the SGE list describes,
- * starting offset bytes into it. Returns 0, -ENOSPC when the list is
- * shorter than offset+len, or the first dma_lkey error.
- */
-int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
-		       uint32_t offset, void *buf, uint32_t len, uint32_t access,
-		       enum xport_dma dir);
-/* Total length of an SGE list (saturating at UINT32_MAX). */
-uint32_t xport__sge_len(const struct xport_sge *sge, uint32_t nsge);
 /* The send queue slot of index i. */
 static inline struct xport_swqe *xport__sq_at(const struct xport_qp *qp, uint32_t i)
 {
@@ -75,6 +48,25 @@ void xport__timer_update(struct xport_qp *qp);
  * (IBV_WC_WR_FLUSH_ERR), the held receive WQE and, without SRQ, the RQ.
  */
 void xport__flush(struct xport_qp *qp);
+/*
+ * The transport hit a fatal error: move to ERR, flush every send WQE from
+ * the oldest uncompleted one, the held receive WQE and (no SRQ) the RQ, and
+ * tell the daemon through ops->qp_error. Idempotent.
+ */
+void xport__error(struct xport_qp *qp);
+
+/* xmit.c */
+
+/* The UDP source port of a QP: 0xC000 + 14-bit hash of the QPN. */
+uint16_t xport__udp_sport(uint32_t qpn);
+/* The path of the QP's RC/UC packets (source = us). */
+void xport__route(const struct xport_qp *qp, struct xport_route *rt);
+/*
+ * Fill the BTH at pkt for an RC/UC packet of qp to its dest QP (UD callers
+ * overwrite destqp). pad is set from paylen.
+ */
+void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
+		   bool ackreq, uint32_t paylen);
 /* Is a GID an IPv4-mapped address (::ffff:a.b.c.d)? */
 bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
 /*
@@ -84,11 +76,22 @@ bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
  */
 uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len);
 /*
- * The transport hit a fatal error: move to ERR, flush every send WQE from
- * the oldest uncompleted one, the held receive WQE and (no SRQ) the RQ, and
- * tell the daemon through ops->qp_error. Idempotent.
+ * Zero the pad after a payload that ends at pkt+len, append the ICRC for
+ * path rt and send: pkt must have room for 3 + 4 more bytes. Counts
+ * TX_PKTS/TX_BYTES (paylen) or TX_ERR. Returns what send_packet returned.
  */
-void xport__error(struct xport_qp *qp);
+int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		   uint32_t paylen);
+/*
+ * Copy len bytes between buf and the memory the SGE list describes,
+ * starting offset bytes into it. Returns 0, -ENOSPC when the list is
+ * shorter than offset+len, or the first dma_lkey error.
+ */
+int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
+		       uint32_t offset, void *buf, uint32_t len, uint32_t access,
+		       enum xport_dma dir);
+/* Total length of an SGE list (saturating at UINT32_MAX). */
+uint32_t xport__sge_len(const struct xport_sge *sge, uint32_t nsge);
 
 /* req.c */
 
