@@ -8,8 +8,10 @@
  * response payloads and atomic results in local memory, runs the
  * retransmission timer (4.096 us x 2^timeout, retry_cnt) and the RNR wait
  * (rnr_retry, 7 = forever), and maps every NAK to its IBV_WC_* status
- * (PROTOCOL.md 7). It never sends packets itself: retries go through
- * req.c's go-back-N.
+ * (PROTOCOL.md 7). Responses reach it through its own queue (qp->comp_q,
+ * filled by recv.c), drained in arrival order (rxe rxe_comp_queue_pkt); the
+ * QP state is checked again when a response's turn comes. It never sends
+ * packets itself: retries go through req.c's go-back-N.
  */
 #include <errno.h>
 #include <string.h>
@@ -40,6 +42,7 @@ enum xport__comp_psn xport__comp_check_psn(uint32_t psn, uint32_t comp_psn, uint
 
 void xport__comp_reset(struct xport_qp *qp)
 {
+	xport__pktq_clear(&qp->comp_q);
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
@@ -319,7 +322,8 @@ static void comp_atomic_ack(struct xport_qp *qp, struct xport_swqe *w, const str
 	xport__comp_rearm(qp);
 }
 
-void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
+/* One response, in its turn. */
+static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	struct xport_dev *dev = qp->dev;
 
@@ -383,6 +387,29 @@ void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	/* Window, fence or initiator depth may have opened. */
 	xport__req_run(qp);
+}
+
+void xport__comp_run(struct xport_qp *qp)
+{
+	const struct xport_pkt *pkt;
+
+	while ((pkt = xport__pktq_pop(&qp->comp_q))) {
+		/* recv.c checked the state on arrival; it may have changed since. */
+		if (!xport__recv_state_ok(qp->attr.state, pkt->mask)) {
+			xport__drop(qp->dev, qp, XPORT_DROP_QP_STATE);
+			continue;
+		}
+		comp_rcv(qp, pkt);
+	}
+}
+
+void xport__comp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	if (xport__pktq_push(&qp->comp_q, pkt)) {
+		xport__drop(qp->dev, qp, XPORT_DROP_COMP_BUSY);
+		return;
+	}
+	xport__comp_run(qp);
 }
 
 void xport__comp_timeout(struct xport_qp *qp, uint64_t now)

@@ -5,10 +5,10 @@
  * responder and completer, scheduling, the move to the Error state with its
  * flushes, and the names of counters and enums. The protocol itself lives
  * in req.c (WQE to packets), resp.c (requests to memory), comp.c (responses
- * to completions) and recv.c (checks); the helpers they share to build and
- * send packets and to copy SGEs are in xmit.c. This file does not own the
- * daemon's QP object, rings or sockets; it is reached only through the
- * entry points declared in xport.h.
+ * to completions) and recv.c (checks and queueing); the helpers they share
+ * to build and send packets and to copy SGEs are in xmit.c. This file does
+ * not own the daemon's QP object, rings or sockets; it is reached only
+ * through the entry points declared in xport.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -133,10 +133,10 @@ void xport_qp_fini(struct xport_qp *qp)
 {
 	free(qp->sq);
 	free(qp->resp.res);
-	free(qp->resp.deferred);
+	xport__pktq_free(&qp->resp_q);
+	xport__pktq_free(&qp->comp_q);
 	qp->sq = NULL;
 	qp->resp.res = NULL;
-	qp->resp.deferred = NULL;
 }
 
 uint32_t xport_sq_free(const struct xport_qp *qp)
@@ -324,6 +324,7 @@ bool xport_run(struct xport_qp *qp)
 
 	qp->scheduled = false;
 	more = xport__resp_run(qp);
+	xport__comp_run(qp);
 	xport__req_run(qp);
 	if (more)
 		xport__schedule(qp);
@@ -400,8 +401,9 @@ void xport__flush(struct xport_qp *qp)
 	qp->comp.rnr_deadline = 0;
 	xport__resp_flush_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
 	qp->resp.stream = NULL;
-	qp->resp.ndeferred = 0;
-	qp->resp.dhead = 0;
+	/* Queued packets are dropped with the QP's work (rxe drains its queues). */
+	xport__pktq_clear(&qp->resp_q);
+	xport__pktq_clear(&qp->comp_q);
 	xport_flush_recv(qp);
 	xport__timer_update(qp);
 }
