@@ -92,15 +92,6 @@ int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt,
 	return 0;
 }
 
-uint32_t xport__sge_len(const struct xport_sge *sge, uint32_t nsge)
-{
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i < nsge; i++)
-		sum += sge[i].length;
-	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
-}
-
 int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
 		       uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir)
 {

@@ -91,8 +91,6 @@ int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt,
 int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
 		       uint32_t offset, void *buf, uint32_t len, uint32_t access,
 		       enum xport_dma dir);
-/* Total length of an SGE list (saturating at UINT32_MAX). */
-uint32_t xport__sge_len(const struct xport_sge *sge, uint32_t nsge);
 
 /* req.c */
 
