@@ -10,6 +10,7 @@
 #include <wire/bytes.h>
 #include <wire/frame.h>
 #include <wire/icrc.h>
+#include <wire/inet.h>
 
 #define WIRE_IPV4_MF 0x2000
 #define WIRE_IPV4_OFFSET_MASK 0x1fff
@@ -20,19 +21,6 @@
 #define WIRE_IPV6_DSTOPTS 60
 /* More extension headers than this and the packet is not worth decoding. */
 #define WIRE_IPV6_MAX_EXT 8
-
-uint16_t wire_inet_csum(const uint8_t *buf, size_t len)
-{
-	uint32_t sum = 0;
-
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += wire_get_be16(buf + i);
-	if (len & 1)
-		sum += (uint32_t)buf[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
 
 /*
  * The UDP part, common to both IP versions: at udp_off (inside an IP packet of
@@ -245,32 +233,35 @@ static int wire_frame_put_ip(uint8_t *buf, size_t size, const struct wire_frame_
 		memmove(u + WIRE_UDP_BYTES, ib, ib_len);
 
 	if (p->ip_version == 4) {
-		buf[0] = 0x45;
-		buf[1] = p->tos;
-		wire_put_be16(buf + 2, (uint16_t)total);
-		wire_put_be16(buf + 4, 0);	      /* ID 0, as Linux does for DF */
-		wire_put_be16(buf + 6, WIRE_IPV4_DF); /* RoCEv2 packets are never fragmented */
-		buf[8] = ttl;
-		buf[9] = WIRE_IPPROTO_UDP;
-		wire_put_be16(buf + 10, 0);
-		memcpy(buf + 12, p->src, 4);
-		memcpy(buf + 16, p->dst, 4);
-		wire_put_be16(buf + 10, wire_inet_csum(buf, WIRE_IPV4_BYTES));
+		struct wire_ipv4_params h = {
+		    .tos = p->tos,
+		    .total_len = (uint16_t)total,
+		    .id = 0,		  /* ID 0, as Linux does for DF */
+		    .frag = WIRE_IPV4_DF, /* RoCEv2 packets are never fragmented */
+		    .ttl = ttl,
+		    .proto = WIRE_IPPROTO_UDP,
+		};
+
+		memcpy(h.src, p->src, 4);
+		memcpy(h.dst, p->dst, 4);
+		wire_ipv4_put(buf, &h);
 	} else {
-		buf[0] = (uint8_t)(0x60 | p->tos >> 4);
-		buf[1] = (uint8_t)((p->tos & 0x0f) << 4 | ((p->flow >> 16) & 0x0f));
-		buf[2] = (uint8_t)(p->flow >> 8);
-		buf[3] = (uint8_t)p->flow;
-		wire_put_be16(buf + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len));
-		buf[6] = WIRE_IPPROTO_UDP;
-		buf[7] = ttl;
-		memcpy(buf + 8, p->src, 16);
-		memcpy(buf + 24, p->dst, 16);
+		struct wire_ipv6_params h = {
+		    .tclass = p->tos,
+		    .flow = p->flow,
+		    .payload_len = (uint16_t)(WIRE_UDP_BYTES + ib_len),
+		    .next = WIRE_IPPROTO_UDP,
+		    .hop_limit = ttl,
+		};
+
+		memcpy(h.src, p->src, 16);
+		memcpy(h.dst, p->dst, 16);
+		wire_ipv6_put(buf, &h);
 	}
-	wire_put_be16(u, p->sport ? p->sport : WIRE_UDP_SPORT_BASE);
-	wire_put_be16(u + 2, p->dport ? p->dport : WIRE_ROCEV2_PORT);
-	wire_put_be16(u + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len));
-	wire_put_be16(u + 6, 0); /* RoCEv2 sends UDP checksum 0 */
+	/* RoCEv2 sends UDP checksum 0 */
+	wire_udp_put(u, p->sport ? p->sport : WIRE_UDP_SPORT_BASE,
+		     p->dport ? p->dport : WIRE_ROCEV2_PORT, (uint16_t)(WIRE_UDP_BYTES + ib_len),
+		     0);
 	if (p->fill_icrc) {
 		uint32_t icrc;
 		int ret = wire_icrc_compute(buf, iph, total - WIRE_ICRC_BYTES, &icrc);

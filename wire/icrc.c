@@ -12,6 +12,7 @@
 #include <wire/crc32.h>
 #include <wire/frame.h>
 #include <wire/icrc.h>
+#include <wire/inet.h>
 
 /*
  * IBA 7.8.1 / A17.3.3: the LRH of a RoCEv2 packet counts as 8 bytes of ones.
@@ -185,45 +186,38 @@ static void wire_icrc_pseudo4(uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES], const
 			      const uint8_t dst[4], uint16_t ip_id, uint16_t frag, uint16_t sport,
 			      uint16_t dport, size_t ib_len)
 {
-	uint8_t *u = h + WIRE_IPV4_BYTES;
+	struct wire_ipv4_params ip = {
+	    .tos = 0xff, /* masked */
+	    .total_len = (uint16_t)(WIRE_IPV4_BYTES + WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES),
+	    .id = ip_id,
+	    .frag = frag,
+	    .ttl = 0xff, /* masked */
+	    .proto = WIRE_IPPROTO_UDP,
+	};
 
-	memset(h, 0, WIRE_IPV4_BYTES);
-	h[0] = 0x45;
-	h[1] = 0xff; /* TOS, masked */
-	wire_put_be16(h + 2,
-		      (uint16_t)(WIRE_IPV4_BYTES + WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
-	wire_put_be16(h + 4, ip_id);
-	wire_put_be16(h + 6, frag);
-	h[8] = 0xff; /* TTL, masked */
-	h[9] = WIRE_IPPROTO_UDP;
-	h[10] = 0xff; /* header checksum, masked */
-	h[11] = 0xff;
-	memcpy(h + 12, src, 4);
-	memcpy(h + 16, dst, 4);
-	wire_put_be16(u, sport);
-	wire_put_be16(u + 2, dport);
-	wire_put_be16(u + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
-	u[6] = 0xff; /* checksum, masked */
-	u[7] = 0xff;
+	memcpy(ip.src, src, 4);
+	memcpy(ip.dst, dst, 4);
+	wire_ipv4_put(h, &ip);
+	wire_put_be16(h + 10, 0xffff); /* header checksum, masked */
+	wire_udp_put(h + WIRE_IPV4_BYTES, sport, dport,
+		     (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES), 0xffff /* masked */);
 }
 
 static void wire_icrc_pseudo6(uint8_t h[WIRE_IPV6_BYTES + WIRE_UDP_BYTES], const uint8_t src[16],
 			      const uint8_t dst[16], uint16_t sport, uint16_t dport, size_t ib_len)
 {
-	uint8_t *u = h + WIRE_IPV6_BYTES;
+	uint16_t udp_len = (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES);
+	/* Traffic class, flow label and hop limit masked. */
+	struct wire_ipv6_params ip = {.tclass = 0xff,
+				      .flow = 0xfffff,
+				      .payload_len = udp_len,
+				      .next = WIRE_IPPROTO_UDP,
+				      .hop_limit = 0xff};
 
-	h[0] = 0x6f; /* version 6; traffic class and flow label masked */
-	h[1] = h[2] = h[3] = 0xff;
-	wire_put_be16(h + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
-	h[6] = WIRE_IPPROTO_UDP;
-	h[7] = 0xff; /* hop limit, masked */
-	memcpy(h + 8, src, 16);
-	memcpy(h + 24, dst, 16);
-	wire_put_be16(u, sport);
-	wire_put_be16(u + 2, dport);
-	wire_put_be16(u + 4, (uint16_t)(WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
-	u[6] = 0xff;
-	u[7] = 0xff;
+	memcpy(ip.src, src, 16);
+	memcpy(ip.dst, dst, 16);
+	wire_ipv6_put(h, &ip);
+	wire_udp_put(h + WIRE_IPV6_BYTES, sport, dport, udp_len, 0xffff /* masked */);
 }
 
 uint32_t wire_icrc_begin_udp4(const uint8_t src[4], const uint8_t dst[4], uint16_t ip_id,

@@ -25,6 +25,7 @@
 #include <wire/aeth.h>
 #include <wire/bth.h>
 #include <wire/ext.h>
+#include <wire/inet.h>
 #include <wire/psn.h>
 #include "xport_int.h"
 
@@ -616,41 +617,41 @@ drop_msg_counted:
 	qp->resp.psn = wire_psn_add(pkt->psn, 1);
 }
 
-/* The 40-byte GRH area of a UD receive buffer (Annex A17.4.5.2, PROTOCOL.md 1). */
+/*
+ * The 40-byte GRH area of a UD receive buffer (Annex A17.4.5.2, PROTOCOL.md 1):
+ * for IPv4 the IP header of the packet in its last 20 bytes, for IPv6 the
+ * IPv6 header, both as they were on the wire (wire/inet.h builds them).
+ */
 static void resp_grh(const struct xport_pkt *pkt, uint8_t grh[40])
 {
 	const struct xport_route *rt = pkt->rt;
 	/* Lengths as on the wire: IB packet (with ICRC) + UDP header. */
-	uint32_t udp_len = 8 + (uint32_t)pkt->len + XPORT_ICRC_BYTES;
+	uint32_t udp_len = WIRE_UDP_BYTES + (uint32_t)pkt->len + XPORT_ICRC_BYTES;
 
 	memset(grh, 0, 40);
 	if (xport__gid_is_v4(rt->sgid)) {
-		uint8_t *ip = grh + 20;
-		uint32_t sum = 0;
+		struct wire_ipv4_params ip = {
+		    .tos = rt->tclass,
+		    .total_len = (uint16_t)(WIRE_IPV4_BYTES + udp_len),
+		    .id = rt->ip_id_known ? rt->ip_id : 0,
+		    .frag = rt->ip_id_known && !rt->ip_df ? 0 : WIRE_IPV4_DF,
+		    .ttl = rt->hop_limit,
+		    .proto = WIRE_IPPROTO_UDP,
+		};
 
-		ip[0] = 0x45;
-		ip[1] = rt->tclass;
-		wire_put_be16(ip + 2, (uint16_t)(20 + udp_len));
-		wire_put_be16(ip + 4, rt->ip_id_known ? rt->ip_id : 0);
-		wire_put_be16(ip + 6, rt->ip_id_known && !rt->ip_df ? 0 : 0x4000);
-		ip[8] = rt->hop_limit;
-		ip[9] = 17;
-		memcpy(ip + 12, rt->sgid + 12, 4);
-		memcpy(ip + 16, rt->dgid + 12, 4);
-		for (int i = 0; i < 20; i += 2)
-			sum += wire_get_be16(ip + i);
-		while (sum >> 16)
-			sum = (sum & 0xffff) + (sum >> 16);
-		wire_put_be16(ip + 10, (uint16_t)~sum);
-		return;
+		memcpy(ip.src, rt->sgid + 12, 4);
+		memcpy(ip.dst, rt->dgid + 12, 4);
+		wire_ipv4_put(grh + 40 - WIRE_IPV4_BYTES, &ip);
+	} else {
+		struct wire_ipv6_params ip = {.tclass = rt->tclass,
+					      .payload_len = (uint16_t)udp_len,
+					      .next = WIRE_IPPROTO_UDP,
+					      .hop_limit = rt->hop_limit};
+
+		memcpy(ip.src, rt->sgid, 16);
+		memcpy(ip.dst, rt->dgid, 16);
+		wire_ipv6_put(grh, &ip);
 	}
-	grh[0] = (uint8_t)(0x60 | rt->tclass >> 4);
-	grh[1] = (uint8_t)(rt->tclass << 4);
-	wire_put_be16(grh + 4, (uint16_t)udp_len);
-	grh[6] = 17;
-	grh[7] = rt->hop_limit;
-	memcpy(grh + 8, rt->sgid, 16);
-	memcpy(grh + 24, rt->dgid, 16);
 }
 
 /* UD: one packet per message, DETH already checked (Q_Key) in recv.c. */

@@ -21,10 +21,11 @@ Suite *describe_suite(void);
 Suite *build_suite(void);
 Suite *decode_suite(void);
 Suite *mad_suite(void);
+Suite *inet_suite(void);
 
 #define TEST_WIRE_SUITES(X)                                                                        \
 	X(bth)                                                                                     \
 	X(ext) X(opcode) X(crc32) X(icrc) X(psn) X(aeth) X(frame) X(validate) X(describe) X(build) \
-	    X(decode) X(mad)
+	    X(decode) X(mad) X(inet)
 
 #endif

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include <wire/frame.h>
+#include <wire/inet.h>
 #include "pcapfile.h"
 #include "dp.h"
 
@@ -95,7 +96,7 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 		 * for the real packet); IPv4 RoCEv2 sends 0 (net.c). */
 		uint8_t *udp = frame + CAPTURE_ETH_BYTES + CAPTURE_IPV6_BYTES;
 		size_t ulen = (size_t)n - CAPTURE_ETH_BYTES - CAPTURE_IPV6_BYTES;
-		uint16_t sum = emu_route_udp6_csum(p.src, p.dst, udp, ulen);
+		uint16_t sum = wire_udp6_csum(p.src, p.dst, udp, ulen);
 
 		udp[6] = (uint8_t)(sum >> 8);
 		udp[7] = (uint8_t)sum;

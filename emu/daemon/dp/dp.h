@@ -79,10 +79,6 @@ void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6]);
 /* Ethernet/IP/UDP framing of a packet of route rt (ID 0, DF; the packet's
  * own ICRC is kept). */
 void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_params *p);
-/* The UDP checksum of an IPv6 datagram (udp: the UDP header, checksum field
- * zero, then the payload; len bytes) between src and dst (RFC 8200 8.1). */
-uint16_t emu_route_udp6_csum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *udp,
-			     size_t len);
 
 /* dma.c */
 /*

@@ -160,24 +160,3 @@ void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_para
 	p->ttl = rt->hop_limit;
 	p->fill_icrc = 0; /* the packet's own ICRC, right or wrong */
 }
-
-uint16_t emu_route_udp6_csum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *udp,
-			     size_t len)
-{
-	uint64_t sum = 0;
-	size_t i;
-
-	/* RFC 8200 8.1 pseudo header: addresses, length, next header. */
-	for (i = 0; i < 16; i += 2)
-		sum += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
-	sum += (uint32_t)(len >> 16) + (uint32_t)(len & 0xffff) + 17;
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(udp[i] << 8 | udp[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)udp[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	sum = ~sum & 0xffff;
-	/* RFC 768: a computed 0 is sent as all ones (0 means "none"). */
-	return sum ? (uint16_t)sum : 0xffff;
-}

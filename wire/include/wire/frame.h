@@ -13,19 +13,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <wire/inet.h>
 #include <wire/reason.h>
 
 #define WIRE_ROCEV2_PORT 4791
 #define WIRE_ETH_BYTES 14
 #define WIRE_VLAN_BYTES 4
-#define WIRE_IPV4_BYTES 20
-#define WIRE_IPV6_BYTES 40
-#define WIRE_UDP_BYTES 8
 #define WIRE_ETHERTYPE_IPV4 0x0800
 #define WIRE_ETHERTYPE_IPV6 0x86dd
 #define WIRE_ETHERTYPE_VLAN 0x8100
 #define WIRE_ETHERTYPE_QINQ 0x88a8
-#define WIRE_IPPROTO_UDP 17
 /* Default UDP source port base: rxe's 0xC000 + hash range, above 4791 (PROTOCOL.md 1). */
 #define WIRE_UDP_SPORT_BASE 0xc000
 #define WIRE_DEFAULT_TTL 64
@@ -113,8 +110,5 @@ int wire_frame_build_eth(uint8_t *buf, size_t size, const struct wire_frame_para
 /* The same without the Ethernet header (for raw IP captures). */
 int wire_frame_build_ip(uint8_t *buf, size_t size, const struct wire_frame_params *p,
 			const uint8_t *ib, size_t ib_len);
-
-/* The Internet checksum (RFC 1071) of len bytes, as stored in an IPv4 header. */
-uint16_t wire_inet_csum(const uint8_t *buf, size_t len);
 
 #endif /* WIRE_FRAME_H */

@@ -20,10 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <wire/bytes.h>
+#include <wire/inet.h>
 
 #define WIRE_ICRC_BYTES 4
-/* IPv4 flags/fragment-offset word with only Don't Fragment set. */
-#define WIRE_IPV4_DF 0x4000
 
 /* Verdict of an ICRC check. */
 enum wire_icrc_status {

@@ -14,6 +14,7 @@
 #include <wire/psn.h>
 #include <wire/aeth.h>
 #include <wire/crc32.h>
+#include <wire/inet.h>
 #include <wire/icrc.h>
 #include <wire/reason.h>
 #include <wire/frame.h>
