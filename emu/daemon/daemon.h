@@ -373,7 +373,7 @@ struct emu_dev {
 /* Scheduling priority uroced asks for unless --nice says otherwise. */
 #define EMU_NICE_DEFAULT (-10)
 
-/* Options of uroced (main.c parses them, dev.c applies them). */
+/* Options of uroced (main.c parses them; dev.c applies the device's). */
 struct emu_opts {
 	const char *name;
 	const char *addr;
@@ -383,6 +383,10 @@ struct emu_opts {
 	const char *pcap_path;
 	uint32_t spin_us; /* --spin-us, when spin_set */
 	int spin_set;
+	int verbosity;	 /* enum emu_log_level */
+	int nice;	 /* --nice, or EMU_NICE_DEFAULT */
+	int nice_set;	 /* --nice was given */
+	int icrc_any_id; /* --icrc-any-id */
 };
 
 /* Reply being built for one request (ctl.c sends it). */
@@ -404,12 +408,16 @@ struct emu_reply {
 /* dev.c */
 /* Parse and validate an address, find its interface and MTU, fill the
  * device identity and limits. Prints a one-line error and returns -1 on bad
- * input. */
+ * input, having freed what it allocated; emu_dev_close() undoes a success. */
 int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o);
 /* Bind the UDP socket (RoCEv2) on addr:port. -1 with a message on failure. */
 int emu_dev_bind_udp(struct emu_dev *dev);
+/* Close the UDP socket (no-op when not bound). */
+void emu_dev_unbind_udp(struct emu_dev *dev);
 /* Create the sealed device status page. 0 or -errno. */
 int emu_dev_status_page(struct emu_dev *dev);
+/* Unmap and close the status page (no-op when there is none). */
+void emu_dev_status_page_free(struct emu_dev *dev);
 /* Allocate a new device-wide handle. */
 uint32_t emu_dev_new_handle(struct emu_dev *dev);
 void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a);
@@ -423,6 +431,7 @@ void emu_dev_obj_del(struct emu_obj *obj);
 /* Look up an object of the given type owned by ctx; NULL if absent. */
 struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle, enum emu_obj_type type);
 uint32_t *emu_dev_count(struct emu_dev *dev, enum emu_obj_type type);
+/* Undo emu_dev_setup() (the tables); safe after a failed setup too. */
 void emu_dev_close(struct emu_dev *dev);
 /* Find an MR by lkey/rkey (device-wide). */
 struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key);

@@ -238,7 +238,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	if (emu_htab_init(&dev->handles) || emu_htab_init(&dev->qpns) ||
 	    emu_htab_init(&dev->mr_keys)) {
 		fprintf(stderr, "uroced: out of memory\n");
-		return -1;
+		goto err_free_tables;
 	}
 
 	memset(&dev->addr, 0, sizeof(dev->addr));
@@ -254,7 +254,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 				"uroced: --addr %s: need a unicast address of "
 				"this host\n",
 				o->addr);
-			return -1;
+			goto err_free_tables;
 		}
 	} else if (inet_pton(AF_INET6, o->addr, &s6->sin6_addr) == 1) {
 		dev->family = AF_INET6;
@@ -267,11 +267,11 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 				"uroced: --addr %s: need a unicast address of "
 				"this host\n",
 				o->addr);
-			return -1;
+			goto err_free_tables;
 		}
 	} else {
 		fprintf(stderr, "uroced: --addr %s: not an IPv4 or IPv6 address\n", o->addr);
-		return -1;
+		goto err_free_tables;
 	}
 
 	err = find_interface(dev);
@@ -280,7 +280,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 			"uroced: --addr %s: no local interface has this "
 			"address (%s)\n",
 			o->addr, strerror(-err));
-		return -1;
+		goto err_free_tables;
 	}
 	if (dev->family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
 		s6->sin6_scope_id = (uint32_t)dev->ifindex;
@@ -292,7 +292,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 				"uroced: --mtu %u: must be 256, 512, 1024, "
 				"2048 or 4096\n",
 				o->mtu_bytes);
-			return -1;
+			goto err_free_tables;
 		}
 		if ((128u << dev->active_mtu) + ROCE_MAX_HDR_BYTES > dev->if_mtu)
 			emu_warn("--mtu %u does not fit %s's MTU %u: large "
@@ -303,6 +303,10 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	}
 	derive_identity(dev);
 	return 0;
+
+err_free_tables:
+	emu_dev_close(dev);
+	return -1;
 }
 
 static void set_bufsize(int fd, int opt_force, int opt, const char *what)
@@ -362,6 +366,13 @@ err_opt:
 	return -1;
 }
 
+void emu_dev_unbind_udp(struct emu_dev *dev)
+{
+	if (dev->udp_fd >= 0)
+		close(dev->udp_fd);
+	dev->udp_fd = -1;
+}
+
 int emu_dev_status_page(struct emu_dev *dev)
 {
 	void *p;
@@ -388,6 +399,17 @@ err_fd:
 	err = -errno;
 	close(fd);
 	return err;
+}
+
+void emu_dev_status_page_free(struct emu_dev *dev)
+{
+	if (dev->status) {
+		munmap(dev->status, UROCE_STATUS_PAGE_BYTES);
+		dev->status = NULL;
+	}
+	if (dev->status_fd >= 0)
+		close(dev->status_fd);
+	dev->status_fd = -1;
 }
 
 uint32_t emu_dev_new_handle(struct emu_dev *dev)
@@ -519,16 +541,6 @@ struct emu_obj *emu_dev_obj_find(struct emu_ctx *ctx, uint32_t handle, enum emu_
 
 void emu_dev_close(struct emu_dev *dev)
 {
-	if (dev->udp_fd >= 0)
-		close(dev->udp_fd);
-	dev->udp_fd = -1;
-	if (dev->status) {
-		munmap(dev->status, UROCE_STATUS_PAGE_BYTES);
-		dev->status = NULL;
-	}
-	if (dev->status_fd >= 0)
-		close(dev->status_fd);
-	dev->status_fd = -1;
 	emu_htab_free(&dev->handles);
 	emu_htab_free(&dev->qpns);
 	emu_htab_free(&dev->mr_keys);

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uroced: the emulated RNIC. This file is the program: options, start-up
- * order (address and interface, UDP socket, run directory and control
- * socket, status page, capture file, data path), the libuv event loop
- * (whose waiting strategy is wait.c's), and a clean shutdown on
- * SIGINT/SIGTERM that releases every client's objects, completes the
- * capture file and removes the socket. The device and its objects live in
- * the other files of emu/.
+ * uroced: the emulated RNIC. This file is the program, in four parts:
+ * parse (the options into struct emu_opts), start (device and address, UDP
+ * socket, run directory, status page, DMA buffers, capture file, event
+ * loop, control socket, network, waiting strategy and signals, in that
+ * order), run (the libuv event loop, whose waiting strategy is wait.c's)
+ * and stop, which undoes start's steps in reverse order: the one unwinding
+ * path, taken both by a start that fails half-way and by a clean shutdown
+ * on SIGINT/SIGTERM (which first releases every client's objects). A
+ * failed start leaves neither its socket nor its capture file behind. The
+ * device and its objects live in the other files of emu/daemon/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +130,40 @@ static void raise_fd_limit(void)
 	}
 }
 
-int main(int argc, char **argv)
+/*
+ * The steps of start(), in order; stop() undoes them from the last one
+ * done back to the first.
+ */
+enum uroced_step {
+	UROCED_NOTHING,
+	UROCED_DEVICE,	/* emu_dev_setup, emu_dp_init */
+	UROCED_UDP,	/* the RoCEv2 socket */
+	UROCED_RUNDIR,	/* the run directory (stays: other daemons share it) */
+	UROCED_STATUS,	/* the status page */
+	UROCED_DMA,	/* staging and read-ahead buffers */
+	UROCED_CAPTURE, /* the --pcap file */
+	UROCED_LOOP,	/* the event loop */
+	UROCED_CTL,	/* the control socket */
+	UROCED_NET,	/* socket batches, receiving */
+	UROCED_WAIT,	/* wait.c's handles, the capture flush timer, signals */
+	UROCED_SERVING, /* run() went: clients may hold objects */
+};
+
+/* The program's one state. */
+struct uroced {
+	struct emu_opts opts;
+	struct emu_dev dev;
+	uv_loop_t loop;
+	enum uroced_step done; /* the last step start() completed */
+	bool failed;	       /* stopping because start() failed */
+};
+
+/* parse() result: start the daemon (otherwise: exit with the value). */
+#define UROCED_RUN (-1)
+
+/* Options into *o. UROCED_RUN, or the exit status: 0 (--help, --version),
+ * 2 (a usage error, reported in one line). */
+static int parse(int argc, char **argv, struct emu_opts *o)
 {
 	static const struct option longopts[] = {
 	    {"name", required_argument, NULL, 'n'},    {"addr", required_argument, NULL, 'a'},
@@ -137,21 +174,21 @@ int main(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},	       {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
-	struct emu_opts o = {.port = 4791};
-	static struct emu_dev dev;
-	uv_loop_t loop;
-	int verbosity = EMU_LOG_INFO, c, err, nice_val = EMU_NICE_DEFAULT;
-	int nice_set = 0, icrc_any_id = 0;
+	int c;
 	uint32_t v;
 
+	memset(o, 0, sizeof(*o));
+	o->port = 4791;
+	o->verbosity = EMU_LOG_INFO;
+	o->nice = EMU_NICE_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:IvqVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			o.name = optarg;
+			o->name = optarg;
 			break;
 		case 'a':
-			o.addr = optarg;
+			o->addr = optarg;
 			break;
 		case 'p':
 			if (parse_u32(optarg, 65535, &v) || v == 0) {
@@ -161,10 +198,10 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			o.port = (uint16_t)v;
+			o->port = (uint16_t)v;
 			break;
 		case 'r':
-			o.rundir = optarg;
+			o->rundir = optarg;
 			break;
 		case 'm':
 			if (parse_u32(optarg, 65536, &v)) {
@@ -174,7 +211,7 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			o.mtu_bytes = v;
+			o->mtu_bytes = v;
 			if (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096) {
 				fprintf(stderr,
 					"uroced: --mtu %s: must be 256, 512, "
@@ -184,7 +221,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'w':
-			o.pcap_path = optarg;
+			o->pcap_path = optarg;
 			break;
 		case 's':
 			if (parse_u32(optarg, 1000000, &v)) {
@@ -194,11 +231,11 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			o.spin_us = v;
-			o.spin_set = 1;
+			o->spin_us = v;
+			o->spin_set = 1;
 			break;
 		case 'I':
-			icrc_any_id = 1;
+			o->icrc_any_id = 1;
 			break;
 		case 'N': {
 			char *end;
@@ -213,16 +250,16 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			nice_val = (int)n;
-			nice_set = 1;
+			o->nice = (int)n;
+			o->nice_set = 1;
 			break;
 		}
 		case 'v':
-			if (verbosity < EMU_LOG_DEBUG)
-				verbosity++;
+			if (o->verbosity < EMU_LOG_DEBUG)
+				o->verbosity++;
 			break;
 		case 'q':
-			verbosity = EMU_LOG_WARN;
+			o->verbosity = EMU_LOG_WARN;
 			break;
 		case 'V':
 			printf("uroced %s (uapi %d)\n", UROCE_VERSION_STRING, UROCE_UAPI_VERSION);
@@ -243,97 +280,195 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uroced: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
-	if (!o.name || !o.addr) {
+	if (!o->name || !o->addr) {
 		fprintf(stderr, "uroced: --name and --addr are required "
 				"(see --help)\n");
 		return 2;
 	}
-	if (!common_rundir_valid_name(o.name)) {
+	if (!common_rundir_valid_name(o->name)) {
 		fprintf(stderr,
 			"uroced: --name '%s': use 1..63 letters, digits, '_', "
 			"'-' or '.', not starting with '.'\n",
-			o.name);
+			o->name);
 		return 2;
 	}
-	emu_log_set_name(o.name);
-	emu_log_set_level((enum emu_log_level)verbosity);
+	return UROCED_RUN;
+}
+
+static void stop(struct uroced *u);
+
+/*
+ * Bring the RNIC up, step by step (enum uroced_step). A failing step prints
+ * one line and undoes its own partial work; stop() then undoes the steps
+ * done before it. 0, or -1 (exit status 1) with everything undone.
+ */
+static int start(struct uroced *u)
+{
+	const struct emu_opts *o = &u->opts;
+	struct emu_dev *dev = &u->dev;
+	int err;
+
+	emu_log_set_name(o->name);
+	emu_log_set_level((enum emu_log_level)o->verbosity);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
-	set_priority(nice_val, nice_set);
+	set_priority(o->nice, o->nice_set);
 
-	if (emu_dev_setup(&dev, &o))
-		return 1;
-	emu_dp_init(&dev);
-	if (o.spin_set)
-		dev.wait.spin_us = o.spin_us;
+	if (emu_dev_setup(dev, o))
+		goto err_unwind;
+	emu_dp_init(dev);
+	if (o->spin_set)
+		dev->wait.spin_us = o->spin_us;
 	/* PROTOCOL.md 12: interoperating with senders that do not use ID 0. */
-	dev.x.icrc_solve_id = icrc_any_id;
-	if (emu_dev_bind_udp(&dev))
-		return 1;
-	err = common_rundir_resolve(o.rundir, dev.rundir, sizeof(dev.rundir));
+	dev->x.icrc_solve_id = o->icrc_any_id;
+	u->done = UROCED_DEVICE;
+
+	if (emu_dev_bind_udp(dev))
+		goto err_unwind;
+	u->done = UROCED_UDP;
+
+	err = common_rundir_resolve(o->rundir, dev->rundir, sizeof(dev->rundir));
 	if (!err)
-		err = common_rundir_prepare(dev.rundir);
+		err = common_rundir_prepare(dev->rundir);
 	if (err) {
-		fprintf(stderr, "uroced: run directory %s: %s\n", dev.rundir, strerror(-err));
-		emu_dev_close(&dev);
-		return 1;
+		fprintf(stderr, "uroced: run directory %s: %s\n", dev->rundir, strerror(-err));
+		goto err_unwind;
 	}
-	err = emu_dev_status_page(&dev);
+	u->done = UROCED_RUNDIR;
+
+	err = emu_dev_status_page(dev);
 	if (err) {
 		fprintf(stderr, "uroced: status page: %s\n", strerror(-err));
-		emu_dev_close(&dev);
-		return 1;
+		goto err_unwind;
 	}
-	if (o.pcap_path && emu_capture_open(&dev, o.pcap_path)) {
-		emu_dev_close(&dev);
-		return 1;
-	}
+	u->done = UROCED_STATUS;
 
-	if (uv_loop_init(&loop)) {
+	/* Not fatal: without the buffers every access is one process_vm call. */
+	if (emu_dma_init(dev))
+		emu_warn("no memory for DMA batching: one process_vm call per access");
+	u->done = UROCED_DMA;
+
+	if (o->pcap_path && emu_capture_open(dev, o->pcap_path))
+		goto err_unwind;
+	u->done = UROCED_CAPTURE;
+
+	if (uv_loop_init(&u->loop)) {
 		fprintf(stderr, "uroced: cannot create the event loop\n");
-		return 1;
+		goto err_unwind;
 	}
-	dev.loop = &loop;
-	if (emu_ctl_listen(&dev)) {
-		emu_capture_close(&dev);
-		emu_dev_close(&dev);
-		uv_loop_close(&loop);
-		return 1;
-	}
-	if (emu_net_start(&dev)) {
+	dev->loop = &u->loop;
+	u->done = UROCED_LOOP;
+
+	if (emu_ctl_listen(dev))
+		goto err_unwind;
+	u->done = UROCED_CTL;
+
+	if (emu_net_start(dev)) {
 		fprintf(stderr, "uroced: out of memory\n");
-		return 1;
+		goto err_unwind;
 	}
-	emu_capture_start(&dev);
-	emu_wait_start(&dev.wait, &loop, dev.status);
-	uv_signal_init(&loop, &dev.sigint);
-	dev.sigint.data = &dev;
-	uv_signal_start(&dev.sigint, on_signal, SIGINT);
-	uv_signal_init(&loop, &dev.sigterm);
-	dev.sigterm.data = &dev;
-	uv_signal_start(&dev.sigterm, on_signal, SIGTERM);
+	u->done = UROCED_NET;
+
+	/* Handles on the loop: nothing here fails, closing the loop undoes it. */
+	emu_capture_start(dev);
+	emu_wait_start(&dev->wait, &u->loop, dev->status);
+	uv_signal_init(&u->loop, &dev->sigint);
+	dev->sigint.data = dev;
+	uv_signal_start(&dev->sigint, on_signal, SIGINT);
+	uv_signal_init(&u->loop, &dev->sigterm);
+	dev->sigterm.data = dev;
+	uv_signal_start(&dev->sigterm, on_signal, SIGTERM);
+	u->done = UROCED_WAIT;
+	return 0;
+
+err_unwind:
+	u->failed = true;
+	stop(u);
+	return -1;
+}
+
+/* Serve until SIGINT or SIGTERM. */
+static void run(struct uroced *u)
+{
+	struct emu_dev *dev = &u->dev;
 
 	emu_info("uroce %s: device %s on %s port %u (%s, MTU %u, IB MTU %u), "
 		 "socket %s",
-		 UROCE_VERSION_STRING, dev.name, dev.addr_str, dev.udp_port, dev.ifname, dev.if_mtu,
-		 128u << dev.active_mtu, dev.sock_path);
+		 UROCE_VERSION_STRING, dev->name, dev->addr_str, dev->udp_port, dev->ifname,
+		 dev->if_mtu, 128u << dev->active_mtu, dev->sock_path);
+	u->done = UROCED_SERVING;
+	uv_run(&u->loop, UV_RUN_DEFAULT);
+}
 
-	uv_run(&loop, UV_RUN_DEFAULT);
+/*
+ * Undo what start() (and run()) did, from the last step done back to the
+ * first: each case undoes its step and falls through to the one before.
+ * The same path for a start that failed (u->failed) and for a shutdown.
+ */
+static void stop(struct uroced *u)
+{
+	struct emu_dev *dev = &u->dev;
 
-	/* Shutdown: no new clients, release every client, close handles. */
-	emu_ctl_close(&dev);
-	while (!emu_list_empty(&dev.ctxs))
-		emu_ctx_destroy(EMU_CONTAINER_OF(dev.ctxs.next, struct emu_ctx, link));
-	emu_net_stop(&dev);
-	emu_dma_fini(&dev);
-	uv_walk(&loop, close_walk, NULL);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	if (uv_loop_close(&loop))
-		emu_warn("event loop still had handles at exit");
-	emu_capture_close(&dev);
-	emu_dev_close(&dev);
+	switch (u->done) {
+	case UROCED_SERVING:
+		/* Release every client (and what it created). */
+		while (!emu_list_empty(&dev->ctxs))
+			emu_ctx_destroy(EMU_CONTAINER_OF(dev->ctxs.next, struct emu_ctx, link));
+		__attribute__((fallthrough));
+	case UROCED_WAIT: /* its handles are closed with the loop */
+	case UROCED_NET:
+		emu_net_stop(dev); /* sends what is still batched */
+		__attribute__((fallthrough));
+	case UROCED_CTL:
+		emu_ctl_close(dev); /* removes the socket */
+		__attribute__((fallthrough));
+	case UROCED_LOOP:
+		uv_walk(&u->loop, close_walk, NULL);
+		uv_run(&u->loop, UV_RUN_DEFAULT);
+		if (uv_loop_close(&u->loop))
+			emu_warn("event loop still had handles at exit");
+		dev->loop = NULL;
+		__attribute__((fallthrough));
+	case UROCED_CAPTURE:
+		/* After the loop: the flush timer lives in the capture. */
+		if (u->failed)
+			emu_capture_discard(dev);
+		else
+			emu_capture_close(dev);
+		__attribute__((fallthrough));
+	case UROCED_DMA:
+		emu_dma_fini(dev);
+		__attribute__((fallthrough));
+	case UROCED_STATUS:
+		emu_dev_status_page_free(dev);
+		__attribute__((fallthrough));
+	case UROCED_RUNDIR: /* the directory stays */
+	case UROCED_UDP:
+		emu_dev_unbind_udp(dev);
+		__attribute__((fallthrough));
+	case UROCED_DEVICE:
+		emu_dev_close(dev);
+		__attribute__((fallthrough));
+	case UROCED_NOTHING:
+		break;
+	}
+	u->done = UROCED_NOTHING;
+}
+
+int main(int argc, char **argv)
+{
+	/* Static: the device is large, and the signal handlers point into it. */
+	static struct uroced u;
+	int rc = parse(argc, argv, &u.opts);
+
+	if (rc != UROCED_RUN)
+		return rc;
+	if (start(&u))
+		return 1;
+	run(&u);
+	stop(&u);
 	emu_info("stopped (%llu datagrams received, %llu sent)",
-		 (unsigned long long)dev.dcnt[EMU_DCNT_RX_DATAGRAMS],
-		 (unsigned long long)dev.dcnt[EMU_DCNT_TX_DATAGRAMS]);
+		 (unsigned long long)u.dev.dcnt[EMU_DCNT_RX_DATAGRAMS],
+		 (unsigned long long)u.dev.dcnt[EMU_DCNT_TX_DATAGRAMS]);
 	return 0;
 }

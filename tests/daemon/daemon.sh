@@ -114,4 +114,40 @@ grep -q FAIL "$T/xdg.err" && fail "$(cat "$T/xdg.err")"
 	fail "XDG run directory missing or not 0700"
 pass "default run directory \$XDG_RUNTIME_DIR/uroce"
 
+# ---------------------------------------------------------------------------
+# Start-up unwinding (main.c: start() undoes its steps in reverse order when
+# one fails; exit status 1, the failing step's one line on stderr).
+
+# A late failure: the capture file exists (the capture step comes before the
+# control socket) when the control socket finds the name in use. The unwind
+# removes the file, leaves no socket of its own and does not touch the live
+# daemon's socket.
+start_daemon late0 127.0.0.5
+P5=$LAST_PID
+expect_exit 1 "already in use" -- "$D" --name late0 --addr 127.0.0.6 \
+	--port "$CTL_PORT" --rundir "$UROCE_RUNDIR" --pcap "$T/late.pcap"
+[ -e "$T/late.pcap" ] && fail "failed start left its capture file $T/late.pcap"
+[ -S "$UROCE_RUNDIR/late0.sock" ] || fail "failed start removed the live daemon's socket"
+uroce devices | grep -q "^late0 " || fail "live daemon not served after a failed start"
+pass "late start failure: capture file removed, live socket kept"
+
+# A capture file that was there before is not the failed start's to remove.
+: >"$T/old.pcap"
+expect_exit 1 "already in use" -- "$D" --name late0 --addr 127.0.0.6 \
+	--port "$CTL_PORT" --rundir "$UROCE_RUNDIR" --pcap "$T/old.pcap"
+[ -e "$T/old.pcap" ] || fail "failed start removed a capture file it did not create"
+stop_daemon "$P5"
+[ "$STOP_RC" -eq 0 ] || fail "exit status after SIGTERM: $STOP_RC"
+
+# A capture path that cannot be created fails at the capture step, after
+# the UDP socket and the status page: nothing of it is left.
+expect_exit 1 "pcap $T/none/cap.pcap: .*No such file" -- "$D" --name early0 \
+	--addr 127.0.0.5 --port "$CTL_PORT" --rundir "$UROCE_RUNDIR" --pcap "$T/none/cap.pcap"
+[ -e "$UROCE_RUNDIR/early0.sock" ] && fail "failed start left a socket"
+# The address and port are free again at once.
+start_daemon early0 127.0.0.5
+stop_daemon "$LAST_PID"
+[ "$STOP_RC" -eq 0 ] || fail "exit status after SIGTERM: $STOP_RC"
+pass "capture step failure: exit 1, nothing left behind"
+
 finish

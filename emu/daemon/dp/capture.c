@@ -12,13 +12,16 @@
  *
  * The file is flushed at most EMU_CAPTURE_FLUSH_MS after a frame was
  * written (a daemon that is killed leaves a nearly complete file) and on a
- * clean exit (SIGINT, SIGTERM).
+ * clean exit (SIGINT, SIGTERM). A daemon whose start fails after opening
+ * it removes the file it created (emu_capture_discard).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <wire/frame.h>
 #include <wire/inet.h>
@@ -36,11 +39,14 @@ struct emu_capture {
 	uv_timer_t flush_timer;
 	bool timer_started;
 	bool dirty;
+	const char *path;
+	bool created; /* the file did not exist before: a discard removes it */
 };
 
 int emu_capture_open(struct emu_dev *dev, const char *path)
 {
 	struct emu_capture *c = calloc(1, sizeof(*c));
+	struct stat st;
 	char err[256];
 	int rc;
 
@@ -48,6 +54,8 @@ int emu_capture_open(struct emu_dev *dev, const char *path)
 		fprintf(stderr, "uroced: --pcap: out of memory\n");
 		return -1;
 	}
+	c->path = path;
+	c->created = lstat(path, &st) && errno == ENOENT;
 	rc = common_pcap_open_write(&c->w, path, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "uroced: --pcap %s: %s\n", path, err);
@@ -123,4 +131,17 @@ void emu_capture_close(struct emu_dev *dev)
 	dev->capture = NULL;
 	/* The timer handle was closed with the loop; free after it. */
 	free(c);
+}
+
+void emu_capture_discard(struct emu_dev *dev)
+{
+	struct emu_capture *c = dev->capture;
+	const char *path = c ? c->path : NULL;
+	bool created = c && c->created;
+
+	emu_capture_close(dev);
+	/* A start that failed leaves no capture behind; a file that was
+	 * there before is not ours to remove (it is empty now). */
+	if (created && unlink(path) && errno != ENOENT)
+		emu_warn("capture: cannot remove %s: %s", path, strerror(errno));
 }

@@ -366,8 +366,6 @@ void emu_dp_init(struct emu_dev *dev)
 	emu_list_init(&dev->run_qps);
 	emu_list_init(&dev->timer_qps);
 	xport_dev_init(&dev->x, &dp_ops, dev);
-	if (emu_dma_init(dev))
-		emu_warn("no memory for DMA batching: one process_vm call per access");
 	dev->wait.poll = emu_dp_poll;
 	dev->wait.next_deadline = dp_next_deadline;
 	dev->wait.arg = dev;

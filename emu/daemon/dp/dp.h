@@ -155,7 +155,8 @@ unsigned emu_net_flush(struct emu_dev *dev);
 unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
 
 /* capture.c */
-/* Open the --pcap file (prints a message and returns -1 on failure). */
+/* Open the --pcap file (prints a message and returns -1 on failure); path
+ * must stay valid until the capture is closed. */
 int emu_capture_open(struct emu_dev *dev, const char *path);
 /* Once the loop exists: the periodic flush. */
 void emu_capture_start(struct emu_dev *dev);
@@ -164,9 +165,12 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 			size_t len);
 /* Flush and close (after the loop's handles are closed). */
 void emu_capture_close(struct emu_dev *dev);
+/* Close and remove the file if emu_capture_open created it (a failed start). */
+void emu_capture_discard(struct emu_dev *dev);
 
 /* datapath.c */
-/* The engine's device with the daemon's ops, lists, wait callbacks. */
+/* The engine's device with the daemon's ops, lists, wait callbacks (the
+ * DMA buffers are emu_dma_init's). */
 void emu_dp_init(struct emu_dev *dev);
 /* One data-path pass (wait.c's poll callback); returns the work done. */
 unsigned emu_dp_poll(void *dev);
