@@ -4,7 +4,8 @@
  * flags, IOVA translation) and real process_vm_readv/writev copies into
  * this test's own memory, standing in for an application that registered
  * it: reads, writes, faults on unmapped memory, both atomics, and the
- * batching (staged writes, read-ahead, their flush and hazards).
+ * batching (staged writes, read-ahead, the reveal gate that writes them
+ * out, and hazards), including that a datagram batch passes the gate.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -219,7 +220,7 @@ START_TEST(test_staged_writes)
 	/* Checks are not deferred. */
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[1].lkey, IOVA, &v, 8, 0, XPORT_DMA_FROM_BUF),
 			 -EACCES);
-	emu_dma_flush(&dev);
+	emu_dma_before_reveal(&dev);
 	ck_assert_uint_eq(mem[1], 0x1111);
 	ck_assert_uint_eq(mem[2], 0x2222);
 	ck_assert_uint_eq(mem[500], 0x3333);
@@ -263,9 +264,9 @@ START_TEST(test_read_ahead)
 	ck_assert_uint_eq(buf[0], 512);
 	ck_assert_uint_eq(buf[511], 1023);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls);
-	/* but not after a flush: the program may have changed its memory. */
+	/* but not after the gate: the program may have changed its memory. */
 	mem[1024] = 0x77;
-	emu_dma_flush(&dev);
+	emu_dma_before_reveal(&dev);
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, XPORT_DMA_TO_BUF),
 			 0);
 	ck_assert_uint_eq(buf[0], 0x77);
@@ -282,7 +283,7 @@ START_TEST(test_read_ahead)
 	}
 	/* Small reads read only what they ask for. */
 	calls = dev.dcnt[EMU_DCNT_DMA_CALLS];
-	emu_dma_flush(&dev);
+	emu_dma_before_reveal(&dev);
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 8, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_BYTES] > 0, 1);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 1);
@@ -307,8 +308,58 @@ START_TEST(test_staged_fault)
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &a, 8, 0, XPORT_DMA_FROM_BUF),
 			 0);
 	v = dev.dcnt[EMU_DCNT_DMA_FAULTS];
-	emu_dma_flush(&dev);
+	emu_dma_before_reveal(&dev);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_FAULTS], v + 1);
+	emu_dma_fini(&dev);
+}
+END_TEST
+
+/* The reveal gate: what was staged is in memory after it, the read-ahead
+ * copy is gone, and with nothing staged it costs no process_vm call. */
+START_TEST(test_reveal_gate)
+{
+	uint64_t a = 0x4444, buf[512];
+
+	/* Without the buffers every write is direct: nothing to do. */
+	emu_dma_before_reveal(&dev);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 0);
+	ck_assert_int_eq(emu_dma_init(&dev), 0);
+	emu_dma_before_reveal(&dev);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 24, &a, 8, 0, XPORT_DMA_FROM_BUF), 0);
+	ck_assert_uint_eq(mem[3], 3);
+	emu_dma_before_reveal(&dev);
+	ck_assert_uint_eq(mem[3], 0x4444);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 1);
+	/* A 4 KiB read reads ahead; the program then changes its memory. */
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
+	mem[600] = 0x55;
+	/* Until the gate the copy serves (the program has not been told anything)... */
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF),
+			 0);
+	ck_assert_uint_eq(buf[600 - 512], 600);
+	/* ...after it, memory does. */
+	emu_dma_before_reveal(&dev);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF),
+			 0);
+	ck_assert_uint_eq(buf[600 - 512], 0x55);
+	emu_dma_fini(&dev);
+}
+END_TEST
+
+/* Sending a batch passes the gate, even an empty batch (a pass with nothing
+ * to send still ends at the gate) and even before the network is up. */
+START_TEST(test_send_passes_gate)
+{
+	uint64_t a = 0x6666;
+
+	ck_assert_int_eq(emu_dma_init(&dev), 0);
+	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 32, &a, 8, UROCE_ACCESS_REMOTE_WRITE,
+				      XPORT_DMA_FROM_BUF),
+			 0);
+	ck_assert_uint_eq(mem[4], 4);
+	ck_assert_uint_eq(emu_net_flush(&dev), 0);
+	ck_assert_uint_eq(mem[4], 0x6666);
 	emu_dma_fini(&dev);
 }
 END_TEST
@@ -328,6 +379,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_read_sees_staged_write);
 	tcase_add_test(tc, test_read_ahead);
 	tcase_add_test(tc, test_staged_fault);
+	tcase_add_test(tc, test_reveal_gate);
+	tcase_add_test(tc, test_send_passes_gate);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -134,7 +134,7 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct x
 	struct uroce_cqe cqe;
 
 	/* The data a completion announces is in memory before it. */
-	emu_dma_flush(dev);
+	emu_dma_before_reveal(dev);
 	if (!recv)
 		/* A CQE pushed while the engine holds WQEs is for the oldest
 		 * one (completions are in order); with none held it is a WR
@@ -306,7 +306,6 @@ unsigned emu_dp_poll(void *arg)
 	struct emu_list *pos, *tmp, run;
 	unsigned work = 0;
 
-	emu_dma_flush(dev); /* forget read-ahead from earlier callbacks */
 	work += emu_timer_expire(dev, emu_wait_now_us());
 
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->sq_qps)
@@ -341,6 +340,8 @@ unsigned emu_dp_poll(void *arg)
 		work++;
 	}
 
+	/* Always, even with nothing to send: the pass ends at the reveal gate
+	 * (dma.c emu_dma_before_reveal). */
 	work += emu_net_flush(dev);
 	return work;
 }

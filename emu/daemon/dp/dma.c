@@ -12,20 +12,17 @@
  * copying 4 KiB, most of it the access checks done per call):
  *  - writes are staged: the data is copied into a staging area and all the
  *    writes of one engine entry (a received batch, a pass) go to the
- *    process in one process_vm_writev with one iovec per write. The staged
- *    writes are flushed before anything can reveal them: before a CQE is
- *    written, before packets (ACKs, responses) are sent, before any read or
- *    atomic, and at the end of every batch and pass (emu_dma_flush). The
- *    checks (key, PD, range, access) are done when the write is staged; a
- *    write that still fails (memory the program unmapped while it was
- *    registered, or a program that exited) is counted as dma_faults and
- *    logged, since its completion may already be decided;
+ *    process in one process_vm_writev with one iovec per write. They are
+ *    written out at the reveal gate (emu_dma_before_reveal, below) and
+ *    before any read or atomic. The checks (key, PD, range, access) are
+ *    done when the write is staged; a write that still fails (memory the
+ *    program unmapped while it was registered, or a program that exited)
+ *    is counted as dma_faults and logged, since its completion may already
+ *    be decided;
  *  - reads of at least DMA_RA_MIN bytes read ahead, up to DMA_RA_BYTES
- *    within the same MR, and later reads of the same engine entry are
- *    served from that copy (the next packets of a message, READ response
- *    bursts). The copy is forgotten at every CQE, write, atomic and at the
- *    end of every batch and pass, so nothing is ever served from a copy
- *    older than the program's last chance to change its memory.
+ *    within the same MR, and later reads are served from that copy (the
+ *    next packets of a message, READ response bursts) until the next gate,
+ *    write or atomic.
  *
  * Atomics are a read, a computation and a write done by the daemon's one
  * thread: atomic with respect to every other RDMA operation of this RNIC
@@ -89,14 +86,9 @@ int emu_dma_init(struct emu_dev *dev)
 	return dev->dma ? 0 : -ENOMEM;
 }
 
-void emu_dma_fini(struct emu_dev *dev)
-{
-	emu_dma_flush(dev);
-	free(dev->dma);
-	dev->dma = NULL;
-}
-
-void emu_dma_flush(struct emu_dev *dev)
+/* Write the staged writes out (one process_vm_writev) and forget the
+ * read-ahead copy. The mechanism; emu_dma_before_reveal is the rule. */
+static void dma_flush(struct emu_dev *dev)
 {
 	struct emu_dma *d = dev->dma;
 	ssize_t n;
@@ -122,6 +114,39 @@ void emu_dma_flush(struct emu_dev *dev)
 	d->wused = 0;
 }
 
+/*
+ * The reveal gate. The rule it owns: application memory is written before
+ * anything that leaves the daemon can reveal it. Three things leave: a
+ * batch of datagrams (net.c emu_net_flush, the only sendmmsg: an ACK or a
+ * READ response must not overtake the data it acknowledges), a CQE
+ * (datapath.c op_push_cqe, the only CQE writer: a completion announces its
+ * data), and a control reply (ctl.c send_reply). Each calls this first;
+ * nothing else in the daemon writes staged data out (dma.c itself does,
+ * earlier, when its buffers fill and before a read or atomic, which is
+ * always allowed).
+ *
+ * The gate also forgets the read-ahead copy, so a copy serves reads only
+ * between two gates. Every entry into the engine that can read
+ * application memory ends at one: a pass
+ * (emu_dp_poll) and each received batch (emu_net_receive) end by sending
+ * their batch, even an empty one, and a control request that ran the
+ * engine (a modify that restarts a send queue, ibv_resize_cq's pass) by
+ * its reply. So no copy outlives the program's next chance to change its
+ * memory: after a completion, after a reply, or while the daemon waits
+ * for work.
+ */
+void emu_dma_before_reveal(struct emu_dev *dev)
+{
+	dma_flush(dev);
+}
+
+void emu_dma_fini(struct emu_dev *dev)
+{
+	dma_flush(dev);
+	free(dev->dma);
+	dev->dma = NULL;
+}
+
 /* Stage a write of len bytes (len <= DMA_WRITE_STAGE). */
 static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void *buf, size_t len)
 {
@@ -129,7 +154,7 @@ static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void 
 
 	d->rlen = 0;
 	if (d->nw && (d->wpid != pid || d->nw == DMA_WRITE_IOV || d->wused + len > DMA_WRITE_STAGE))
-		emu_dma_flush(dev);
+		dma_flush(dev);
 	if (d->nw && (char *)d->wremote[d->nw - 1].iov_base + d->wremote[d->nw - 1].iov_len ==
 			 (char *)(uintptr_t)host) {
 		/* Contiguous with the previous write: one iovec. */
@@ -231,7 +256,7 @@ static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, si
 		return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
 	if (dir == XPORT_DMA_FROM_BUF) {
 		if (len > DMA_WRITE_STAGE) {
-			emu_dma_flush(dev);
+			dma_flush(dev);
 			return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
 		}
 		dma_stage(dev, mr->obj.ctx->pid, host, buf, len);
@@ -239,7 +264,7 @@ static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, si
 	}
 	/* A read sees every write staged before it. */
 	if (dev->dma->nw)
-		emu_dma_flush(dev);
+		dma_flush(dev);
 	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr + mr->length))
 		return 0;
 	return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
@@ -272,7 +297,7 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_ato
 		return rc;
 	}
 	pid = mr->obj.ctx->pid;
-	emu_dma_flush(dev);
+	dma_flush(dev);
 	/* Read, modify, write: nothing else of this RNIC runs in between. */
 	rc = dma_copy(dev, pid, host, &old, sizeof(old), XPORT_DMA_TO_BUF);
 	if (rc)

@@ -91,11 +91,13 @@ int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t add
 /* The staging and read-ahead buffers (without them every access is one
  * synchronous process_vm call). 0 or -ENOMEM. */
 int emu_dma_init(struct emu_dev *dev);
-/* Flush and free them. */
+/* Write the staged writes out and free the buffers. */
 void emu_dma_fini(struct emu_dev *dev);
-/* Write the staged writes out and forget the read-ahead copy; called before
- * CQEs are written and packets sent, and at the end of every batch/pass. */
-void emu_dma_flush(struct emu_dev *dev);
+/* The reveal gate: write the staged writes out and forget the read-ahead
+ * copy. Called first by everything that leaves the daemon (a datagram
+ * batch, a CQE, a control reply) and by nothing else; the rule is stated
+ * at its definition. */
+void emu_dma_before_reveal(struct emu_dev *dev);
 /* The engine's dma_lkey / dma_rkey / atomic ops for QP qp (xport.h). */
 int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
 		 uint32_t access, enum xport_dma dir);
@@ -148,7 +150,7 @@ int emu_net_start(struct emu_dev *dev);
 void emu_net_stop(struct emu_dev *dev);
 /* The engine's send_packet: batch one packet (sent by emu_net_flush). */
 int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
-/* Flush the staged DMA writes (emu_dma_flush), then send the batch;
+/* Pass the reveal gate (emu_dma_before_reveal), then send the batch;
  * returns how many datagrams it held. */
 unsigned emu_net_flush(struct emu_dev *dev);
 /* Receive up to `rounds` batches; returns the datagrams received. */

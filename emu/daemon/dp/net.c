@@ -188,7 +188,7 @@ unsigned emu_net_flush(struct emu_dev *dev)
 	unsigned done = 0, total;
 
 	/* Memory first: an ACK must not overtake the data it acknowledges. */
-	emu_dma_flush(dev);
+	emu_dma_before_reveal(dev);
 	if (!n || !n->ntx)
 		return 0;
 	total = n->ntx;
@@ -258,7 +258,6 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
 	struct emu_net *n = dev->net;
 	unsigned total = 0;
 
-	emu_dma_flush(dev); /* no read-ahead from an earlier callback */
 	for (unsigned r = 0; r < rounds; r++) {
 		int got;
 

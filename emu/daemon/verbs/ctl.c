@@ -194,6 +194,8 @@ static int send_reply(struct emu_ctx *ctx, struct emu_reply *rep)
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
 
+	/* A reply reveals too: memory first, and no read-ahead copy outlives it. */
+	emu_dma_before_reveal(ctx->dev);
 	rep->u.hdr.len = (uint32_t)rep->len;
 	if (rep->nfds) {
 		struct cmsghdr *c;
