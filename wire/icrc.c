@@ -315,13 +315,10 @@ int wire_icrc_solve_ipv4_id(const uint8_t src[4], const uint8_t dst[4], uint16_t
 	uint32_t target = base ^ icrc;
 	uint32_t basis[16];
 	uint32_t reg0;
-	uint8_t hdr[4];
+	uint8_t hdr[WIRE_IPV4_BYTES + WIRE_UDP_BYTES];
 
-	/* Register right after the ID bytes for ID = 0: LRH + first 6 IPv4 bytes. */
-	hdr[0] = 0x45;
-	hdr[1] = 0xff;
-	wire_put_be16(hdr + 2,
-		      (uint16_t)(WIRE_IPV4_BYTES + WIRE_UDP_BYTES + ib_len + WIRE_ICRC_BYTES));
+	/* The register just before the ID bytes: LRH + the first 4 IPv4 bytes. */
+	wire_icrc_pseudo4(hdr, src, dst, 0, frag, sport, dport, ib_len);
 	reg0 = wire_crc32_update(wire_icrc_begin(), hdr, 4);
 	{
 		static const uint8_t zero_id[2] = {0, 0};
