@@ -24,7 +24,7 @@
 #define WIRE_MAD_HDR_BYTES 24
 #define WIRE_MAD_DATA_BYTES (WIRE_MAD_BYTES - WIRE_MAD_HDR_BYTES)
 #define WIRE_MAD_BASE_VERSION 1
-/* The Communication Management class and the class version of IBA 1.2+. */
+/* The Communication Management class, and its class version since release 1.2 of the IBA. */
 #define WIRE_MGMT_CLASS_CM 0x07
 #define WIRE_CM_CLASS_VERSION 2
 /* The GSI QP and its Q_Key (IBA 13.5.1). */
@@ -246,7 +246,7 @@ static inline size_t wire_cm_field_bytes(enum wire_cm_field f)
 	return wire_cm_field(f)->width / 8u;
 }
 
-/* REJ reasons (IBA 12.6.7.2, table 109): X(symbol, code, name). */
+/* REJ reasons (IBA 12.6.7, table 109): X(symbol, code, name). */
 #define WIRE_CM_REJ_LIST(X)                                      \
 	X(NO_QP, 1, "no QP available")                           \
 	X(NO_EEC, 2, "no EEC available")                         \
@@ -293,7 +293,7 @@ enum wire_cm_rej_reason {
 const char *wire_cm_rej_name(uint16_t reason);
 
 /*
- * The RDMA CM's service IDs for IP port spaces (Annex A11.2.2): prefix
+ * The RDMA CM's service IDs for IP port spaces (Annex A11, RDMA IP CM Service): prefix
  * 0x0000000001, then the port space (0x02 IPoIB, 0x06 TCP, 0x11 UDP), then
  * the 16-bit port.
  */
@@ -316,8 +316,7 @@ static inline bool wire_cm_service_id_is_ip(uint64_t sid)
 
 /*
  * The IP addressing header at the start of the private data of an RDMA CM
- * REQ or SIDR_REQ in an IP port space (Annex A11.6.1 / IBA 16.8 "CM IP
- * private data"): version byte (major 7:4, minor 3:0, 0.0), IP version in
+ * REQ or SIDR_REQ in an IP port space (Annex A11, "CM IP private data"): version byte (major 7:4, minor 3:0, 0.0), IP version in
  * bits 7:4 of the next byte, the source port, then source and destination
  * address as 16 bytes each (IPv4 in the last four).
  */
