@@ -342,7 +342,8 @@ static void wire_json_cm(struct wire_out *o, const uint8_t *mad, size_t len)
 			continue;
 		v = wire_cm_get(mad, (enum wire_cm_field)f);
 		if (fi->width > 32)
-			wire_out_printf(o, "%s\"%s\":\"0x%016" PRIx64 "\"", n++ ? "," : "", fi->name, v);
+			wire_out_printf(o, "%s\"%s\":\"0x%016" PRIx64 "\"", n++ ? "," : "",
+					fi->name, v);
 		else
 			wire_out_printf(o, "%s\"%s\":%" PRIu64, n++ ? "," : "", fi->name, v);
 	}

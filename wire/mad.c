@@ -12,18 +12,18 @@
 
 static const struct wire_cm_field_info wire_cm_fields[WIRE_CM_FIELD_COUNT] = {
 #define WIRE_CM_FIELD_ROW(msg, field, byte_off, bit_off, bits, str) \
-	[WIRE_CM_##msg##_##field] = {.attr_id = WIRE_CM_ATTR_##msg,  \
-				     .byte = (byte_off),             \
-				     .bit = (bit_off),               \
-				     .width = (bits),                \
+	[WIRE_CM_##msg##_##field] = {.attr_id = WIRE_CM_ATTR_##msg, \
+				     .byte = (byte_off),            \
+				     .bit = (bit_off),              \
+				     .width = (bits),               \
 				     .name = (str)},
     WIRE_CM_FIELD_LIST(WIRE_CM_FIELD_ROW)
 #undef WIRE_CM_FIELD_ROW
 };
 
 /* Every field lies inside the 232 bytes of MAD data. */
-#define WIRE_CM_FIELD_FITS(msg, field, byte_off, bit_off, bits, str)                        \
-	_Static_assert((byte_off) * 8 + (bit_off) + (bits) <= WIRE_MAD_DATA_BYTES * 8,       \
+#define WIRE_CM_FIELD_FITS(msg, field, byte_off, bit_off, bits, str)                 \
+	_Static_assert((byte_off)*8 + (bit_off) + (bits) <= WIRE_MAD_DATA_BYTES * 8, \
 		       #msg "." #field " inside the MAD");
 WIRE_CM_FIELD_LIST(WIRE_CM_FIELD_FITS)
 #undef WIRE_CM_FIELD_FITS
@@ -37,7 +37,7 @@ const char *wire_cm_attr_name(uint16_t attr_id)
 {
 	switch (attr_id) {
 #define WIRE_CM_ATTR_CASE(sym, id, name) \
-	case (id):                        \
+	case (id):                       \
 		return name;
 		WIRE_CM_ATTR_LIST(WIRE_CM_ATTR_CASE)
 #undef WIRE_CM_ATTR_CASE
@@ -49,7 +49,7 @@ const char *wire_cm_rej_name(uint16_t reason)
 {
 	switch (reason) {
 #define WIRE_CM_REJ_CASE(sym, code, name) \
-	case (code):                       \
+	case (code):                      \
 		return name;
 		WIRE_CM_REJ_LIST(WIRE_CM_REJ_CASE)
 #undef WIRE_CM_REJ_CASE

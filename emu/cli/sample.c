@@ -4,8 +4,9 @@
  * every opcode uroce knows (RC, UC, UD, XRC, CNP), with realistic fields and
  * correct ICRCs, between 127.0.0.1 (requester) and 127.0.0.2 (responder),
  * then a few AETH variants (NAKs, RNR NAK, credits), the RDMA CM's MADs
- * (connect, reject, disconnect, SIDR) and a handful of IPv6 packets. It is the first thing to open in Wireshark, and the input of the
- * tshark cross-check test. The file is deterministic: same bytes every run.
+ * (connect, reject, disconnect, SIDR) and a handful of IPv6 packets. It is the first thing to open
+ * in Wireshark, and the input of the tshark cross-check test. The file is deterministic: same bytes
+ * every run.
  */
 /* libpcap's headers use the BSD u_int/u_char types. */
 #define _DEFAULT_SOURCE
@@ -41,11 +42,12 @@ struct cli_sample {
 
 static void cli_sample_usage(FILE *out)
 {
-	fprintf(out, "usage: uroce sample FILE.pcap\n"
-		     "  Write one valid RoCEv2 packet of every opcode (RC, UC, UD, XRC, CNP),\n"
-		     "  some ACK/NAK variants, the CM MADs of a connection and a few IPv6 packets,\n"
-		     "  all with correct ICRCs.\n"
-		     "  Open the file in Wireshark, or check it with `uroce decode FILE.pcap`.\n");
+	fprintf(out,
+		"usage: uroce sample FILE.pcap\n"
+		"  Write one valid RoCEv2 packet of every opcode (RC, UC, UD, XRC, CNP),\n"
+		"  some ACK/NAK variants, the CM MADs of a connection and a few IPv6 packets,\n"
+		"  all with correct ICRCs.\n"
+		"  Open the file in Wireshark, or check it with `uroce decode FILE.pcap`.\n");
 }
 
 /* rxe's choice: a fixed UDP source port per QP in 0xC000-0xFFFF (PROTOCOL.md 1). */

@@ -94,18 +94,18 @@ static inline void wire_mad_set_attr_mod(struct wire_mad_hdr *h, uint32_t v)
 }
 
 /* CM attributes (IBA 12.6, table 101): X(symbol, attribute ID, name as tshark gives it). */
-#define WIRE_CM_ATTR_LIST(X)                                    \
-	X(CLASS_PORT_INFO, 0x0001, "ClassPortInfo")             \
-	X(REQ, 0x0010, "ConnectRequest")                        \
-	X(MRA, 0x0011, "MsgRcptAck")                            \
-	X(REJ, 0x0012, "ConnectReject")                         \
-	X(REP, 0x0013, "ConnectReply")                          \
-	X(RTU, 0x0014, "ReadyToUse")                            \
-	X(DREQ, 0x0015, "DisconnectRequest")                    \
-	X(DREP, 0x0016, "DisconnectReply")                      \
-	X(SIDR_REQ, 0x0017, "ServiceIDResReq")                  \
-	X(SIDR_REP, 0x0018, "ServiceIDResReqResp")              \
-	X(LAP, 0x0019, "LoadAlternatePath")                     \
+#define WIRE_CM_ATTR_LIST(X)                        \
+	X(CLASS_PORT_INFO, 0x0001, "ClassPortInfo") \
+	X(REQ, 0x0010, "ConnectRequest")            \
+	X(MRA, 0x0011, "MsgRcptAck")                \
+	X(REJ, 0x0012, "ConnectReject")             \
+	X(REP, 0x0013, "ConnectReply")              \
+	X(RTU, 0x0014, "ReadyToUse")                \
+	X(DREQ, 0x0015, "DisconnectRequest")        \
+	X(DREP, 0x0016, "DisconnectReply")          \
+	X(SIDR_REQ, 0x0017, "ServiceIDResReq")      \
+	X(SIDR_REP, 0x0018, "ServiceIDResReqResp")  \
+	X(LAP, 0x0019, "LoadAlternatePath")         \
 	X(APR, 0x001a, "AlternatePathResponse")
 
 enum wire_cm_attr {
@@ -126,89 +126,89 @@ const char *wire_cm_attr_name(uint16_t attr_id);
  * (REJ), 110 (REP), 111 (RTU), 112 (DREQ), 113 (DREP), 119 (SIDR_REQ) and
  * 120 (SIDR_REP). Names are those of the fields in the tables.
  */
-#define WIRE_CM_FIELD_LIST(X)                                                       \
-	X(REQ, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                            \
-	X(REQ, SERVICE_ID, 8, 0, 64, "service_id")                                  \
-	X(REQ, LOCAL_CA_GUID, 16, 0, 64, "local_ca_guid")                           \
-	X(REQ, LOCAL_QKEY, 28, 0, 32, "local_qkey")                                 \
-	X(REQ, LOCAL_QPN, 32, 0, 24, "local_qpn")                                   \
-	X(REQ, RESPONDER_RESOURCES, 35, 0, 8, "responder_resources")                \
-	X(REQ, LOCAL_EECN, 36, 0, 24, "local_eecn")                                 \
-	X(REQ, INITIATOR_DEPTH, 39, 0, 8, "initiator_depth")                        \
-	X(REQ, REMOTE_EECN, 40, 0, 24, "remote_eecn")                               \
-	X(REQ, REMOTE_CM_RESPONSE_TIMEOUT, 43, 0, 5, "remote_cm_response_timeout")  \
-	X(REQ, TRANSPORT_SERVICE_TYPE, 43, 5, 2, "transport_service_type")          \
-	X(REQ, END_TO_END_FLOW_CONTROL, 43, 7, 1, "end_to_end_flow_control")        \
-	X(REQ, STARTING_PSN, 44, 0, 24, "starting_psn")                             \
-	X(REQ, LOCAL_CM_RESPONSE_TIMEOUT, 47, 0, 5, "local_cm_response_timeout")    \
-	X(REQ, RETRY_COUNT, 47, 5, 3, "retry_count")                                \
-	X(REQ, PKEY, 48, 0, 16, "partition_key")                                    \
-	X(REQ, PATH_MTU, 50, 0, 4, "path_packet_payload_mtu")                       \
-	X(REQ, RDC_EXISTS, 50, 4, 1, "rdc_exists")                                  \
-	X(REQ, RNR_RETRY_COUNT, 50, 5, 3, "rnr_retry_count")                        \
-	X(REQ, MAX_CM_RETRIES, 51, 0, 4, "max_cm_retries")                          \
-	X(REQ, SRQ, 51, 4, 1, "srq")                                                \
-	X(REQ, EXTENDED_TRANSPORT_TYPE, 51, 5, 3, "extended_transport_type")        \
-	X(REQ, PRIMARY_LOCAL_LID, 52, 0, 16, "primary_local_port_lid")              \
-	X(REQ, PRIMARY_REMOTE_LID, 54, 0, 16, "primary_remote_port_lid")            \
-	X(REQ, PRIMARY_LOCAL_GID, 56, 0, 128, "primary_local_port_gid")             \
-	X(REQ, PRIMARY_REMOTE_GID, 72, 0, 128, "primary_remote_port_gid")           \
-	X(REQ, PRIMARY_FLOW_LABEL, 88, 0, 20, "primary_flow_label")                 \
-	X(REQ, PRIMARY_PACKET_RATE, 91, 2, 6, "primary_packet_rate")                \
-	X(REQ, PRIMARY_TRAFFIC_CLASS, 92, 0, 8, "primary_traffic_class")            \
-	X(REQ, PRIMARY_HOP_LIMIT, 93, 0, 8, "primary_hop_limit")                    \
-	X(REQ, PRIMARY_SL, 94, 0, 4, "primary_sl")                                  \
-	X(REQ, PRIMARY_SUBNET_LOCAL, 94, 4, 1, "primary_subnet_local")              \
-	X(REQ, PRIMARY_LOCAL_ACK_TIMEOUT, 95, 0, 5, "primary_local_ack_timeout")    \
-	X(REQ, PRIVATE_DATA, 140, 0, 736, "private_data")                           \
-	X(MRA, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                            \
-	X(MRA, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                          \
-	X(MRA, MESSAGE_MRAED, 8, 0, 2, "message_mraed")                             \
-	X(MRA, SERVICE_TIMEOUT, 9, 0, 5, "service_timeout")                         \
-	X(MRA, PRIVATE_DATA, 10, 0, 1776, "private_data")                           \
-	X(REJ, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                            \
-	X(REJ, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                          \
-	X(REJ, MESSAGE_REJECTED, 8, 0, 2, "message_rejected")                       \
-	X(REJ, REJECTED_INFO_LENGTH, 9, 0, 7, "rejected_info_length")               \
-	X(REJ, REASON, 10, 0, 16, "reason")                                         \
-	X(REJ, ARI, 12, 0, 576, "additional_rejection_info")                        \
-	X(REJ, PRIVATE_DATA, 84, 0, 1184, "private_data")                           \
-	X(REP, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                            \
-	X(REP, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                          \
-	X(REP, LOCAL_QKEY, 8, 0, 32, "local_qkey")                                  \
-	X(REP, LOCAL_QPN, 12, 0, 24, "local_qpn")                                   \
-	X(REP, LOCAL_EECN, 16, 0, 24, "local_eecn")                                 \
-	X(REP, STARTING_PSN, 20, 0, 24, "starting_psn")                             \
-	X(REP, RESPONDER_RESOURCES, 24, 0, 8, "responder_resources")                \
-	X(REP, INITIATOR_DEPTH, 25, 0, 8, "initiator_depth")                        \
-	X(REP, TARGET_ACK_DELAY, 26, 0, 5, "target_ack_delay")                      \
-	X(REP, FAILOVER_ACCEPTED, 26, 5, 2, "failover_accepted")                    \
-	X(REP, END_TO_END_FLOW_CONTROL, 26, 7, 1, "end_to_end_flow_control")        \
-	X(REP, RNR_RETRY_COUNT, 27, 0, 3, "rnr_retry_count")                        \
-	X(REP, SRQ, 27, 3, 1, "srq")                                                \
-	X(REP, LOCAL_CA_GUID, 28, 0, 64, "local_ca_guid")                           \
-	X(REP, PRIVATE_DATA, 36, 0, 1568, "private_data")                           \
-	X(RTU, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                            \
-	X(RTU, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                          \
-	X(RTU, PRIVATE_DATA, 8, 0, 1792, "private_data")                            \
-	X(DREQ, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                           \
-	X(DREQ, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                         \
-	X(DREQ, REMOTE_QPN, 8, 0, 24, "remote_qpn_eecn")                            \
-	X(DREQ, PRIVATE_DATA, 12, 0, 1760, "private_data")                          \
-	X(DREP, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                           \
-	X(DREP, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                         \
-	X(DREP, PRIVATE_DATA, 8, 0, 1792, "private_data")                           \
-	X(SIDR_REQ, REQUEST_ID, 0, 0, 32, "request_id")                             \
-	X(SIDR_REQ, PKEY, 4, 0, 16, "partition_key")                                \
-	X(SIDR_REQ, SERVICE_ID, 8, 0, 64, "service_id")                             \
-	X(SIDR_REQ, PRIVATE_DATA, 16, 0, 1728, "private_data")                      \
-	X(SIDR_REP, REQUEST_ID, 0, 0, 32, "request_id")                             \
-	X(SIDR_REP, STATUS, 4, 0, 8, "status")                                      \
-	X(SIDR_REP, ADD_INFO_LENGTH, 5, 0, 8, "additional_information_length")      \
-	X(SIDR_REP, QPN, 8, 0, 24, "qpn")                                           \
-	X(SIDR_REP, SERVICE_ID, 12, 0, 64, "service_id")                            \
-	X(SIDR_REP, QKEY, 20, 0, 32, "qkey")                                        \
-	X(SIDR_REP, ADD_INFO, 24, 0, 576, "additional_information")                 \
+#define WIRE_CM_FIELD_LIST(X)                                                      \
+	X(REQ, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                           \
+	X(REQ, SERVICE_ID, 8, 0, 64, "service_id")                                 \
+	X(REQ, LOCAL_CA_GUID, 16, 0, 64, "local_ca_guid")                          \
+	X(REQ, LOCAL_QKEY, 28, 0, 32, "local_qkey")                                \
+	X(REQ, LOCAL_QPN, 32, 0, 24, "local_qpn")                                  \
+	X(REQ, RESPONDER_RESOURCES, 35, 0, 8, "responder_resources")               \
+	X(REQ, LOCAL_EECN, 36, 0, 24, "local_eecn")                                \
+	X(REQ, INITIATOR_DEPTH, 39, 0, 8, "initiator_depth")                       \
+	X(REQ, REMOTE_EECN, 40, 0, 24, "remote_eecn")                              \
+	X(REQ, REMOTE_CM_RESPONSE_TIMEOUT, 43, 0, 5, "remote_cm_response_timeout") \
+	X(REQ, TRANSPORT_SERVICE_TYPE, 43, 5, 2, "transport_service_type")         \
+	X(REQ, END_TO_END_FLOW_CONTROL, 43, 7, 1, "end_to_end_flow_control")       \
+	X(REQ, STARTING_PSN, 44, 0, 24, "starting_psn")                            \
+	X(REQ, LOCAL_CM_RESPONSE_TIMEOUT, 47, 0, 5, "local_cm_response_timeout")   \
+	X(REQ, RETRY_COUNT, 47, 5, 3, "retry_count")                               \
+	X(REQ, PKEY, 48, 0, 16, "partition_key")                                   \
+	X(REQ, PATH_MTU, 50, 0, 4, "path_packet_payload_mtu")                      \
+	X(REQ, RDC_EXISTS, 50, 4, 1, "rdc_exists")                                 \
+	X(REQ, RNR_RETRY_COUNT, 50, 5, 3, "rnr_retry_count")                       \
+	X(REQ, MAX_CM_RETRIES, 51, 0, 4, "max_cm_retries")                         \
+	X(REQ, SRQ, 51, 4, 1, "srq")                                               \
+	X(REQ, EXTENDED_TRANSPORT_TYPE, 51, 5, 3, "extended_transport_type")       \
+	X(REQ, PRIMARY_LOCAL_LID, 52, 0, 16, "primary_local_port_lid")             \
+	X(REQ, PRIMARY_REMOTE_LID, 54, 0, 16, "primary_remote_port_lid")           \
+	X(REQ, PRIMARY_LOCAL_GID, 56, 0, 128, "primary_local_port_gid")            \
+	X(REQ, PRIMARY_REMOTE_GID, 72, 0, 128, "primary_remote_port_gid")          \
+	X(REQ, PRIMARY_FLOW_LABEL, 88, 0, 20, "primary_flow_label")                \
+	X(REQ, PRIMARY_PACKET_RATE, 91, 2, 6, "primary_packet_rate")               \
+	X(REQ, PRIMARY_TRAFFIC_CLASS, 92, 0, 8, "primary_traffic_class")           \
+	X(REQ, PRIMARY_HOP_LIMIT, 93, 0, 8, "primary_hop_limit")                   \
+	X(REQ, PRIMARY_SL, 94, 0, 4, "primary_sl")                                 \
+	X(REQ, PRIMARY_SUBNET_LOCAL, 94, 4, 1, "primary_subnet_local")             \
+	X(REQ, PRIMARY_LOCAL_ACK_TIMEOUT, 95, 0, 5, "primary_local_ack_timeout")   \
+	X(REQ, PRIVATE_DATA, 140, 0, 736, "private_data")                          \
+	X(MRA, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                           \
+	X(MRA, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                         \
+	X(MRA, MESSAGE_MRAED, 8, 0, 2, "message_mraed")                            \
+	X(MRA, SERVICE_TIMEOUT, 9, 0, 5, "service_timeout")                        \
+	X(MRA, PRIVATE_DATA, 10, 0, 1776, "private_data")                          \
+	X(REJ, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                           \
+	X(REJ, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                         \
+	X(REJ, MESSAGE_REJECTED, 8, 0, 2, "message_rejected")                      \
+	X(REJ, REJECTED_INFO_LENGTH, 9, 0, 7, "rejected_info_length")              \
+	X(REJ, REASON, 10, 0, 16, "reason")                                        \
+	X(REJ, ARI, 12, 0, 576, "additional_rejection_info")                       \
+	X(REJ, PRIVATE_DATA, 84, 0, 1184, "private_data")                          \
+	X(REP, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                           \
+	X(REP, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                         \
+	X(REP, LOCAL_QKEY, 8, 0, 32, "local_qkey")                                 \
+	X(REP, LOCAL_QPN, 12, 0, 24, "local_qpn")                                  \
+	X(REP, LOCAL_EECN, 16, 0, 24, "local_eecn")                                \
+	X(REP, STARTING_PSN, 20, 0, 24, "starting_psn")                            \
+	X(REP, RESPONDER_RESOURCES, 24, 0, 8, "responder_resources")               \
+	X(REP, INITIATOR_DEPTH, 25, 0, 8, "initiator_depth")                       \
+	X(REP, TARGET_ACK_DELAY, 26, 0, 5, "target_ack_delay")                     \
+	X(REP, FAILOVER_ACCEPTED, 26, 5, 2, "failover_accepted")                   \
+	X(REP, END_TO_END_FLOW_CONTROL, 26, 7, 1, "end_to_end_flow_control")       \
+	X(REP, RNR_RETRY_COUNT, 27, 0, 3, "rnr_retry_count")                       \
+	X(REP, SRQ, 27, 3, 1, "srq")                                               \
+	X(REP, LOCAL_CA_GUID, 28, 0, 64, "local_ca_guid")                          \
+	X(REP, PRIVATE_DATA, 36, 0, 1568, "private_data")                          \
+	X(RTU, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                           \
+	X(RTU, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                         \
+	X(RTU, PRIVATE_DATA, 8, 0, 1792, "private_data")                           \
+	X(DREQ, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                          \
+	X(DREQ, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                        \
+	X(DREQ, REMOTE_QPN, 8, 0, 24, "remote_qpn_eecn")                           \
+	X(DREQ, PRIVATE_DATA, 12, 0, 1760, "private_data")                         \
+	X(DREP, LOCAL_COMM_ID, 0, 0, 32, "local_comm_id")                          \
+	X(DREP, REMOTE_COMM_ID, 4, 0, 32, "remote_comm_id")                        \
+	X(DREP, PRIVATE_DATA, 8, 0, 1792, "private_data")                          \
+	X(SIDR_REQ, REQUEST_ID, 0, 0, 32, "request_id")                            \
+	X(SIDR_REQ, PKEY, 4, 0, 16, "partition_key")                               \
+	X(SIDR_REQ, SERVICE_ID, 8, 0, 64, "service_id")                            \
+	X(SIDR_REQ, PRIVATE_DATA, 16, 0, 1728, "private_data")                     \
+	X(SIDR_REP, REQUEST_ID, 0, 0, 32, "request_id")                            \
+	X(SIDR_REP, STATUS, 4, 0, 8, "status")                                     \
+	X(SIDR_REP, ADD_INFO_LENGTH, 5, 0, 8, "additional_information_length")     \
+	X(SIDR_REP, QPN, 8, 0, 24, "qpn")                                          \
+	X(SIDR_REP, SERVICE_ID, 12, 0, 64, "service_id")                           \
+	X(SIDR_REP, QKEY, 20, 0, 32, "qkey")                                       \
+	X(SIDR_REP, ADD_INFO, 24, 0, 576, "additional_information")                \
 	X(SIDR_REP, PRIVATE_DATA, 96, 0, 1088, "private_data")
 
 enum wire_cm_field {
@@ -247,40 +247,40 @@ static inline size_t wire_cm_field_bytes(enum wire_cm_field f)
 }
 
 /* REJ reasons (IBA 12.6.7, table 109): X(symbol, code, name). */
-#define WIRE_CM_REJ_LIST(X)                                      \
-	X(NO_QP, 1, "no QP available")                           \
-	X(NO_EEC, 2, "no EEC available")                         \
-	X(NO_RESOURCES, 3, "no resources available")             \
-	X(TIMEOUT, 4, "timeout")                                 \
-	X(UNSUPPORTED_REQ, 5, "unsupported request")             \
-	X(INVALID_COMM_ID, 6, "invalid communication ID")        \
-	X(INVALID_COMM_INSTANCE, 7, "invalid communication instance") \
-	X(INVALID_SERVICE_ID, 8, "invalid service ID")           \
-	X(INVALID_TRANSPORT_TYPE, 9, "invalid transport service type") \
-	X(STALE_CONN, 10, "stale connection")                    \
-	X(RDC_NOT_EXIST, 11, "RDC does not exist")               \
-	X(INVALID_GID, 12, "primary remote port GID rejected")   \
-	X(INVALID_LID, 13, "primary remote port LID rejected")   \
-	X(INVALID_SL, 14, "invalid primary SL")                  \
-	X(INVALID_TRAFFIC_CLASS, 15, "invalid primary traffic class") \
-	X(INVALID_HOP_LIMIT, 16, "invalid primary hop limit")    \
-	X(INVALID_PACKET_RATE, 17, "invalid primary packet rate") \
-	X(INVALID_ALT_GID, 18, "alternate remote port GID rejected") \
-	X(INVALID_ALT_LID, 19, "alternate remote port LID rejected") \
-	X(INVALID_ALT_SL, 20, "invalid alternate SL")            \
-	X(INVALID_ALT_TRAFFIC_CLASS, 21, "invalid alternate traffic class") \
-	X(INVALID_ALT_HOP_LIMIT, 22, "invalid alternate hop limit") \
-	X(INVALID_ALT_PACKET_RATE, 23, "invalid alternate packet rate") \
-	X(PORT_CM_REDIRECT, 24, "port and CM redirection")       \
-	X(PORT_REDIRECT, 25, "port redirection")                 \
-	X(INVALID_MTU, 26, "invalid path MTU")                   \
+#define WIRE_CM_REJ_LIST(X)                                                    \
+	X(NO_QP, 1, "no QP available")                                         \
+	X(NO_EEC, 2, "no EEC available")                                       \
+	X(NO_RESOURCES, 3, "no resources available")                           \
+	X(TIMEOUT, 4, "timeout")                                               \
+	X(UNSUPPORTED_REQ, 5, "unsupported request")                           \
+	X(INVALID_COMM_ID, 6, "invalid communication ID")                      \
+	X(INVALID_COMM_INSTANCE, 7, "invalid communication instance")          \
+	X(INVALID_SERVICE_ID, 8, "invalid service ID")                         \
+	X(INVALID_TRANSPORT_TYPE, 9, "invalid transport service type")         \
+	X(STALE_CONN, 10, "stale connection")                                  \
+	X(RDC_NOT_EXIST, 11, "RDC does not exist")                             \
+	X(INVALID_GID, 12, "primary remote port GID rejected")                 \
+	X(INVALID_LID, 13, "primary remote port LID rejected")                 \
+	X(INVALID_SL, 14, "invalid primary SL")                                \
+	X(INVALID_TRAFFIC_CLASS, 15, "invalid primary traffic class")          \
+	X(INVALID_HOP_LIMIT, 16, "invalid primary hop limit")                  \
+	X(INVALID_PACKET_RATE, 17, "invalid primary packet rate")              \
+	X(INVALID_ALT_GID, 18, "alternate remote port GID rejected")           \
+	X(INVALID_ALT_LID, 19, "alternate remote port LID rejected")           \
+	X(INVALID_ALT_SL, 20, "invalid alternate SL")                          \
+	X(INVALID_ALT_TRAFFIC_CLASS, 21, "invalid alternate traffic class")    \
+	X(INVALID_ALT_HOP_LIMIT, 22, "invalid alternate hop limit")            \
+	X(INVALID_ALT_PACKET_RATE, 23, "invalid alternate packet rate")        \
+	X(PORT_CM_REDIRECT, 24, "port and CM redirection")                     \
+	X(PORT_REDIRECT, 25, "port redirection")                               \
+	X(INVALID_MTU, 26, "invalid path MTU")                                 \
 	X(INSUFFICIENT_RESP_RESOURCES, 27, "insufficient responder resources") \
-	X(CONSUMER_REJECT, 28, "consumer reject")                \
-	X(INVALID_RNR_RETRY, 29, "RNR retry count reject")       \
-	X(DUPLICATE_LOCAL_COMM_ID, 30, "duplicate local communication ID") \
-	X(INVALID_CLASS_VERSION, 31, "invalid class version")    \
-	X(INVALID_FLOW_LABEL, 32, "invalid primary flow label")  \
-	X(INVALID_ALT_FLOW_LABEL, 33, "invalid alternate flow label") \
+	X(CONSUMER_REJECT, 28, "consumer reject")                              \
+	X(INVALID_RNR_RETRY, 29, "RNR retry count reject")                     \
+	X(DUPLICATE_LOCAL_COMM_ID, 30, "duplicate local communication ID")     \
+	X(INVALID_CLASS_VERSION, 31, "invalid class version")                  \
+	X(INVALID_FLOW_LABEL, 32, "invalid primary flow label")                \
+	X(INVALID_ALT_FLOW_LABEL, 33, "invalid alternate flow label")          \
 	X(VENDOR_OPTION_NOT_SUPPORTED, 35, "vendor option not supported")
 
 enum wire_cm_rej_reason {
@@ -316,9 +316,9 @@ static inline bool wire_cm_service_id_is_ip(uint64_t sid)
 
 /*
  * The IP addressing header at the start of the private data of an RDMA CM
- * REQ or SIDR_REQ in an IP port space (Annex A11, "CM IP private data"): version byte (major 7:4, minor 3:0, 0.0), IP version in
- * bits 7:4 of the next byte, the source port, then source and destination
- * address as 16 bytes each (IPv4 in the last four).
+ * REQ or SIDR_REQ in an IP port space (Annex A11, "CM IP private data"): version byte (major 7:4,
+ * minor 3:0, 0.0), IP version in bits 7:4 of the next byte, the source port, then source and
+ * destination address as 16 bytes each (IPv4 in the last four).
  */
 #define WIRE_CM_IP_HDR_BYTES 36
 struct wire_cm_ip_hdr {
@@ -358,8 +358,8 @@ struct wire_cm_msg {
 	uint64_t tid;
 	uint32_t local_comm_id; /* REQ..DREP; request ID for SIDR */
 	uint32_t remote_comm_id;
-	uint64_t service_id; /* REQ, SIDR_REQ, SIDR_REP */
-	uint32_t qpn;	     /* REQ/REP local QPN, DREQ remote QPN, SIDR_REP QPN */
+	uint64_t service_id;   /* REQ, SIDR_REQ, SIDR_REP */
+	uint32_t qpn;	       /* REQ/REP local QPN, DREQ remote QPN, SIDR_REP QPN */
 	uint32_t starting_psn; /* REQ, REP */
 	uint16_t rej_reason;   /* REJ */
 	uint8_t sidr_status;   /* SIDR_REP */
