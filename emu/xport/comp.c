@@ -90,7 +90,7 @@ static bool comp_one(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 	struct xport_dev *dev = qp->dev;
 
 	if (qp->sq_sig_all || w->wr.flags & UROCE_SEND_SIGNALED || status != UROCE_WC_SUCCESS) {
-		struct xport_cqe cqe = {
+		struct uroce_cqe cqe = {
 		    .wr_id = w->wr.wr_id,
 		    .status = status,
 		    .opcode = comp_wc_opcode(w->wr.opcode),

@@ -64,7 +64,7 @@ void xport__resp_reset(struct xport_qp *qp)
 
 void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status)
 {
-	struct xport_cqe cqe = {0};
+	struct uroce_cqe cqe = {0};
 
 	if (!qp->resp.has_wqe)
 		return;
@@ -390,14 +390,14 @@ static bool resp_needs_wqe(uint32_t mask)
 
 static void resp_complete_recv(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
-	struct xport_cqe cqe = {0};
+	struct uroce_cqe cqe = {0};
 
 	cqe.wr_id = qp->resp.wqe.wr_id;
 	cqe.status = UROCE_WC_SUCCESS;
 	cqe.qp_num = qp->qpn;
 	cqe.src_qp = qp->attr.dest_qpn;
 	cqe.pkey_index = qp->attr.pkey_index;
-	cqe.solicited = pkt->se;
+	cqe.flags = pkt->se ? UROCE_CQE_SOLICITED : 0;
 	if (pkt->mask & WIRE_SEND_MASK) {
 		cqe.opcode = UROCE_WC_RECV;
 		cqe.byte_len = qp->resp.wqe_off;
@@ -659,7 +659,7 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	const struct wire_deth *deth =
 	    (const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
-	struct xport_cqe cqe = {0};
+	struct uroce_cqe cqe = {0};
 	uint8_t grh[40];
 	int rc;
 
@@ -693,7 +693,7 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 	cqe.src_qp = wire_deth_get_srcqp(deth);
 	cqe.wc_flags = UROCE_WC_GRH;
 	cqe.pkey_index = qp->attr.pkey_index;
-	cqe.solicited = pkt->se;
+	cqe.flags = pkt->se ? UROCE_CQE_SOLICITED : 0;
 	if (pkt->mask & WIRE_IMMDT_MASK) {
 		memcpy(&cqe.imm_data, pkt->buf + pkt->info->offset[WIRE_HDR_IMMDT],
 		       WIRE_IMMDT_BYTES);

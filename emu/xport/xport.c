@@ -278,7 +278,7 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 	if (qp->attr.state == UROCE_QPS_RESET)
 		return -EINVAL;
 	if (qp->attr.state == UROCE_QPS_ERR) {
-		struct xport_cqe cqe = {
+		struct uroce_cqe cqe = {
 		    .wr_id = wqe->wr_id,
 		    .status = UROCE_WC_WR_FLUSH_ERR,
 		    .qp_num = qp->qpn,
@@ -359,7 +359,7 @@ unsigned xport_flush_recv(struct xport_qp *qp)
 	if (qp->srq || qp->attr.state != UROCE_QPS_ERR)
 		return 0;
 	while (qp->dev->ops->get_recv_wqe(qp->dev->ctx, qp, &w) == 0) {
-		struct xport_cqe cqe = {
+		struct uroce_cqe cqe = {
 		    .wr_id = w.wr_id,
 		    .status = UROCE_WC_WR_FLUSH_ERR,
 		    .opcode = UROCE_WC_RECV,
@@ -382,7 +382,7 @@ void xport__flush(struct xport_qp *qp)
 	/* Every send WQE not yet completed, oldest first (PROTOCOL.md 7). */
 	while (qp->comp.idx != qp->sq_tail) {
 		struct xport_swqe *w = xport__sq_at(qp, qp->comp.idx);
-		struct xport_cqe cqe = {
+		struct uroce_cqe cqe = {
 		    .wr_id = w->wr.wr_id,
 		    .status = UROCE_WC_WR_FLUSH_ERR,
 		    .qp_num = qp->qpn,

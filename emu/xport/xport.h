@@ -26,6 +26,7 @@
 
 #include <wire/opcode.h>
 #include <uroce/counters.h>
+#include <uroce/cqe.h>
 #include <uroce/enums.h>
 
 /* Limits of the engine's own WQE copies (the daemon validates against them). */
@@ -137,21 +138,6 @@ struct xport_recv_wqe {
 	struct xport_sge sge[XPORT_MAX_SGE];
 };
 
-/* A completion, with the fields and values of struct ibv_wc. */
-struct xport_cqe {
-	uint64_t wr_id;
-	uint32_t status; /* enum uroce_wc_status */
-	uint32_t opcode; /* enum uroce_wc_opcode */
-	uint32_t vendor_err;
-	uint32_t byte_len;
-	uint32_t imm_data; /* network byte order, as in ibv_wc */
-	uint32_t qp_num;
-	uint32_t src_qp;
-	uint32_t wc_flags; /* UROCE_WC_GRH | UROCE_WC_WITH_IMM */
-	uint16_t pkey_index;
-	bool solicited; /* the message had SE set: wakes a CQ armed solicited-only */
-};
-
 struct xport_qp;
 
 /*
@@ -196,7 +182,7 @@ struct xport_ops {
 	 */
 	int (*get_recv_wqe)(void *ctx, struct xport_qp *qp, struct xport_recv_wqe *wqe);
 	/* Push a completion to the QP's send CQ (recv false) or receive CQ. */
-	void (*push_cqe)(void *ctx, struct xport_qp *qp, bool recv, const struct xport_cqe *cqe);
+	void (*push_cqe)(void *ctx, struct xport_qp *qp, bool recv, const struct uroce_cqe *cqe);
 	/* Monotonic clock in microseconds. */
 	uint64_t (*now_us)(void *ctx);
 	/*

@@ -261,10 +261,10 @@ static int fake_get_recv_wqe(void *ctx, struct xport_qp *qp, struct xport_recv_w
 	return 0;
 }
 
-static void fake_push_cqe(void *ctx, struct xport_qp *qp, bool recv, const struct xport_cqe *cqe)
+static void fake_push_cqe(void *ctx, struct xport_qp *qp, bool recv, const struct uroce_cqe *cqe)
 {
 	struct fake_qp *q = (struct fake_qp *)qp;
-	struct xport_cqe **arr = recv ? &q->rcq : &q->scq;
+	struct uroce_cqe **arr = recv ? &q->rcq : &q->scq;
 	unsigned *n = recv ? &q->nrcq : &q->nscq, *cap = recv ? &q->cap_rcq : &q->cap_scq;
 
 	(void)ctx;

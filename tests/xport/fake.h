@@ -37,7 +37,7 @@ struct fake_qp {
 	struct fake_host *host;
 	struct xport_recv_wqe rq[FAKE_RQ_SIZE];
 	unsigned rq_head, rq_tail;
-	struct xport_cqe *scq, *rcq;
+	struct uroce_cqe *scq, *rcq;
 	unsigned nscq, nrcq, cap_scq, cap_rcq;
 	uint64_t timer; /* armed deadline, 0 = none */
 	bool scheduled;

@@ -149,7 +149,7 @@ START_TEST(test_send_imm_solicited)
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	ck_assert_uint_eq(env->qb->rcq[0].imm_data, 0x78563412);
 	ck_assert_uint_eq(env->qb->rcq[0].wc_flags, UROCE_WC_WITH_IMM);
-	ck_assert(env->qb->rcq[0].solicited);
+	ck_assert(env->qb->rcq[0].flags & UROCE_CQE_SOLICITED);
 	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 2000);
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 2000);
 	assert_no_drops();

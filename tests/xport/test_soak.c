@@ -121,7 +121,7 @@ static void check_round(struct side *s, struct op *ops, unsigned nops)
 		      xport_qp_state_name(s->q->x.attr.state));
 	ck_assert_uint_eq(s->q->nscq, s->send_cqe_seen + nops);
 	for (unsigned i = 0; i < nops; i++) {
-		const struct xport_cqe *c = &s->q->scq[s->send_cqe_seen + i];
+		const struct uroce_cqe *c = &s->q->scq[s->send_cqe_seen + i];
 		struct op *o = &ops[i];
 		uint64_t got;
 
@@ -130,7 +130,7 @@ static void check_round(struct side *s, struct op *ops, unsigned nops)
 			      xport_wc_status_name(c->status));
 		switch (o->opcode) {
 		case UROCE_WR_SEND: {
-			const struct xport_cqe *r = &s->peer->rcq[s->recv_seen + send_i];
+			const struct uroce_cqe *r = &s->peer->rcq[s->recv_seen + send_i];
 
 			ck_assert_uint_eq(r->status, UROCE_WC_SUCCESS);
 			ck_assert_uint_eq(r->wr_id, s->recv_seen + send_i);

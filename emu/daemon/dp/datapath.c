@@ -127,11 +127,10 @@ static int op_get_recv_wqe(void *ctx, struct xport_qp *x, struct xport_recv_wqe 
 	return 0;
 }
 
-static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct xport_cqe *c)
+static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct uroce_cqe *c)
 {
 	struct emu_dev *dev = ctx;
 	struct emu_qp *qp = qp_of(x);
-	struct uroce_cqe cqe;
 
 	/* The data a completion announces is in memory before it. */
 	emu_dma_before_reveal(dev);
@@ -140,19 +139,7 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct x
 		 * one (completions are in order); with none held it is a WR
 		 * flushed on arrival. */
 		sq_release(qp, x->comp.idx != x->sq_tail);
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.wr_id = c->wr_id;
-	cqe.status = c->status;
-	cqe.opcode = c->opcode;
-	cqe.vendor_err = c->vendor_err;
-	cqe.byte_len = c->byte_len;
-	cqe.imm_data = c->imm_data;
-	cqe.qp_num = c->qp_num;
-	cqe.src_qp = c->src_qp;
-	cqe.wc_flags = c->wc_flags;
-	cqe.pkey_index = c->pkey_index;
-	cqe.flags = c->solicited ? UROCE_CQE_SOLICITED : 0;
-	if (emu_event_cqe(recv ? qp->recv_cq : qp->send_cq, &cqe))
+	if (emu_event_cqe(recv ? qp->recv_cq : qp->send_cq, c))
 		dev->dcnt[EMU_DCNT_CQ_OVERFLOW]++;
 	else
 		dev->dcnt[EMU_DCNT_CQES]++;

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cqe.h"
 #include "enums.h"
 
 /* Bumped on any incompatible change of a message or ring layout. */
@@ -662,32 +663,6 @@ struct uroce_recv_wqe {
 
 #define UROCE_RECV_WQE_BYTES 16
 
-enum uroce_cqe_flags {
-	UROCE_CQE_SOLICITED = 1 << 0, /* the message asked for an event */
-};
-
-/* Completion queue entry (64 bytes). */
-struct uroce_cqe {
-	uint64_t wr_id;
-	uint32_t status; /* enum uroce_wc_status */
-	uint32_t opcode; /* enum uroce_wc_opcode */
-	uint32_t vendor_err;
-	uint32_t byte_len;
-	uint32_t imm_data; /* network order, or invalidated rkey */
-	uint32_t qp_num;
-	uint32_t src_qp;
-	uint32_t wc_flags; /* enum uroce_wc_flags */
-	uint16_t pkey_index;
-	uint16_t slid;
-	uint8_t sl;
-	uint8_t dlid_path_bits;
-	uint8_t flags; /* enum uroce_cqe_flags */
-	uint8_t reserved0;
-	uint64_t timestamp_ns;
-	uint64_t reserved1;
-};
-
-#define UROCE_CQE_BYTES 64
 
 /* Layout checks: both sides compile these. */
 _Static_assert(sizeof(struct uroce_ring_hdr) == 5 * UROCE_CACHELINE_BYTES, "ring header layout");
@@ -697,7 +672,6 @@ _Static_assert(offsetof(struct uroce_ring_hdr, cons) == 128, "cons line");
 _Static_assert(sizeof(struct uroce_send_wqe) == UROCE_SEND_WQE_BYTES, "send WQE layout");
 _Static_assert(sizeof(struct uroce_recv_wqe) == UROCE_RECV_WQE_BYTES, "recv WQE layout");
 _Static_assert(sizeof(struct uroce_sge) == 16, "sge layout");
-_Static_assert(sizeof(struct uroce_cqe) == UROCE_CQE_BYTES, "CQE layout");
 _Static_assert(sizeof(struct uroce_status_page) <= UROCE_STATUS_PAGE_BYTES, "status page");
 _Static_assert(sizeof(struct uroce_query_counters_resp) <= UROCE_MSG_MAX_BYTES,
 	       "counters fit one message");
