@@ -388,16 +388,35 @@ static bool resp_needs_wqe(uint32_t mask)
 	return (mask & WIRE_WRITE_MASK) && (mask & WIRE_IMMDT_MASK);
 }
 
+/*
+ * Complete the held receive WQE for the message that pkt ends: the caller
+ * has set the opcode, byte_len, src_qp and wc_flags; this adds what every
+ * receive completion carries (WR ID, QP, P_Key index, immediate data,
+ * solicited flag) and pushes it.
+ */
+static void resp_push_recv_cqe(struct xport_qp *qp, const struct xport_pkt *pkt,
+			       struct uroce_cqe *cqe)
+{
+	cqe->wr_id = qp->resp.wqe.wr_id;
+	cqe->status = UROCE_WC_SUCCESS;
+	cqe->qp_num = qp->qpn;
+	cqe->pkey_index = qp->attr.pkey_index;
+	cqe->flags = pkt->se ? UROCE_CQE_SOLICITED : 0;
+	if (pkt->mask & WIRE_IMMDT_MASK) {
+		memcpy(&cqe->imm_data, pkt->buf + pkt->info->offset[WIRE_HDR_IMMDT],
+		       WIRE_IMMDT_BYTES);
+		cqe->wc_flags |= UROCE_WC_WITH_IMM;
+	}
+	qp->resp.has_wqe = false;
+	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, cqe);
+	xport__count(qp, XPORT_CNT_RECV_CQE, 1);
+}
+
 static void resp_complete_recv(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	struct uroce_cqe cqe = {0};
 
-	cqe.wr_id = qp->resp.wqe.wr_id;
-	cqe.status = UROCE_WC_SUCCESS;
-	cqe.qp_num = qp->qpn;
 	cqe.src_qp = qp->attr.dest_qpn;
-	cqe.pkey_index = qp->attr.pkey_index;
-	cqe.flags = pkt->se ? UROCE_CQE_SOLICITED : 0;
 	if (pkt->mask & WIRE_SEND_MASK) {
 		cqe.opcode = UROCE_WC_RECV;
 		cqe.byte_len = qp->resp.wqe_off;
@@ -406,14 +425,7 @@ static void resp_complete_recv(struct xport_qp *qp, const struct xport_pkt *pkt)
 		cqe.opcode = UROCE_WC_RECV_RDMA_WITH_IMM;
 		cqe.byte_len = qp->resp.write_len;
 	}
-	if (pkt->mask & WIRE_IMMDT_MASK) {
-		memcpy(&cqe.imm_data, pkt->buf + pkt->info->offset[WIRE_HDR_IMMDT],
-		       WIRE_IMMDT_BYTES);
-		cqe.wc_flags |= UROCE_WC_WITH_IMM;
-	}
-	qp->resp.has_wqe = false;
-	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
-	xport__count(qp, XPORT_CNT_RECV_CQE, 1);
+	resp_push_recv_cqe(qp, pkt, &cqe);
 }
 
 /*
@@ -685,23 +697,11 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 		xport__error(qp);
 		return;
 	}
-	cqe.wr_id = qp->resp.wqe.wr_id;
-	cqe.status = UROCE_WC_SUCCESS;
 	cqe.opcode = UROCE_WC_RECV;
 	cqe.byte_len = (uint32_t)sizeof(grh) + pkt->paylen;
-	cqe.qp_num = qp->qpn;
 	cqe.src_qp = wire_deth_get_srcqp(deth);
 	cqe.wc_flags = UROCE_WC_GRH;
-	cqe.pkey_index = qp->attr.pkey_index;
-	cqe.flags = pkt->se ? UROCE_CQE_SOLICITED : 0;
-	if (pkt->mask & WIRE_IMMDT_MASK) {
-		memcpy(&cqe.imm_data, pkt->buf + pkt->info->offset[WIRE_HDR_IMMDT],
-		       WIRE_IMMDT_BYTES);
-		cqe.wc_flags |= UROCE_WC_WITH_IMM;
-	}
-	qp->resp.has_wqe = false;
-	qp->dev->ops->push_cqe(qp->dev->ctx, qp, true, &cqe);
-	xport__count(qp, XPORT_CNT_RECV_CQE, 1);
+	resp_push_recv_cqe(qp, pkt, &cqe);
 	xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
 	xport__count(qp, XPORT_CNT_RX_BYTES, pkt->paylen);
 }
