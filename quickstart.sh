@@ -44,6 +44,8 @@ run_tests() {
 	build build
 	echo "== tests (build/)"
 	ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 600
+	echo "== two test runs at once (build/ and a second tree): they must not collide"
+	tests/lib/concurrent.sh build
 	echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 	build build-asan -DCMAKE_BUILD_TYPE=Debug -DUROCE_ASAN=ON -DUROCE_UBSAN=ON
 	ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L unit --timeout 600
