@@ -33,9 +33,9 @@ _Static_assert(SAME(UROCE_QP_DEST_QPN, IBV_QP_DEST_QPN) && SAME(UROCE_QP_CAP, IB
 		   SAME(UROCE_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MAX_DEST_RD_ATOMIC) &&
 		   SAME(UROCE_QP_RATE_LIMIT, IBV_QP_RATE_LIMIT),
 	       "QP attribute mask values");
-_Static_assert(SAME(UROCE_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD) &&
-		   SAME(UROCE_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV),
-	       "WR opcode values");
+#define WR_SAME(sym, val, ...) _Static_assert(SAME(UROCE_WR_##sym, IBV_WR_##sym), "WR " #sym);
+UROCE_WR_LIST(WR_SAME)
+#undef WR_SAME
 _Static_assert(SAME(UROCE_SEND_INLINE, IBV_SEND_INLINE) &&
 		   SAME(UROCE_SEND_SIGNALED, IBV_SEND_SIGNALED) &&
 		   SAME(UROCE_SEND_SOLICITED, IBV_SEND_SOLICITED),
@@ -84,55 +84,38 @@ _Static_assert(SAME(UROCE_REREG_CHANGE_ACCESS, IBV_REREG_MR_CHANGE_ACCESS), "rer
 	X(alt_timeout)
 #define QP_ATTR_COPY(f) o->f = a->f;
 
-/* ibv_wr_* operations offered per QP type. */
-#define OPS_UD (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define OPS_UC (OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
-#define OPS_RC                                                                   \
-	(OPS_UC | IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+/*
+ * What each WR opcode is and which QP types carry it is UROCE_WR_LIST
+ * (uroce/wr_opcode.h): the posting checks below look it up. The
+ * ibv_qp_create_send_ops_flags bit of each opcode of the list:
+ */
+static const uint64_t op_bits[] = {
+#define OP_BIT(sym, val, ...) [val] = IBV_QP_EX_WITH_##sym,
+    UROCE_WR_LIST(OP_BIT)
+#undef OP_BIT
+};
 
+/* The ibv_wr_* operations offered on a QP type: those of the opcodes it carries. */
 static uint64_t ops_of_type(enum ibv_qp_type t)
 {
-	switch (t) {
-	case IBV_QPT_RC:
-		return OPS_RC;
-	case IBV_QPT_UC:
-		return OPS_UC;
-	case IBV_QPT_UD:
-		return OPS_UD;
-	default:
-		return 0;
-	}
+	uint64_t ops = 0;
+
+	for (uint32_t op = 0; op < sizeof(op_bits) / sizeof(op_bits[0]); op++)
+		if (uroce_wr_ok(t, op))
+			ops |= op_bits[op];
+	return ops;
 }
 
-/* The ibv_qp_create_send_ops_flags bit of a WR opcode (0: not offered). */
+/* The send_ops_flags bit of a WR opcode (0: not in the list). */
 static uint64_t op_bit(uint32_t opcode)
 {
-	switch (opcode) {
-	case IBV_WR_RDMA_WRITE:
-		return IBV_QP_EX_WITH_RDMA_WRITE;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
-	case IBV_WR_SEND:
-		return IBV_QP_EX_WITH_SEND;
-	case IBV_WR_SEND_WITH_IMM:
-		return IBV_QP_EX_WITH_SEND_WITH_IMM;
-	case IBV_WR_RDMA_READ:
-		return IBV_QP_EX_WITH_RDMA_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
-	default:
-		return 0;
-	}
+	return opcode < sizeof(op_bits) / sizeof(op_bits[0]) ? op_bits[opcode] : 0;
 }
 
-/* Only SENDs and WRITEs carry payload that can be inline. */
+/* Only what carries a payload (SENDs, WRITEs) can be inline. */
 static int can_inline(uint32_t opcode)
 {
-	return opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM ||
-	       opcode == IBV_WR_RDMA_WRITE || opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	return uroce_wr_flags(opcode) & UROCE_WR_F_INLINE;
 }
 
 int shim_wq_map(struct shim_wq *wq, int fd, size_t bytes)
@@ -190,7 +173,7 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 	uint8_t *data = (uint8_t *)slot + UROCE_SEND_WQE_BYTES;
 	uint64_t total = 0;
 
-	if (!(op_bit(wr->opcode) & ops_of_type(ibqp->qp_type)))
+	if (!uroce_wr_ok(ibqp->qp_type, wr->opcode))
 		return EINVAL;
 	if (wr->num_sge < 0)
 		return EINVAL;
@@ -228,15 +211,10 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 		w.num_sge = (uint32_t)wr->num_sge;
 	}
 
-	switch (wr->opcode) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_RDMA_READ:
+	if (uroce_wr_flags(wr->opcode) & UROCE_WR_F_RDMA) {
 		w.wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		w.wr.rdma.rkey = wr->wr.rdma.rkey;
-		break;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	} else if (uroce_wr_flags(wr->opcode) & UROCE_WR_F_ATOMIC) {
 		/* IBA 9.4.5: one 8-byte local buffer, aligned target. */
 		if (total != 8 || (wr->wr.atomic.remote_addr & 7))
 			return EINVAL;
@@ -244,9 +222,6 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 		w.wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		w.wr.atomic.swap = wr->wr.atomic.swap;
 		w.wr.atomic.rkey = wr->wr.atomic.rkey;
-		break;
-	default:
-		break;
 	}
 	if (ibqp->qp_type == IBV_QPT_UD) {
 		struct ibv_ah *ah = wr->wr.ud.ah;

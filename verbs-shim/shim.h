@@ -155,7 +155,7 @@ static inline struct shim_srq *shim_srq(struct ibv_srq *srq)
 /* ------------------------------------------------------------------------ */
 
 /* client.c */
-/* The rundir rule and the socket connection come from emu/common_rundir.c,
+/* The rundir rule and the socket connection come from emu/common/rundir.c,
  * compiled into the shim as well: common_rundir_resolve(NULL, ...) and
  * common_rundir_connect(). */
 /*

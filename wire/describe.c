@@ -12,6 +12,7 @@
 #include <string.h>
 #include <wire/aeth.h>
 #include <wire/describe.h>
+#include <wire/mad.h>
 
 struct wire_out {
 	char *buf;
@@ -118,6 +119,9 @@ static void wire_out_syndrome(struct wire_out *o, uint8_t syn)
 	}
 }
 
+static void wire_out_cm(struct wire_out *o, const uint8_t *mad, size_t len);
+static const uint8_t *wire_gsi_mad(const struct wire_pkt *p, size_t *len);
+
 static int wire_have_bth(const struct wire_decoded *d)
 {
 	return d->pkt.ib && d->pkt.len >= WIRE_BTH_BYTES;
@@ -199,6 +203,13 @@ int wire_describe(char *buf, size_t size, const struct wire_decoded *d)
 			wire_out_printf(&o, " IETH rkey=0x%08" PRIx32, wire_ieth_get_rkey(ieth));
 		if (p->info->mask & WIRE_PAYLOAD_MASK)
 			wire_out_printf(&o, " len=%zu", p->payload_len);
+		{
+			size_t mad_len;
+			const uint8_t *mad = wire_gsi_mad(p, &mad_len);
+
+			if (mad)
+				wire_out_cm(&o, mad, mad_len);
+		}
 	} else {
 		wire_out_printf(&o, "%smalformed: %s", wire_have_bth(d) ? " " : "",
 				wire_reason_desc(d->reason));
@@ -231,6 +242,127 @@ static void wire_json_addr(struct wire_out *o, const char *key, unsigned version
 	wire_out_printf(o, ",\"%s\":\"", key);
 	wire_out_addr(o, version, a);
 	wire_out_printf(o, "\"");
+}
+
+/* A UD packet to the GSI QP carries a MAD; NULL payload otherwise. */
+static const uint8_t *wire_gsi_mad(const struct wire_pkt *p, size_t *len)
+{
+	const struct wire_deth *deth = wire_pkt_deth(p);
+
+	if (!deth || !(p->info->mask & WIRE_PAYLOAD_MASK) ||
+	    wire_bth_get_destqp(wire_pkt_bth(p)) != WIRE_GSI_QPN)
+		return NULL;
+	*len = p->payload_len;
+	return p->ib + p->payload_off;
+}
+
+/* The RDMA CM's IP header: "ip=10.77.0.3:47448>10.77.0.2:7174" (dport from the service ID). */
+static void wire_out_cm_ip(struct wire_out *o, const struct wire_cm_msg *m)
+{
+	unsigned v = wire_cm_ip_get_ipv(m->ip);
+	const uint8_t *src = v == 4 ? m->ip->src + 12 : m->ip->src;
+	const uint8_t *dst = v == 4 ? m->ip->dst + 12 : m->ip->dst;
+
+	if (v != 4 && v != 6) {
+		wire_out_printf(o, " ip=version-%u", v);
+		return;
+	}
+	wire_out_printf(o, v == 6 ? " ip=[" : " ip=");
+	wire_out_addr(o, v, src);
+	wire_out_printf(o, v == 6 ? "]:%u>[" : ":%u>", wire_cm_ip_get_sport(m->ip));
+	wire_out_addr(o, v, dst);
+	wire_out_printf(o, v == 6 ? "]:%u" : ":%u", (unsigned)(m->service_id & 0xffff));
+}
+
+/* " CM ConnectRequest lcid=0x... sid=0x... qpn=0x... psn=0x... ip=..." */
+static void wire_out_cm(struct wire_out *o, const uint8_t *mad, size_t len)
+{
+	struct wire_cm_msg m;
+	enum wire_reason r = wire_cm_parse(mad, len, &m);
+
+	if (r == WIRE_R_MAD_CLASS) {
+		wire_out_printf(o, " MAD class=0x%02x", mad[1]);
+		return;
+	}
+	if (r != WIRE_R_OK) {
+		wire_out_printf(o, " MAD malformed: %s", wire_reason_desc(r));
+		return;
+	}
+	wire_out_printf(o, " CM %s tid=0x%016" PRIx64 " lcid=0x%08" PRIx32, m.attr_name, m.tid,
+			m.local_comm_id);
+	if (m.attr_id != WIRE_CM_ATTR_REQ && m.attr_id != WIRE_CM_ATTR_SIDR_REQ &&
+	    m.attr_id != WIRE_CM_ATTR_SIDR_REP)
+		wire_out_printf(o, " rcid=0x%08" PRIx32, m.remote_comm_id);
+	if (m.service_id)
+		wire_out_printf(o, " sid=0x%016" PRIx64, m.service_id);
+	if (m.attr_id == WIRE_CM_ATTR_REQ || m.attr_id == WIRE_CM_ATTR_REP ||
+	    m.attr_id == WIRE_CM_ATTR_DREQ || m.attr_id == WIRE_CM_ATTR_SIDR_REP)
+		wire_out_printf(o, " qpn=0x%06" PRIx32, m.qpn);
+	if (m.attr_id == WIRE_CM_ATTR_REQ || m.attr_id == WIRE_CM_ATTR_REP)
+		wire_out_printf(o, " psn=0x%06" PRIx32, m.starting_psn);
+	if (m.attr_id == WIRE_CM_ATTR_REJ) {
+		const char *why = wire_cm_rej_name(m.rej_reason);
+
+		wire_out_printf(o, " reason=%u (%s)", m.rej_reason, why ? why : "unknown");
+	}
+	if (m.attr_id == WIRE_CM_ATTR_SIDR_REP)
+		wire_out_printf(o, " status=%u", m.sidr_status);
+	if (m.has_ip)
+		wire_out_cm_ip(o, &m);
+}
+
+static void wire_json_cm(struct wire_out *o, const uint8_t *mad, size_t len)
+{
+	struct wire_cm_msg m;
+	enum wire_reason r = wire_cm_parse(mad, len, &m);
+
+	if (r != WIRE_R_OK) {
+		wire_out_printf(o, ",\"mad\":{");
+		wire_out_printf(o, "\"reason\":\"%s\"", wire_reason_name(r));
+		if (len >= WIRE_MAD_HDR_BYTES)
+			wire_out_printf(o, ",\"mgmt_class\":%u", mad[1]);
+		wire_out_printf(o, "}");
+		return;
+	}
+	wire_out_printf(o, ",\"cm\":{\"attr_id\":%u", m.attr_id);
+	wire_json_str(o, "attr", m.attr_name);
+	wire_out_printf(o,
+			",\"method\":%u,\"tid\":\"0x%016" PRIx64 "\",\"local_comm_id\":%" PRIu32
+			",\"remote_comm_id\":%" PRIu32 ",\"service_id\":\"0x%016" PRIx64
+			"\",\"qpn\":%" PRIu32 ",\"starting_psn\":%" PRIu32,
+			m.method, m.tid, m.local_comm_id, m.remote_comm_id, m.service_id, m.qpn,
+			m.starting_psn);
+	/* Every numeric field of this message, by its table name. */
+	wire_out_printf(o, ",\"fields\":{");
+	for (unsigned f = 0, n = 0; f < WIRE_CM_FIELD_COUNT; f++) {
+		const struct wire_cm_field_info *fi = wire_cm_field((enum wire_cm_field)f);
+		uint64_t v;
+
+		if (fi->attr_id != m.attr_id || fi->width > 64)
+			continue;
+		v = wire_cm_get(mad, (enum wire_cm_field)f);
+		if (fi->width > 32)
+			wire_out_printf(o, "%s\"%s\":\"0x%016" PRIx64 "\"", n++ ? "," : "", fi->name, v);
+		else
+			wire_out_printf(o, "%s\"%s\":%" PRIu64, n++ ? "," : "", fi->name, v);
+	}
+	wire_out_printf(o, "}");
+	if (m.attr_id == WIRE_CM_ATTR_REJ)
+		wire_out_printf(o, ",\"reject_reason\":%u", m.rej_reason);
+	if (m.attr_id == WIRE_CM_ATTR_SIDR_REP)
+		wire_out_printf(o, ",\"sidr_status\":%u", m.sidr_status);
+	if (m.has_ip) {
+		unsigned v = wire_cm_ip_get_ipv(m.ip);
+
+		wire_out_printf(o, ",\"ip\":{\"version\":%u", v);
+		if (v == 4 || v == 6) {
+			wire_json_addr(o, "src", v, v == 4 ? m.ip->src + 12 : m.ip->src);
+			wire_json_addr(o, "dst", v, v == 4 ? m.ip->dst + 12 : m.ip->dst);
+		}
+		wire_out_printf(o, ",\"sport\":%u,\"dport\":%u}", wire_cm_ip_get_sport(m.ip),
+				(unsigned)(m.service_id & 0xffff));
+	}
+	wire_out_printf(o, "}");
 }
 
 int wire_describe_json(char *buf, size_t size, const struct wire_decoded *d)
@@ -316,6 +448,13 @@ int wire_describe_json(char *buf, size_t size, const struct wire_decoded *d)
 			wire_out_printf(&o, ",\"immdt\":%" PRIu32, wire_immdt_get_imm(imm));
 		if (ieth)
 			wire_out_printf(&o, ",\"ieth\":%" PRIu32, wire_ieth_get_rkey(ieth));
+		{
+			size_t mad_len;
+			const uint8_t *mad = wire_gsi_mad(p, &mad_len);
+
+			if (mad)
+				wire_json_cm(&o, mad, mad_len);
+		}
 	}
 	wire_json_str(&o, "icrc", wire_icrc_status_name(d->icrc));
 	if (d->pkt.len >= WIRE_BTH_BYTES + WIRE_ICRC_BYTES)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Subcommands of the uroce CLI that talk to daemons or run programs on
- * them: `uroce devices` (cli_devices.c), `uroce counters`
- * (cli_counters.c) and `uroce run` (cli_run.c). Each
+ * them: `uroce devices` (devices.c), `uroce counters`
+ * (counters.c) and `uroce run` (run.c). Each
  * takes the subcommand's own argv (argv[0] is the subcommand name) and
  * returns the process exit status. cli_common.c holds what they share.
  */

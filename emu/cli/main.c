@@ -2,7 +2,7 @@
 /*
  * `uroce`: the command-line tool. This file only dispatches: a table maps
  * each subcommand name to its function (declared in cli.h, defined in
- * cli_<name>.c) and a one-line summary for --help. Adding a subcommand is one
+ * <name>.c) and a one-line summary for --help. Adding a subcommand is one
  * line here plus its file.
  */
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * `uroce sample FILE.pcap`: write a capture holding one valid packet of
  * every opcode uroce knows (RC, UC, UD, XRC, CNP), with realistic fields and
  * correct ICRCs, between 127.0.0.1 (requester) and 127.0.0.2 (responder),
- * then a few AETH variants (NAKs, RNR NAK, credits) and a handful of IPv6
- * packets. It is the first thing to open in Wireshark, and the input of the
+ * then a few AETH variants (NAKs, RNR NAK, credits), the RDMA CM's MADs
+ * (connect, reject, disconnect, SIDR) and a handful of IPv6 packets. It is the first thing to open in Wireshark, and the input of the
  * tshark cross-check test. The file is deterministic: same bytes every run.
  */
 /* libpcap's headers use the BSD u_int/u_char types. */
@@ -43,7 +43,8 @@ static void cli_sample_usage(FILE *out)
 {
 	fprintf(out, "usage: uroce sample FILE.pcap\n"
 		     "  Write one valid RoCEv2 packet of every opcode (RC, UC, UD, XRC, CNP),\n"
-		     "  some ACK/NAK variants and a few IPv6 packets, all with correct ICRCs.\n"
+		     "  some ACK/NAK variants, the CM MADs of a connection and a few IPv6 packets,\n"
+		     "  all with correct ICRCs.\n"
 		     "  Open the file in Wireshark, or check it with `uroce decode FILE.pcap`.\n");
 }
 
@@ -182,6 +183,155 @@ static int cli_sample_acks(struct cli_sample *s, struct cli_sample_conn *c)
 	return 0;
 }
 
+/* The IPv4-mapped GID of a side (RoCEv2 GIDs of IPv4 ports). */
+static void cli_sample_gid(const struct cli_sample_side *side, uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	memcpy(gid + 12, side->ip4, 4);
+}
+
+/* The RDMA CM IP header at the private data p: IPv4, sport, a -> b. */
+static void cli_sample_cm_ip(const struct cli_sample *s, uint8_t *p, uint16_t sport)
+{
+	struct wire_cm_ip_hdr *h = (struct wire_cm_ip_hdr *)p;
+
+	memset(h, 0, sizeof(*h));
+	wire_cm_ip_set_ipv(h, 4);
+	wire_cm_ip_set_sport(h, sport);
+	memcpy(h->src + 12, s->a.ip4, 4);
+	memcpy(h->dst + 12, s->b.ip4, 4);
+}
+
+/* Send one CM MAD as a GSI QP does: UD SEND Only, QP1 to QP1, the GSI Q_Key. */
+static int cli_sample_mad(struct cli_sample *s, const uint8_t *mad, int from_a, uint32_t *psn)
+{
+	struct wire_build b = {0};
+
+	b.opcode = WIRE_OP_UD_SEND_ONLY;
+	b.destqp = WIRE_GSI_QPN;
+	b.psn = (*psn)++;
+	b.ackreq = 1;
+	b.qkey = WIRE_GSI_QKEY;
+	b.srcqp = WIRE_GSI_QPN;
+	return cli_sample_emit(s, &b, WIRE_GSI_QPN, from_a, mad, WIRE_MAD_BYTES);
+}
+
+/*
+ * The RDMA CM's connection handshake and teardown as CM MADs (IBA 12.6): a
+ * ConnectRequest from 127.0.0.1 to port 7471 of the TCP port space, the
+ * reply, ReadyToUse, an MRA, a reject of a second request, disconnect
+ * request and reply, and a SIDR exchange of the UDP port space.
+ */
+static int cli_sample_cm(struct cli_sample *s)
+{
+	const uint32_t lcid = 0x11223344, rcid = 0x55667788;
+	uint32_t psn_a = 0, psn_b = 0;
+	uint8_t mad[WIRE_MAD_BYTES], gid[16];
+	int ret;
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_REQ, 0x0000000100000001ull);
+	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_COMM_ID, lcid);
+	wire_cm_set(mad, WIRE_CM_REQ_SERVICE_ID, wire_cm_ip_service_id(WIRE_CM_PS_TCP, 7471));
+	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_CA_GUID, 0x020000fffe000001ull);
+	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_QPN, 0x000011);
+	wire_cm_set(mad, WIRE_CM_REQ_RESPONDER_RESOURCES, 16);
+	wire_cm_set(mad, WIRE_CM_REQ_INITIATOR_DEPTH, 16);
+	wire_cm_set(mad, WIRE_CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, 20);
+	wire_cm_set(mad, WIRE_CM_REQ_STARTING_PSN, 0x123456);
+	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, 20);
+	wire_cm_set(mad, WIRE_CM_REQ_RETRY_COUNT, 7);
+	wire_cm_set(mad, WIRE_CM_REQ_PKEY, 0xffff);
+	wire_cm_set(mad, WIRE_CM_REQ_PATH_MTU, 3);
+	wire_cm_set(mad, WIRE_CM_REQ_RNR_RETRY_COUNT, 7);
+	wire_cm_set(mad, WIRE_CM_REQ_MAX_CM_RETRIES, 15);
+	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_LOCAL_LID, 0xffff);
+	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_REMOTE_LID, 0xffff);
+	cli_sample_gid(&s->a, gid);
+	memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REQ_PRIMARY_LOCAL_GID), gid, 16);
+	cli_sample_gid(&s->b, gid);
+	memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REQ_PRIMARY_REMOTE_GID), gid, 16);
+	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_HOP_LIMIT, 64);
+	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, 19);
+	cli_sample_cm_ip(s, (uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REQ_PRIVATE_DATA), 40000);
+	ret = cli_sample_mad(s, mad, 1, &psn_a);
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_REP, 0x0000000100000001ull);
+	wire_cm_set(mad, WIRE_CM_REP_LOCAL_COMM_ID, rcid);
+	wire_cm_set(mad, WIRE_CM_REP_REMOTE_COMM_ID, lcid);
+	wire_cm_set(mad, WIRE_CM_REP_LOCAL_QPN, 0x000012);
+	wire_cm_set(mad, WIRE_CM_REP_STARTING_PSN, 0x654321);
+	wire_cm_set(mad, WIRE_CM_REP_RESPONDER_RESOURCES, 16);
+	wire_cm_set(mad, WIRE_CM_REP_INITIATOR_DEPTH, 16);
+	wire_cm_set(mad, WIRE_CM_REP_TARGET_ACK_DELAY, 15);
+	wire_cm_set(mad, WIRE_CM_REP_FAILOVER_ACCEPTED, 3);
+	wire_cm_set(mad, WIRE_CM_REP_END_TO_END_FLOW_CONTROL, 1);
+	wire_cm_set(mad, WIRE_CM_REP_RNR_RETRY_COUNT, 7);
+	wire_cm_set(mad, WIRE_CM_REP_LOCAL_CA_GUID, 0x020000fffe000002ull);
+	if (!ret)
+		ret = cli_sample_mad(s, mad, 0, &psn_b);
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_RTU, 0x0000000100000001ull);
+	wire_cm_set(mad, WIRE_CM_RTU_LOCAL_COMM_ID, lcid);
+	wire_cm_set(mad, WIRE_CM_RTU_REMOTE_COMM_ID, rcid);
+	if (!ret)
+		ret = cli_sample_mad(s, mad, 1, &psn_a);
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_MRA, 0x0000000100000002ull);
+	wire_cm_set(mad, WIRE_CM_MRA_LOCAL_COMM_ID, rcid + 1);
+	wire_cm_set(mad, WIRE_CM_MRA_REMOTE_COMM_ID, lcid + 1);
+	wire_cm_set(mad, WIRE_CM_MRA_SERVICE_TIMEOUT, 20);
+	if (!ret)
+		ret = cli_sample_mad(s, mad, 0, &psn_b);
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_REJ, 0x0000000100000002ull);
+	wire_cm_set(mad, WIRE_CM_REJ_LOCAL_COMM_ID, rcid + 1);
+	wire_cm_set(mad, WIRE_CM_REJ_REMOTE_COMM_ID, lcid + 1);
+	wire_cm_set(mad, WIRE_CM_REJ_REASON, WIRE_CM_REJ_CONSUMER_REJECT);
+	if (!ret)
+		ret = cli_sample_mad(s, mad, 0, &psn_b);
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_DREQ, 0x0000000100000003ull);
+	wire_cm_set(mad, WIRE_CM_DREQ_LOCAL_COMM_ID, lcid);
+	wire_cm_set(mad, WIRE_CM_DREQ_REMOTE_COMM_ID, rcid);
+	wire_cm_set(mad, WIRE_CM_DREQ_REMOTE_QPN, 0x000012);
+	if (!ret)
+		ret = cli_sample_mad(s, mad, 1, &psn_a);
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_DREP, 0x0000000100000003ull);
+	wire_cm_set(mad, WIRE_CM_DREP_LOCAL_COMM_ID, rcid);
+	wire_cm_set(mad, WIRE_CM_DREP_REMOTE_COMM_ID, lcid);
+	if (!ret)
+		ret = cli_sample_mad(s, mad, 0, &psn_b);
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REQ, 0x0000000100000004ull);
+	wire_cm_set(mad, WIRE_CM_SIDR_REQ_REQUEST_ID, 0x0badcafe);
+	wire_cm_set(mad, WIRE_CM_SIDR_REQ_PKEY, 0xffff);
+	wire_cm_set(mad, WIRE_CM_SIDR_REQ_SERVICE_ID, wire_cm_ip_service_id(WIRE_CM_PS_UDP, 7472));
+	cli_sample_cm_ip(s, (uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_SIDR_REQ_PRIVATE_DATA),
+			 40001);
+	if (!ret)
+		ret = cli_sample_mad(s, mad, 1, &psn_a);
+
+	memset(mad, 0, sizeof(mad));
+	wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REP, 0x0000000100000004ull);
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_REQUEST_ID, 0x0badcafe);
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_QPN, 0x000034);
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_SERVICE_ID, wire_cm_ip_service_id(WIRE_CM_PS_UDP, 7472));
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_QKEY, 0x01234567);
+	if (!ret)
+		ret = cli_sample_mad(s, mad, 0, &psn_b);
+	return ret;
+}
+
 static int cli_sample_write(struct cli_sample *s)
 {
 	struct cli_sample_conn rc = {0x000011, 0x000012, 100};
@@ -226,6 +376,9 @@ static int cli_sample_write(struct cli_sample *s)
 			return ret;
 	}
 	ret = cli_sample_acks(s, &rc);
+	if (ret < 0)
+		return ret;
+	ret = cli_sample_cm(s);
 	if (ret < 0)
 		return ret;
 

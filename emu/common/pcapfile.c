@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Capture file reading and writing on libpcap (see common_pcap.h). The link
+ * Capture file reading and writing on libpcap (see pcapfile.h). The link
  * layer is stripped here, per link type, and everything from the IP header
  * on is left to the wire library, so the CLI and the daemon decode frames the
  * same way whatever captured them.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The rundir rule (see common_rundir.h): resolution of the directory,
+ * The rundir rule (see rundir.h): resolution of the directory,
  * its creation with safe permissions, socket paths, and liveness probes.
  */
 #define _GNU_SOURCE

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal header of the daemon uroced: the device and object structures and
- * every cross-file function, grouped by the file that defines it (as rxe's
- * rxe_loc.h). Everything hangs off one struct emu_dev; the only process-wide
- * state is the log level (log.c).
+ * The daemon core's header (emu/daemon): the device and object structures,
+ * lists, the hash table and the log, and the cross-file functions of dev.c,
+ * log.c and htab.c, grouped by defining file (as rxe's rxe_loc.h). The data
+ * path (dp/dp.h) and the control path (verbs/verbs.h) build on it; it
+ * declares nothing of theirs. Everything hangs off one struct emu_dev; the
+ * only process-wide state is the log level (log.c).
  */
-#ifndef UROCE_EMU_H
-#define UROCE_EMU_H
+#ifndef UROCE_DAEMON_H
+#define UROCE_DAEMON_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -371,7 +373,7 @@ struct emu_dev {
 /* Scheduling priority uroced asks for unless --nice says otherwise. */
 #define EMU_NICE_DEFAULT (-10)
 
-/* Options of uroced (uroced.c parses them, dev.c applies them). */
+/* Options of uroced (main.c parses them, dev.c applies them). */
 struct emu_opts {
 	const char *name;
 	const char *addr;
@@ -430,4 +432,4 @@ struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
  * GID index, rate), as for a RoCE port. 0 or -EINVAL. */
 int emu_dev_check_ah(const struct emu_dev *dev, const struct uroce_ah_attr *a);
 
-#endif /* UROCE_EMU_H */
+#endif /* UROCE_DAEMON_H */

@@ -8,8 +8,10 @@
  * response payloads and atomic results in local memory, runs the
  * retransmission timer (4.096 us x 2^timeout, retry_cnt) and the RNR wait
  * (rnr_retry, 7 = forever), and maps every NAK to its IBV_WC_* status
- * (PROTOCOL.md 7). It never sends packets itself: retries go through
- * req.c's go-back-N.
+ * (PROTOCOL.md 7). Responses reach it through its own queue (qp->comp_q,
+ * filled by recv.c), drained in arrival order (rxe rxe_comp_queue_pkt); the
+ * QP state is checked again when a response's turn comes. It never sends
+ * packets itself: retries go through req.c's go-back-N.
  */
 #include <errno.h>
 #include <string.h>
@@ -40,27 +42,20 @@ enum xport__comp_psn xport__comp_check_psn(uint32_t psn, uint32_t comp_psn, uint
 
 void xport__comp_reset(struct xport_qp *qp)
 {
+	xport__pktq_clear(&qp->comp_q);
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 }
 
+/* The completion opcode of a send WQE (wr_opcode.h); a value outside the
+ * list (a WQE the daemon poisoned) completes, with its error, as a SEND. */
 static uint32_t comp_wc_opcode(uint32_t wr_opcode)
 {
-	switch (wr_opcode) {
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		return UROCE_WC_RDMA_WRITE;
-	case UROCE_WR_RDMA_READ:
-		return UROCE_WC_RDMA_READ;
-	case UROCE_WR_ATOMIC_CMP_AND_SWP:
-		return UROCE_WC_COMP_SWAP;
-	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
-		return UROCE_WC_FETCH_ADD;
-	default:
-		return UROCE_WC_SEND;
-	}
+	const struct uroce_wr_info *info = uroce_wr_info(wr_opcode);
+
+	return info ? info->wc_opcode : UROCE_WC_SEND;
 }
 
 /* Outstanding = the oldest WQE has packets on the wire. */
@@ -106,7 +101,7 @@ static bool comp_one(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 		dev->ops->push_cqe(dev->ctx, qp, false, &cqe);
 		xport__count(qp, XPORT_CNT_SEND_CQE, 1);
 	}
-	if (w->state == XPORT_WQE_PENDING && xport__is_rd_atomic(w->wr.opcode) &&
+	if (w->state == XPORT_WQE_PENDING && uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC &&
 	    qp->req.rd_atomic)
 		qp->req.rd_atomic--;
 	w->state = XPORT_WQE_POSTED;
@@ -197,7 +192,7 @@ static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xpo
 	switch (wire_aeth_syndrome_type(syn)) {
 	case WIRE_AETH_ACK:
 		xport__count(qp, XPORT_CNT_ACK_RCVD, 1);
-		if (xport__is_rd_atomic(w->wr.opcode)) {
+		if (uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC) {
 			/* Only its own responses complete a READ/atomic. */
 			xport__drop(qp->dev, qp, XPORT_DROP_RESP_BAD);
 			return;
@@ -306,8 +301,7 @@ static void comp_atomic_ack(struct xport_qp *qp, struct xport_swqe *w, const str
 	uint64_t orig;
 	int rc;
 
-	if (w->wr.opcode != UROCE_WR_ATOMIC_CMP_AND_SWP &&
-	    w->wr.opcode != UROCE_WR_ATOMIC_FETCH_AND_ADD) {
+	if (!(uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_ATOMIC)) {
 		xport__comp_complete(qp, w, UROCE_WC_FATAL_ERR);
 		return;
 	}
@@ -328,7 +322,8 @@ static void comp_atomic_ack(struct xport_qp *qp, struct xport_swqe *w, const str
 	xport__comp_rearm(qp);
 }
 
-void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
+/* One response, in its turn. */
+static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	struct xport_dev *dev = qp->dev;
 
@@ -353,7 +348,7 @@ void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 			xport__drop(dev, qp, XPORT_DROP_RESP_NO_WQE);
 			break;
 		}
-		rd_atomic = xport__is_rd_atomic(w->wr.opcode);
+		rd_atomic = uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC;
 		switch (xport__comp_check_psn(pkt->psn, qp->comp.psn, w->last_psn,
 					   w->state == XPORT_WQE_PENDING, rd_atomic)) {
 		case XPORT__COMP_PSN_COMPLETE_PREV:
@@ -392,6 +387,29 @@ void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	/* Window, fence or initiator depth may have opened. */
 	xport__req_run(qp);
+}
+
+void xport__comp_run(struct xport_qp *qp)
+{
+	const struct xport_pkt *pkt;
+
+	while ((pkt = xport__pktq_pop(&qp->comp_q))) {
+		/* recv.c checked the state on arrival; it may have changed since. */
+		if (!xport__recv_state_ok(qp->attr.state, pkt->mask)) {
+			xport__drop(qp->dev, qp, XPORT_DROP_QP_STATE);
+			continue;
+		}
+		comp_rcv(qp, pkt);
+	}
+}
+
+void xport__comp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	if (xport__pktq_push(&qp->comp_q, pkt)) {
+		xport__drop(qp->dev, qp, XPORT_DROP_COMP_BUSY);
+		return;
+	}
+	xport__comp_run(qp);
 }
 
 void xport__comp_timeout(struct xport_qp *qp, uint64_t now)

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Receive: validate an incoming RoCEv2 packet and dispatch it. It applies
- * the checks of PROTOCOL.md section 10 in order (structure via
- * wire_validate, ICRC over the IPv4/IPv6 pseudo header, destination QP,
+ * Receive: validate an incoming RoCEv2 packet and queue it (rxe_recv.c). It
+ * applies the checks of PROTOCOL.md section 10 once, in order (structure
+ * via wire_validate, ICRC over the IPv4/IPv6 pseudo header, destination QP,
  * transport vs QP type, QP state, the QP's path addresses, P_Key, Q_Key for
- * UD) and counts every drop by reason on the device and, once the QP is
- * known, on the QP. It hands requests to the responder and responses to the
- * completer; it executes nothing itself and never answers a packet.
+ * UD), counts every drop by reason on the device and, once the QP is known,
+ * on the QP, and queues a copy of the parsed packet on the QP's responder
+ * queue (requests) or completer queue (responses); it also implements those
+ * queues. It executes nothing itself, never answers a packet, and is not
+ * called again for a queued one: what must be re-checked when a queued
+ * packet's turn comes (PSN, QP state) is the responder's and completer's.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <wire/bth.h>
@@ -34,8 +38,13 @@ static enum xport_drop recv_reason(enum wire_reason r)
 	}
 }
 
-int xport__recv_parse(const uint8_t *buf, size_t len, const struct xport_route *rt,
-		   struct xport_pkt *pkt)
+/*
+ * Parse buf (BTH .. ICRC) into pkt: opcode, headers, payload; the only
+ * parse a packet gets. Returns 0, or -1 - reason (an enum xport_drop) when
+ * it is malformed.
+ */
+static int recv_parse(const uint8_t *buf, size_t len, const struct xport_route *rt,
+		      struct xport_pkt *pkt)
 {
 	struct wire_pkt wp;
 	enum wire_reason r = wire_validate(buf, len, &wp);
@@ -104,9 +113,9 @@ static bool recv_type_ok(uint32_t qp_type, uint8_t opcode)
 	}
 }
 
-/* rxe check_type_state: who may receive what. */
-static bool recv_state_ok(uint32_t state, uint32_t mask)
+bool xport__recv_state_ok(uint32_t state, uint32_t mask)
 {
+	/* rxe check_type_state: who may receive what. */
 	if (mask & WIRE_REQ_MASK)
 		return state == UROCE_QPS_RTR || state == UROCE_QPS_RTS || state == UROCE_QPS_SQD ||
 		       state == UROCE_QPS_SQE;
@@ -114,7 +123,8 @@ static bool recv_state_ok(uint32_t state, uint32_t mask)
 	return state == UROCE_QPS_RTS || state == UROCE_QPS_SQD || state == UROCE_QPS_SQE;
 }
 
-void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
+/* The per-QP checks of PROTOCOL.md 10, then queue the packet for its handler. */
+static void recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	struct xport_dev *dev = qp->dev;
 
@@ -122,7 +132,7 @@ void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 		xport__drop(dev, qp, XPORT_DROP_QP_TYPE);
 		return;
 	}
-	if (!recv_state_ok(qp->attr.state, pkt->mask)) {
+	if (!xport__recv_state_ok(qp->attr.state, pkt->mask)) {
 		xport__drop(dev, qp, XPORT_DROP_QP_STATE);
 		return;
 	}
@@ -148,9 +158,9 @@ void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 		}
 	}
 	if (pkt->mask & WIRE_REQ_MASK)
-		xport__resp_rcv(qp, pkt);
+		xport__resp_queue_pkt(qp, pkt);
 	else if (qp->type == UROCE_QPT_RC)
-		xport__comp_rcv(qp, pkt);
+		xport__comp_queue_pkt(qp, pkt);
 	else
 		xport__drop(dev, qp, XPORT_DROP_QP_TYPE);
 }
@@ -172,7 +182,7 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 		xport__drop(dev, NULL, XPORT_DROP_BAD_ICRC);
 		return;
 	}
-	rc = xport__recv_parse(p, len, rt, &pkt);
+	rc = recv_parse(p, len, rt, &pkt);
 	if (rc < 0) {
 		xport__drop(dev, NULL, (enum xport_drop)(-1 - rc));
 		return;
@@ -191,5 +201,63 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 		return;
 	}
 	qp->cnt[XPORT_CNT_RX_PKTS]++;
-	xport__recv_dispatch(qp, &pkt);
+	recv_dispatch(qp, &pkt);
+}
+
+/* ---- the per-QP packet queues ----------------------------------------- */
+
+int xport__pktq_push(struct xport_pktq *q, const struct xport_pkt *pkt)
+{
+	uint32_t i = (q->head + q->n) % XPORT_MAX_DEFERRED;
+	struct xport_qpkt *e;
+
+	if (q->n == XPORT_MAX_DEFERRED)
+		return -ENOBUFS;
+	/* wire_validate caps the payload at 4096 bytes: every packet fits. */
+	if (pkt->len > XPORT_MAX_PKT_BYTES)
+		return -EMSGSIZE;
+	if (!q->slot[i]) {
+		q->slot[i] = malloc(sizeof(*q->slot[i]));
+		if (!q->slot[i])
+			return -ENOMEM;
+	}
+	e = q->slot[i];
+	/* The copy keeps the parse: same offsets, pointers into the entry. */
+	memcpy(e->buf, pkt->buf, pkt->len);
+	e->rt = *pkt->rt;
+	e->pkt = *pkt;
+	e->pkt.buf = e->buf;
+	e->pkt.payload = e->buf + (pkt->payload - pkt->buf);
+	e->pkt.rt = &e->rt;
+	q->n++;
+	return 0;
+}
+
+const struct xport_pkt *xport__pktq_pop(struct xport_pktq *q)
+{
+	const struct xport_qpkt *e;
+
+	if (!q->n)
+		return NULL;
+	e = q->slot[q->head];
+	q->head = (q->head + 1) % XPORT_MAX_DEFERRED;
+	/* Empty again: start over at the first entry, the only one most QPs need. */
+	if (!--q->n)
+		q->head = 0;
+	return &e->pkt;
+}
+
+void xport__pktq_clear(struct xport_pktq *q)
+{
+	q->head = 0;
+	q->n = 0;
+}
+
+void xport__pktq_free(struct xport_pktq *q)
+{
+	for (uint32_t i = 0; i < XPORT_MAX_DEFERRED; i++) {
+		free(q->slot[i]);
+		q->slot[i] = NULL;
+	}
+	xport__pktq_clear(q);
 }

@@ -18,57 +18,52 @@
 #include <wire/psn.h>
 #include "xport_int.h"
 
-/* Low five opcode bits of each packet position, per WR opcode (PROTOCOL.md 4). */
+/*
+ * The BTH opcode of each packet position, per WR opcode: the wire columns of
+ * UROCE_WR_LIST (wr_opcode.h) pasted onto wire/'s names. RC opcodes double
+ * as the low five bits of UC's; UD has only single packets. A position the
+ * WR has no packet for (NONE) becomes REQ_NO_OP, through the placeholder
+ * test of Linux's kconfig.h (__is_defined): REQ_PROBE_NONE expands to a
+ * comma, which shifts REQ_NO_OP into the place REQ_SECOND picks.
+ */
+#define REQ_NO_OP 0xffu
+#define REQ_PROBE_NONE ~, REQ_NO_OP
+#define REQ_SECOND(a, b, ...) b
+#define REQ_PICK(...) REQ_SECOND(__VA_ARGS__)
+#define REQ_WIRE_OP(prefix, tok) REQ_PICK(REQ_PROBE_##tok, prefix##tok, ~)
+
 struct req_ops {
-	uint8_t first, middle, last, only;
-	bool valid;
+	uint8_t first, middle, last, only; /* RC opcodes */
+	uint8_t ud;			   /* UD opcode of a message of one packet */
 };
 
 static const struct req_ops req_ops_table[] = {
-    [UROCE_WR_RDMA_WRITE] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
-			    WIRE_OP_RC_RDMA_WRITE_LAST, WIRE_OP_RC_RDMA_WRITE_ONLY, true},
-    [UROCE_WR_RDMA_WRITE_WITH_IMM] = {WIRE_OP_RC_RDMA_WRITE_FIRST, WIRE_OP_RC_RDMA_WRITE_MIDDLE,
-				     WIRE_OP_RC_RDMA_WRITE_LAST_IMM, WIRE_OP_RC_RDMA_WRITE_ONLY_IMM,
-				     true},
-    [UROCE_WR_SEND] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE, WIRE_OP_RC_SEND_LAST,
-		      WIRE_OP_RC_SEND_ONLY, true},
-    [UROCE_WR_SEND_WITH_IMM] = {WIRE_OP_RC_SEND_FIRST, WIRE_OP_RC_SEND_MIDDLE,
-			       WIRE_OP_RC_SEND_LAST_IMM, WIRE_OP_RC_SEND_ONLY_IMM, true},
-    /* Requests of one packet whatever the length: the responses are segmented. */
-    [UROCE_WR_RDMA_READ] = {0xff, 0xff, 0xff, WIRE_OP_RC_RDMA_READ_REQUEST, true},
-    [UROCE_WR_ATOMIC_CMP_AND_SWP] = {0xff, 0xff, 0xff, WIRE_OP_RC_COMPARE_SWAP, true},
-    [UROCE_WR_ATOMIC_FETCH_AND_ADD] = {0xff, 0xff, 0xff, WIRE_OP_RC_FETCH_ADD, true},
+#define REQ_OPS(sym, val, qpts, flags, wc, first, middle, last, only, ud)           \
+	[val] = {REQ_WIRE_OP(WIRE_OP_RC_, first), REQ_WIRE_OP(WIRE_OP_RC_, middle), \
+		 REQ_WIRE_OP(WIRE_OP_RC_, last), REQ_WIRE_OP(WIRE_OP_RC_, only),    \
+		 REQ_WIRE_OP(WIRE_OP_UD_, ud)},
+    UROCE_WR_LIST(REQ_OPS)
+#undef REQ_OPS
 };
-
-static uint8_t req_transport_base(uint32_t qp_type)
-{
-	switch (qp_type) {
-	case UROCE_QPT_RC:
-		return 0x00;
-	case UROCE_QPT_UC:
-		return 0x20;
-	case UROCE_QPT_UD:
-		return 0x60;
-	}
-	return 0xe0; /* vendor space: never in the opcode table */
-}
 
 int xport__req_opcode(uint32_t qp_type, uint32_t wr_opcode, bool first, bool last)
 {
 	const struct req_ops *ops;
-	uint8_t low, op;
+	uint8_t op;
 	const struct wire_opcode_info *info;
 
-	if (wr_opcode >= sizeof(req_ops_table) / sizeof(req_ops_table[0]))
+	if (!uroce_wr_ok(qp_type, wr_opcode))
 		return -EINVAL;
 	ops = &req_ops_table[wr_opcode];
-	if (!ops->valid)
+	if (qp_type == UROCE_QPT_UD)
+		op = first && last ? ops->ud : REQ_NO_OP;
+	else
+		op = first ? (last ? ops->only : ops->first) : (last ? ops->last : ops->middle);
+	if (op == REQ_NO_OP)
 		return -EINVAL;
-	low = first ? (last ? ops->only : ops->first) : (last ? ops->last : ops->middle);
-	if (low == 0xff)
-		return -EINVAL;
-	op = (uint8_t)(req_transport_base(qp_type) | low);
-	/* UC has no READ/atomics, UD only SEND Only (with immediate): the table knows. */
+	if (qp_type == UROCE_QPT_UC)
+		op = (uint8_t)(WIRE_TRANSPORT_UC << 5 | op);
+	/* Defence in depth: wire/'s table knows it as a request (test_wr_opcode.c checks). */
 	info = wire_opcode_info(op);
 	if (!info || !(info->mask & WIRE_REQ_MASK))
 		return -EINVAL;
@@ -91,15 +86,15 @@ uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t
 {
 	uint64_t len = 0;
 	bool is_inline = wqe->flags & UROCE_SEND_INLINE;
-	bool rd_atomic = xport__is_rd_atomic(wqe->opcode);
+	uint32_t wr_flags = uroce_wr_flags(wqe->opcode);
 
 	*length = 0;
-	if (xport__req_opcode(qp_type, wqe->opcode, true, true) < 0)
+	if (!uroce_wr_ok(qp_type, wqe->opcode))
 		return UROCE_WC_LOC_QP_OP_ERR;
 	if (wqe->num_sge > XPORT_MAX_SGE)
 		return UROCE_WC_LOC_QP_OP_ERR;
 	/* Inline data only makes sense for what carries a payload. */
-	if (is_inline && rd_atomic)
+	if (is_inline && !(wr_flags & UROCE_WR_F_INLINE))
 		return UROCE_WC_LOC_QP_OP_ERR;
 	if (is_inline) {
 		if (wqe->inline_len > XPORT_MAX_INLINE_BYTES)
@@ -112,11 +107,8 @@ uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t
 	if (len > XPORT_MAX_MSG_BYTES)
 		return UROCE_WC_LOC_LEN_ERR;
 	/* The original value comes back into an 8-byte local buffer. */
-	if (wqe->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	    wqe->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
-		if (len != 8)
-			return UROCE_WC_LOC_LEN_ERR;
-	}
+	if (wr_flags & UROCE_WR_F_ATOMIC && len != 8)
+		return UROCE_WC_LOC_LEN_ERR;
 	*length = (uint32_t)len;
 	return UROCE_WC_SUCCESS;
 }
@@ -165,7 +157,8 @@ static bool req_may_start(struct xport_qp *qp, struct xport_swqe *w)
 	/* IBV_SEND_FENCE: wait until prior READ/atomics completed (ibv_post_send(3)). */
 	if (w->wr.flags & UROCE_SEND_FENCE && qp->req.rd_atomic)
 		return false;
-	if (xport__is_rd_atomic(w->wr.opcode) && qp->req.rd_atomic >= qp->attr.max_rd_atomic)
+	if (uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC &&
+	    qp->req.rd_atomic >= qp->attr.max_rd_atomic)
 		return false;
 	return true;
 }
@@ -205,8 +198,11 @@ static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	uint32_t resid = w->length - w->offset;
 	uint32_t psn = qp->req.psn;
 	struct xport_route rt;
+	int op = xport__req_opcode(qp->type, w->wr.opcode, true, true);
 
-	xport__bth(qp, pkt, WIRE_OP_RC_RDMA_READ_REQUEST, psn, true, 0);
+	if (op < 0)
+		return UROCE_WC_LOC_QP_OP_ERR;
+	xport__bth(qp, pkt, (uint8_t)op, psn, true, 0);
 	wire_reth_set_va(reth, w->wr.remote_addr + w->offset);
 	wire_reth_set_rkey(reth, w->wr.rkey);
 	wire_reth_set_dmalen(reth, resid);
@@ -226,8 +222,11 @@ static int req_send_atomic(struct xport_qp *qp, struct xport_swqe *w, uint8_t *p
 	bool cas = w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP;
 	uint32_t psn = qp->req.psn;
 	struct xport_route rt;
+	int op = xport__req_opcode(qp->type, w->wr.opcode, true, true);
 
-	xport__bth(qp, pkt, cas ? WIRE_OP_RC_COMPARE_SWAP : WIRE_OP_RC_FETCH_ADD, psn, true, 0);
+	if (op < 0)
+		return UROCE_WC_LOC_QP_OP_ERR;
+	xport__bth(qp, pkt, (uint8_t)op, psn, true, 0);
 	wire_atmeth_set_va(a, w->wr.remote_addr);
 	wire_atmeth_set_rkey(a, w->wr.rkey);
 	/* CmpSwap: swap data + compare data; FetchAdd: the addend, compare unused. */
@@ -341,6 +340,7 @@ void xport__req_run(struct xport_qp *qp)
 	for (;;) {
 		uint32_t state = qp->attr.state;
 		struct xport_swqe *w;
+		uint32_t wr_flags;
 		int rc;
 
 		if (state != UROCE_QPS_RTS && state != UROCE_QPS_SQD)
@@ -352,6 +352,7 @@ void xport__req_run(struct xport_qp *qp)
 		if (qp->req.idx == qp->sq_tail)
 			break;
 		w = xport__sq_at(qp, qp->req.idx);
+		wr_flags = uroce_wr_flags(w->wr.opcode);
 		if (w->state == XPORT_WQE_ERROR) {
 			/* Nothing behind a failed WQE goes out: the QP is about to fail. */
 			xport__comp_drain(qp);
@@ -364,7 +365,7 @@ void xport__req_run(struct xport_qp *qp)
 			 */
 			if (state == UROCE_QPS_SQD && (int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
 				break;
-			if (xport__is_rd_atomic(w->wr.opcode) && !qp->attr.max_rd_atomic) {
+			if (wr_flags & UROCE_WR_F_RD_ATOMIC && !qp->attr.max_rd_atomic) {
 				/* Initiator depth 0 can never issue it: fail instead of hanging. */
 				req_fail(qp, w, UROCE_WC_LOC_QP_OP_ERR);
 				return;
@@ -372,12 +373,11 @@ void xport__req_run(struct xport_qp *qp)
 			if (!req_may_start(qp, w) || req_window_full(qp))
 				return;
 			w->first_psn = qp->req.psn;
-			w->last_psn = wire_psn_add(
-			    qp->req.psn, (w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-						  w->wr.opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD
-					      ? 1
-					      : xport__req_npkts(w->length, qp->pmtu)) -
-					     1);
+			w->last_psn = wire_psn_add(qp->req.psn,
+						   (wr_flags & UROCE_WR_F_ATOMIC
+							? 1
+							: xport__req_npkts(w->length, qp->pmtu)) -
+						       1);
 			w->offset = 0;
 			w->state = XPORT_WQE_PROCESSING;
 			if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
@@ -391,7 +391,7 @@ void xport__req_run(struct xport_qp *qp)
 		}
 		if (w->wr.opcode == UROCE_WR_RDMA_READ)
 			rc = req_send_read(qp, w, pkt);
-		else if (xport__is_rd_atomic(w->wr.opcode))
+		else if (wr_flags & UROCE_WR_F_ATOMIC)
 			rc = req_send_atomic(qp, w, pkt);
 		else
 			rc = req_send_data(qp, w, pkt);

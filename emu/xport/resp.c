@@ -12,11 +12,14 @@
  * rather than executed again. It sends an Acknowledge only for requests with
  * AckReq (rxe's coalescing) and NAKs class-C errors before moving the QP to
  * Error. UC and UD never answer: bad packets are dropped and counted.
- * Checks that need no QP state (ICRC, header sizes, P_Key, addresses) are
- * done before, in recv.c.
+ * Requests reach it through its own queue (qp->resp_q, filled by recv.c),
+ * which it drains in arrival order at once, or from xport_run while READ
+ * responses stream, so that no ACK overtakes them (rxe rxe_resp_queue_pkt).
+ * The checks that need no responder state (ICRC, header sizes, P_Key,
+ * addresses) are done once, in recv.c; the QP state is checked again when
+ * a queued request's turn comes.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <wire/aeth.h>
@@ -49,14 +52,13 @@ bool xport__resp_len_ok(uint32_t mask, uint32_t paylen, uint32_t pmtu)
 void xport__resp_reset(struct xport_qp *qp)
 {
 	struct xport_res *res = qp->resp.res;
-	struct xport_deferred *def = qp->resp.deferred;
 
 	if (res)
 		memset(res, 0, XPORT_MAX_RD_ATOMIC * sizeof(*res));
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res = res;
-	qp->resp.deferred = def;
 	qp->resp.psn = qp->attr.rq_psn;
+	xport__pktq_clear(&qp->resp_q);
 }
 
 void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status)
@@ -703,53 +705,6 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 	xport__count(qp, XPORT_CNT_RX_BYTES, pkt->paylen);
 }
 
-/* ---- deferral while READ responses stream ----------------------------- */
-
-static void resp_defer(struct xport_qp *qp, const struct xport_pkt *pkt)
-{
-	struct xport_deferred *d;
-
-	if (qp->resp.ndeferred == XPORT_MAX_DEFERRED) {
-		xport__drop(qp->dev, qp, XPORT_DROP_RESP_BUSY);
-		return;
-	}
-	if (!qp->resp.deferred) {
-		qp->resp.deferred = calloc(XPORT_MAX_DEFERRED, sizeof(*qp->resp.deferred));
-		if (!qp->resp.deferred) {
-			xport__drop(qp->dev, qp, XPORT_DROP_RESP_BUSY);
-			return;
-		}
-	}
-	d = &qp->resp.deferred[(qp->resp.dhead + qp->resp.ndeferred) % XPORT_MAX_DEFERRED];
-	d->rt = *pkt->rt;
-	/* Keep the ICRC too: the packet is parsed again when its turn comes. */
-	d->len = pkt->len + XPORT_ICRC_BYTES;
-	memcpy(d->buf, pkt->buf, d->len);
-	qp->resp.ndeferred++;
-	xport__count(qp, XPORT_CNT_DEFERRED, 1);
-}
-
-bool xport__resp_run(struct xport_qp *qp)
-{
-	if (qp->resp.stream && resp_stream(qp, XPORT_READ_BURST))
-		return true;
-	while (qp->resp.ndeferred && !qp->resp.stream && qp->attr.state != UROCE_QPS_ERR) {
-		struct xport_deferred *d = &qp->resp.deferred[qp->resp.dhead];
-		struct xport_pkt pkt;
-
-		qp->resp.dhead = (qp->resp.dhead + 1) % XPORT_MAX_DEFERRED;
-		qp->resp.ndeferred--;
-		if (xport__recv_parse(d->buf, d->len, &d->rt, &pkt) == 0) {
-			qp->resp.replaying = true;
-			xport__recv_dispatch(qp, &pkt);
-			qp->resp.replaying = false;
-		}
-	}
-	if (qp->attr.state == UROCE_QPS_ERR)
-		qp->resp.ndeferred = 0;
-	return qp->resp.stream || qp->resp.ndeferred;
-}
-
 /*
  * IBA 11.6.3.1 (o11-5.1.1): the first packet received on a connected QP
  * in RTR establishes communication; not reported for UD QPs.
@@ -763,16 +718,13 @@ static void resp_comm_est(struct xport_qp *qp)
 		qp->dev->ops->comm_est(qp->dev->ctx, qp);
 }
 
-void xport__resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
+/* One request, in its turn (RC/UC/UD). */
+static void resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	resp_comm_est(qp);
 	switch (qp->type) {
 	case UROCE_QPT_RC:
-		/* Requests wait until the READ responses before them are out. */
-		if (!qp->resp.replaying && (qp->resp.stream || qp->resp.ndeferred))
-			resp_defer(qp, pkt);
-		else
-			resp_rc(qp, pkt);
+		resp_rc(qp, pkt);
 		break;
 	case UROCE_QPT_UC:
 		resp_uc(qp, pkt);
@@ -781,4 +733,46 @@ void xport__resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 		resp_ud(qp, pkt);
 		break;
 	}
+}
+
+/* ---- the responder's queue -------------------------------------------- */
+
+/*
+ * Process queued requests in arrival order. Requests wait while READ
+ * responses stream, so that no ACK or later response overtakes them.
+ */
+static void resp_drain(struct xport_qp *qp)
+{
+	const struct xport_pkt *pkt;
+
+	while (!qp->resp.stream && (pkt = xport__pktq_pop(&qp->resp_q))) {
+		/* recv.c checked the state on arrival; it may have changed since. */
+		if (!xport__recv_state_ok(qp->attr.state, pkt->mask)) {
+			xport__drop(qp->dev, qp, XPORT_DROP_QP_STATE);
+			continue;
+		}
+		resp_rcv(qp, pkt);
+	}
+}
+
+void xport__resp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	/* Behind a READ stream or earlier requests: it has to wait its turn. */
+	bool held = qp->resp.stream || qp->resp_q.n;
+
+	if (xport__pktq_push(&qp->resp_q, pkt)) {
+		xport__drop(qp->dev, qp, XPORT_DROP_RESP_BUSY);
+		return;
+	}
+	if (held)
+		xport__count(qp, XPORT_CNT_DEFERRED, 1);
+	resp_drain(qp);
+}
+
+bool xport__resp_run(struct xport_qp *qp)
+{
+	if (qp->resp.stream && resp_stream(qp, XPORT_READ_BURST))
+		return true;
+	resp_drain(qp);
+	return qp->resp.stream || qp->resp_q.n;
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The transport engine's QP-level glue: device and QP set-up, modify-QP
- * hooks, posting send WRs, the run/timer entry points, the move to the Error
- * state with its flushes, and helpers every transport file shares (BTH
- * filling, ICRC and transmit, SGE copies, names of counters and enums). The
- * protocol itself lives in req.c (WQE to packets), resp.c (requests to
- * memory), comp.c (responses to completions) and recv.c (checks). This file
- * does not own the daemon's QP object, rings or sockets; it is reached only
+ * The transport engine's hub: device and QP set-up, modify-QP hooks,
+ * posting send WRs, the run/timer entry points that drive the requester,
+ * responder and completer, scheduling, the move to the Error state with its
+ * flushes, and the names of counters and enums. The protocol itself lives
+ * in req.c (WQE to packets), resp.c (requests to memory), comp.c (responses
+ * to completions) and recv.c (checks and queueing); the helpers they share
+ * to build and send packets and to copy SGEs are in xmit.c. This file does
+ * not own the daemon's QP object, rings or sockets; it is reached only
  * through the entry points declared in xport.h.
  */
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 
 #include <wire/bth.h>
-#include <wire/icrc.h>
 #include <wire/psn.h>
 #include "xport_int.h"
 
@@ -66,14 +66,9 @@ const char *xport_qp_state_name(unsigned state)
 
 const char *xport_wr_opcode_name(unsigned opcode)
 {
-	switch (opcode) {
-#define X_CASE(sym, val) \
-	case val:        \
-		return #sym;
-		UROCE_WR_LIST(X_CASE)
-#undef X_CASE
-	}
-	return "?";
+	const struct uroce_wr_info *info = uroce_wr_info(opcode);
+
+	return info ? info->name : "?";
 }
 
 uint32_t xport_mtu_bytes(unsigned mtu)
@@ -87,15 +82,6 @@ uint64_t xport_timeout_us(unsigned timeout)
 	if (timeout == 0 || timeout > 31)
 		return 0;
 	return ((4096ull << timeout) + 999) / 1000;
-}
-
-uint16_t xport__udp_sport(uint32_t qpn)
-{
-	/* rxe's choice of range: 0xC000 + a 14-bit hash, fixed per QP, and
-	 * above 4791 so tshark always decodes it as RoCEv2 (PROTOCOL.md 1). */
-	uint32_t h = (qpn & WIRE_QPN_MASK) * 0x9e3779b1u;
-
-	return (uint16_t)(0xc000u | (h >> 18));
 }
 
 void xport_dev_init(struct xport_dev *dev, const struct xport_ops *ops, void *ctx)
@@ -147,10 +133,10 @@ void xport_qp_fini(struct xport_qp *qp)
 {
 	free(qp->sq);
 	free(qp->resp.res);
-	free(qp->resp.deferred);
+	xport__pktq_free(&qp->resp_q);
+	xport__pktq_free(&qp->comp_q);
 	qp->sq = NULL;
 	qp->resp.res = NULL;
-	qp->resp.deferred = NULL;
 }
 
 uint32_t xport_sq_free(const struct xport_qp *qp)
@@ -338,6 +324,7 @@ bool xport_run(struct xport_qp *qp)
 
 	qp->scheduled = false;
 	more = xport__resp_run(qp);
+	xport__comp_run(qp);
 	xport__req_run(qp);
 	if (more)
 		xport__schedule(qp);
@@ -414,8 +401,9 @@ void xport__flush(struct xport_qp *qp)
 	qp->comp.rnr_deadline = 0;
 	xport__resp_flush_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
 	qp->resp.stream = NULL;
-	qp->resp.ndeferred = 0;
-	qp->resp.dhead = 0;
+	/* Queued packets are dropped with the QP's work (rxe drains its queues). */
+	xport__pktq_clear(&qp->resp_q);
+	xport__pktq_clear(&qp->comp_q);
 	xport_flush_recv(qp);
 	xport__timer_update(qp);
 }
@@ -428,113 +416,4 @@ void xport__error(struct xport_qp *qp)
 	xport__flush(qp);
 	if (qp->dev->ops->qp_error)
 		qp->dev->ops->qp_error(qp->dev->ctx, qp);
-}
-
-void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
-		   bool ackreq, uint32_t paylen)
-{
-	struct wire_bth *bth = (struct wire_bth *)pkt;
-
-	memset(bth, 0, sizeof(*bth));
-	wire_bth_set_opcode(bth, opcode);
-	wire_bth_set_padcnt(bth, (0u - paylen) & 3);
-	wire_bth_set_pkey(bth, qp->attr.pkey);
-	wire_bth_set_destqp(bth, qp->attr.dest_qpn);
-	wire_bth_set_ackreq(bth, ackreq);
-	wire_bth_set_psn(bth, psn);
-}
-
-void xport__route(const struct xport_qp *qp, struct xport_route *rt)
-{
-	memset(rt, 0, sizeof(*rt));
-	memcpy(rt->sgid, qp->attr.av.sgid, sizeof(rt->sgid));
-	memcpy(rt->dgid, qp->attr.av.dgid, sizeof(rt->dgid));
-	rt->sport = qp->sport;
-	rt->dport = qp->dport;
-	rt->tclass = qp->attr.av.tclass;
-	rt->hop_limit = qp->attr.av.hop_limit;
-}
-
-bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES])
-{
-	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-
-	return memcmp(gid, prefix, sizeof(prefix)) == 0;
-}
-
-uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len)
-{
-	if (xport__gid_is_v4(rt->sgid)) {
-		uint16_t id = rt->ip_id_known ? rt->ip_id : 0;
-		uint16_t frag = rt->ip_id_known && !rt->ip_df ? 0 : WIRE_IPV4_DF;
-
-		return wire_icrc_end(
-		    wire_icrc_add_ib(wire_icrc_begin_udp4(rt->sgid + 12, rt->dgid + 12, id, frag,
-							  rt->sport, rt->dport, ib_len),
-				     0, ib, ib_len));
-	}
-	return wire_icrc_udp6(rt->sgid, rt->dgid, rt->sport, rt->dport, ib, ib_len);
-}
-
-int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
-		   uint32_t paylen)
-{
-	struct xport_dev *dev = qp->dev;
-	size_t pad = (0u - paylen) & 3;
-	int rc;
-
-	memset(pkt + len, 0, pad);
-	len += pad;
-	wire_icrc_put(pkt + len, xport__icrc(rt, pkt, len));
-	len += XPORT_ICRC_BYTES;
-	rc = dev->ops->send_packet(dev->ctx, qp, rt, pkt, len);
-	if (rc) {
-		xport__count(qp, XPORT_CNT_TX_ERR, 1);
-		return rc;
-	}
-	xport__count(qp, XPORT_CNT_TX_PKTS, 1);
-	xport__count(qp, XPORT_CNT_TX_BYTES, paylen);
-	return 0;
-}
-
-uint32_t xport__sge_len(const struct xport_sge *sge, uint32_t nsge)
-{
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i < nsge; i++)
-		sum += sge[i].length;
-	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
-}
-
-int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
-		       uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir)
-{
-	struct xport_dev *dev = qp->dev;
-	uint8_t *p = buf;
-	uint32_t i = 0;
-
-	while (len) {
-		uint32_t n;
-		int rc;
-
-		if (i >= nsge)
-			return -ENOSPC;
-		if (offset >= sge[i].length) {
-			offset -= sge[i].length;
-			i++;
-			continue;
-		}
-		n = sge[i].length - offset;
-		if (n > len)
-			n = len;
-		rc = dev->ops->dma_lkey(dev->ctx, qp, sge[i].lkey, sge[i].addr + offset, p, n,
-					access, dir);
-		if (rc)
-			return rc;
-		p += n;
-		len -= n;
-		offset = 0;
-		i++;
-	}
-	return 0;
 }

@@ -5,16 +5,17 @@
  * responder, completer, receive checks). This header holds the engine's
  * structs, the ops struct through which the engine reaches everything
  * outside it (network, memory, receive queues, CQs, clock, timers), the
- * entry points the daemon calls, and the cross-file functions grouped by
- * defining file. The engine depends on libc and wire/ only: no sockets, no
+ * entry points the daemon calls (libuv's uv.h; the engine's own cross-file
+ * functions are in xport_int.h, private). The engine depends on libc and wire/ only: no sockets, no
  * libuv, no shared memory. It is single threaded: every entry point for one
  * device must be called from the same thread, and no op may call back into
  * the engine (send_packet queues or sends, it never delivers synchronously).
  *
- * All enums that mirror libibverbs (QP types and states, WR opcodes and
- * flags, WC status/opcode/flags, access flags, modify masks, MTU) use the
- * exact numeric values of <infiniband/verbs.h>, so the daemon copies them to
- * and from the shared rings without translation; tests/rc checks this.
+ * Verbs values (QP types and states, WR opcodes and flags, WC status/opcode/
+ * flags, access flags, modify masks) are the uapi's, from <uroce/enums.h>:
+ * the numbers of <infiniband/verbs.h>, so the daemon copies them to and from
+ * the shared rings without translation; tests/xport checks them against
+ * rdma-core's header.
  */
 #ifndef UROCE_XPORT_H
 #define UROCE_XPORT_H
@@ -45,7 +46,10 @@
 #define XPORT_MAX_RD_ATOMIC 128
 /* READ response packets sent per run before yielding to other work. */
 #define XPORT_READ_BURST 256
-/* Requests held while READ responses stream (more are dropped and counted). */
+/*
+ * Packets a QP's responder or completer queue holds (more are dropped and
+ * counted): in practice requests held while READ responses stream.
+ */
 #define XPORT_MAX_DEFERRED 64
 #define XPORT_ROCE_PORT 4791
 #define XPORT_GID_BYTES 16
@@ -268,7 +272,7 @@ struct xport_qp_init {
 	bool srq; /* receives come from an SRQ: never flushed by the engine */
 };
 
-/* A parsed, checked packet as recv.c hands it to the responder/completer. */
+/* A parsed, checked packet as recv.c queues it for the responder/completer. */
 struct xport_pkt {
 	const uint8_t *buf; /* BTH .. end of pad (ICRC not included) */
 	size_t len;
@@ -355,10 +359,27 @@ struct xport_res {
 	uint64_t orig;
 };
 
-struct xport_deferred {
+/*
+ * A validated packet waiting in a QP's queue: a copy of its bytes (BTH ..
+ * pad) and path, with pkt as recv.c parsed it but pointing into this entry,
+ * so it is never parsed again.
+ */
+struct xport_qpkt {
+	struct xport_pkt pkt;
 	struct xport_route rt;
-	size_t len;
 	uint8_t buf[XPORT_MAX_PKT_BYTES];
+};
+
+/*
+ * A bounded FIFO of validated packets (rxe's per-QP skb queues). Entries are
+ * allocated when first needed and kept until xport_qp_fini; the ring starts
+ * again at slot 0 whenever it empties, so a queue that is drained at once
+ * (the usual case) only ever uses its first entry.
+ */
+struct xport_pktq {
+	struct xport_qpkt *slot[XPORT_MAX_DEFERRED];
+	uint32_t head;
+	uint32_t n;
 };
 
 /* Responder state (resp.c). */
@@ -380,12 +401,7 @@ struct xport_resp {
 	struct xport_res *res;
 	uint32_t res_head;
 	struct xport_res *stream; /* READ whose responses are being sent */
-	/* requests that arrived while stream was active, in order */
-	struct xport_deferred *deferred; /* ring of XPORT_MAX_DEFERRED, allocated on first use */
-	uint32_t dhead;
-	uint32_t ndeferred;
-	bool replaying;	    /* a deferred request is being processed: do not defer it again */
-	bool comm_est_told; /* comm_est already reported since the last reset */
+	bool comm_est_told;	  /* comm_est already reported since the last reset */
 };
 
 /* One QP's transport state. The daemon embeds it in its QP object. */
@@ -408,6 +424,9 @@ struct xport_qp {
 	struct xport_req req;
 	struct xport_comp comp;
 	struct xport_resp resp;
+	/* validated packets in arrival order: recv.c queues, the owner drains */
+	struct xport_pktq resp_q; /* requests, drained by the responder (resp.c) */
+	struct xport_pktq comp_q; /* responses, drained by the completer (comp.c) */
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
 };
@@ -447,8 +466,9 @@ void xport_query(const struct xport_qp *qp, struct xport_qp_attr *attr);
 int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe);
 /*
  * Do deferred work (READ responses beyond a burst, requests queued behind
- * them, requester sends). Returns true while more work remains (the engine
- * calls ops->schedule again in that case).
+ * them, responses still queued for the completer, requester sends). Returns
+ * true while more work remains (the engine calls ops->schedule again in that
+ * case).
  */
 bool xport_run(struct xport_qp *qp);
 /* The QP's timer fired: retransmit, end an RNR wait, or re-arm. */
@@ -467,8 +487,10 @@ uint32_t xport_sq_free(const struct xport_qp *qp);
 /*
  * One received UDP payload (BTH .. ICRC) addressed to this device, with its
  * path (source = the peer). Runs every check of PROTOCOL.md section 10,
- * counts drops by reason, and hands the packet to the responder or the
- * completer of its QP. Never fails: bad packets are counted and dropped.
+ * counts drops by reason, and queues a copy of the packet for the responder
+ * or the completer of its QP, which process their queue before this
+ * returns unless READ responses still stream (then xport_run does). Never
+ * fails: bad packets are counted and dropped.
  */
 void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf,
 		     size_t len);

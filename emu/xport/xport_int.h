@@ -34,33 +34,6 @@ static inline void xport__drop(struct xport_dev *dev, struct xport_qp *qp, enum 
 		qp->drops[r]++;
 }
 
-/* The UDP source port of a QP: 0xC000 + 14-bit hash of the QPN. */
-uint16_t xport__udp_sport(uint32_t qpn);
-/*
- * Fill the BTH at pkt for an RC/UC packet of qp to its dest QP (UD callers
- * overwrite destqp). pad is set from paylen.
- */
-void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
-		   bool ackreq, uint32_t paylen);
-/*
- * Zero the pad after a payload that ends at pkt+len, append the ICRC for
- * path rt and send: pkt must have room for 3 + 4 more bytes. Counts
- * TX_PKTS/TX_BYTES (paylen) or TX_ERR. Returns what send_packet returned.
- */
-int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
-		   uint32_t paylen);
-/* The path of the QP's RC/UC packets (source = us). */
-void xport__route(const struct xport_qp *qp, struct xport_route *rt);
-/*
- * Copy len bytes between buf and the memory the SGE list describes,
- * starting offset bytes into it. Returns 0, -ENOSPC when the list is
- * shorter than offset+len, or the first dma_lkey error.
- */
-int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
-		       uint32_t offset, void *buf, uint32_t len, uint32_t access,
-		       enum xport_dma dir);
-/* Total length of an SGE list (saturating at UINT32_MAX). */
-uint32_t xport__sge_len(const struct xport_sge *sge, uint32_t nsge);
 /* The send queue slot of index i. */
 static inline struct xport_swqe *xport__sq_at(const struct xport_qp *qp, uint32_t i)
 {
@@ -72,9 +45,29 @@ void xport__schedule(struct xport_qp *qp);
 void xport__timer_update(struct xport_qp *qp);
 /*
  * Move to ERR and flush: every send WQE from the oldest uncompleted one
- * (IBV_WC_WR_FLUSH_ERR), the held receive WQE and, without SRQ, the RQ.
+ * (IBV_WC_WR_FLUSH_ERR), the held receive WQE and, without SRQ, the RQ;
+ * packets still queued for the responder or completer are dropped.
  */
 void xport__flush(struct xport_qp *qp);
+/*
+ * The transport hit a fatal error: move to ERR, flush every send WQE from
+ * the oldest uncompleted one, the held receive WQE and (no SRQ) the RQ, and
+ * tell the daemon through ops->qp_error. Idempotent.
+ */
+void xport__error(struct xport_qp *qp);
+
+/* xmit.c */
+
+/* The UDP source port of a QP: 0xC000 + 14-bit hash of the QPN. */
+uint16_t xport__udp_sport(uint32_t qpn);
+/* The path of the QP's RC/UC packets (source = us). */
+void xport__route(const struct xport_qp *qp, struct xport_route *rt);
+/*
+ * Fill the BTH at pkt for an RC/UC packet of qp to its dest QP (UD callers
+ * overwrite destqp). pad is set from paylen.
+ */
+void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
+		   bool ackreq, uint32_t paylen);
 /* Is a GID an IPv4-mapped address (::ffff:a.b.c.d)? */
 bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
 /*
@@ -84,24 +77,29 @@ bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
  */
 uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len);
 /*
- * The transport hit a fatal error: move to ERR, flush every send WQE from
- * the oldest uncompleted one, the held receive WQE and (no SRQ) the RQ, and
- * tell the daemon through ops->qp_error. Idempotent.
+ * Zero the pad after a payload that ends at pkt+len, append the ICRC for
+ * path rt and send: pkt must have room for 3 + 4 more bytes. Counts
+ * TX_PKTS/TX_BYTES (paylen) or TX_ERR. Returns what send_packet returned.
  */
-void xport__error(struct xport_qp *qp);
-/* Is this WR opcode a READ or an atomic (consumes initiator depth)? */
-static inline bool xport__is_rd_atomic(uint32_t wr_opcode)
-{
-	return wr_opcode == UROCE_WR_RDMA_READ || wr_opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
+int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		   uint32_t paylen);
+/*
+ * Copy len bytes between buf and the memory the SGE list describes,
+ * starting offset bytes into it. Returns 0, -ENOSPC when the list is
+ * shorter than offset+len, or the first dma_lkey error.
+ */
+int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
+		       uint32_t offset, void *buf, uint32_t len, uint32_t access,
+		       enum xport_dma dir);
 
 /* req.c */
 
 /*
  * Pure: the BTH opcode of a packet of a message of wr_opcode on a QP of
- * type, given whether it is the message's first and last packet. Returns
- * the opcode, or -EINVAL when the transport cannot carry the WR.
+ * type, given whether it is the message's first and last packet, from the
+ * wire columns of UROCE_WR_LIST (wr_opcode.h). Returns the opcode, or
+ * -EINVAL when the transport cannot carry the WR or the WR has no such packet
+ * (a READ/atomic request or a UD message is one packet).
  */
 int xport__req_opcode(uint32_t qp_type, uint32_t wr_opcode, bool first, bool last);
 /* Pure: packets (= PSNs) of a message of len bytes at pmtu: max(1, ceil). */
@@ -130,8 +128,14 @@ enum xport__comp_psn {
 };
 enum xport__comp_psn xport__comp_check_psn(uint32_t psn, uint32_t comp_psn, uint32_t last_psn,
 				     bool all_sent, bool rd_atomic);
-/* A response packet (ACK, NAK, READ response, atomic ACK) for an RC QP. */
-void xport__comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt);
+/*
+ * Queue a validated response (ACK, NAK, READ response, atomic ACK) for an
+ * RC QP on qp->comp_q (a copy; the drop is counted when it is full) and
+ * drain the queue.
+ */
+void xport__comp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt);
+/* Process every queued response in arrival order (rxe rxe_completer). */
+void xport__comp_run(struct xport_qp *qp);
 /* Timer work: RNR wait over, retransmission timeout. */
 void xport__comp_timeout(struct xport_qp *qp, uint64_t now);
 /*
@@ -142,7 +146,7 @@ void xport__comp_timeout(struct xport_qp *qp, uint64_t now);
 void xport__comp_complete(struct xport_qp *qp, struct xport_swqe *wqe, uint32_t status);
 /* Complete leading WQEs that need no response (UC/UD sent, local errors). */
 void xport__comp_drain(struct xport_qp *qp);
-/* Reset completer state from the current attributes. */
+/* Reset completer state from the current attributes; drops queued responses. */
 void xport__comp_reset(struct xport_qp *qp);
 /* (Re)arm the retransmission timer if packets are outstanding, else stop it. */
 void xport__comp_rearm(struct xport_qp *qp);
@@ -153,29 +157,50 @@ void xport__comp_rearm(struct xport_qp *qp);
 bool xport__resp_seq_ok(uint32_t prev, uint32_t mask);
 /* Pure: is paylen right for a request packet with this mask at pmtu (PROTOCOL.md 5)? */
 bool xport__resp_len_ok(uint32_t mask, uint32_t paylen, uint32_t pmtu);
-/* A request packet for this QP (RC/UC/UD). */
-void xport__resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt);
-/* Continue streaming READ responses and process deferred requests. */
+/*
+ * Queue a validated request packet (RC/UC/UD) on qp->resp_q (a copy; the
+ * drop is counted when it is full) and process the queue unless READ
+ * responses are streaming.
+ */
+void xport__resp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt);
+/*
+ * Continue streaming READ responses, then process queued requests in
+ * arrival order. Returns true while responses or requests remain.
+ */
 bool xport__resp_run(struct xport_qp *qp);
-/* Drop every responder state (RESET); keeps the allocations. */
+/* Drop every responder state and queued request (RESET); keeps the allocations. */
 void xport__resp_reset(struct xport_qp *qp);
 /* Complete the held receive WQE (if any) with status. */
 void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status);
 
 /* recv.c */
 
-/*
- * Parse buf (BTH .. ICRC) into pkt: opcode, headers, payload. Returns 0, or
- * -1 - reason (an enum xport_drop) when it is malformed.
- */
-int xport__recv_parse(const uint8_t *buf, size_t len, const struct xport_route *rt,
-		   struct xport_pkt *pkt);
 /* Pure: does packet P_Key a match QP P_Key b (PROTOCOL.md 10)? */
 bool xport__recv_pkey_ok(uint16_t a, uint16_t b);
 /* Check the ICRC of buf (BTH .. ICRC) as received on path rt. */
 bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, const uint8_t *buf,
 		      size_t len);
-/* Run the per-QP checks on a parsed packet and dispatch it (also for deferred requests). */
-void xport__recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt);
+/*
+ * Pure: does QP state accept a packet with opcode mask `mask` (rxe
+ * check_type_state)? Checked on arrival, and again by the responder and
+ * completer when they take a queued packet.
+ */
+bool xport__recv_state_ok(uint32_t state, uint32_t mask);
+/*
+ * Append a copy of the validated pkt (its bytes, path and parsed offsets)
+ * to q. Returns 0, -ENOBUFS when q holds XPORT_MAX_DEFERRED packets,
+ * -EMSGSIZE (longer than XPORT_MAX_PKT_BYTES, which wire_validate rules
+ * out) or -ENOMEM; the caller counts the drop.
+ */
+int xport__pktq_push(struct xport_pktq *q, const struct xport_pkt *pkt);
+/*
+ * Take the oldest packet off q; NULL when it is empty. The packet stays
+ * valid until the next push (the engine never re-enters while it works).
+ */
+const struct xport_pkt *xport__pktq_pop(struct xport_pktq *q);
+/* Forget every queued packet; keeps the entries for reuse. */
+void xport__pktq_clear(struct xport_pktq *q);
+/* Free the entries (xport_qp_fini). */
+void xport__pktq_free(struct xport_pktq *q);
 
 #endif /* UROCE_XPORT_INT_H */

@@ -97,12 +97,12 @@ with tempfile.TemporaryDirectory(prefix="uroce-cli-test-") as tmp:
 
     # the sample: every packet valid
     rc, out, err = run("sample", sample)
-    check(rc == 0 and "wrote 75 packets" in out, "sample writes 75 packets (%r)" % out)
+    check(rc == 0 and "wrote 84 packets" in out, "sample writes 84 packets (%r)" % out)
     rc, out, err = run("decode", sample)
     lines = out.splitlines()
     check(rc == 0, "sample decodes with exit 0 (got %d)" % rc)
-    check(lines[-1] == summary(75, 0, 0), "sample summary line: %r" % lines[-1])
-    check(len(lines) == 76, "one line per packet plus the summary")
+    check(lines[-1] == summary(84, 0, 0), "sample summary line: %r" % lines[-1])
+    check(len(lines) == 85, "one line per packet plus the summary")
     check(lines[0].startswith("1 127.0.0.1:49169 > 127.0.0.2:4791 RC Send First QP=0x000012"),
           "first line: %r" % lines[0])
     check(all(l.endswith("icrc=ok") for l in lines[:-1]), "every line says icrc=ok")
@@ -114,21 +114,21 @@ with tempfile.TemporaryDirectory(prefix="uroce-cli-test-") as tmp:
     # two files: lines say which file, one summary over both
     rc, out, err = run("decode", sample, sample)
     lines = out.splitlines()
-    check(rc == 0 and lines[-1] == summary(150, 0, 0), "two files: totals add up")
+    check(rc == 0 and lines[-1] == summary(168, 0, 0), "two files: totals add up")
     check(lines[0].startswith(sample + ":1 "), "two files: lines name their file")
 
     # JSON: one object per packet, same summary
     rc, out, err = run("decode", "--json", sample)
     lines = out.splitlines()
-    check(rc == 0 and lines[-1] == summary(75, 0, 0), "--json keeps the summary line")
+    check(rc == 0 and lines[-1] == summary(84, 0, 0), "--json keeps the summary line")
     objs = []
     for l in lines[:-1]:
         try:
             objs.append(json.loads(l))
         except ValueError as e:
             check(False, "JSON line does not parse: %s: %r" % (e, l))
-    check(len(objs) == 75, "75 JSON objects")
-    check([o["frame"] for o in objs] == list(range(1, 76)), "frame numbers 1..75")
+    check(len(objs) == 84, "84 JSON objects")
+    check([o["frame"] for o in objs] == list(range(1, 85)), "frame numbers 1..84")
     check(all(o["icrc"] == "ok" and o["malformed"] is False for o in objs), "JSON verdicts")
     first = objs[0]
     check(first["opcode"] == 0 and first["opcode_name"] == "Reliable Connection (RC) - SEND First"
@@ -152,7 +152,7 @@ with tempfile.TemporaryDirectory(prefix="uroce-cli-test-") as tmp:
     pcap_write(bad, header, recs)
     rc, out, err = run("decode", bad)
     lines = out.splitlines()
-    check(rc == 1 and lines[-1] == summary(74, 1, 0), "one bad ICRC: %r exit %d" % (lines[-1], rc))
+    check(rc == 1 and lines[-1] == summary(83, 1, 0), "one bad ICRC: %r exit %d" % (lines[-1], rc))
     check("icrc=bad (wire 0x" in lines[4], "the bad packet's line says so: %r" % lines[4])
     rc, out, err = run("decode", "--json", bad)
     check(json.loads(out.splitlines()[4])["icrc"] == "bad", "JSON says icrc bad")
@@ -164,7 +164,7 @@ with tempfile.TemporaryDirectory(prefix="uroce-cli-test-") as tmp:
     pcap_write(mal, header, recs)
     rc, out, err = run("decode", mal)
     lines = out.splitlines()
-    check(rc == 1 and lines[-1] == summary(74, 0, 1), "one malformed: %r exit %d" % (lines[-1], rc))
+    check(rc == 1 and lines[-1] == summary(83, 0, 1), "one malformed: %r exit %d" % (lines[-1], rc))
     check("malformed: TVer not 0" in lines[7], "malformed line gives the reason: %r" % lines[7])
     rc, out, err = run("decode", "--json", mal)
     o = json.loads(out.splitlines()[7])
@@ -177,7 +177,7 @@ with tempfile.TemporaryDirectory(prefix="uroce-cli-test-") as tmp:
     pcap_write(skip, header, recs)
     rc, out, err = run("decode", skip)
     lines = out.splitlines()
-    check(rc == 0 and lines[-1] == summary(74, 0, 0) and lines[0].startswith("2 "),
+    check(rc == 0 and lines[-1] == summary(83, 0, 0) and lines[0].startswith("2 "),
           "dport 4790 skipped: %r" % lines[-1])
 
     # a capture cut by a snap length: the cut packet is malformed (truncated)
@@ -190,7 +190,7 @@ with tempfile.TemporaryDirectory(prefix="uroce-cli-test-") as tmp:
     pcap_write(cut, header, recs)
     rc, out, err = run("decode", cut)
     lines = out.splitlines()
-    check(rc == 1 and lines[-1] == summary(74, 0, 1) and "frame ends inside" in lines[0],
+    check(rc == 1 and lines[-1] == summary(83, 0, 1) and "frame ends inside" in lines[0],
           "snap-length cut: %r %r" % (lines[0], lines[-1]))
 
     # an empty capture: zero packets, exit 0

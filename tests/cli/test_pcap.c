@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of emu/common_pcap.c: frames written by the capture writer read back
+ * Tests of emu/common/pcapfile.c: frames written by the capture writer read back
  * identically; every supported link type (Ethernet, VLAN, Linux cooked SLL
  * and SLL2, raw IP, IPv4/IPv6 link types, BSD loopback) and pcapng decode the
  * same packet; missing, non-pcap and unsupported files fail with a message.

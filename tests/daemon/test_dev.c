@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of emu/dev.c: the active-MTU rule (largest IB MTU whose
+ * Unit tests of emu/daemon/dev.c: the active-MTU rule (largest IB MTU whose
  * payload plus 80 header bytes fits the interface MTU, as rxe), the device
  * identity derived from the address (RoCEv2 GID, EUI-64 node GUID), and the
  * attributes reported for the port and the device.

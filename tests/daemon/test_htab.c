@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of emu/htab.c, the table behind handles, QP numbers and memory
+ * Unit tests of emu/daemon/htab.c, the table behind handles, QP numbers and memory
  * keys: insert, find, remove, growth, and that nothing is lost on the way.
  */
 #define _GNU_SOURCE

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of emu/qp_state.c: the QP state machine and the required and
+ * Unit tests of emu/daemon/verbs/qp_state.c: the QP state machine and the required and
  * optional attribute masks of every transition (IBA 10.3.1, 11.2.5.2 table
  * 94, ibv_modify_qp(3)), per QP type.
  */

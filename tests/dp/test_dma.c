@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of emu/dma.c: the MR checks (key of another PD, range, access
+ * Unit tests of emu/daemon/dp/dma.c: the MR checks (key of another PD, range, access
  * flags, IOVA translation) and real process_vm_readv/writev copies into
  * this test's own memory, standing in for an application that registered
  * it: reads, writes, faults on unmapped memory, both atomics, and the

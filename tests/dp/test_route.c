@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of emu/route.c: GIDs to socket addresses and back (IPv4-mapped
+ * Unit tests of emu/daemon/dp/route.c: GIDs to socket addresses and back (IPv4-mapped
  * and IPv6, refusals for zero, multicast and wrong-family GIDs), the
  * transport route built from a recvmsg() message header (source from the
  * name, destination from IP_PKTINFO/IPV6_PKTINFO, TOS/TTL), and capture

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of emu/wait.c: the pure spin-or-sleep decision (spin window,
+ * Unit tests of emu/daemon/dp/wait.c: the pure spin-or-sleep decision (spin window,
  * contention back-off, transport deadlines and the sleep timeout), and the
  * event-loop glue on a real libuv loop: it spins while work is recent,
  * publishes "asleep" before its last look at the rings, stays awake when

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of emu/wqe.c: send and receive WQEs read from ring slots are
+ * Unit tests of emu/daemon/dp/wqe.c: send and receive WQEs read from ring slots are
  * copied field by field, and every malformed slot (unknown or unsupported
  * opcode, opcode of another QP type, too many SGEs for the ring, inline
  * data longer than the ring allows, inline READ/atomic) becomes a WQE that
@@ -152,7 +152,7 @@ START_TEST(test_opcode_per_type)
 			struct uroce_send_wqe *s = send_hdr(op, 0);
 			struct xport_wqe w;
 			uint32_t ah, st;
-			bool ok = emu_wqe_opcode_ok(types[t], op);
+			bool ok = uroce_wr_ok(types[t], op);
 
 			s->num_sge = 1;
 			put_sge(0, 0x1000, 8, 0x100);
@@ -160,12 +160,12 @@ START_TEST(test_opcode_per_type)
 			ck_assert_uint_eq(st, ok ? UROCE_WC_SUCCESS : UROCE_WC_LOC_QP_OP_ERR);
 			ck_assert_uint_eq(engine_status(types[t], &w), st);
 		}
-	ck_assert(emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_RDMA_READ));
-	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_UC, UROCE_WR_RDMA_READ));
-	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_UD, UROCE_WR_RDMA_WRITE));
-	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_SEND_WITH_INV));
-	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_LOCAL_INV));
-	ck_assert(!emu_wqe_opcode_ok(UROCE_QPT_RC, UROCE_WR_BIND_MW));
+	ck_assert(uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_RDMA_READ));
+	ck_assert(!uroce_wr_ok(UROCE_QPT_UC, UROCE_WR_RDMA_READ));
+	ck_assert(!uroce_wr_ok(UROCE_QPT_UD, UROCE_WR_RDMA_WRITE));
+	ck_assert(!uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_SEND_WITH_INV));
+	ck_assert(!uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_LOCAL_INV));
+	ck_assert(!uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_BIND_MW));
 }
 END_TEST
 

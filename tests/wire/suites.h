@@ -20,10 +20,11 @@ Suite *validate_suite(void);
 Suite *describe_suite(void);
 Suite *build_suite(void);
 Suite *decode_suite(void);
+Suite *mad_suite(void);
 
 #define TEST_WIRE_SUITES(X)                                                                        \
 	X(bth)                                                                                     \
 	X(ext) X(opcode) X(crc32) X(icrc) X(psn) X(aeth) X(frame) X(validate) X(describe) X(build) \
-	    X(decode)
+	    X(decode) X(mad)
 
 #endif

@@ -38,8 +38,6 @@ struct emu_wqe_geom {
 #define EMU_WQE_BAD_OPCODE 0xffu
 /* No MR has this L_Key (keys have a non-zero index above the low byte). */
 #define EMU_WQE_BAD_LKEY 0u
-/* Is opcode a send WR opcode this QP type carries? */
-bool emu_wqe_opcode_ok(uint32_t qp_type, uint32_t opcode);
 /*
  * Convert one SQ slot (a private copy of stride bytes) into an engine WQE.
  * Returns UROCE_WC_SUCCESS, or the completion status the WR must fail with

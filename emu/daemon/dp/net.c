@@ -26,7 +26,7 @@
  * socket's port (datapath.c). tshark decodes both ports as RoCEv2; the cost
  * is that ECMP routers see one flow per pair of RNICs instead of one per QP.
  *
- * Failures are counted (dev_counters.h) and the packet is lost: the
+ * Failures are counted (uroce/dev_counters.h) and the packet is lost: the
  * transport retransmits.
  */
 #define _GNU_SOURCE

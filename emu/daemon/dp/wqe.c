@@ -21,27 +21,6 @@
 	(UROCE_SEND_FENCE | UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED | UROCE_SEND_INLINE | \
 	 UROCE_SEND_IP_CSUM)
 
-bool emu_wqe_opcode_ok(uint32_t qp_type, uint32_t opcode)
-{
-	switch (opcode) {
-	case UROCE_WR_SEND:
-	case UROCE_WR_SEND_WITH_IMM:
-		return qp_type == UROCE_QPT_RC || qp_type == UROCE_QPT_UC ||
-		       qp_type == UROCE_QPT_UD;
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		return qp_type == UROCE_QPT_RC || qp_type == UROCE_QPT_UC;
-	case UROCE_WR_RDMA_READ:
-	case UROCE_WR_ATOMIC_CMP_AND_SWP:
-	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
-		return qp_type == UROCE_QPT_RC;
-	default:
-		/* LOCAL_INV, BIND_MW, SEND_WITH_INV (no memory windows) and
-		 * anything else. */
-		return false;
-	}
-}
-
 void emu_wqe_poison(struct xport_wqe *w, uint32_t status)
 {
 	/* Forms xport_check_wqe() rejects with exactly this status. */
@@ -57,12 +36,6 @@ void emu_wqe_poison(struct xport_wqe *w, uint32_t status)
 	}
 }
 
-static bool is_rd_atomic(uint32_t opcode)
-{
-	return opcode == UROCE_WR_RDMA_READ || opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t qp_type,
 		      struct xport_wqe *w, uint32_t *ah_handle)
 {
@@ -70,8 +43,10 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 	uint32_t room = g->stride - UROCE_SEND_WQE_BYTES;
 	struct uroce_send_wqe s;
 	uint32_t status = UROCE_WC_SUCCESS;
+	uint32_t wr_flags;
 
 	memcpy(&s, slot, sizeof(s));
+	wr_flags = uroce_wr_flags(s.opcode);
 	memset(w, 0, offsetof(struct xport_wqe, sge));
 	w->wr_id = s.wr_id;
 	w->opcode = s.opcode;
@@ -79,26 +54,19 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 	w->imm_data = s.imm_data;
 	*ah_handle = 0;
 
-	if (!emu_wqe_opcode_ok(qp_type, s.opcode)) {
+	/* The opcode's facts are UROCE_WR_LIST's (wr_opcode.h). */
+	if (!uroce_wr_ok(qp_type, s.opcode)) {
 		status = UROCE_WC_LOC_QP_OP_ERR;
 		goto bad;
 	}
-	switch (s.opcode) {
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-	case UROCE_WR_RDMA_READ:
+	if (wr_flags & UROCE_WR_F_RDMA) {
 		w->remote_addr = s.wr.rdma.remote_addr;
 		w->rkey = s.wr.rdma.rkey;
-		break;
-	case UROCE_WR_ATOMIC_CMP_AND_SWP:
-	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
+	} else if (wr_flags & UROCE_WR_F_ATOMIC) {
 		w->remote_addr = s.wr.atomic.remote_addr;
 		w->rkey = s.wr.atomic.rkey;
 		w->compare_add = s.wr.atomic.compare_add;
 		w->swap = s.wr.atomic.swap;
-		break;
-	default:
-		break;
 	}
 	if (qp_type == UROCE_QPT_UD) {
 		*ah_handle = s.ud.ah_handle;
@@ -108,7 +76,7 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 
 	if (w->flags & UROCE_SEND_INLINE) {
 		/* Inline data is only for what carries a payload. */
-		if (is_rd_atomic(s.opcode)) {
+		if (!(wr_flags & UROCE_WR_F_INLINE)) {
 			status = UROCE_WC_LOC_QP_OP_ERR;
 			goto bad;
 		}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * QUERY_COUNTERS: the drop and event counters of the transport engine
- * (per device and per QP, xport_counters.h) and the daemon's own counters
- * (dev_counters.h), in one control-socket response. `uroce counters`
+ * (per device and per QP, uroce/counters.h) and the daemon's own counters
+ * (uroce/dev_counters.h), in one control-socket response. `uroce counters`
  * prints them by name. Every drop the RNIC makes has a counter here.
  */
 #define _GNU_SOURCE

@@ -29,7 +29,7 @@
 	X(OUT_OF_SEQ, "out_of_seq", "request beyond the expected PSN after the one NAK")       \
 	X(DUP_NO_RES, "dup_no_res", "duplicate READ/atomic with no responder resource left")   \
 	X(DUP_OTHER, "dup_other", "duplicate request of another kind")                         \
-	X(RESP_BUSY, "resp_busy", "request arrived while the deferred-request queue was full") \
+	X(RESP_BUSY, "resp_busy", "request arrived while the responder's queue was full")      \
 	X(RNR, "rnr", "SEND with no receive WQE (RNR NAK sent on RC)")                         \
 	X(NO_RECV_WQE, "no_recv_wqe", "UC/UD SEND with no receive WQE")                        \
 	X(UC_MSG, "uc_msg", "UC packet of a message already dropped")                          \
@@ -39,7 +39,8 @@
 	X(RESP_GAP, "resp_gap", "READ/atomic response beyond the expected PSN")                \
 	X(RESP_BAD, "resp_bad", "response that does not fit the request it acknowledges")      \
 	X(RESP_RNR_WAIT, "resp_rnr_wait", "PSN NAK received while waiting for the RNR timer")  \
-	X(UD_TOO_LONG, "ud_too_long", "UD message larger than the receive WQE")
+	X(UD_TOO_LONG, "ud_too_long", "UD message larger than the receive WQE")                \
+	X(COMP_BUSY, "comp_busy", "response arrived while the completer's queue was full")
 
 /* X(symbol, "name", "what it counts") */
 #define XPORT_CNT_LIST(X)                                                                          \

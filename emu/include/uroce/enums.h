@@ -7,7 +7,8 @@
  * without translation. The daemon, the transport engine and the shim all
  * use these names (the shim checks them against <infiniband/verbs.h> at
  * compile time); nothing restates them. Part of the uapi (uapi.h includes
- * it); the engine includes only this file of the uapi.
+ * it); the engine includes only this file of the uapi (and wr_opcode.h,
+ * which it includes: the WR opcode list with each opcode's properties).
  */
 #ifndef UROCE_ENUMS_H
 #define UROCE_ENUMS_H
@@ -98,24 +99,7 @@ enum uroce_rereg_flags {
 	UROCE_REREG_KEEP_VALID = 1 << 3,
 };
 
-/* X-macro: send work request opcodes (symbol, value). */
-#define UROCE_WR_LIST(X)               \
-	X(RDMA_WRITE, 0)               \
-	X(RDMA_WRITE_WITH_IMM, 1)      \
-	X(SEND, 2)                     \
-	X(SEND_WITH_IMM, 3)            \
-	X(RDMA_READ, 4)                \
-	X(ATOMIC_CMP_AND_SWP, 5)       \
-	X(ATOMIC_FETCH_AND_ADD, 6)     \
-	X(LOCAL_INV, 7)                \
-	X(BIND_MW, 8)                  \
-	X(SEND_WITH_INV, 9)
-
-enum uroce_wr_opcode {
-#define UROCE_WR_ENUM(name, val) UROCE_WR_##name = val,
-	UROCE_WR_LIST(UROCE_WR_ENUM)
-#undef UROCE_WR_ENUM
-};
+/* Send work request opcodes (UROCE_WR_LIST): wr_opcode.h, included at the end. */
 
 enum uroce_send_flags {
 	UROCE_SEND_FENCE = 1 << 0,
@@ -201,5 +185,9 @@ enum uroce_srq_attr_mask {
 	UROCE_SRQ_MAX_WR = 1 << 0,
 	UROCE_SRQ_LIMIT = 1 << 1,
 };
+
+/* The WR opcodes and their properties use the QP types and completion
+ * opcodes above. */
+#include "wr_opcode.h"
 
 #endif /* UROCE_ENUMS_H */

@@ -24,7 +24,11 @@
 	X(SHORT_FOR_OPCODE, "short_for_opcode", "too short for the opcode's headers")          \
 	X(PAD_INCONSISTENT, "pad_inconsistent", "pad count inconsistent with the payload")     \
 	X(LENGTH_FOR_OPCODE, "length_for_opcode", "length wrong for the opcode")               \
-	X(BAD_ICRC, "bad_icrc", "ICRC mismatch")
+	X(BAD_ICRC, "bad_icrc", "ICRC mismatch")                                               \
+	X(MAD_SHORT, "mad_short", "management datagram not 256 bytes")                         \
+	X(MAD_VERSION, "mad_version", "MAD base or class version not supported")               \
+	X(MAD_CLASS, "mad_class", "MAD of a management class other than the CM")             \
+	X(MAD_ATTR, "mad_attr", "CM MAD with an attribute the CM class does not define")
 
 enum wire_reason {
 #define WIRE__REASON_ENUM(sym, key, desc) WIRE_R_##sym,

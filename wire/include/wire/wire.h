@@ -21,5 +21,6 @@
 #include <wire/decode.h>
 #include <wire/describe.h>
 #include <wire/build.h>
+#include <wire/mad.h>
 
 #endif /* WIRE_WIRE_H */
