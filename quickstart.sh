@@ -6,7 +6,8 @@
 #   ./quickstart.sh test   install what is missing, build, run the whole test suite
 #
 # Packages come from apt (Debian 12 / Ubuntu 22.04 or newer). Builds go to build/
-# (plus build-asan/ and build-fuzz/ for the sanitizer and fuzzing passes of "test").
+# (plus build-asan/ and build-fuzz/ for the sanitizer and fuzzing passes of "test",
+# and a temporary second tree for tests/lib/concurrent.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
 JOBS=$(nproc 2>/dev/null || echo 2)
