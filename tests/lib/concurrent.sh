@@ -5,8 +5,9 @@
 # It passes only when both runs pass, run the same tests, and no test of
 # either was skipped because its test network was taken (which would mean the
 # allocator of tests/lib/TestNet.cmake let them meet). The two trees must own
-# different slots; when their build directories hash to the same one, the
-# second is configured with the next slot (-DUROCE_TEST_SLOT), and it says so.
+# different slots; when they have the same one (their build directories hash
+# to it, or it was set), the second is configured with the next slot
+# (-DUROCE_TEST_SLOT), and it says so.
 # The last line it prints starts with "concurrent: PASS" or "concurrent: FAIL".
 #
 #   tests/lib/concurrent.sh [BUILD_A [BUILD_B]] [-- CMAKE_OPTIONS...]
@@ -59,7 +60,7 @@ SA=$(cache "$A" UROCE_TEST_SLOT)
 SB=$(cache "$B" UROCE_TEST_SLOT)
 if [ "$SA" = "$SB" ]; then
 	SB=$(((SA + 1) % SLOTS))
-	echo "   both trees hash to slot $SA: $B moves to slot $SB"
+	echo "   both trees have slot $SA: $B moves to slot $SB"
 	configure_build "$B" "${SHARED[@]}" -DUROCE_TEST_SLOT="$SB"
 fi
 
