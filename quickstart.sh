@@ -6,7 +6,8 @@
 #   ./quickstart.sh test   install what is missing, build, run the whole test suite
 #
 # Packages come from apt (Debian 12 / Ubuntu 22.04 or newer). Builds go to build/
-# (plus build-asan/ and build-fuzz/ for the sanitizer and fuzzing passes of "test").
+# (plus build-asan/ and build-fuzz/ for the sanitizer and fuzzing passes of "test",
+# and a temporary second tree for tests/lib/concurrent.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -44,6 +45,8 @@ run_tests() {
 	build build
 	echo "== tests (build/)"
 	ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 600
+	echo "== two test runs at once (build/ and a second tree): they must not collide"
+	tests/lib/concurrent.sh build
 	echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 	build build-asan -DCMAKE_BUILD_TYPE=Debug -DUROCE_ASAN=ON -DUROCE_UBSAN=ON
 	ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L unit --timeout 600

@@ -6,17 +6,20 @@
 # unmodified ibv_rc_pingpong between them over RoCEv2. Both daemons record what
 # they send and accept; the captures are decoded at the end, every ICRC checked.
 #
-# Environment (optional): DEMO_ADDR0, DEMO_ADDR1 (the RNICs' addresses),
-# DEMO_OUT (folder for the captures, default build/), DEMO_TCP_PORT (the port
-# ibv_rc_pingpong uses to swap QP numbers, default: a free one from 18515).
+# Environment (optional): DEMO_BUILD (the build directory, default build/),
+# DEMO_ADDR0, DEMO_ADDR1 (the RNICs' addresses; the client reaches the server
+# at DEMO_ADDR0), DEMO_OUT (folder for the captures, default the build
+# directory), DEMO_TCP_PORT (the port ibv_rc_pingpong uses to swap QP
+# numbers, default: a free one from 18515).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BIN=build/bin
+B=${DEMO_BUILD:-build}
+BIN=$B/bin
 ADDR0=${DEMO_ADDR0:-127.0.0.1}
 ADDR1=${DEMO_ADDR1:-127.0.0.2}
-OUT=${DEMO_OUT:-build}
-for f in "$BIN/uroced" "$BIN/uroce" build/lib/liburoce.so; do
+OUT=${DEMO_OUT:-$B}
+for f in "$BIN/uroced" "$BIN/uroce" "$B/lib/liburoce.so"; do
 	if [ ! -e "$f" ]; then
 		echo "demo: $f not found; build first: cmake -S . -B build && cmake --build build" >&2
 		exit 2
@@ -80,7 +83,7 @@ PP_OPTS=(-g 0 -p "$PORT" -n 1000 -s 4096)
 echo
 echo "== ibv_rc_pingpong (rdma-core, unmodified) through the uroce shim"
 echo "\$ uroce run -- ibv_rc_pingpong -d uroce0 ${PP_OPTS[*]} &          # server"
-echo "\$ uroce run -- ibv_rc_pingpong -d uroce1 ${PP_OPTS[*]} 127.0.0.1  # client"
+echo "\$ uroce run -- ibv_rc_pingpong -d uroce1 ${PP_OPTS[*]} $ADDR0  # client"
 timeout -k 5 60 "$BIN/uroce" run --rundir "$RUN" -- \
 	ibv_rc_pingpong -d uroce0 "${PP_OPTS[@]}" >"$RUN/server.out" 2>&1 &
 SERVER=$!
@@ -92,7 +95,7 @@ for _ in $(seq 100); do
 done
 CLIENT_RC=0
 timeout -k 5 60 "$BIN/uroce" run --rundir "$RUN" -- \
-	ibv_rc_pingpong -d uroce1 "${PP_OPTS[@]}" 127.0.0.1 >"$RUN/client.out" 2>&1 || CLIENT_RC=$?
+	ibv_rc_pingpong -d uroce1 "${PP_OPTS[@]}" "$ADDR0" >"$RUN/client.out" 2>&1 || CLIENT_RC=$?
 SERVER_RC=0
 wait $SERVER || SERVER_RC=$?
 echo "-- server (uroce0, $ADDR0):"

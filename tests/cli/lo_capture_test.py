@@ -5,7 +5,9 @@ packet of every opcode through an unconnected UDP socket with IP_PMTUDISC_DO
 and the ICRC predicted over IPv4 ID 0 + DF (PROTOCOL.md section 12). The
 kernel's real headers must carry ID 0 and DF, and `uroce decode` must find
 every ICRC valid in tshark's pcapng capture of lo (Ethernet with zero MACs).
-Exits 77 when tshark is missing or may not capture on lo.
+The packets go from and to the test's own loopback /24 (tests/lib/testnet.py).
+Exits 77 when tshark is missing or may not capture on lo, or when the test's
+network is taken.
 
 usage: lo_capture_test.py UROCE LO_SEND
 """
@@ -17,12 +19,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.environ.get("UROCE_TEST_LIB", os.path.join(os.path.dirname(__file__), "..", "lib")))
+import testnet  # noqa: E402
+
 UROCE, LO_SEND = sys.argv[1], sys.argv[2]
-SRC, DST = "127.0.0.201", "127.0.0.202"  # addresses no daemon in the test suite uses
 TSHARK = shutil.which("tshark")
 if not TSHARK:
     print("SKIP: tshark is not installed")
     sys.exit(77)
+NET = testnet.claim()[0]
+SRC, DST = NET + ".1", NET + ".2"  # this test's addresses: nothing else sends there
 
 failures = checks = 0
 

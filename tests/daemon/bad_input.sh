@@ -6,10 +6,10 @@
 . "$CTL_SRC/lib.sh"
 
 [ -n "$CTL_VERBS" ] || skip "ctl_verbs not built (no libibverbs to link)"
-start_daemon uroce0 127.0.0.1
+start_daemon uroce0 "$TEST_NET.1"
 P0=$LAST_PID
 LOG0=$LAST_LOG
-start_daemon uroce1 127.0.0.2
+start_daemon uroce1 "$TEST_NET.2"
 
 uroce run -- "$CTL_VERBS" check uroce0 uroce1 || fail "ctl_verbs check"
 kill -0 "$P0" 2>/dev/null || fail "uroce0 died"

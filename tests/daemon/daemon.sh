@@ -30,11 +30,11 @@ done
 pass "--help documents every option"
 
 expect_exit 2 "required" -- "$D"
-expect_exit 2 "unknown option" -- "$D" --name x --addr 127.0.0.1 --bogus
-expect_exit 2 "port" -- "$D" --name x --addr 127.0.0.1 --port 0
-expect_exit 2 "port" -- "$D" --name x --addr 127.0.0.1 --port 70000
-expect_exit 2 "mtu" -- "$D" --name x --addr 127.0.0.1 --mtu 1500
-expect_exit 2 "name" -- "$D" --name bad/name --addr 127.0.0.1
+expect_exit 2 "unknown option" -- "$D" --name x --addr "$TEST_NET.1" --bogus
+expect_exit 2 "port" -- "$D" --name x --addr "$TEST_NET.1" --port 0
+expect_exit 2 "port" -- "$D" --name x --addr "$TEST_NET.1" --port 70000
+expect_exit 2 "mtu" -- "$D" --name x --addr "$TEST_NET.1" --mtu 1500
+expect_exit 2 "name" -- "$D" --name bad/name --addr "$TEST_NET.1"
 expect_exit 2 "needs a value" -- "$D" --name x --addr
 expect_exit 1 "not an IPv4 or IPv6 address" -- "$D" --name x --addr nonsense
 expect_exit 1 "unicast" -- "$D" --name x --addr 0.0.0.0
@@ -42,20 +42,20 @@ expect_exit 1 "no local interface" -- "$D" --name x --addr 198.51.100.7 \
 	--rundir "$UROCE_RUNDIR"
 
 # A daemon, with a capture file.
-start_daemon uroce0 127.0.0.1 --pcap "$T/cap.pcap"
+start_daemon uroce0 "$TEST_NET.1" --pcap "$T/cap.pcap"
 P0=$LAST_PID
 [ "$(stat -c %a "$UROCE_RUNDIR")" = 700 ] || fail "run directory mode is not 0700"
-uroce devices | grep -q "^uroce0 *127.0.0.1 *$CTL_PORT *4096 " ||
+uroce devices | grep -q "^uroce0 *$TEST_NET.1 *$CTL_PORT *4096 " ||
 	fail "uroce devices: $(uroce devices)"
 
-expect_exit 1 "already in use" -- "$D" --name uroce0 --addr 127.0.0.2 \
+expect_exit 1 "already in use" -- "$D" --name uroce0 --addr "$TEST_NET.2" \
 	--port "$CTL_PORT" --rundir "$UROCE_RUNDIR"
-expect_exit 1 "cannot bind UDP 127.0.0.1 port $CTL_PORT" -- "$D" --name other \
-	--addr 127.0.0.1 --port "$CTL_PORT" --rundir "$UROCE_RUNDIR"
+expect_exit 1 "cannot bind UDP $TEST_NET.1 port $CTL_PORT" -- "$D" --name other \
+	--addr "$TEST_NET.1" --port "$CTL_PORT" --rundir "$UROCE_RUNDIR"
 [ -S "$UROCE_RUNDIR/other.sock" ] && fail "failed daemon left a socket"
 
 # --mtu, and IPv6 where the host has ::1 (it is its own RoCEv2 GID).
-start_daemon mtu1k 127.0.0.3 --mtu 1024
+start_daemon mtu1k "$TEST_NET.3" --mtu 1024
 "$UROCE_BIN/uroce" run -- ibv_devinfo -v -d mtu1k >"$T/mtu" 2>&1
 grep -q "active_mtu:.*1024 (3)" "$T/mtu" || fail "--mtu 1024: $(grep mtu "$T/mtu")"
 pass "--mtu 1024"
@@ -83,7 +83,7 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.bind(sys.argv[1])
 PY
 [ -S "$UROCE_RUNDIR/uroce0.sock" ] || fail "could not make a stale socket"
-start_daemon uroce0 127.0.0.1
+start_daemon uroce0 "$TEST_NET.1"
 P0=$LAST_PID
 grep -q "removed stale socket" "$LAST_LOG" || fail "stale socket not reported"
 kill -INT "$P0"
@@ -98,7 +98,7 @@ mkdir -m 700 "$T/xdg"
 (
 	unset UROCE_RUNDIR
 	export XDG_RUNTIME_DIR="$T/xdg"
-	"$D" --name xdg0 --addr 127.0.0.4 --port "$CTL_PORT" 2>>"$T/xdg.log" &
+	"$D" --name xdg0 --addr "$TEST_NET.4" --port "$CTL_PORT" 2>>"$T/xdg.log" &
 	p=$!
 	i=0
 	while ! grep -q "device xdg0 on" "$T/xdg.log" && [ $i -lt 100 ]; do

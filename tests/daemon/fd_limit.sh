@@ -10,7 +10,7 @@ command -v prlimit >/dev/null 2>&1 || skip "no prlimit"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
 
-start_daemon fdl0 127.0.0.1
+start_daemon fdl0 "$TEST_NET.1"
 D=$LAST_PID
 prlimit --pid "$D" --nofile=32:32 || skip "prlimit --pid failed"
 

@@ -17,7 +17,7 @@ cp -r "$SRC" "$T/pv/tests"
 gunzip -q "$T/pv"/tests/*.gz
 cp "$CTL_SRC/pyverbs_run.py" "$T/pv/tests/"
 
-start_daemon uroce0 127.0.0.1
+start_daemon uroce0 "$TEST_NET.1"
 MODULES="tests.test_device tests.test_pd tests.test_mr tests.test_cq tests.test_qp tests.test_atomic
 tests.test_cq_events tests.test_cqex tests.test_qpex tests.test_shared_pd tests.test_addr"
 (cd "$T/pv" && "$UROCE_BIN/uroce" run -- "$PY" tests/pyverbs_run.py \

@@ -7,7 +7,7 @@
 . "$CTL_SRC/lib.sh"
 
 [ -n "$CTL_VERBS" ] || skip "ctl_verbs not built (no libibverbs to link)"
-start_daemon uroce0 127.0.0.1
+start_daemon uroce0 "$TEST_NET.1"
 
 hold() { # OUTFILE: start a holder, wait for "ready"; sets HOLD_PID
 	"$UROCE_BIN/uroce" run -- "$CTL_VERBS" hold uroce0 >"$1" 2>&1 &

@@ -7,23 +7,29 @@
 . "$CTL_SRC/lib.sh"
 
 command -v ibv_devinfo >/dev/null || skip "ibv_devinfo not installed (ibverbs-utils)"
-start_daemon uroce0 127.0.0.1
-start_daemon uroce1 127.0.0.2
+start_daemon uroce0 "$TEST_NET.1"
+start_daemon uroce1 "$TEST_NET.2"
 
 check_devinfo() { # MODE FILE
 	for i in 0 1; do
 		awk -v d="uroce$i" '/^hca_id:/ { on = ($2 == d) } on' "$2" >"$T/one"
 		grep -q "state:.*PORT_ACTIVE (4)" "$T/one" || fail "$1: uroce$i port not active"
 		grep -q "link_layer:.*Ethernet" "$T/one" || fail "$1: uroce$i link layer"
-		grep -q "GID\[  0\]:.*::ffff:127.0.0.$((i + 1)), RoCE v2" "$T/one" ||
+		grep -q "GID\[  0\]:.*::ffff:$TEST_NET.$((i + 1)), RoCE v2" "$T/one" ||
 			fail "$1: uroce$i GID 0: $(grep GID "$T/one")"
 		grep -q "active_mtu:.*4096 (5)" "$T/one" || fail "$1: uroce$i active MTU"
 	done
 }
 
+# guid_of IPV4: the node GUID ibv_devices prints for a device on IPV4, the
+# EUI-64 of its MAC 02:00:a:b:c:d: 0000 a ff fe b c d in hex.
+guid_of() {
+	echo "$1" | awk -F. '{ printf "0000%02xfffe%02x%02x%02x\n", $1, $2, $3, $4 }'
+}
+
 uroce run -- ibv_devices >"$T/devices" 2>&1 || fail "ibv_devices exit status"
-grep -q "uroce0.*00007ffffe000001" "$T/devices" &&
-	grep -q "uroce1.*00007ffffe000002" "$T/devices" ||
+grep -q "uroce0.*$(guid_of "$TEST_NET.1")" "$T/devices" &&
+	grep -q "uroce1.*$(guid_of "$TEST_NET.2")" "$T/devices" ||
 	fail "ibv_devices: $(cat "$T/devices")"
 pass "ibv_devices (LD_PRELOAD) lists both devices"
 

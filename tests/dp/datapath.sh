@@ -9,11 +9,11 @@
 
 [ -x "$UROCE_BIN/rc_semantics" ] || skip "rc_semantics not built (no libibverbs)"
 
-# The RoCEv2 port (captures decode by it) on addresses of this test alone.
-
-start_daemon uroce0 127.0.85.1 --pcap "$T/u0.pcap"
+# The RoCEv2 port (CTL_PORT=4791: captures decode by it) on addresses of this
+# test alone.
+start_daemon uroce0 "$TEST_NET.1" --pcap "$T/u0.pcap"
 D0=$LAST_PID
-start_daemon uroce1 127.0.85.2 --pcap "$T/u1.pcap"
+start_daemon uroce1 "$TEST_NET.2" --pcap "$T/u1.pcap"
 D1=$LAST_PID
 
 if timeout 300 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/rc_semantics" uroce0 uroce1 >"$T/rcs" 2>&1; then

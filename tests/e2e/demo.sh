@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # scripts/demo.sh (what `./quickstart.sh demo` runs) keeps working: run it on
-# this test's loopback addresses with its captures in a private folder; it
-# must exit 0 and show clean decode summaries of both captures.
+# this build's binaries, this test's loopback addresses and TCP port, with its
+# captures in a private folder; it must exit 0 and show clean decode
+# summaries of both captures.
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_rc_pingpong
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-[ -x "$REPO/build/bin/uroced" ] || skip "the demo runs from build/ of the source tree; $REPO/build has no uroced"
+next_tcp_port
 rc=0
-DEMO_ADDR0=$ADDR0 DEMO_ADDR1=$ADDR1 DEMO_OUT=$T/out DEMO_TCP_PORT=$E2E_TCP_BASE \
-	timeout -k 5 120 "$REPO/scripts/demo.sh" >"$T/demo.out" 2>&1 || rc=$?
+DEMO_BUILD=${UROCE_BIN%/bin} DEMO_ADDR0=$ADDR0 DEMO_ADDR1=$ADDR1 DEMO_OUT=$T/out \
+	DEMO_TCP_PORT=$TCP_PORT timeout -k 5 120 "$REPO/scripts/demo.sh" >"$T/demo.out" 2>&1 || rc=$?
 cat "$T/demo.out"
 check "scripts/demo.sh exit 0 (got $rc)" test "$rc" -eq 0
 check "demo printed both pingpong result lines" \

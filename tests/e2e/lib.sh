@@ -1,101 +1,33 @@
 # SPDX-License-Identifier: MIT
-# Shared helpers of the end-to-end tests (sourced by bash scripts).
+# Helpers of the end-to-end tests (sourced by bash scripts), on top of
+# tests/lib/common.sh (network claim, temporary directory, cleanup of
+# everything started, pass/fail counting, TCP ports of the test's range).
 #
 # Every test gets a private run directory and its own pair of RNICs, uroce0 and
-# uroce1, on a loopback /24 of its own (E2E_NET.1 and E2E_NET.2, UDP 4791), so
-# that tests can run in parallel with each other and beside a developer's
-# daemons on 127.0.0.1/127.0.0.2. Every daemon writes a capture. Everything the
-# test starts is killed by pid when the script exits, passed or not, and every
-# command runs under a timeout so that nothing can hang CI.
+# uroce1, on the loopback /24 the allocator gave it (E2E_NET.1 and E2E_NET.2,
+# UDP 4791), so that tests can run in parallel with each other, with another
+# build's tests and beside a developer's daemons on 127.0.0.1/127.0.0.2. Every
+# daemon writes a capture. Every command runs under a timeout so that nothing
+# can hang CI.
 #
-# Environment (set by CMake):
-#   UROCE_BIN     build/bin (uroced, uroce, rc_semantics)
-#   UROCE_LIB     build/lib (liburoce.so, ibverbs/libibverbs.so.1)
-#   E2E_NET       first three octets of this test's /24, e.g. 127.77.1 (loopback;
-#                 netns.sh puts it on a veth pair instead)
-#   E2E_TCP_BASE  first TCP port this test may use for out-of-band exchanges
-# Optional: E2E_KEEP=1 keeps the temporary directory.
+# Environment (set by CMake): that of common.sh. E2E_NET, the first three
+# octets of the RNICs' /24, is the test's loopback /24 (UROCE_TEST_NET) unless
+# the script sets it before sourcing this file (netns.sh puts its private /24
+# on a veth pair).
 
-set -u
-E2E_TEST=$(basename "$0" .sh)
-: "${UROCE_BIN:?UROCE_BIN must name build/bin}"
-: "${UROCE_LIB:?UROCE_LIB must name build/lib}"
-: "${E2E_NET:?E2E_NET must name a loopback /24, e.g. 127.77.1}"
-: "${E2E_TCP_BASE:=20000}"
+. "$UROCE_TEST_LIB/common.sh"
+E2E_NET=${E2E_NET:-$TEST_NET}
 ADDR0=$E2E_NET.1
 ADDR1=$E2E_NET.2
-T=$(mktemp -d "${TMPDIR:-/tmp}/uroce-e2e-$E2E_TEST.XXXXXX")
-chmod 755 "$T" # dumpcap may write as another user
-export UROCE_RUNDIR=$T/run
-FAILS=0
-CHECKS=0
-E2E_PIDS=""   # everything started in the background, killed at exit
 declare -A DAEMON_PID
 
-e2e_cleanup() {
-	local p
-	for p in $E2E_PIDS; do
-		kill -TERM "$p" 2>/dev/null
-	done
-	for p in $E2E_PIDS; do
-		# give each 5 s to exit, then SIGKILL
-		for _ in $(seq 50); do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	if [ "$FAILS" -ne 0 ] || [ "${E2E_KEEP:-0}" = 1 ]; then
-		echo "(kept $T)"
-	else
-		rm -rf "$T"
-	fi
-}
-trap e2e_cleanup EXIT
-trap 'echo "interrupted" >&2; exit 130' INT TERM
-
 now_ms() { date +%s%3N; }
-
-pass() {
-	CHECKS=$((CHECKS + 1))
-	echo "ok: $*"
-}
-
-fail() {
-	CHECKS=$((CHECKS + 1))
-	FAILS=$((FAILS + 1))
-	echo "FAIL: $*"
-}
 
 # check DESCRIPTION COMMAND...: pass when COMMAND succeeds.
 check() {
 	local what=$1
 	shift
 	if "$@"; then pass "$what"; else fail "$what"; fi
-}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-need_prog() {
-	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
-}
-
-# Prints FILE indented, for failure reports.
-show() {
-	sed 's/^/    | /' "$1" 2>/dev/null | tail -n "${2:-40}"
-}
-
-finish() {
-	if [ "$FAILS" -ne 0 ]; then
-		echo "$E2E_TEST: $FAILS of $CHECKS checks failed"
-		exit 1
-	fi
-	echo "$E2E_TEST: all $CHECKS checks passed"
-	exit 0
 }
 
 # ---------------------------------------------------------------- daemons
@@ -135,34 +67,13 @@ rundir_of() {
 
 # start_rnic NAME ADDR [uroced options...]: starts uroced (in HOST_NS) with a
 # capture in $T/NAME.pcap and its log in $T/NAME.log, then waits (10 s at
-# most) until its socket exists and `uroce devices` lists it. Exits the test
-# on failure.
+# most) until it serves (start_uroced). Exits the test on failure.
 start_rnic() {
-	local name=$1 addr=$2 pid ns=$HOST_NS rundir
+	local name=$1 addr=$2
 	shift 2
-	rundir=$(rundir_of "$ns")
-	ns_prefix "$ns"
-	"${NS_PREFIX[@]}" "$UROCE_BIN/uroced" --name "$name" --addr "$addr" --rundir "$rundir" \
-		--pcap "$T/$name.pcap" "$@" 2>"$T/$name.log" &
-	pid=$!
-	E2E_PIDS="$E2E_PIDS $pid"
-	DAEMON_PID[$name]=$pid
-	for _ in $(seq 100); do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			fail "uroced $name on $addr exited at start"
-			show "$T/$name.log"
-			exit 1
-		fi
-		if [ -S "$rundir/$name.sock" ] &&
-			ns_exec "$ns" timeout 5 "$UROCE_BIN/uroce" devices --rundir "$rundir" 2>/dev/null |
-			awk -v n="$name" '$1 == n { f = 1 } END { exit !f }'; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	fail "uroced $name on $addr did not come up within 10 s"
-	show "$T/$name.log"
-	exit 1
+	start_uroced "$name" "$addr" "$T/$name.log" "$(rundir_of "$HOST_NS")" "$HOST_NS" \
+		--pcap "$T/$name.pcap" "$@"
+	DAEMON_PID[$name]=$LAST_PID
 }
 
 start_rnics() {
@@ -219,17 +130,6 @@ via_cmd() {
 	esac
 }
 
-# next_tcp_port: a TCP port for the next server/client pair, unique in this
-# run and not listening or connected right now. Sets TCP_PORT.
-NEXT_TCP=$E2E_TCP_BASE
-next_tcp_port() {
-	while ss -Htan "( sport = :$NEXT_TCP or dport = :$NEXT_TCP )" 2>/dev/null | grep -q .; do
-		NEXT_TCP=$((NEXT_TCP + 1))
-	done
-	TCP_PORT=$NEXT_TCP
-	NEXT_TCP=$((NEXT_TCP + 1))
-}
-
 # wait_listen PORT PID NS: waits until something in NS listens on TCP PORT
 # (10 s at most) or PID is gone.
 wait_listen() {
@@ -263,7 +163,7 @@ run_pair() {
 	HOST_NS=$SERVER_NS via_cmd "$mode"
 	"${VIA[@]}" timeout -k 5 "$secs" "${srv[@]}" >"$T/$label.server" 2>&1 &
 	spid=$!
-	E2E_PIDS="$E2E_PIDS $spid"
+	BG_PIDS="$BG_PIDS $spid"
 	if ! wait_listen "$TCP_PORT" "$spid" "$SERVER_NS"; then
 		echo "(server did not listen on TCP port $TCP_PORT)" >>"$T/$label.server"
 	fi
@@ -308,7 +208,7 @@ lo_capture_start() {
 	"${NS_PREFIX[@]}" tshark -i "$ifc" -B 64 -w "$cap" -f "$LO_FILTER" \
 		>"$T/lo.tshark.out" 2>"$T/lo.tshark.err" &
 	LO_PID=$!
-	E2E_PIDS="$E2E_PIDS $LO_PID"
+	BG_PIDS="$BG_PIDS $LO_PID"
 	for _ in $(seq 150); do
 		if ! kill -0 "$LO_PID" 2>/dev/null; then
 			echo "SKIP ($ifc capture): tshark cannot capture on $ifc here:"

@@ -11,19 +11,24 @@
 #   netns.sh [4|6]   6: the RNICs own IPv6 addresses of the veth (their GIDs
 #                    are those addresses); the tools still exchange their set-up
 #                    over IPv4 (ibv_rc_pingpong's server listens on IPv4 only)
+
+# the hosts' /24 is the test's private one, which exists only in its namespaces
+E2E_NET=${UROCE_TEST_PRIV_NET:?UROCE_TEST_PRIV_NET must be set (by uroce_net_test)}
 . "$(dirname "$0")/lib.sh"
 FAMILY=${1:-4}
 need_prog ibv_rc_pingpong
 need_prog ib_write_bw
 need_prog ib_read_lat
 need_prog ip
-NSA=uroce-e2e-$$-a
-NSB=uroce-e2e-$$-b
-VA=ue2e$$a
-VB=ue2e$$b
+# Names from the test's slot and index, so that no two builds or tests share
+# one; the claim on the test network makes this run their only user.
+NSA=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-a
+NSB=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-b
+VA=ut${UROCE_TEST_SLOT}i${UROCE_TEST_INDEX}a
+VB=ut${UROCE_TEST_SLOT}i${UROCE_TEST_INDEX}b
 TCP_HOST=$ADDR0 # where the servers listen for the tools' set-up exchange
 if [ "$FAMILY" = 6 ]; then
-	V6NET=fd75:e2e:$(printf %x $(($$ & 0xffff)))
+	V6NET=$UROCE_TEST_V6_NET
 	ADDR0=$V6NET::1
 	ADDR1=$V6NET::2
 	LO_FILTER="udp and ((ip6 net $V6NET::/64 and port 4791) or dst port 9)"
@@ -32,12 +37,15 @@ fi
 netns_cleanup() {
 	ip netns del "$NSA" 2>/dev/null
 	ip netns del "$NSB" 2>/dev/null # the veth pair goes with them
+	ip link del "$VA" 2>/dev/null   # unless it never got there
 }
 
+# Leftovers of a run of this test that was killed before its cleanup.
+netns_cleanup
 if ! ip netns add "$NSA" 2>"$T/netns.err"; then
 	skip "cannot create network namespaces here: $(cat "$T/netns.err")"
 fi
-trap 'e2e_cleanup; netns_cleanup' EXIT
+at_exit netns_cleanup
 ip netns add "$NSB" &&
 	ip link add "$VA" type veth peer name "$VB" &&
 	ip link set "$VA" netns "$NSA" &&

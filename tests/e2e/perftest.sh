@@ -50,7 +50,7 @@ for t in "${TESTS[@]}"; do
 	next_tcp_port
 	run_pair "$prog" 120 run \
 		"$prog" -d uroce0 -x 0 -F -n "$iters" -p "$TCP_PORT" -- \
-		"$prog" -d uroce1 -x 0 -F -n "$iters" -p "$TCP_PORT" 127.0.0.1
+		"$prog" -d uroce1 -x 0 -F -n "$iters" -p "$TCP_PORT" "$ADDR0"
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && plausible "$prog" "$T/$prog.client"; then
 		pass "$prog -n $iters: $(result_row "$T/$prog.client" | tr -s ' ') [${PAIR_MS} ms]"
 	else

@@ -66,7 +66,7 @@ for c in "${CASES[@]}"; do
 	next_tcp_port
 	run_pair "$label" 60 "$MODE" \
 		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" "${opts[@]}" -- \
-		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" "${opts[@]}" 127.0.0.1
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" "${opts[@]}" "$ADDR0"
 	check_pp "$label" "${opts[@]}"
 done
 lo_capture_stop
