@@ -313,6 +313,7 @@ struct emu_wait {
 struct emu_net;
 struct emu_capture;
 struct emu_dma;
+struct emu_fault;
 
 struct emu_dev {
 	char name[UROCE_NAME_MAX];
@@ -365,6 +366,8 @@ struct emu_dev {
 	struct emu_net *net;	     /* net.c: socket buffers and batches */
 	struct emu_capture *capture; /* capture.c; NULL without --pcap */
 	struct emu_dma *dma;	     /* dma.c: staged writes, read-ahead */
+	struct emu_fault *fault;     /* fault.c: fault rules, held packets */
+	bool fault_on;		     /* rules exist or packets are held */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
 	uint64_t dcnt[EMU_DCNT_COUNT];
 	int stopping;
@@ -387,6 +390,11 @@ struct emu_opts {
 	int nice;	 /* --nice, or EMU_NICE_DEFAULT */
 	int nice_set;	 /* --nice was given */
 	int icrc_any_id; /* --icrc-any-id */
+	const char **fault_rules; /* --fault RULE..., checked by parse() */
+	unsigned nfault_rules;
+	const char *fault_file; /* --fault-file */
+	const char *fault_log;	/* --fault-log */
+	uint64_t seed;		/* --seed */
 };
 
 /* Reply being built for one request (ctl.c sends it). */

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * uroced: the emulated RNIC. This file is the program, in four parts:
- * parse (the options into struct emu_opts), start (device and address, UDP
- * socket, run directory, status page, DMA buffers, capture file, event
- * loop, control socket, network, waiting strategy and signals, in that
- * order), run (the libuv event loop, whose waiting strategy is wait.c's)
+ * parse (the options into struct emu_opts, fault rules checked), start
+ * (device and address, UDP socket, run directory, status page, DMA
+ * buffers, fault rules, capture file, event loop, control socket, network,
+ * waiting strategy and signals, in that order), run (the libuv event loop, whose waiting strategy is wait.c's)
  * and stop, which undoes start's steps in reverse order: the one unwinding
  * path, taken both by a start that fails half-way and by a clean shutdown
  * on SIGINT/SIGTERM (which first releases every client's objects). A
- * failed start leaves neither its socket nor its capture file behind. The
+ * failed start leaves neither its socket nor its capture file nor its
+ * fault log behind. The
  * device and its objects live in the other files of emu/daemon/.
  */
 #define _GNU_SOURCE
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rundir.h"
@@ -64,6 +66,14 @@ static void usage(FILE *f)
 		   "check then keeps\n"
 		   "                      16 bits of strength; counted as "
 		   "icrc_id_guessed)\n"
+		   "  -f, --fault RULE    inject faults: RULE is DIR:ACTION[:CONDITIONS], "
+		   "e.g.\n"
+		   "                      tx:drop:opcode=write,nth=3 (repeatable; see "
+		   "docs/daemon.md)\n"
+		   "  -F, --fault-file FILE  the rules in FILE, one per line ('#' "
+		   "comments)\n"
+		   "  -S, --seed N        seed of the fault decisions (default 0)\n"
+		   "  -L, --fault-log FILE  write one line per injected fault to FILE\n"
 		   "  -N, --nice N        scheduling priority, -20..19 (default "
 		   "-10 when allowed:\n"
 		   "                      a woken RNIC should preempt programs "
@@ -141,6 +151,7 @@ enum uroced_step {
 	UROCED_RUNDIR,	/* the run directory (stays: other daemons share it) */
 	UROCED_STATUS,	/* the status page */
 	UROCED_DMA,	/* staging and read-ahead buffers */
+	UROCED_FAULT,	/* fault rules, the --fault-log file */
 	UROCED_CAPTURE, /* the --pcap file */
 	UROCED_LOOP,	/* the event loop */
 	UROCED_CTL,	/* the control socket */
@@ -154,12 +165,83 @@ struct uroced {
 	struct emu_opts opts;
 	struct emu_dev dev;
 	uv_loop_t loop;
-	enum uroced_step done; /* the last step start() completed */
-	bool failed;	       /* stopping because start() failed */
+	enum uroced_step done;	/* the last step start() completed */
+	bool failed;		/* stopping because start() failed */
+	bool fault_log_created; /* a failed start removes the --fault-log file */
 };
 
 /* parse() result: start the daemon (otherwise: exit with the value). */
 #define UROCED_RUN (-1)
+
+/* Check one fault rule and append a copy to o->fault_rules (sized for
+ * every argument and line). where names it in the message. 0, or 2. */
+static int add_fault_rule(struct emu_opts *o, unsigned *cap, const char *text, const char *where)
+{
+	struct common_fault_rule r;
+	char err[256];
+
+	if (common_fault_parse(text, &r, err, sizeof(err))) {
+		fprintf(stderr, "uroced: %s '%s': %s\n", where, text, err);
+		return 2;
+	}
+	if (o->nfault_rules == *cap) {
+		unsigned ncap = *cap ? *cap * 2 : 8;
+		const char **p = realloc(o->fault_rules, ncap * sizeof(*p));
+
+		if (!p) {
+			fprintf(stderr, "uroced: out of memory\n");
+			return 2;
+		}
+		o->fault_rules = p;
+		*cap = ncap;
+	}
+	o->fault_rules[o->nfault_rules] = strdup(text);
+	if (!o->fault_rules[o->nfault_rules]) {
+		fprintf(stderr, "uroced: out of memory\n");
+		return 2;
+	}
+	o->nfault_rules++;
+	return 0;
+}
+
+/* --fault-file: one rule per line; blank lines and '#' comments skipped. */
+static int read_fault_file(struct emu_opts *o, unsigned *cap, const char *path)
+{
+	char line[512], where[320];
+	unsigned lineno = 0;
+	FILE *f = fopen(path, "re");
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "uroced: --fault-file %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	while (!rc && fgets(line, sizeof(line), f)) {
+		char *p = line, *hash = strchr(line, '#');
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		p[strcspn(p, "\r\n")] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			continue;
+		snprintf(where, sizeof(where), "--fault-file %s:%u:", path, lineno);
+		rc = add_fault_rule(o, cap, p, where);
+	}
+	fclose(f);
+	return rc;
+}
+
+static void free_fault_rules(struct emu_opts *o)
+{
+	for (unsigned i = 0; i < o->nfault_rules; i++)
+		free((void *)o->fault_rules[i]);
+	free(o->fault_rules);
+	o->fault_rules = NULL;
+	o->nfault_rules = 0;
+}
 
 /* Options into *o. UROCED_RUN, or the exit status: 0 (--help, --version),
  * 2 (a usage error, reported in one line). */
@@ -171,9 +253,12 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"mtu", required_argument, NULL, 'm'},     {"pcap", required_argument, NULL, 'w'},
 	    {"spin-us", required_argument, NULL, 's'}, {"nice", required_argument, NULL, 'N'},
 	    {"icrc-any-id", no_argument, NULL, 'I'},   {"verbose", no_argument, NULL, 'v'},
+	    {"fault", required_argument, NULL, 'f'},   {"fault-file", required_argument, NULL, 'F'},
+	    {"seed", required_argument, NULL, 'S'},    {"fault-log", required_argument, NULL, 'L'},
 	    {"quiet", no_argument, NULL, 'q'},	       {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
+	unsigned fault_cap = 0;
 	int c;
 	uint32_t v;
 
@@ -182,7 +267,7 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	o->verbosity = EMU_LOG_INFO;
 	o->nice = EMU_NICE_DEFAULT;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:IvqVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:f:F:S:L:IvqVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o->name = optarg;
@@ -237,6 +322,32 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 		case 'I':
 			o->icrc_any_id = 1;
 			break;
+		case 'f':
+			if (add_fault_rule(o, &fault_cap, optarg, "--fault"))
+				return 2;
+			break;
+		case 'F':
+			o->fault_file = optarg;
+			if (read_fault_file(o, &fault_cap, optarg))
+				return 2;
+			break;
+		case 'L':
+			o->fault_log = optarg;
+			break;
+		case 'S': {
+			char *end;
+
+			errno = 0;
+			o->seed = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				fprintf(stderr,
+					"uroced: --seed %s: must be a number "
+					"(decimal or 0x hex)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'N': {
 			char *end;
 			long n;
@@ -348,6 +459,32 @@ static int start(struct uroced *u)
 		emu_warn("no memory for DMA batching: one process_vm call per access");
 	u->done = UROCED_DMA;
 
+	if (o->fault_log) {
+		struct stat st;
+
+		u->fault_log_created = lstat(o->fault_log, &st) && errno == ENOENT;
+	}
+	err = emu_fault_init(dev, o->seed, o->fault_log);
+	if (err) {
+		fprintf(stderr, "uroced: --fault-log %s: %s\n", o->fault_log, strerror(-err));
+		goto err_unwind;
+	}
+	u->done = UROCED_FAULT;
+	for (unsigned i = 0; i < o->nfault_rules; i++) {
+		struct common_fault_rule r;
+		uint32_t id;
+
+		/* parse() checked them; nothing else can fail but memory. */
+		if (common_fault_parse(o->fault_rules[i], &r, NULL, 0) ||
+		    emu_fault_add(dev, &r, &id)) {
+			fprintf(stderr, "uroced: --fault %s: cannot add it\n", o->fault_rules[i]);
+			goto err_unwind;
+		}
+	}
+	if (o->nfault_rules)
+		emu_info("fault injection: %u rules, seed %llu", o->nfault_rules,
+			 (unsigned long long)o->seed);
+
 	if (o->pcap_path && emu_capture_open(dev, o->pcap_path))
 		goto err_unwind;
 	u->done = UROCED_CAPTURE;
@@ -371,6 +508,7 @@ static int start(struct uroced *u)
 
 	/* Handles on the loop: nothing here fails, closing the loop undoes it. */
 	emu_capture_start(dev);
+	emu_fault_start(dev);
 	emu_wait_start(&dev->wait, &u->loop, dev->status);
 	uv_signal_init(&u->loop, &dev->sigint);
 	dev->sigint.data = dev;
@@ -436,6 +574,11 @@ static void stop(struct uroced *u)
 		else
 			emu_capture_close(dev);
 		__attribute__((fallthrough));
+	case UROCED_FAULT:
+		emu_fault_fini(dev); /* after the loop: the release timer */
+		if (u->failed && u->fault_log_created)
+			unlink(u->opts.fault_log);
+		__attribute__((fallthrough));
 	case UROCED_DMA:
 		emu_dma_fini(dev);
 		__attribute__((fallthrough));
@@ -461,12 +604,17 @@ int main(int argc, char **argv)
 	static struct uroced u;
 	int rc = parse(argc, argv, &u.opts);
 
-	if (rc != UROCED_RUN)
+	if (rc != UROCED_RUN) {
+		free_fault_rules(&u.opts);
 		return rc;
-	if (start(&u))
+	}
+	if (start(&u)) {
+		free_fault_rules(&u.opts);
 		return 1;
+	}
 	run(&u);
 	stop(&u);
+	free_fault_rules(&u.opts);
 	emu_info("stopped (%llu datagrams received, %llu sent)",
 		 (unsigned long long)u.dev.dcnt[EMU_DCNT_RX_DATAGRAMS],
 		 (unsigned long long)u.dev.dcnt[EMU_DCNT_TX_DATAGRAMS]);

@@ -11,6 +11,7 @@
 #define UROCE_DP_H
 
 #include "daemon.h"
+#include "faultrule.h"
 
 /* ring.c */
 /* Create a ring memfd of the given geometry, map it; *fd gets the memfd
@@ -148,8 +149,16 @@ void emu_wait_note_work(struct emu_wait *w);
 int emu_net_start(struct emu_dev *dev);
 /* Send what is batched and free the batches. */
 void emu_net_stop(struct emu_dev *dev);
-/* The engine's send_packet: batch one packet (sent by emu_net_flush). */
+/* The engine's send_packet: batch one packet (sent by emu_net_flush), through
+ * the fault rules (fault.c) when there are any. */
 int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
+/* Batch one packet and capture it, past the fault rules. 0 or -errno (no
+ * route from the bound address, no network, too long). */
+int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
+/* Hand one received packet of route rt to the capture and the engine,
+ * past the fault rules. */
+void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
+		     size_t len);
 /* Pass the reveal gate (emu_dma_before_reveal), then send the batch;
  * returns how many datagrams it held. */
 unsigned emu_net_flush(struct emu_dev *dev);
@@ -169,6 +178,63 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 void emu_capture_close(struct emu_dev *dev);
 /* Close and remove the file if emu_capture_open created it (a failed start). */
 void emu_capture_discard(struct emu_dev *dev);
+
+/* fault.c */
+/* Rules a device holds at most. */
+#define EMU_FAULT_MAX_RULES 256
+/* The per-rule state the decisions depend on. */
+struct emu_fault_state {
+	uint64_t matched; /* packets that met the rule's conditions */
+	uint64_t fired;	  /* faults injected */
+	uint64_t rng;	  /* the rule's generator */
+};
+/* One rule as emu_fault_get reports it (text valid until the rule goes). */
+struct emu_fault_info {
+	uint32_t id;
+	uint64_t matched;
+	uint64_t fired;
+	const char *text;
+};
+/* Pure: the next number of a splitmix64 generator. */
+uint64_t emu_fault_rng_next(uint64_t *state);
+/* Pure: a rule's fresh state; its generator seeded from seed= or from the
+ * device seed and the rule id. */
+void emu_fault_state_init(struct emu_fault_state *s, const struct common_fault_rule *r,
+			  uint64_t dev_seed, uint32_t id);
+/* Pure: a packet met r's conditions: is it the one to hit (nth, every,
+ * prob, count)? Counts the match, and the fault when true. */
+bool emu_fault_decide(const struct common_fault_rule *r, struct emu_fault_state *s);
+/* Pure: flip the bit `draw` selects among those after the BTH of a packet
+ * of len (> 12) bytes, so that its ICRC no longer matches. */
+void emu_fault_corrupt(uint8_t *pkt, size_t len, uint64_t draw);
+/* Pure: rewrite a response with an AETH (ACK, atomic ACK, READ response
+ * First/Last/Only) in place into the forged reply of action (RNR NAK with
+ * timer code arg, PSN sequence error NAK, ACK of a PSN never sent), MSN
+ * kept, ICRC for route rt; *len becomes the new length. 0 or -EINVAL. */
+int emu_fault_forge(uint8_t *pkt, size_t *len, unsigned action, uint32_t arg,
+		    const struct xport_route *rt);
+/* The fault state (no rules yet) with the device seed and the decision log
+ * (NULL: none), opened for writing. 0 or -errno. */
+int emu_fault_init(struct emu_dev *dev, uint64_t seed, const char *log_path);
+/* Once the loop exists: the release timer of held packets. */
+void emu_fault_start(struct emu_dev *dev);
+/* Free the rules and held packets (after the loop's handles are closed). */
+void emu_fault_fini(struct emu_dev *dev);
+/* Add a parsed rule (copied); *id gets its number. 0, -ENOSPC, -ENOMEM. */
+int emu_fault_add(struct emu_dev *dev, const struct common_fault_rule *r, uint32_t *id);
+/* Remove rule id (packets it holds are still released). 0 or -ENOENT. */
+int emu_fault_del(struct emu_dev *dev, uint32_t id);
+/* Remove every rule. */
+void emu_fault_clear(struct emu_dev *dev);
+/* The rule with the smallest id >= from_id. 0 or -ENOENT. */
+int emu_fault_get(const struct emu_dev *dev, uint32_t from_id, struct emu_fault_info *info);
+uint32_t emu_fault_nrules(const struct emu_dev *dev);
+uint64_t emu_fault_seed(const struct emu_dev *dev);
+/* net.c's hooks, called only while dev->fault_on: one packet to send
+ * (returns as emu_net_xmit for a packet no rule touched, else 0) and one
+ * received packet. */
+int emu_fault_tx(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
+void emu_fault_rx(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
 
 /* datapath.c */
 /* The engine's device with the daemon's ops, lists, wait callbacks (the

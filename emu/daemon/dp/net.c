@@ -28,6 +28,10 @@
  *
  * Failures are counted (uroce/dev_counters.h) and the packet is lost: the
  * transport retransmits.
+ *
+ * While fault rules exist (dev->fault_on), both directions pass through
+ * fault.c first: emu_net_send and rx_one hand the packet to it, and what it
+ * lets through comes back through emu_net_xmit and emu_net_deliver.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -140,6 +144,14 @@ static size_t put_ctl(struct emu_dev *dev, struct net_ctl *c, const struct xport
 
 int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
 {
+	/* Fault injection sees every packet first, while it has rules. */
+	if (dev->fault_on)
+		return emu_fault_tx(dev, rt, pkt, len);
+	return emu_net_xmit(dev, rt, pkt, len);
+}
+
+int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
+{
 	struct emu_net *n = dev->net;
 	struct mmsghdr *m;
 	socklen_t alen;
@@ -248,9 +260,18 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		dev->dcnt[EMU_DCNT_RX_NOT_OURS]++;
 		return;
 	}
+	if (dev->fault_on)
+		emu_fault_rx(dev, &rt, m->msg_hdr.msg_iov->iov_base, len);
+	else
+		emu_net_deliver(dev, &rt, m->msg_hdr.msg_iov->iov_base, len);
+}
+
+void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
+		     size_t len)
+{
 	if (dev->capture)
-		emu_capture_packet(dev, &rt, m->msg_hdr.msg_iov->iov_base, len);
-	xport_recv_packet(&dev->x, &rt, m->msg_hdr.msg_iov->iov_base, len);
+		emu_capture_packet(dev, rt, pkt, len);
+	xport_recv_packet(&dev->x, rt, pkt, len);
 }
 
 unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)

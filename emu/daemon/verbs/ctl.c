@@ -177,6 +177,8 @@ static const struct op_desc ops[] = {
     OPD(ATTACH_MCAST, struct uroce_mcast_req, emu_qp_attach_mcast, 0),
     OPD(DETACH_MCAST, struct uroce_mcast_req, emu_qp_detach_mcast, 0),
     OPD(QUERY_COUNTERS, struct uroce_query_counters_req, emu_counters_query, 1),
+    OPD(FAULT, struct uroce_fault_req, emu_fault_ctl, 1),
+    OPD(QP_LIST, struct uroce_qp_list_req, emu_qp_list, 1),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))

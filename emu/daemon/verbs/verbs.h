@@ -2,7 +2,7 @@
 /*
  * The daemon's control path (emu/daemon/verbs/): the control socket and its
  * reply builder, verbs contexts, the PD/MR/CQ/SRQ/QP/AH objects, the QP
- * state table and the counters query. Cross-file functions, grouped by
+ * state table, the counters query, the fault rules and the QP listing. Cross-file functions, grouped by
  * defining file. The control path may call the data path (dp.h); the data
  * path never calls it.
  */
@@ -78,6 +78,14 @@ void emu_srq_free(struct emu_srq *srq);
 /* counters.c */
 /* QUERY_COUNTERS: the device's (qpn 0) or one QP's counters. */
 int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+
+/* fault_ctl.c */
+/* FAULT: add, remove, list or clear the device's fault rules. */
+int emu_fault_ctl(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+
+/* qp_list.c */
+/* QP_LIST: the live QPs with their transport state and owners. */
+int emu_qp_list(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 
 /* ah.c */
 int emu_ah_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

@@ -38,7 +38,13 @@
 	X(SLEEPS, "sleeps", "times the daemon blocked in its event loop")                      \
 	X(TIMER_FIRES, "timer_fires", "transport timer expiries delivered")                    \
 	X(PCAP_FRAMES, "pcap_frames", "frames written to the capture file")                    \
-	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")
+	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")                \
+	X(FAULT_DROPPED, "fault_dropped", "packets a fault rule dropped")                      \
+	X(FAULT_DUPLICATED, "fault_duplicated", "packets a fault rule duplicated")             \
+	X(FAULT_DELAYED, "fault_delayed", "packets a fault rule delayed")                      \
+	X(FAULT_REORDERED, "fault_reordered", "packets a fault rule held back (reorder)")      \
+	X(FAULT_CORRUPTED, "fault_corrupted", "packets a fault rule corrupted (bad ICRC)")     \
+	X(FAULT_FORGED, "fault_forged", "responses a fault rule replaced by a forged reply")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,

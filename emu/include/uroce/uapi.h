@@ -84,7 +84,9 @@
 	X(DESTROY_AH, 51)      \
 	X(ATTACH_MCAST, 52)    \
 	X(DETACH_MCAST, 53)    \
-	X(QUERY_COUNTERS, 60)
+	X(QUERY_COUNTERS, 60)  \
+	X(FAULT, 61)           \
+	X(QP_LIST, 62)
 
 enum uroce_op {
 #define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
@@ -512,6 +514,110 @@ struct uroce_query_counters_resp {
 	uint64_t values[UROCE_COUNTERS_MAX];
 };
 
+/*
+ * FAULT (allowed before OPEN_CTX, like QUERY_COUNTERS): the fault rules of
+ * the device (docs/daemon.md, "Fault injection"; `uroce fault`). ADD parses
+ * rule (NUL-terminated; -EINVAL when malformed, -ENOSPC when the device has
+ * as many as it takes) and answers its id; DEL removes rule id (-ENOENT);
+ * CLEAR removes every rule; LIST answers up to UROCE_FAULT_LIST_MAX rules
+ * with ids >= id in rules[] (count of them) and in next_id the id to ask
+ * for next (0: no more). Every answer carries the device seed and the
+ * number of rules.
+ */
+enum uroce_fault_cmd {
+	UROCE_FAULT_ADD = 1,
+	UROCE_FAULT_DEL = 2,
+	UROCE_FAULT_LIST = 3,
+	UROCE_FAULT_CLEAR = 4,
+};
+
+#define UROCE_FAULT_RULE_BYTES 160
+#define UROCE_FAULT_LIST_MAX 5
+
+struct uroce_fault_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t cmd; /* enum uroce_fault_cmd */
+	uint32_t id;  /* DEL: the rule; LIST: the first id to list */
+	char rule[UROCE_FAULT_RULE_BYTES]; /* ADD */
+};
+
+struct uroce_fault_entry {
+	uint32_t id;
+	uint32_t reserved;
+	uint64_t matched; /* packets that met the rule's conditions */
+	uint64_t fired;	  /* faults it injected */
+	char rule[UROCE_FAULT_RULE_BYTES];
+};
+
+struct uroce_fault_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t cmd;
+	uint32_t id; /* ADD: the new rule's id */
+	uint32_t nrules;
+	uint32_t count; /* LIST: entries in rules[] */
+	uint32_t next_id;
+	uint32_t reserved;
+	uint64_t seed;
+	struct uroce_fault_entry rules[UROCE_FAULT_LIST_MAX];
+};
+
+/*
+ * QP_LIST (allowed before OPEN_CTX): the live QPs of the device in QPN
+ * order, what `uroce qp` shows: up to UROCE_QP_LIST_MAX QPs numbered qpn or
+ * more, next_qpn the number to ask for next (0: no more); with flag
+ * UROCE_QP_LIST_ONE only QP qpn (-ENOENT when there is none). The state is
+ * the transport's at the time of the request.
+ */
+#define UROCE_QP_LIST_ONE 0x1u
+#define UROCE_QP_LIST_MAX 8
+#define UROCE_COMM_BYTES 16 /* as /proc/PID/comm (TASK_COMM_LEN) */
+
+struct uroce_qp_list_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t qpn;
+	uint32_t flags;
+};
+
+struct uroce_qp_info {
+	uint32_t qpn;
+	uint32_t dest_qpn;
+	uint32_t qp_type;     /* enum uroce_qp_type */
+	uint32_t qp_state;    /* enum uroce_qp_state */
+	uint32_t sq_psn;      /* the next PSN the requester sends */
+	uint32_t unacked_psn; /* the oldest PSN not yet acknowledged */
+	uint32_t rq_psn;      /* the PSN the responder expects next */
+	uint32_t msn;	      /* the responder's message sequence number */
+	uint32_t sq_wrs;      /* send WRs posted and not completed */
+	uint32_t rq_wrs;      /* receive WRs posted and not yet taken (0 with an SRQ) */
+	uint32_t rd_atomic;   /* READ and atomic requests outstanding */
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint8_t retry_left; /* retries left before RETRY_EXC_ERR (of retry_cnt) */
+	uint8_t retry_cnt;
+	uint8_t rnr_left; /* RNR retries left (of rnr_retry; 7 = without end) */
+	uint8_t rnr_retry;
+	uint8_t timeout;
+	uint8_t min_rnr_timer;
+	uint8_t path_mtu; /* enum ibv_mtu */
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t has_srq;
+	uint8_t reserved[2];
+	uint32_t pid; /* the owning process */
+	uint32_t ctx_handle;
+	char comm[UROCE_COMM_BYTES]; /* its /proc/PID/comm */
+	uint8_t dgid[16];	     /* the path's destination (RC/UC) */
+};
+
+struct uroce_qp_list_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t count; /* entries in qps[] */
+	uint32_t next_qpn;
+	uint32_t nqps; /* QPs of the device */
+	uint32_t reserved;
+	struct uroce_qp_info qps[UROCE_QP_LIST_MAX];
+};
+
 /* ------------------------------------------------------------------------ */
 /* Event records.                                                            */
 
@@ -675,6 +781,10 @@ _Static_assert(sizeof(struct uroce_sge) == 16, "sge layout");
 _Static_assert(sizeof(struct uroce_status_page) <= UROCE_STATUS_PAGE_BYTES, "status page");
 _Static_assert(sizeof(struct uroce_query_counters_resp) <= UROCE_MSG_MAX_BYTES,
 	       "counters fit one message");
+_Static_assert(sizeof(struct uroce_fault_req) <= UROCE_MSG_MAX_BYTES, "fault request fits");
+_Static_assert(sizeof(struct uroce_fault_resp) <= UROCE_MSG_MAX_BYTES, "fault answer fits");
+_Static_assert(sizeof(struct uroce_qp_info) == 104, "QP info layout");
+_Static_assert(sizeof(struct uroce_qp_list_resp) <= UROCE_MSG_MAX_BYTES, "QP list fits");
 _Static_assert(sizeof(struct uroce_comp_event) == 8, "comp event record");
 _Static_assert(sizeof(struct uroce_async_event) == 16, "async event record");
 
