@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Subcommands of the uroce CLI that talk to daemons or run programs on
- * them: `uroce devices` (devices.c), `uroce counters`
- * (counters.c) and `uroce run` (run.c). Each
+ * them: `uroce devices` (devices.c), `uroce counters` (counters.c),
+ * `uroce fault` (fault.c), `uroce qp` (qp.c) and `uroce run` (run.c). Each
  * takes the subcommand's own argv (argv[0] is the subcommand name) and
- * returns the process exit status. cli_common.c holds what they share.
+ * returns the process exit status. common.c holds what they share.
  */
 #ifndef UROCE_CLI_CTL_H
 #define UROCE_CLI_CTL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+struct uroce_query_counters_resp;
 
 /* uroce devices [--rundir DIR]: list live devices with resource counts. */
 int cli_devices_main(int argc, char **argv);
@@ -18,6 +21,25 @@ int cli_devices_main(int argc, char **argv);
 /* uroce counters NAME [--qp QPN] [--all] [--rundir DIR]: one device's
  * drop, transport and daemon counters. */
 int cli_counters_main(int argc, char **argv);
+
+/* uroce fault NAME add RULE | del ID | list [--json] | clear [--rundir DIR]:
+ * the device's fault rules at run time. */
+int cli_fault_main(int argc, char **argv);
+
+/* uroce qp NAME [QPN] [--json] [--rundir DIR]: the device's live QPs. */
+int cli_qp_main(int argc, char **argv);
+
+/* Ask the daemon at path for the counters of QP qpn (0: the device).
+ * 0 or -errno (the daemon's status, -EPROTO for a malformed answer). */
+int cli_counters_query(const char *path, uint32_t qpn, struct uroce_query_counters_resp *resp);
+
+/* Call fn for each counter of an answer with its group ("drop", "xport",
+ * "daemon") and name (NULL for one this CLI does not know the name of),
+ * leaving out zero ones unless all is set. */
+void cli_counters_each(const struct uroce_query_counters_resp *resp, int all,
+		       void (*fn)(void *arg, const char *group, const char *name, unsigned index,
+				  uint64_t value),
+		       void *arg);
 
 /* uroce run [--rundir DIR] -- PROGRAM [ARGS...]: run PROGRAM with the verbs
  * shim preloaded. Only returns on error. */
@@ -46,4 +68,27 @@ int cli_common_opt(int c, char *arg, const char **rundir, void (*usage)(FILE *f)
  */
 int cli_common_call(const char *path, const void *req, size_t req_len, void *resp, size_t resp_len,
 		    size_t *got);
+
+/*
+ * The control socket of device name into path: 0, or 2 (the exit status)
+ * after printing "uroce CMD: ..." for a bad name or a path too long.
+ */
+int cli_common_device_path(const char *cmd, const char *name, const char *explicit_dir,
+			   char *path, size_t len);
+
+/*
+ * cli_common_call of a request that starts with a struct uroce_msg_hdr,
+ * checking the answer: same op and seq, status 0 and exactly resp_len
+ * bytes. 0, the daemon's -errno, -EPROTO, or the connect's -errno.
+ */
+int cli_common_request(const char *path, const void *req, size_t req_len, void *resp,
+		       size_t resp_len);
+
+/* The message for such an error: "no such live device" when nobody
+ * answers on the socket, else strerror. */
+const char *cli_common_strerror(int err);
+
+/* s as a JSON string literal (quotes, backslashes and control characters
+ * escaped). */
+void cli_common_json_string(FILE *out, const char *s);
 #endif

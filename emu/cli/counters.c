@@ -49,38 +49,49 @@ static void usage(FILE *f)
 		   "  -a, --all          also print counters that are zero\n" CLI_COMMON_HELP);
 }
 
-static int query(const char *path, uint32_t qpn, struct uroce_query_counters_resp *resp)
+int cli_counters_query(const char *path, uint32_t qpn, struct uroce_query_counters_resp *resp)
 {
 	struct uroce_query_counters_req req = {
 	    .hdr = {.op = UROCE_OP_QUERY_COUNTERS, .len = sizeof(req), .seq = 1},
 	    .qpn = qpn,
 	};
-	size_t n;
-	int err = cli_common_call(path, &req, sizeof(req), resp, sizeof(*resp), &n);
+	int err = cli_common_request(path, &req, sizeof(req), resp, sizeof(*resp));
 
 	if (err)
 		return err;
-	if (n < sizeof(resp->hdr) || resp->hdr.op != UROCE_OP_QUERY_COUNTERS)
-		return -EPROTO;
-	if (resp->hdr.status)
-		return resp->hdr.status;
-	if (n != sizeof(*resp) ||
-	    (uint64_t)resp->ndrop + resp->nevent + resp->ndaemon > UROCE_COUNTERS_MAX)
+	if ((uint64_t)resp->ndrop + resp->nevent + resp->ndaemon > UROCE_COUNTERS_MAX)
 		return -EPROTO;
 	return 0;
 }
 
-static void print_group(const char *prefix, const char *const *names, size_t nnames,
-			const uint64_t *v, uint32_t n, int all)
+static void each_group(const char *group, const char *const *names, size_t nnames,
+		       const uint64_t *v, uint32_t n, int all,
+		       void (*fn)(void *, const char *, const char *, unsigned, uint64_t), void *arg)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		if (!v[i] && !all)
-			continue;
-		if (i < nnames)
-			printf("%s.%-20s %" PRIu64 "\n", prefix, names[i], v[i]);
-		else
-			printf("%s.%-20u %" PRIu64 "\n", prefix, i, v[i]);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] || all)
+			fn(arg, group, i < nnames ? names[i] : NULL, i, v[i]);
+}
+
+void cli_counters_each(const struct uroce_query_counters_resp *r, int all,
+		       void (*fn)(void *, const char *, const char *, unsigned, uint64_t), void *arg)
+{
+	each_group("drop", drop_names, sizeof(drop_names) / sizeof(drop_names[0]), r->values,
+		   r->ndrop, all, fn, arg);
+	each_group("xport", event_names, sizeof(event_names) / sizeof(event_names[0]),
+		   r->values + r->ndrop, r->nevent, all, fn, arg);
+	each_group("daemon", daemon_names, sizeof(daemon_names) / sizeof(daemon_names[0]),
+		   r->values + r->ndrop + r->nevent, r->ndaemon, all, fn, arg);
+}
+
+static void print_one(void *arg, const char *group, const char *name, unsigned index,
+		      uint64_t value)
+{
+	(void)arg;
+	if (name)
+		printf("%s.%-20s %" PRIu64 "\n", group, name, value);
+	else
+		printf("%s.%-20u %" PRIu64 "\n", group, index, value);
 }
 
 int cli_counters_main(int argc, char **argv)
@@ -94,7 +105,7 @@ int cli_counters_main(int argc, char **argv)
 	};
 	struct uroce_query_counters_resp resp;
 	const char *explicit_dir = NULL;
-	char rundir[256], path[512];
+	char path[512];
 	unsigned long qpn = 0;
 	int c, all = 0, rc;
 	char *end;
@@ -126,35 +137,22 @@ int cli_counters_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!common_rundir_valid_name(argv[optind])) {
-		fprintf(stderr, "uroce counters: '%s' is not a device name\n", argv[optind]);
-		return 2;
-	}
-	if (common_rundir_resolve(explicit_dir, rundir, sizeof(rundir)) ||
-	    common_rundir_sock_path(rundir, argv[optind], path, sizeof(path))) {
-		fprintf(stderr, "uroce counters: run directory name too long\n");
-		return 2;
-	}
-	rc = query(path, (uint32_t)qpn, &resp);
+	rc = cli_common_device_path("counters", argv[optind], explicit_dir, path, sizeof(path));
+	if (rc)
+		return rc;
+	rc = cli_counters_query(path, (uint32_t)qpn, &resp);
 	if (rc == -ENOENT && qpn) {
 		fprintf(stderr, "uroce counters: %s has no QP 0x%lx\n", argv[optind], qpn);
 		return 1;
 	}
 	if (rc) {
-		fprintf(stderr, "uroce counters: %s: %s\n", argv[optind],
-			rc == -ENOENT || rc == -ECONNREFUSED ? "no such live device"
-							     : strerror(-rc));
+		fprintf(stderr, "uroce counters: %s: %s\n", argv[optind], cli_common_strerror(rc));
 		return 1;
 	}
 	if (qpn)
 		printf("# %s QP 0x%06lx\n", argv[optind], qpn);
 	else
 		printf("# %s\n", argv[optind]);
-	print_group("drop", drop_names, sizeof(drop_names) / sizeof(drop_names[0]), resp.values,
-		    resp.ndrop, all);
-	print_group("xport", event_names, sizeof(event_names) / sizeof(event_names[0]),
-		    resp.values + resp.ndrop, resp.nevent, all);
-	print_group("daemon", daemon_names, sizeof(daemon_names) / sizeof(daemon_names[0]),
-		    resp.values + resp.ndrop + resp.nevent, resp.ndaemon, all);
+	cli_counters_each(&resp, all, print_one, NULL);
 	return 0;
 }

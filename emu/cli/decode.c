@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_ctl.h"
 #include "pcapfile.h"
 
 struct cli_decode_totals {
@@ -34,21 +35,6 @@ static void cli_decode_usage(FILE *out)
 		"  --json   one JSON object per packet instead of the text line\n");
 }
 
-/* A JSON string literal of s (file names may hold anything). */
-static void cli_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 static void cli_decode_print(FILE *out, int json, int many, const char *path, uint64_t frame,
 			     const struct wire_decoded *d)
 {
@@ -59,7 +45,7 @@ static void cli_decode_print(FILE *out, int json, int many, const char *path, ui
 		fputs("{", out);
 		if (many) {
 			fputs("\"file\":", out);
-			cli_json_string(out, path);
+			cli_common_json_string(out, path);
 			fputs(",", out);
 		}
 		/* line starts with '{': splice our keys in front of the describer's. */

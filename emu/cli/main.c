@@ -27,6 +27,10 @@ static const struct cli_command cli_commands[] = {
      "list the live uroce RNICs and their resources"},
     {"counters", cli_counters_main, "NAME [--qp QPN] [--all]",
      "print a device's drop, transport and daemon counters"},
+    {"fault", cli_fault_main, "DEVICE add|del|list|clear",
+     "change or show a device's fault rules (seeded fault injection)"},
+    {"qp", cli_qp_main, "DEVICE [QPN] [--json]",
+     "list a device's live QPs: state, PSNs, outstanding work, owner"},
     {"run", cli_run_main, "[--rundir DIR] -- PROGRAM [ARGS...]",
      "run a verbs program on uroce (the shim preloaded)"},
 };

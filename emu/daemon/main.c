@@ -482,7 +482,8 @@ static int start(struct uroced *u)
 		}
 	}
 	if (o->nfault_rules)
-		emu_info("fault injection: %u rules, seed %llu", o->nfault_rules,
+		emu_info("fault injection: %u rule%s, seed %llu", o->nfault_rules,
+			 o->nfault_rules == 1 ? "" : "s",
 			 (unsigned long long)o->seed);
 
 	if (o->pcap_path && emu_capture_open(dev, o->pcap_path))
