@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Seeded fault injection (docs/daemon.md, "Fault injection") against real programs
+# between two uroce RNICs: tests/verbs/rc_semantics (which checks every byte it moves)
+# and rdma-core's ibv_rc_pingpong -c. Each scenario starts a fresh pair of daemons
+# with its rules and checks the protocol's answer in the counters, the per-rule
+# counts and the captures:
+#   drop      a dropped WRITE packet is retransmitted (retx_pkts, a sequence NAK)
+#             and still in the sender's capture; the data check passes
+#   dup       duplicated atomics and WRITE packets are acknowledged again and not
+#             executed again (atomic_replayed, dup_acked; the atomics' values check)
+#   corrupt   a corrupted SEND is dropped as bad ICRC by the receiver (drop.bad_icrc,
+#             `uroce decode` shows it bad) and recovered
+#   forged    forged RNR NAK, sequence NAK and ghost ACK make the requester wait and
+#             retry (rnr_nak_rcvd, retry_rnr, retry_nak_seq, resp_bad)
+#   hold      delayed, reordered and received-twice packets: go-back-N, data intact
+#   retry     a rule dropping everything for a QP (added at run time for the QPN
+#             `uroce qp` shows) ends with IBV_WC_RETRY_EXC_ERR after retry_cnt (7)
+#             retries: 8 transmissions faulted
+#   seed      the same seed, rules and program give the same fault decisions (the
+#             --fault-log files agree); another seed gives others
+#   bad       malformed rules are refused naming the bad part; `uroce fault` on a
+#             device that does not exist exits 2; add/list/del/clear at run time
+#
+#   fault.sh PATH_TO_rc_semantics
+. "$(dirname "$0")/lib.sh"
+PROG=${1:?usage: fault.sh PATH_TO_rc_semantics}
+[ -x "$PROG" ] || skip "$PROG was not built (no system libibverbs)"
+need_prog ibv_rc_pingpong
+U=$UROCE_BIN/uroce
+
+# counter DEV NAME: the value of counter NAME (e.g. xport.retx_pkts) of DEV.
+counter() {
+	"$U" counters "$1" --all | awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }'
+}
+
+# rule_faults DEV ID: the faults rule ID of DEV injected.
+rule_faults() {
+	"$U" fault "$1" list | awk -v id="$2" '$1 == id { v = $3 } END { print v + 0 }'
+}
+
+# begin LABEL: fresh RNICs, uroce0 with the options in OPTS0, uroce1 with OPTS1.
+begin() {
+	LABEL=$1
+	echo "--- $LABEL"
+	start_rnic uroce0 "$ADDR0" "${OPTS0[@]}"
+	start_rnic uroce1 "$ADDR1" "${OPTS1[@]}"
+}
+
+# end: stop them; their captures and logs are kept as LABEL.uroceN.{pcap,log}.
+end() {
+	stop_rnics
+	for n in uroce0 uroce1; do
+		mv "$T/$n.pcap" "$T/$LABEL.$n.pcap"
+		mv "$T/$n.log" "$T/$LABEL.$n.log"
+	done
+	OPTS0=()
+	OPTS1=()
+}
+
+# rcs CASE...: rc_semantics A=uroce0 B=uroce1; checks that each case passed.
+rcs() {
+	local rc=0 c
+	via_cmd run
+	"${VIA[@]}" timeout -k 5 120 "$PROG" uroce0 uroce1 "$@" >"$T/$LABEL.out" 2>&1 || rc=$?
+	for c in "$@"; do
+		if grep -Eq "^$c +ok\$" "$T/$LABEL.out"; then
+			pass "$LABEL: rc_semantics $c ok (data checked)"
+		else
+			fail "$LABEL: rc_semantics $c (exit $rc)"
+			show "$T/$LABEL.out"
+		fi
+	done
+}
+
+# at_least WHAT VALUE MIN
+at_least() {
+	if [ "$2" -ge "$3" ]; then pass "$1 = $2 (>= $3)"; else fail "$1 = $2, expected >= $3"; fi
+}
+
+# exactly WHAT VALUE WANT
+exactly() {
+	if [ "$2" -eq "$3" ]; then pass "$1 = $2"; else fail "$1 = $2, expected $3"; fi
+}
+
+# psn_count CAP PSN_HEX OPWORD: packets in CAP (decoded) with that PSN whose
+# opcode words contain OPWORD.
+psn_count() {
+	"$U" decode "$1" | awk -v p="PSN=$(($2))" -v w="$3" \
+		'index($0, w) && index($0, " " p " ") { n++ } END { print n + 0 }'
+}
+
+OPTS0=()
+OPTS1=()
+
+# ---------------------------------------------------------------- drop
+OPTS0=(--fault "tx:drop:opcode=write,nth=3,count=1" --fault-log "$T/drop.flog")
+begin drop
+rcs write
+exactly "drop: rule 1 faults" "$(rule_faults uroce0 1)" 1
+exactly "drop: uroce0 daemon.fault_dropped" "$(counter uroce0 daemon.fault_dropped)" 1
+at_least "drop: uroce0 xport.retx_pkts" "$(counter uroce0 xport.retx_pkts)" 1
+at_least "drop: uroce1 xport.seq_nak_sent" "$(counter uroce1 xport.seq_nak_sent)" 1
+at_least "drop: uroce0 retries (sequence NAK or timeout)" \
+	$(($(counter uroce0 xport.retry_nak_seq) + $(counter uroce0 xport.retry_timeout))) 1
+end
+psn=$(sed -n 's/.* psn=\(0x[0-9a-f]*\)$/\1/p' "$T/drop.flog" | head -n 1)
+if grep -q "rule=1 match=3 fault=1 pkt=[0-9]* tx drop RC_RDMA_WRITE_MIDDLE qpn=0x[0-9a-f]* psn=" \
+	"$T/drop.flog"; then
+	pass "drop: the decision log names the 3rd WRITE packet ($(cat "$T/drop.flog"))"
+else
+	fail "drop: decision log: $(cat "$T/drop.flog")"
+fi
+# Sent twice by uroce0 (the dropped one is in its capture), received once by uroce1.
+exactly "drop: uroce0's capture holds PSN $psn twice (dropped + retransmitted)" \
+	"$(psn_count "$T/drop.uroce0.pcap" "$psn" "RDMA Write Middle")" 2
+exactly "drop: uroce1's capture holds PSN $psn once" \
+	"$(psn_count "$T/drop.uroce1.pcap" "$psn" "RDMA Write Middle")" 1
+
+# ---------------------------------------------------------------- dup
+OPTS0=(--fault "tx:dup:opcode=atomic" --fault "tx:dup:opcode=write,every=10")
+begin dup
+rcs atomics write
+at_least "dup: rule 1 (atomics) faults" "$(rule_faults uroce0 1)" 2
+at_least "dup: rule 2 (writes) faults" "$(rule_faults uroce0 2)" 9
+at_least "dup: uroce1 xport.dup_req" "$(counter uroce1 xport.dup_req)" 11
+at_least "dup: uroce1 xport.atomic_replayed" "$(counter uroce1 xport.atomic_replayed)" 2
+at_least "dup: uroce1 xport.dup_acked" "$(counter uroce1 xport.dup_acked)" 9
+exactly "dup: atomics executed once each (uroce1 executed = faulted atomics)" \
+	"$(counter uroce1 xport.atomic_executed)" "$(rule_faults uroce0 1)"
+end
+
+# ---------------------------------------------------------------- corrupt
+OPTS0=(--fault "tx:corrupt:opcode=send,count=1")
+begin corrupt
+rcs send_imm
+exactly "corrupt: uroce0 daemon.fault_corrupted" "$(counter uroce0 daemon.fault_corrupted)" 1
+exactly "corrupt: uroce1 drop.bad_icrc" "$(counter uroce1 drop.bad_icrc)" 1
+end
+for n in uroce0 uroce1; do
+	decode_summary "$T/corrupt.$n.pcap"
+	exactly "corrupt: $n's capture shows the bad ICRC" "$DEC_BAD" 1
+done
+
+# ---------------------------------------------------------------- forged replies
+OPTS0=(--fault "rx:rnr-nak=1:opcode=ack,count=2")
+begin forged-rnr
+rcs write
+exactly "forged-rnr: rule 1 faults" "$(rule_faults uroce0 1)" 2
+exactly "forged-rnr: uroce0 daemon.fault_forged" "$(counter uroce0 daemon.fault_forged)" 2
+exactly "forged-rnr: uroce0 xport.rnr_nak_rcvd" "$(counter uroce0 xport.rnr_nak_rcvd)" 2
+at_least "forged-rnr: uroce0 xport.retry_rnr" "$(counter uroce0 xport.retry_rnr)" 1
+end
+OPTS1=(--fault "tx:seq-nak:opcode=ack,count=1" --fault "tx:ghost-ack:opcode=ack,nth=2")
+begin forged-nak
+rcs write send_imm
+exactly "forged-nak: uroce1 daemon.fault_forged" "$(counter uroce1 daemon.fault_forged)" 2
+exactly "forged-nak: uroce0 xport.seq_nak_rcvd" "$(counter uroce0 xport.seq_nak_rcvd)" 1
+at_least "forged-nak: uroce0 xport.retry_nak_seq" "$(counter uroce0 xport.retry_nak_seq)" 1
+at_least "forged-nak: uroce0 drop.resp_bad (the ghost ACK)" "$(counter uroce0 drop.resp_bad)" 1
+end
+
+# ---------------------------------------------------------------- delay, reorder, rx dup
+OPTS0=(--fault "tx:delay=20:opcode=write,nth=10" --fault "tx:reorder=2:opcode=write,nth=40"
+	--fault "rx:reorder:opcode=read-resp,nth=5")
+OPTS1=(--fault "rx:dup:opcode=write,every=25")
+begin hold
+rcs write read
+exactly "hold: uroce0 daemon.fault_delayed" "$(counter uroce0 daemon.fault_delayed)" 1
+exactly "hold: uroce0 daemon.fault_reordered (a WRITE sent, a READ response received)" \
+	"$(counter uroce0 daemon.fault_reordered)" 2
+at_least "hold: uroce1 daemon.fault_duplicated" "$(counter uroce1 daemon.fault_duplicated)" 3
+at_least "hold: uroce0 xport.retx_pkts" "$(counter uroce0 xport.retx_pkts)" 1
+at_least "hold: uroce1 xport.dup_req" "$(counter uroce1 xport.dup_req)" 3
+end
+
+# ---------------------------------------------------------------- retry exceeded
+begin retry
+next_tcp_port
+via_cmd run
+# -s 64: one packet per SEND, so that the rule faults each transmission once.
+"${VIA[@]}" timeout -k 5 60 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -n 5 -s 64 \
+	>"$T/retry.server" 2>&1 &
+spid=$!
+BG_PIDS="$BG_PIDS $spid"
+wait_listen "$TCP_PORT" "$spid" "" || fail "retry: server did not listen"
+qpn=$("$U" qp uroce0 --json | "$TEST_PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["lqpn"])')
+check "retry: uroce fault adds the drop-everything rule for the server's QP $qpn" \
+	"$U" fault uroce1 add "tx:drop:qpn=$qpn"
+rc=0
+"${VIA[@]}" timeout -k 5 60 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -n 5 -s 64 "$ADDR0" \
+	>"$T/retry.client" 2>&1 || rc=$?
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+if [ "$rc" -ne 0 ] && grep -q "transport retry counter exceeded" "$T/retry.client"; then
+	pass "retry: the client fails with IBV_WC_RETRY_EXC_ERR ($(grep -m1 'Failed status' "$T/retry.client"))"
+else
+	fail "retry: client exit $rc"
+	show "$T/retry.client"
+fi
+exactly "retry: rule 1 faults (1 + retry_cnt 7 transmissions)" "$(rule_faults uroce1 1)" 8
+exactly "retry: uroce1 xport.retry_timeout" "$(counter uroce1 xport.retry_timeout)" 7
+exactly "retry: uroce1 xport.qp_error" "$(counter uroce1 xport.qp_error)" 1
+exactly "retry: uroce0 received nothing for its QP (xport.rx_pkts)" \
+	"$(counter uroce0 xport.rx_pkts)" 0
+end
+
+# ---------------------------------------------------------------- determinism
+# seed_run LABEL SEED: pingpong with 15% of the client's SENDs dropped; the decision
+# log without PSNs (random per run) and packet numbers goes to LABEL.decisions.
+seed_run() {
+	OPTS1=(--seed "$2" --fault "tx:drop:opcode=send,prob=0.15" --fault-log "$T/$1.flog")
+	begin "$1"
+	next_tcp_port
+	run_pair "$1" 60 run \
+		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 64 -n 40 -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 64 -n 40 "$ADDR0"
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && ! grep -qi 'invalid data' "$T/$1.server"; then
+		pass "$1: ibv_rc_pingpong -c passes with $(rule_faults uroce1 1) SENDs dropped"
+	else
+		fail "$1: ibv_rc_pingpong server exit $SERVER_RC, client exit $CLIENT_RC"
+		show_pair "$1"
+	fi
+	end
+	sed 's/ pkt=[0-9]*//; s/ psn=0x[0-9a-f]*$//' "$T/$1.flog" >"$T/$1.decisions"
+}
+seed_run seed7a 7
+seed_run seed7b 7
+seed_run seed8 8
+n7=$(wc -l <"$T/seed7a.decisions")
+if [ "$n7" -gt 0 ] && cmp -s "$T/seed7a.decisions" "$T/seed7b.decisions"; then
+	pass "seed: two runs with seed 7 made the same $n7 decisions ($(awk '{ print $2 }' "$T/seed7a.decisions" | tr '\n' ' '))"
+else
+	fail "seed: the runs with seed 7 differ (or made no decision):"
+	diff "$T/seed7a.decisions" "$T/seed7b.decisions" | head -n 10 | sed 's/^/    | /'
+fi
+if ! cmp -s "$T/seed7a.decisions" "$T/seed8.decisions"; then
+	pass "seed: seed 8 made other decisions ($(awk '{ print $2 }' "$T/seed8.decisions" | tr '\n' ' '))"
+else
+	fail "seed: seeds 7 and 8 made the same decisions"
+fi
+
+# ---------------------------------------------------------------- bad input
+rc=0
+"$UROCE_BIN/uroced" --name bad --addr "$ADDR0" --fault "tx:drp" 2>"$T/bad.err" || rc=$?
+if [ "$rc" -eq 2 ] && grep -q "unknown action 'drp'" "$T/bad.err"; then
+	pass "bad: uroced --fault tx:drp exits 2: $(cat "$T/bad.err")"
+else
+	fail "bad: uroced --fault tx:drp exit $rc: $(cat "$T/bad.err")"
+fi
+printf '# rules\ntx:drop:nth=2\n\ntx:dup:qpn=zz\n' >"$T/rules.txt"
+rc=0
+"$UROCE_BIN/uroced" --name bad --addr "$ADDR0" --fault-file "$T/rules.txt" 2>"$T/bad.err" || rc=$?
+if [ "$rc" -eq 2 ] && grep -q "rules.txt:4: 'tx:dup:qpn=zz': qpn='zz'" "$T/bad.err"; then
+	pass "bad: a bad --fault-file line is named by number: $(cat "$T/bad.err")"
+else
+	fail "bad: uroced --fault-file exit $rc: $(cat "$T/bad.err")"
+fi
+OPTS0=(--fault-file "$T/rules.txt.ok")
+grep -v qpn=zz "$T/rules.txt" >"$T/rules.txt.ok"
+begin runtime
+exactly "runtime: --fault-file gave one rule" "$("$U" fault uroce0 list --json |
+	"$TEST_PY" -c 'import json,sys; print(len(json.load(sys.stdin)["rules"]))')" 1
+rc=0
+"$U" fault uroce0 add "tx:drop:opcode=write,qpm=3" 2>"$T/bad.err" || rc=$?
+if [ "$rc" -eq 2 ] && grep -q "unknown condition 'qpm'" "$T/bad.err"; then
+	pass "bad: uroce fault add of a malformed rule exits 2: $(cat "$T/bad.err")"
+else
+	fail "bad: uroce fault add exit $rc: $(cat "$T/bad.err")"
+fi
+rc=0
+"$U" fault nosuch list 2>"$T/bad.err" || rc=$?
+exactly "bad: uroce fault on a device that does not exist exits" "$rc" 2
+rc=0
+"$U" fault uroce0 del 99 2>"$T/bad.err" || rc=$?
+if [ "$rc" -eq 1 ] && grep -q "has no rule 99" "$T/bad.err"; then
+	pass "bad: del of a rule that does not exist: $(cat "$T/bad.err")"
+else
+	fail "bad: del 99 exit $rc: $(cat "$T/bad.err")"
+fi
+check "runtime: add" "$U" fault uroce0 add "rx:delay=5:opcode=ack,prob=50%,seed=3"
+check "runtime: add" "$U" fault uroce0 add "tx:corrupt:every=1000"
+"$U" fault uroce0 list >"$T/list.txt"
+if grep -Eq '^2 +0 +0  rx:delay=5:opcode=ack,prob=50%,seed=3$' "$T/list.txt" &&
+	grep -Eq '^3 +0 +0  tx:corrupt:every=1000$' "$T/list.txt"; then
+	pass "runtime: list shows the rules with their counts"
+else
+	fail "runtime: list"
+	show "$T/list.txt"
+fi
+check "runtime: del 2" "$U" fault uroce0 del 2
+exactly "runtime: rules after del" "$("$U" fault uroce0 list --json |
+	"$TEST_PY" -c 'import json,sys; print(len(json.load(sys.stdin)["rules"]))')" 2
+check "runtime: clear" "$U" fault uroce0 clear
+exactly "runtime: rules after clear" "$("$U" fault uroce0 list --json |
+	"$TEST_PY" -c 'import json,sys; print(len(json.load(sys.stdin)["rules"]))')" 0
+end
+
+finish
