@@ -60,6 +60,13 @@ int cli_run_main(int argc, char **argv);
 int cli_common_opt(int c, char *arg, const char **rundir, void (*usage)(FILE *f));
 
 /*
+ * Parse --json (sets *json), --rundir and --help with getopt_long; the
+ * operands are left from optind on. -1 to go on, else the exit status.
+ */
+int cli_common_json_opts(int argc, char **argv, int *json, const char **rundir,
+			 void (*usage)(FILE *f));
+
+/*
  * One exchange with the daemon whose control socket is path: send req_len
  * bytes of req, receive at most resp_len bytes into resp (2 s timeouts
  * each way). 0 with *got = the bytes received (0 if none or on a receive

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -28,6 +29,31 @@ int cli_common_opt(int c, char *arg, const char **rundir, void (*usage)(FILE *f)
 		usage(stderr);
 		return 2;
 	}
+}
+
+int cli_common_json_opts(int argc, char **argv, int *json, const char **rundir,
+			 void (*usage)(FILE *f))
+{
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"rundir", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c, rc;
+
+	optind = 1;
+	/* Options may follow the operands (uroce qp DEV --json). */
+	while ((c = getopt_long(argc, argv, "jr:h", longopts, NULL)) != -1) {
+		if (c == 'j') {
+			*json = 1;
+			continue;
+		}
+		rc = cli_common_opt(c, optarg, rundir, usage);
+		if (rc >= 0)
+			return rc;
+	}
+	return -1;
 }
 
 int cli_common_call(const char *path, const void *req, size_t req_len, void *resp, size_t resp_len,
@@ -53,8 +79,8 @@ int cli_common_call(const char *path, const void *req, size_t req_len, void *res
 	return 0;
 }
 
-int cli_common_device_path(const char *cmd, const char *name, const char *explicit_dir,
-			   char *path, size_t len)
+int cli_common_device_path(const char *cmd, const char *name, const char *explicit_dir, char *path,
+			   size_t len)
 {
 	char rundir[256];
 

@@ -66,7 +66,8 @@ int cli_counters_query(const char *path, uint32_t qpn, struct uroce_query_counte
 
 static void each_group(const char *group, const char *const *names, size_t nnames,
 		       const uint64_t *v, uint32_t n, int all,
-		       void (*fn)(void *, const char *, const char *, unsigned, uint64_t), void *arg)
+		       void (*fn)(void *, const char *, const char *, unsigned, uint64_t),
+		       void *arg)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (v[i] || all)
@@ -74,7 +75,8 @@ static void each_group(const char *group, const char *const *names, size_t nname
 }
 
 void cli_counters_each(const struct uroce_query_counters_resp *r, int all,
-		       void (*fn)(void *, const char *, const char *, unsigned, uint64_t), void *arg)
+		       void (*fn)(void *, const char *, const char *, unsigned, uint64_t),
+		       void *arg)
 {
 	each_group("drop", drop_names, sizeof(drop_names) / sizeof(drop_names[0]), r->values,
 		   r->ndrop, all, fn, arg);

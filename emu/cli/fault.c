@@ -153,29 +153,16 @@ static int cmd_list(const char *dev, const char *path, int json)
 
 int cli_fault_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"rundir", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *explicit_dir = NULL, *dev, *cmd;
 	struct uroce_fault_req req = {.cmd = UROCE_FAULT_CLEAR};
 	struct uroce_fault_resp resp;
 	char path[512];
-	int c, rc, json = 0, nargs;
+	int rc, json = 0, nargs;
 
-	optind = 1;
 	/* Options may follow the operands (list --json): no rule starts with '-'. */
-	while ((c = getopt_long(argc, argv, "jr:h", longopts, NULL)) != -1) {
-		if (c == 'j') {
-			json = 1;
-			continue;
-		}
-		rc = cli_common_opt(c, optarg, &explicit_dir, usage);
-		if (rc >= 0)
-			return rc;
-	}
+	rc = cli_common_json_opts(argc, argv, &json, &explicit_dir, usage);
+	if (rc >= 0)
+		return rc;
 	nargs = argc - optind;
 	if (nargs < 2) {
 		usage(stderr);

@@ -36,30 +36,6 @@ static void usage(FILE *f)
 		   "  -j, --json         a JSON array of objects\n" CLI_COMMON_HELP);
 }
 
-static const char *type_name(uint32_t t)
-{
-	switch (t) {
-#define X_CASE(sym, val) \
-	case val:        \
-		return #sym;
-		UROCE_QPT_LIST(X_CASE)
-#undef X_CASE
-	}
-	return "?";
-}
-
-static const char *state_name(uint32_t s)
-{
-	switch (s) {
-#define X_CASE(sym, val) \
-	case val:        \
-		return #sym;
-		UROCE_QP_STATE_LIST(X_CASE)
-#undef X_CASE
-	}
-	return "?";
-}
-
 /* The textual address of a GID (dotted quad for IPv4-mapped ones). */
 static void gid_str(const uint8_t gid[16], char *buf, size_t len)
 {
@@ -90,9 +66,10 @@ static void print_line(const char *dev, const struct uroce_qp_info *q)
 {
 	printf("%-10s 0x%06x 0x%06x %-4s %-5s 0x%06x 0x%06x 0x%06x %5u %5u %3u %3u/%u %3u/%u %7u "
 	       "%s\n",
-	       dev, q->qpn, q->dest_qpn, type_name(q->qp_type), state_name(q->qp_state), q->sq_psn,
-	       q->unacked_psn, q->rq_psn, q->sq_wrs, q->rq_wrs, q->rd_atomic, q->retry_left,
-	       q->retry_cnt, q->rnr_left, q->rnr_retry, q->pid, q->comm);
+	       dev, q->qpn, q->dest_qpn, uroce_qp_type_str(q->qp_type),
+	       uroce_qp_state_str(q->qp_state), q->sq_psn, q->unacked_psn, q->rq_psn, q->sq_wrs,
+	       q->rq_wrs, q->rd_atomic, q->retry_left, q->retry_cnt, q->rnr_left, q->rnr_retry,
+	       q->pid, q->comm);
 }
 
 static void print_detail(const char *dev, const struct uroce_qp_info *q)
@@ -101,18 +78,19 @@ static void print_detail(const char *dev, const struct uroce_qp_info *q)
 
 	gid_str(q->dgid, peer, sizeof(peer));
 	printf("QP 0x%06x of %s, pid %u (%s)\n", q->qpn, dev, q->pid, q->comm);
-	printf("  type %s  state %s  remote QPN 0x%06x at %s\n", type_name(q->qp_type),
-	       state_name(q->qp_state), q->dest_qpn, peer);
+	printf("  type %s  state %s  remote QPN 0x%06x at %s\n", uroce_qp_type_str(q->qp_type),
+	       uroce_qp_state_str(q->qp_state), q->dest_qpn, peer);
 	printf("  sq-psn 0x%06x  unacked-psn 0x%06x  rq-psn 0x%06x  msn %u\n", q->sq_psn,
 	       q->unacked_psn, q->rq_psn, q->msn);
 	printf("  send WRs %u of %u  receive WRs %u of %u%s  READ/atomic %u (max %u, dest %u)\n",
 	       q->sq_wrs, q->max_send_wr, q->rq_wrs, q->max_recv_wr, q->has_srq ? " (SRQ)" : "",
 	       q->rd_atomic, q->max_rd_atomic, q->max_dest_rd_atomic);
-	printf("  retries left %u of %u  RNR retries left %u of %u%s  timeout %u  min-rnr-timer %u  "
-	       "mtu %u\n",
-	       q->retry_left, q->retry_cnt, q->rnr_left, q->rnr_retry,
-	       q->rnr_retry == 7 ? " (7: without end)" : "", q->timeout, q->min_rnr_timer,
-	       mtu_bytes(q->path_mtu));
+	printf(
+	    "  retries left %u of %u  RNR retries left %u of %u%s  timeout %u  min-rnr-timer %u  "
+	    "mtu %u\n",
+	    q->retry_left, q->retry_cnt, q->rnr_left, q->rnr_retry,
+	    q->rnr_retry == 7 ? " (7: without end)" : "", q->timeout, q->min_rnr_timer,
+	    mtu_bytes(q->path_mtu));
 }
 
 static void print_json(const char *dev, const struct uroce_qp_info *q)
@@ -127,8 +105,8 @@ static void print_json(const char *dev, const struct uroce_qp_info *q)
 	       "\"rq-wr\":%u,\"max-recv-wr\":%u,\"srq\":%s,\"rd-atomic\":%u,\"max-rd-atomic\":%u,"
 	       "\"max-dest-rd-atomic\":%u,\"retry-left\":%u,\"retry-cnt\":%u,\"rnr-left\":%u,"
 	       "\"rnr-retry\":%u,\"timeout\":%u,\"min-rnr-timer\":%u,\"mtu\":%u,\"peer\":",
-	       q->qpn, q->dest_qpn, type_name(q->qp_type), state_name(q->qp_state), q->sq_psn,
-	       q->unacked_psn, q->rq_psn, q->msn, q->sq_wrs, q->max_send_wr, q->rq_wrs,
+	       q->qpn, q->dest_qpn, uroce_qp_type_str(q->qp_type), uroce_qp_state_str(q->qp_state),
+	       q->sq_psn, q->unacked_psn, q->rq_psn, q->msn, q->sq_wrs, q->max_send_wr, q->rq_wrs,
 	       q->max_recv_wr, q->has_srq ? "true" : "false", q->rd_atomic, q->max_rd_atomic,
 	       q->max_dest_rd_atomic, q->retry_left, q->retry_cnt, q->rnr_left, q->rnr_retry,
 	       q->timeout, q->min_rnr_timer, mtu_bytes(q->path_mtu));
@@ -247,27 +225,14 @@ static int show_all(const char *dev, const char *path, int json)
 
 int cli_qp_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"rundir", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *explicit_dir = NULL;
 	unsigned long qpn = 0;
 	char path[512], *end;
-	int c, rc, json = 0;
+	int rc, json = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jr:h", longopts, NULL)) != -1) {
-		if (c == 'j') {
-			json = 1;
-			continue;
-		}
-		rc = cli_common_opt(c, optarg, &explicit_dir, usage);
-		if (rc >= 0)
-			return rc;
-	}
+	rc = cli_common_json_opts(argc, argv, &json, &explicit_dir, usage);
+	if (rc >= 0)
+		return rc;
 	if (optind == argc || argc - optind > 2) {
 		usage(stderr);
 		return 2;

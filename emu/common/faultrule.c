@@ -37,7 +37,7 @@ static const struct {
 
 #define ACTIONS_HELP "drop, dup, delay=MS, reorder=N, corrupt, rnr-nak[=TIMER], seq-nak, ghost-ack"
 #define KEYS_HELP "qpn, opcode, psn, nth, every, prob, count, seed"
-#define CLASSES_HELP                                                                   \
+#define CLASSES_HELP                                                                     \
 	"send, write, read, read-resp, atomic, atomic-ack, ack, nak, cnp, cm, request, " \
 	"response, any, an opcode number or name such as rc_rdma_write_first"
 
@@ -159,7 +159,8 @@ static int parse_opcodes(struct common_fault_rule *r, char *v, char *err, size_t
 		if (next)
 			*next++ = '\0';
 		if (!*item)
-			return perr(err, errlen, "opcode= needs a value for each '/' item (" CLASSES_HELP ")");
+			return perr(err, errlen,
+				    "opcode= needs a value for each '/' item (" CLASSES_HELP ")");
 		if (parse_opcode_item(r, item, err, errlen))
 			return -EINVAL;
 	}
@@ -197,8 +198,8 @@ static int parse_prob(struct common_fault_rule *r, const char *v, char *err, siz
 	else if (*end || end == v)
 		p = -1;
 	if (errno || !(p >= 0.0 && p <= 1.0) || !isdigit((unsigned char)v[0]))
-		return perr(err, errlen, "prob='%s': need a probability 0..1 or a percentage 0%%..100%%",
-			    v);
+		return perr(err, errlen,
+			    "prob='%s': need a probability 0..1 or a percentage 0%%..100%%", v);
 	r->prob_one = p >= 1.0;
 	/* 2^64 * p, below 2^64 for p < 1. */
 	r->prob = r->prob_one ? 0 : (uint64_t)(p * 18446744073709551616.0);
@@ -211,10 +212,10 @@ static int parse_cond(struct common_fault_rule *r, char *c, char *err, size_t er
 		const char *key;
 		uint32_t bit;
 	} keys[] = {
-	    {"qpn", COMMON_FAULT_C_QPN},     {"opcode", COMMON_FAULT_C_OPCODE},
-	    {"op", COMMON_FAULT_C_OPCODE},   {"psn", COMMON_FAULT_C_PSN},
-	    {"nth", COMMON_FAULT_C_NTH},     {"every", COMMON_FAULT_C_EVERY},
-	    {"prob", COMMON_FAULT_C_PROB},   {"count", COMMON_FAULT_C_COUNT},
+	    {"qpn", COMMON_FAULT_C_QPN},   {"opcode", COMMON_FAULT_C_OPCODE},
+	    {"op", COMMON_FAULT_C_OPCODE}, {"psn", COMMON_FAULT_C_PSN},
+	    {"nth", COMMON_FAULT_C_NTH},   {"every", COMMON_FAULT_C_EVERY},
+	    {"prob", COMMON_FAULT_C_PROB}, {"count", COMMON_FAULT_C_COUNT},
 	    {"seed", COMMON_FAULT_C_SEED},
 	};
 	char *eq = strchr(c, '='), *v;
@@ -299,12 +300,13 @@ static int parse_action(struct common_fault_rule *r, char *a, char *err, size_t 
 	if (eq)
 		*eq = '\0';
 	for (unsigned i = 0; i < COMMON_FAULT_ACTION_COUNT; i++) {
-		if (strcmp(a, actions[i].name) && !(i == COMMON_FAULT_DUP && !strcmp(a, "duplicate")))
+		if (strcmp(a, actions[i].name) &&
+		    !(i == COMMON_FAULT_DUP && !strcmp(a, "duplicate")))
 			continue;
 		r->action = (uint8_t)i;
 		if (i == COMMON_FAULT_DELAY && !eq)
 			return perr(err, errlen, "delay needs a time: delay=MS");
-		r->arg = i == COMMON_FAULT_REORDER	? COMMON_FAULT_REORDER_DEFAULT
+		r->arg = i == COMMON_FAULT_REORDER   ? COMMON_FAULT_REORDER_DEFAULT
 			 : i == COMMON_FAULT_RNR_NAK ? COMMON_FAULT_RNR_TIMER_DEFAULT
 						     : 0;
 		return eq ? parse_arg(r, a, eq + 1, err, errlen) : 0;
@@ -332,7 +334,8 @@ int common_fault_parse(const char *text, struct common_fault_rule *r, char *err,
 	while (len && isspace((unsigned char)text[len - 1]))
 		len--;
 	if (!len)
-		return perr(err, errlen, "empty rule (DIR:ACTION[:CONDITIONS], e.g. tx:drop:nth=3)");
+		return perr(err, errlen,
+			    "empty rule (DIR:ACTION[:CONDITIONS], e.g. tx:drop:nth=3)");
 	if (len >= sizeof(buf))
 		return perr(err, errlen, "rule longer than %zu characters", sizeof(buf) - 1);
 	memcpy(r->text, text, len);

@@ -27,12 +27,12 @@ enum common_fault_dir {
 };
 
 /* X(symbol, "name", takes an argument, "what it does") */
-#define COMMON_FAULT_ACTION_LIST(X)                                                  \
-	X(DROP, "drop", false, "the packet is lost (still in the capture)")          \
-	X(DUP, "dup", false, "the packet goes out / is taken twice")                 \
-	X(DELAY, "delay", true, "held for ARG ms; later packets overtake it")        \
-	X(REORDER, "reorder", true, "held until ARG later packets have passed")      \
-	X(CORRUPT, "corrupt", false, "one bit flipped after the BTH: bad ICRC")      \
+#define COMMON_FAULT_ACTION_LIST(X)                                                 \
+	X(DROP, "drop", false, "the packet is lost (still in the capture)")         \
+	X(DUP, "dup", false, "the packet goes out / is taken twice")                \
+	X(DELAY, "delay", true, "held for ARG ms; later packets overtake it")       \
+	X(REORDER, "reorder", true, "held until ARG later packets have passed")     \
+	X(CORRUPT, "corrupt", false, "one bit flipped after the BTH: bad ICRC")     \
 	X(RNR_NAK, "rnr-nak", true, "a response becomes an RNR NAK (timer ARG)")    \
 	X(SEQ_NAK, "seq-nak", false, "a response becomes a PSN sequence error NAK") \
 	X(GHOST_ACK, "ghost-ack", false, "a response becomes an ACK of an unsent PSN")

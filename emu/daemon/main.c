@@ -4,13 +4,13 @@
  * parse (the options into struct emu_opts, fault rules checked), start
  * (device and address, UDP socket, run directory, status page, DMA
  * buffers, fault rules, capture file, event loop, control socket, network,
- * waiting strategy and signals, in that order), run (the libuv event loop, whose waiting strategy is wait.c's)
- * and stop, which undoes start's steps in reverse order: the one unwinding
- * path, taken both by a start that fails half-way and by a clean shutdown
- * on SIGINT/SIGTERM (which first releases every client's objects). A
- * failed start leaves neither its socket nor its capture file nor its
- * fault log behind. The
- * device and its objects live in the other files of emu/daemon/.
+ * waiting strategy and signals, in that order), run (the libuv event loop,
+ * whose waiting strategy is wait.c's) and stop, which undoes start's steps
+ * in reverse order: the one unwinding path, taken both by a start that
+ * fails half-way and by a clean shutdown on SIGINT/SIGTERM (which first
+ * releases every client's objects). A failed start leaves neither its
+ * socket nor its capture file nor its fault log behind. The device and its
+ * objects live in the other files of emu/daemon/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -267,7 +267,8 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	o->verbosity = EMU_LOG_INFO;
 	o->nice = EMU_NICE_DEFAULT;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:f:F:S:L:IvqVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:f:F:S:L:IvqVh", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'n':
 			o->name = optarg;

@@ -54,14 +54,7 @@ const char *xport_wc_status_name(unsigned status)
 
 const char *xport_qp_state_name(unsigned state)
 {
-	switch (state) {
-#define X_CASE(sym, val) \
-	case val:        \
-		return #sym;
-		UROCE_QP_STATE_LIST(X_CASE)
-#undef X_CASE
-	}
-	return "?";
+	return uroce_qp_state_str(state);
 }
 
 const char *xport_wr_opcode_name(unsigned opcode)

@@ -44,8 +44,7 @@ static void parse_bad(const char *text, const char *want)
 static struct common_fault_pkt pkt(unsigned dir, uint8_t opcode, uint32_t qpn, uint32_t psn)
 {
 	const struct wire_opcode_info *info = wire_opcode_info(opcode);
-	struct common_fault_pkt p = {
-	    .dir = (uint8_t)dir, .opcode = opcode, .qpn = qpn, .psn = psn};
+	struct common_fault_pkt p = {.dir = (uint8_t)dir, .opcode = opcode, .qpn = qpn, .psn = psn};
 
 	p.has_aeth = info && (info->mask & WIRE_AETH_MASK);
 	p.syndrome = WIRE_AETH_ACK_UNLIMITED;
@@ -169,7 +168,8 @@ START_TEST(test_match_classes)
 
 	r = parse_ok("rx:drop:opcode=read-resp");
 	for (uint8_t op = 0x0d; op <= 0x10; op++)
-		ck_assert(common_fault_match(&r, &(struct common_fault_pkt){.dir = 1, .opcode = op}));
+		ck_assert(
+		    common_fault_match(&r, &(struct common_fault_pkt){.dir = 1, .opcode = op}));
 	ck_assert(!common_fault_match(&r, &(struct common_fault_pkt){.dir = 1, .opcode = 0x11}));
 
 	r = parse_ok("rx:drop:opcode=request");
@@ -212,7 +212,8 @@ START_TEST(test_match_qpn_psn)
 	ck_assert(common_fault_match(&r, &(struct common_fault_pkt){.qpn = 0x12, .psn = 0}));
 	ck_assert(common_fault_match(&r, &(struct common_fault_pkt){.qpn = 0x12, .psn = 2}));
 	ck_assert(!common_fault_match(&r, &(struct common_fault_pkt){.qpn = 0x12, .psn = 3}));
-	ck_assert(!common_fault_match(&r, &(struct common_fault_pkt){.qpn = 0x12, .psn = 0xfffffd}));
+	ck_assert(
+	    !common_fault_match(&r, &(struct common_fault_pkt){.qpn = 0x12, .psn = 0xfffffd}));
 	ck_assert(!common_fault_match(&r, &(struct common_fault_pkt){.qpn = 0x11, .psn = 0}));
 	r = parse_ok("tx:drop:psn=7");
 	ck_assert(common_fault_match(&r, &(struct common_fault_pkt){.psn = 7}));
@@ -350,8 +351,8 @@ static size_t make_pkt(uint8_t *b, uint8_t opcode, uint32_t psn, size_t n)
 	wire_bth_set_psn(bth, psn);
 	for (size_t i = 0; i < n; i++)
 		b[12 + i] = (uint8_t)(i * 7 + 1);
-	wire_icrc_put(b + 12 + n, wire_icrc_udp4(route4.sgid + 12, route4.dgid + 12, 4791, 4791, b,
-						 12 + n));
+	wire_icrc_put(b + 12 + n,
+		      wire_icrc_udp4(route4.sgid + 12, route4.dgid + 12, 4791, 4791, b, 12 + n));
 	return 12 + n + 4;
 }
 
@@ -486,8 +487,8 @@ START_TEST(test_device_rules)
 	ck_assert_int_eq(emu_fault_get(&dev, 5, &info), -ENOENT);
 	emu_fault_clear(&dev);
 	ck_assert_uint_eq(emu_fault_nrules(&dev), 0);
-	ck_assert(dev.fault_on); /* the delayed ACK is still held */
-	add_rule(&dev, "tx:drop", 5);	       /* ids are never reused */
+	ck_assert(dev.fault_on);      /* the delayed ACK is still held */
+	add_rule(&dev, "tx:drop", 5); /* ids are never reused */
 	emu_fault_fini(&dev);
 	ck_assert(!dev.fault_on);
 	ck_assert_ptr_null(dev.fault);

@@ -130,6 +130,17 @@ via_cmd() {
 	esac
 }
 
+# bg_via LABEL SECS PROGRAM [ARGS...]: starts PROGRAM in the background
+# through VIA (via_cmd) under a timeout of SECS, output in $T/LABEL, killed at
+# exit with the others (BG_PIDS); sets BG_PID.
+bg_via() {
+	local label=$1 secs=$2
+	shift 2
+	"${VIA[@]}" timeout -k 5 "$secs" "$@" >"$T/$label" 2>&1 &
+	BG_PID=$!
+	BG_PIDS="$BG_PIDS $BG_PID"
+}
+
 # wait_listen PORT PID NS: waits until something in NS listens on TCP PORT
 # (10 s at most) or PID is gone.
 wait_listen() {

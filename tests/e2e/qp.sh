@@ -15,15 +15,11 @@ U=$UROCE_BIN/uroce
 start_rnics
 next_tcp_port
 via_cmd run
-"${VIA[@]}" timeout -k 5 120 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 64 -n 100000000 \
-	>"$T/pp.server" 2>&1 &
-spid=$!
-BG_PIDS="$BG_PIDS $spid"
+bg_via pp.server 120 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 64 -n 100000000
+spid=$BG_PID
 wait_listen "$TCP_PORT" "$spid" "" || fail "server did not listen on TCP port $TCP_PORT"
-"${VIA[@]}" timeout -k 5 120 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 64 -n 100000000 \
-	"$ADDR0" >"$T/pp.client" 2>&1 &
-cpid=$!
-BG_PIDS="$BG_PIDS $cpid"
+bg_via pp.client 120 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 64 -n 100000000 "$ADDR0"
+cpid=$BG_PID
 
 # qp_json DEV: `uroce qp DEV --json` into $T/DEV.json; fails when it does not parse.
 qp_json() {

@@ -130,7 +130,8 @@ bool emu_fault_decide(const struct common_fault_rule *r, struct emu_fault_state 
 		return false;
 	if ((r->cond & COMMON_FAULT_C_EVERY) && m % r->every)
 		return false;
-	if ((r->cond & COMMON_FAULT_C_PROB) && !r->prob_one && emu_fault_rng_next(&s->rng) >= r->prob)
+	if ((r->cond & COMMON_FAULT_C_PROB) && !r->prob_one &&
+	    emu_fault_rng_next(&s->rng) >= r->prob)
 		return false;
 	s->fired++;
 	return true;
@@ -187,7 +188,8 @@ int emu_fault_forge(uint8_t *pkt, size_t *len, unsigned action, uint32_t arg,
 		break;
 	case COMMON_FAULT_GHOST_ACK:
 		syn = WIRE_AETH_ACK_UNLIMITED;
-		wire_bth_set_psn(bth, wire_psn_add(wire_bth_get_psn(bth), EMU_FAULT_GHOST_PSN_AHEAD));
+		wire_bth_set_psn(bth,
+				 wire_psn_add(wire_bth_get_psn(bth), EMU_FAULT_GHOST_PSN_AHEAD));
 		break;
 	default:
 		return -EINVAL;
@@ -374,8 +376,8 @@ uint64_t emu_fault_seed(const struct emu_dev *dev)
 /* ------------------------------------------------------------------------ */
 /* Packets.                                                                  */
 
-static int emit(struct emu_dev *dev, unsigned dir, const struct xport_route *rt,
-		const uint8_t *pkt, size_t len)
+static int emit(struct emu_dev *dev, unsigned dir, const struct xport_route *rt, const uint8_t *pkt,
+		size_t len)
 {
 	if (dir == COMMON_FAULT_TX)
 		return emu_net_xmit(dev, rt, pkt, len);
@@ -484,7 +486,8 @@ static void note(struct emu_dev *dev, struct emu_fault_rule *fr, const struct co
 
 	dev->dcnt[action_cnt[fr->r.action]]++;
 	if (f->log)
-		fprintf(f->log, "rule=%u match=%llu fault=%llu pkt=%llu %s %s %s qpn=0x%06x psn=0x%06x\n",
+		fprintf(f->log,
+			"rule=%u match=%llu fault=%llu pkt=%llu %s %s %s qpn=0x%06x psn=0x%06x\n",
 			fr->id, (unsigned long long)fr->st.matched,
 			(unsigned long long)fr->st.fired, (unsigned long long)seq,
 			common_fault_dir_name(p->dir), common_fault_action_name(fr->r.action), op,
@@ -515,7 +518,7 @@ static struct emu_fault_rule *pick(struct emu_fault *f, const struct common_faul
 /* Apply the faults to one packet of direction dir; what survives is
  * emitted. Returns what emitting an untouched packet returned, else 0. */
 static int fault_packet(struct emu_dev *dev, unsigned dir, const struct xport_route *rt,
-			 const uint8_t *pkt, size_t len)
+			const uint8_t *pkt, size_t len)
 {
 	struct emu_fault *f = dev->fault;
 	uint8_t copy[XPORT_MAX_PKT_BYTES];

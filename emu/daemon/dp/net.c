@@ -266,8 +266,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		emu_net_deliver(dev, &rt, m->msg_hdr.msg_iov->iov_base, len);
 }
 
-void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
-		     size_t len)
+void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
 {
 	if (dev->capture)
 		emu_capture_packet(dev, rt, pkt, len);

@@ -48,6 +48,25 @@ enum uroce_qp_state {
 	    UROCE_QPS_COUNT
 };
 
+/* The names of QP types and states ("RC", "RTS"), "?" for other values. */
+#define UROCE__NAME_CASE(sym, val) \
+	case val:                  \
+		return #sym;
+static inline const char *uroce_qp_type_str(unsigned type)
+{
+	switch (type) {
+		UROCE_QPT_LIST(UROCE__NAME_CASE)
+	}
+	return "?";
+}
+static inline const char *uroce_qp_state_str(unsigned state)
+{
+	switch (state) {
+		UROCE_QP_STATE_LIST(UROCE__NAME_CASE)
+	}
+	return "?";
+}
+
 /* X-macro: ibv_qp_attr_mask bits. */
 #define UROCE_QP_ATTR_LIST(X)     \
 	X(STATE, 0)               \
