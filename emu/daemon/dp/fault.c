@@ -267,9 +267,13 @@ void emu_fault_fini(struct emu_dev *dev)
 		return;
 	/* Packets still held are lost with the RNIC, as in a switch. */
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &f->held)
-	free(EMU_CONTAINER_OF(pos, struct fault_held, link));
+	{
+		free(EMU_CONTAINER_OF(pos, struct fault_held, link));
+	}
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &f->rules)
-	free(EMU_CONTAINER_OF(pos, struct emu_fault_rule, link));
+	{
+		free(EMU_CONTAINER_OF(pos, struct emu_fault_rule, link));
+	}
 	if (f->log)
 		fclose(f->log);
 	/* The timer handle was closed with the loop. */
