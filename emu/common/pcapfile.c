@@ -3,12 +3,16 @@
  * Capture file reading and writing on libpcap (see pcapfile.h). The link
  * layer is stripped here, per link type, and everything from the IP header
  * on is left to the wire library, so the CLI and the daemon decode frames the
- * same way whatever captured them.
+ * same way whatever captured them. pcapng files are written here block by
+ * block (section header, one Ethernet interface, enhanced packet blocks with
+ * an optional comment), since libpcap writes only pcap; they are read back
+ * through libpcap like any other.
  */
 /* libpcap's headers use the BSD u_int/u_char types. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <pcap/pcap.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -159,11 +163,74 @@ void common_pcap_close_read(struct common_pcap_reader *r)
 	r->pcap = NULL;
 }
 
+/* pcapng block types and the option that carries a comment (pcapng spec, IETF draft). */
+#define PCAPNG_SHB 0x0a0d0d0au
+#define PCAPNG_IDB 0x00000001u
+#define PCAPNG_EPB 0x00000006u
+#define PCAPNG_BOM 0x1a2b3c4du
+#define PCAPNG_OPT_COMMENT 1
+#define PCAPNG_COMMENT_MAX 1024
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static size_t put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4); /* pcapng is written in the host's order (the BOM says which) */
+	return 4;
+}
+
+static size_t put16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
+	return 2;
+}
+
+/* The section header and the one Ethernet interface of a new pcapng file. */
+static int pcapng_start(FILE *f)
+{
+	uint8_t b[48];
+	size_t n = 0;
+
+	n += put32(b + n, PCAPNG_SHB);
+	n += put32(b + n, 28);
+	n += put32(b + n, PCAPNG_BOM);
+	n += put16(b + n, 1); /* version 1.0 */
+	n += put16(b + n, 0);
+	n += put32(b + n, 0xffffffffu); /* section length: not given */
+	n += put32(b + n, 0xffffffffu);
+	n += put32(b + n, 28);
+	n += put32(b + n, PCAPNG_IDB);
+	n += put32(b + n, 20);
+	n += put16(b + n, DLT_EN10MB);
+	n += put16(b + n, 0);
+	n += put32(b + n, COMMON_PCAP_SNAPLEN); /* microsecond timestamps: the default */
+	n += put32(b + n, 20);
+	return fwrite(b, 1, n, f) == n ? 0 : -EIO;
+}
+
 int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char *err, size_t errlen)
 {
 	FILE *f;
 
 	memset(w, 0, sizeof(*w));
+	if (ends_with(path, ".pcapng")) {
+		f = fopen(path, "wb");
+		if (!f || pcapng_start(f)) {
+			int e = f ? EIO : errno;
+
+			common_pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
+			if (f)
+				fclose(f);
+			return -e;
+		}
+		w->ng = f;
+		return 0;
+	}
 	w->dead = pcap_open_dead(DLT_EN10MB, COMMON_PCAP_SNAPLEN);
 	if (!w->dead) {
 		common_pcap_seterr(err, errlen, "%s: %s", path, "cannot create a pcap handle");
@@ -190,22 +257,67 @@ int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char 
 	return 0;
 }
 
-int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts, const uint8_t *frame,
-			 size_t len)
+/* One enhanced packet block, with the comment as its opt_comment. */
+static int pcapng_packet(FILE *f, const struct timeval *ts, const uint8_t *frame, size_t len,
+			 const char *comment)
+{
+	static const uint8_t zero[4];
+	size_t clen = comment ? strnlen(comment, PCAPNG_COMMENT_MAX) : 0;
+	size_t dpad = (4 - (len & 3)) & 3, cpad = (4 - (clen & 3)) & 3;
+	size_t opts = clen ? 4 + clen + cpad + 4 : 0;
+	uint32_t total = (uint32_t)(28 + len + dpad + opts + 4);
+	uint64_t us = (uint64_t)ts->tv_sec * 1000000u + (uint64_t)ts->tv_usec;
+	uint8_t h[28], o[4], t[4];
+	size_t n = 0;
+
+	n += put32(h + n, PCAPNG_EPB);
+	n += put32(h + n, total);
+	n += put32(h + n, 0); /* interface 0 */
+	n += put32(h + n, (uint32_t)(us >> 32));
+	n += put32(h + n, (uint32_t)us);
+	n += put32(h + n, (uint32_t)len);
+	n += put32(h + n, (uint32_t)len);
+	put32(t, total);
+	if (fwrite(h, 1, n, f) != n || fwrite(frame, 1, len, f) != len ||
+	    fwrite(zero, 1, dpad, f) != dpad)
+		return -EIO;
+	if (clen) {
+		put16(o, PCAPNG_OPT_COMMENT);
+		put16(o + 2, (uint16_t)clen);
+		if (fwrite(o, 1, 4, f) != 4 || fwrite(comment, 1, clen, f) != clen ||
+		    fwrite(zero, 1, cpad, f) != cpad || fwrite(zero, 1, 4, f) != 4) /* opt_endofopt */
+			return -EIO;
+	}
+	return fwrite(t, 1, 4, f) == 4 ? 0 : -EIO;
+}
+
+int common_pcap_write_frame_comment(struct common_pcap_writer *w, const struct timeval *ts,
+				    const uint8_t *frame, size_t len, const char *comment)
 {
 	struct pcap_pkthdr h;
 
-	if (!w->dumper || len > COMMON_PCAP_SNAPLEN)
+	if ((!w->dumper && !w->ng) || len > COMMON_PCAP_SNAPLEN)
 		return -EINVAL;
 	if (ts)
 		h.ts = *ts;
 	else
 		gettimeofday(&h.ts, NULL);
-	h.caplen = (bpf_u_int32)len;
-	h.len = (bpf_u_int32)len;
-	pcap_dump((u_char *)w->dumper, &h, frame);
+	if (w->ng) {
+		if (pcapng_packet(w->ng, &h.ts, frame, len, comment))
+			return -EIO;
+	} else {
+		h.caplen = (bpf_u_int32)len;
+		h.len = (bpf_u_int32)len;
+		pcap_dump((u_char *)w->dumper, &h, frame);
+	}
 	w->frames++;
 	return 0;
+}
+
+int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts, const uint8_t *frame,
+			 size_t len)
+{
+	return common_pcap_write_frame_comment(w, ts, frame, len, NULL);
 }
 
 int common_pcap_write_ib(struct common_pcap_writer *w, const struct timeval *ts,
@@ -221,6 +333,8 @@ int common_pcap_write_ib(struct common_pcap_writer *w, const struct timeval *ts,
 
 int common_pcap_flush(struct common_pcap_writer *w)
 {
+	if (w->ng)
+		return fflush(w->ng) == 0 ? 0 : -EIO;
 	if (!w->dumper)
 		return -EINVAL;
 	return pcap_dump_flush(w->dumper) == 0 ? 0 : -EIO;
@@ -230,6 +344,9 @@ int common_pcap_close_write(struct common_pcap_writer *w)
 {
 	int ret = 0;
 
+	if (w->ng && fclose(w->ng))
+		ret = -EIO;
+	w->ng = NULL;
 	if (w->dumper) {
 		if (pcap_dump_flush(w->dumper) != 0)
 			ret = -EIO;

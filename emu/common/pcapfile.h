@@ -5,13 +5,16 @@
  * loopback captures and VLAN tags), Linux cooked (SLL, SLL2), raw IP, IPv4,
  * IPv6 and BSD loopback link types, each frame decoded with wire_decode_*().
  * Writing: Ethernet + IP + UDP + IB frames, exactly as on the wire, so that
- * Wireshark decodes them as RoCEv2; flushed on request and on close.
+ * Wireshark decodes them as RoCEv2; flushed on request and on close. A file
+ * named *.pcapng is written as pcapng, where a frame may carry a comment
+ * (Wireshark's frame.comment); any other name as pcap.
  */
 #ifndef UROCE_COMMON_PCAP_H
 #define UROCE_COMMON_PCAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/time.h>
 #include <wire/wire.h>
 
@@ -53,11 +56,13 @@ void common_pcap_close_read(struct common_pcap_reader *r);
 struct common_pcap_writer {
 	struct pcap *dead;
 	struct pcap_dumper *dumper;
+	FILE *ng; /* pcapng: written here, not by libpcap */
 	uint64_t frames;
 };
 
 /*
- * Create (truncate) a pcap file of Ethernet frames, snap length 65535.
+ * Create (truncate) a capture file of Ethernet frames, snap length 65535:
+ * pcapng when path ends in ".pcapng", else pcap.
  * Returns 0 or a negative errno with a message in err.
  */
 int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char *err, size_t errlen);
@@ -65,6 +70,10 @@ int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char 
 /* Append one complete frame with timestamp ts (NULL: now). Returns 0 or -EIO. */
 int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts, const uint8_t *frame,
 			 size_t len);
+/* The same with a comment (NULL: none; at most 1024 bytes are kept), which
+ * only a pcapng file can hold: a pcap file gets the frame alone. */
+int common_pcap_write_frame_comment(struct common_pcap_writer *w, const struct timeval *ts,
+				    const uint8_t *frame, size_t len, const char *comment);
 
 /*
  * Frame an IB packet (BTH..ICRC, ib_len bytes) with Ethernet + IP + UDP per p

@@ -233,6 +233,84 @@ START_TEST(test_pcap_write_read_roundtrip)
 }
 END_TEST
 
+/* The daemon's pcapng: written block by block, comments in the packet
+ * blocks, read back through libpcap like a capture of any other tool. */
+START_TEST(test_pcapng_write_comments)
+{
+	struct common_pcap_writer w;
+	struct common_pcap_reader r;
+	struct wire_frame_params p = {
+	    .ip_version = 4, .src = {127, 0, 0, 1}, .dst = {127, 0, 0, 2}, .fill_icrc = 1};
+	struct wire_decoded d;
+	struct timeval ts = {.tv_sec = 1700000000, .tv_usec = 123456};
+	uint8_t frame[128], file[1024];
+	char path[300], err[512];
+	size_t n, off, flen;
+	uint32_t v;
+	FILE *f;
+	int len;
+
+	path_of(path, sizeof(path), "w.pcapng");
+	ck_assert_int_eq(common_pcap_open_write(&w, path, err, sizeof(err)), 0);
+	len = wire_frame_build_eth(frame, sizeof(frame), &p, hello_ip + 28, 24);
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(common_pcap_write_frame_comment(&w, &ts, frame, (size_t)len, "abcde"), 0);
+	ck_assert_int_eq(common_pcap_write_frame_comment(&w, &ts, frame, (size_t)len, NULL), 0);
+	ck_assert_int_eq(common_pcap_write_ib(&w, NULL, &p, hello_ip + 28, 24), 0);
+	ck_assert_int_eq(common_pcap_flush(&w), 0);
+	ck_assert_int_eq(common_pcap_close_write(&w), 0);
+
+	ck_assert_int_eq(common_pcap_open_read(&r, path, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.linktype, DLT_EN10MB);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(common_pcap_next(&r, &d, &n, err, sizeof(err)), 1);
+		ck_assert_int_eq(d.icrc, WIRE_ICRC_OK);
+		ck_assert_uint_eq(n, (size_t)len);
+	}
+	ck_assert_int_eq(common_pcap_next(&r, &d, NULL, err, sizeof(err)), 0);
+	common_pcap_close_read(&r);
+
+	/* The blocks: SHB, IDB, then three EPBs whose lengths chain to the end;
+	 * the first carries opt_comment "abcde" padded to 8 bytes. */
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	flen = fread(file, 1, sizeof(file), f);
+	fclose(f);
+	memcpy(&v, file, 4);
+	ck_assert_uint_eq(v, 0x0a0d0d0a);
+	memcpy(&v, file + 8, 4);
+	ck_assert_uint_eq(v, 0x1a2b3c4d);
+	memcpy(&v, file + 28, 4);
+	ck_assert_uint_eq(v, 1);
+	off = 48;
+	for (int i = 0; i < 3; i++) {
+		uint32_t total, trail;
+
+		memcpy(&v, file + off, 4);
+		ck_assert_uint_eq(v, 6);
+		memcpy(&total, file + off + 4, 4);
+		memcpy(&trail, file + off + total - 4, 4);
+		ck_assert_uint_eq(total, trail);
+		ck_assert_uint_eq(total % 4, 0);
+		if (i == 0) {
+			size_t o = off + 28 + (((size_t)len + 3) & ~(size_t)3);
+			uint16_t code, clen;
+
+			memcpy(&code, file + o, 2);
+			memcpy(&clen, file + o + 2, 2);
+			ck_assert_uint_eq(code, 1);
+			ck_assert_uint_eq(clen, 5);
+			ck_assert(!memcmp(file + o + 4, "abcde", 5));
+			ck_assert_uint_eq(total, 28 + ((len + 3) & ~3) + 4 + 8 + 4 + 4);
+		} else {
+			ck_assert_uint_eq(total, 28 + ((len + 3) & ~3) + 4);
+		}
+		off += total;
+	}
+	ck_assert_uint_eq(off, flen);
+}
+END_TEST
+
 START_TEST(test_pcap_errors)
 {
 	struct common_pcap_reader r;
@@ -276,6 +354,7 @@ int main(void)
 	tcase_add_test(tc, test_pcap_cooked_not_ip);
 	tcase_add_test(tc, test_pcap_pcapng);
 	tcase_add_test(tc, test_pcap_write_read_roundtrip);
+	tcase_add_test(tc, test_pcapng_write_comments);
 	tcase_add_test(tc, test_pcap_errors);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -19,6 +19,8 @@
 #             retries: 8 transmissions faulted
 #   seed      the same seed, rules and program give the same fault decisions (the
 #             --fault-log files agree); another seed gives others
+#   notes     a pcapng capture carries a comment on each faulted frame (tshark's
+#             frame.comment), the dropped one included
 #   bad       malformed rules are refused naming the bad part; `uroce fault` on a
 #             device that does not exist exits 2; add/list/del/clear at run time
 #
@@ -51,7 +53,7 @@ begin() {
 end() {
 	stop_rnics
 	for n in uroce0 uroce1; do
-		mv "$T/$n.pcap" "$T/$LABEL.$n.pcap"
+		[ ! -e "$T/$n.pcap" ] || mv "$T/$n.pcap" "$T/$LABEL.$n.pcap"
 		mv "$T/$n.log" "$T/$LABEL.$n.log"
 	done
 	OPTS0=()
@@ -244,6 +246,33 @@ if ! cmp -s "$T/seed7a.decisions" "$T/seed8.decisions"; then
 	pass "seed: seed 8 made other decisions ($(awk '{ print $2 }' "$T/seed8.decisions" | tr '\n' ' '))"
 else
 	fail "seed: seeds 7 and 8 made the same decisions"
+fi
+
+# ---------------------------------------------------------------- pcapng comments
+# A later --pcap wins: uroce0 writes pcapng, which holds a comment per faulted frame.
+OPTS0=(--pcap "$T/notes.uroce0.pcapng" --fault "tx:drop:opcode=write,nth=3"
+	--fault "tx:dup:opcode=write,nth=5" --fault "tx:corrupt:opcode=write,nth=7"
+	--fault "tx:delay=10:opcode=write,nth=9" --fault "rx:seq-nak:opcode=ack,nth=1")
+begin notes
+rcs write
+sleep 0.3 # the delayed packet may leave after the program is done
+end
+if command -v tshark >/dev/null; then
+	tshark -r "$T/notes.uroce0.pcapng" --disable-heuristic rpcrdma_infiniband -Y frame.comment \
+		-T fields -e frame.number -e infiniband.bth.psn -e frame.comment \
+		>"$T/notes.txt" 2>"$T/notes.err"
+	sed 's/^/    | /' "$T/notes.txt"
+	for w in "rule 1, fault 1 (tx:drop:opcode=write,nth=3): dropped, never sent" \
+		"rule 2, fault 1 (tx:dup:opcode=write,nth=5): duplicated, copy 1 of 2" \
+		"rule 2, fault 1 (tx:dup:opcode=write,nth=5): duplicated, copy 2 of 2" \
+		"rule 3, fault 1 (tx:corrupt:opcode=write,nth=7): bit " \
+		"rule 4, fault 1 (tx:delay=10:opcode=write,nth=9): delayed 10 ms" \
+		"rule 5, fault 1 (rx:seq-nak:opcode=ack,nth=1): forged seq-nak in place of RC_ACKNOWLEDGE"; do
+		check "notes: tshark shows the frame comment '$w'" grep -qF "uroce fault $w" "$T/notes.txt"
+	done
+	exactly "notes: commented frames" "$(wc -l <"$T/notes.txt")" 6
+else
+	echo "SKIP (pcapng comments): tshark is not installed"
 fi
 
 # ---------------------------------------------------------------- bad input

@@ -9,6 +9,9 @@
  * and the IPv6 UDP checksum the kernel computes; MAC addresses are the
  * locally administered ones derived from the IP addresses (route.c). Received packets are captured
  * before the transport checks them, so dropped ones (bad ICRC...) appear too.
+ * A FILE named *.pcapng is written as pcapng, and a frame may then carry a
+ * comment (emu_capture_note: fault.c says what a fault rule did to it); a
+ * pcap file holds the frames alone.
  *
  * The file is flushed at most EMU_CAPTURE_FLUSH_MS after a frame was
  * written (a daemon that is killed leaves a nearly complete file) and on a
@@ -31,6 +34,8 @@
 #define EMU_CAPTURE_FLUSH_MS 100
 #define CAPTURE_ETH_BYTES 14
 #define CAPTURE_IPV6_BYTES 40
+/* A frame comment (pcapng) at most this long. */
+#define CAPTURE_NOTE_BYTES 384
 /* Ethernet + IPv6 + UDP + the largest packet the transport sends. */
 #define CAPTURE_FRAME_BYTES (CAPTURE_ETH_BYTES + CAPTURE_IPV6_BYTES + 8 + XPORT_MAX_PKT_BYTES)
 
@@ -41,6 +46,8 @@ struct emu_capture {
 	bool dirty;
 	const char *path;
 	bool created; /* the file did not exist before: a discard removes it */
+	bool has_note;
+	char note[CAPTURE_NOTE_BYTES]; /* the comment of the next frame */
 };
 
 int emu_capture_open(struct emu_dev *dev, const char *path)
@@ -95,6 +102,7 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 	struct emu_capture *c = dev->capture;
 	uint8_t frame[CAPTURE_FRAME_BYTES];
 	struct wire_frame_params p;
+	const char *note;
 	int n;
 
 	emu_route_frame_params(rt, &p);
@@ -109,7 +117,10 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 		udp[6] = (uint8_t)(sum >> 8);
 		udp[7] = (uint8_t)sum;
 	}
-	if (n < 0 || common_pcap_write_frame(&c->w, NULL, frame, (size_t)n)) {
+	/* The note is this frame's alone. */
+	note = c->has_note ? c->note : NULL;
+	c->has_note = false;
+	if (n < 0 || common_pcap_write_frame_comment(&c->w, NULL, frame, (size_t)n, note)) {
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 		return;
 	}
@@ -118,6 +129,17 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 		c->dirty = true;
 		uv_timer_start(&c->flush_timer, on_flush_timer, EMU_CAPTURE_FLUSH_MS, 0);
 	}
+}
+
+void emu_capture_note(struct emu_dev *dev, const char *note)
+{
+	struct emu_capture *c = dev->capture;
+
+	if (!c)
+		return;
+	c->has_note = note != NULL;
+	if (note)
+		snprintf(c->note, sizeof(c->note), "%s", note);
 }
 
 void emu_capture_close(struct emu_dev *dev)

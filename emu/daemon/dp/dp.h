@@ -174,6 +174,10 @@ void emu_capture_start(struct emu_dev *dev);
 /* Append one packet (BTH..ICRC) of route rt (dev->capture must be set). */
 void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
 			size_t len);
+/* The comment of the next frame captured (pcapng only; NULL: none). One
+ * frame takes it; set it just before the packet goes out or in, and clear
+ * it after, since a packet may fail before it is captured. */
+void emu_capture_note(struct emu_dev *dev, const char *note);
 /* Flush and close (after the loop's handles are closed). */
 void emu_capture_close(struct emu_dev *dev);
 /* Close and remove the file if emu_capture_open created it (a failed start). */
@@ -205,8 +209,9 @@ void emu_fault_state_init(struct emu_fault_state *s, const struct common_fault_r
  * prob, count)? Counts the match, and the fault when true. */
 bool emu_fault_decide(const struct common_fault_rule *r, struct emu_fault_state *s);
 /* Pure: flip the bit `draw` selects among those after the BTH of a packet
- * of len (> 12) bytes, so that its ICRC no longer matches. */
-void emu_fault_corrupt(uint8_t *pkt, size_t len, uint64_t draw);
+ * of len (> 12) bytes, so that its ICRC no longer matches. Returns the bit
+ * number (0 = the most significant bit of byte 0). */
+uint64_t emu_fault_corrupt(uint8_t *pkt, size_t len, uint64_t draw);
 /* Pure: rewrite a response with an AETH (ACK, atomic ACK, READ response
  * First/Last/Only) in place into the forged reply of action (RNR NAK with
  * timer code arg, PSN sequence error NAK, ACK of a PSN never sent), MSN

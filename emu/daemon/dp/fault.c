@@ -53,6 +53,8 @@
 #define EMU_FAULT_MAX_HELD 4096
 /* A reordered packet waits at most this long for the packets it lets pass. */
 #define EMU_FAULT_REORDER_HOLD_MS 1000
+/* Capture comments (pcapng) of faulted packets, at most this long. */
+#define EMU_FAULT_NOTE_BYTES 384
 /* A ghost ACK acknowledges this far beyond the response it replaces. */
 #define EMU_FAULT_GHOST_PSN_AHEAD 0x400000u
 
@@ -69,6 +71,7 @@ struct fault_held {
 	uint32_t after;	 /* reorder: later packets still to pass */
 	uint64_t due_us; /* released at this time at the latest */
 	struct xport_route rt;
+	char note[EMU_FAULT_NOTE_BYTES]; /* its capture comment */
 	size_t len;
 	uint8_t buf[];
 };
@@ -149,7 +152,7 @@ static uint32_t route_icrc(const struct xport_route *rt, const uint8_t *ib, size
 	return wire_icrc_udp6(rt->sgid, rt->dgid, rt->sport, rt->dport, ib, ib_len);
 }
 
-void emu_fault_corrupt(uint8_t *pkt, size_t len, uint64_t draw)
+uint64_t emu_fault_corrupt(uint8_t *pkt, size_t len, uint64_t draw)
 {
 	/* After the BTH: every bit there is covered by the ICRC (BTH byte 4
 	 * is masked out of it), and the headers the receiver parses first
@@ -158,6 +161,7 @@ void emu_fault_corrupt(uint8_t *pkt, size_t len, uint64_t draw)
 	uint64_t bit = (uint64_t)WIRE_BTH_BYTES * 8 + draw % bits;
 
 	pkt[bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
+	return bit;
 }
 
 int emu_fault_forge(uint8_t *pkt, size_t *len, unsigned action, uint32_t arg,
@@ -389,6 +393,15 @@ static int emit(struct emu_dev *dev, unsigned dir, const struct xport_route *rt,
 	return 0;
 }
 
+/* emit() with a capture comment for the frame. */
+static void emit_noted(struct emu_dev *dev, unsigned dir, const struct xport_route *rt,
+		       const uint8_t *pkt, size_t len, const char *note)
+{
+	emu_capture_note(dev, note);
+	emit(dev, dir, rt, pkt, len);
+	emu_capture_note(dev, NULL);
+}
+
 static void arm_timer(struct emu_dev *dev)
 {
 	struct emu_fault *f = dev->fault;
@@ -439,7 +452,7 @@ static void release(struct emu_dev *dev, int dir, uint64_t now_us)
 	{
 		struct fault_held *h = EMU_CONTAINER_OF(pos, struct fault_held, link);
 
-		emit(dev, h->dir, &h->rt, h->buf, h->len);
+		emit_noted(dev, h->dir, &h->rt, h->buf, h->len, h->note);
 		free(h);
 	}
 	if (any) {
@@ -453,6 +466,9 @@ static void on_fault_timer(uv_timer_t *t)
 	struct emu_dev *dev = t->data;
 
 	release(dev, -1, emu_wait_now_us());
+	/* libuv's clock has millisecond steps: a timer may fire a little
+	 * before the deadline it was armed for, and must then go again. */
+	arm_timer(dev);
 	/* The pass after this callback sends what was released and runs
 	 * what the engine scheduled for what it received. */
 	emu_wait_note_work(&dev->wait);
@@ -460,7 +476,7 @@ static void on_fault_timer(uv_timer_t *t)
 
 /* Hold a copy of the packet; false when the queue is full or out of memory. */
 static bool hold(struct emu_dev *dev, unsigned dir, const struct common_fault_rule *r,
-		 const struct xport_route *rt, const uint8_t *pkt, size_t len)
+		 const struct xport_route *rt, const uint8_t *pkt, size_t len, const char *note)
 {
 	struct emu_fault *f = dev->fault;
 	struct fault_held *h;
@@ -472,6 +488,7 @@ static bool hold(struct emu_dev *dev, unsigned dir, const struct common_fault_ru
 	h->after = r->action == COMMON_FAULT_REORDER ? r->arg : 0;
 	h->due_us = emu_wait_now_us() + ms * 1000;
 	h->rt = *rt;
+	snprintf(h->note, sizeof(h->note), "%s", note);
 	h->len = len;
 	memcpy(h->buf, pkt, len);
 	emu_list_add_tail(&f->held, &h->link);
@@ -481,8 +498,8 @@ static bool hold(struct emu_dev *dev, unsigned dir, const struct common_fault_ru
 	return true;
 }
 
-static void note(struct emu_dev *dev, struct emu_fault_rule *fr, const struct common_fault_pkt *p,
-		 uint64_t seq)
+static void account(struct emu_dev *dev, struct emu_fault_rule *fr, const struct common_fault_pkt *p,
+		    uint64_t seq)
 {
 	struct emu_fault *f = dev->fault;
 	const struct wire_opcode_info *info = wire_opcode_info(p->opcode);
@@ -519,6 +536,13 @@ static struct emu_fault_rule *pick(struct emu_fault *f, const struct common_faul
 	return NULL;
 }
 
+/* The capture comment of a fault: the rule, the fault's number, what it did. */
+static void describe(char *buf, size_t len, const struct emu_fault_rule *fr, const char *what)
+{
+	snprintf(buf, len, "uroce fault rule %u, fault %llu (%s): %s", fr->id,
+		 (unsigned long long)fr->st.fired, fr->r.text, what);
+}
+
 /* Apply the faults to one packet of direction dir; what survives is
  * emitted. Returns what emitting an untouched packet returned, else 0. */
 static int fault_packet(struct emu_dev *dev, unsigned dir, const struct xport_route *rt,
@@ -526,6 +550,7 @@ static int fault_packet(struct emu_dev *dev, unsigned dir, const struct xport_ro
 {
 	struct emu_fault *f = dev->fault;
 	uint8_t copy[XPORT_MAX_PKT_BYTES];
+	char what[96], note[EMU_FAULT_NOTE_BYTES];
 	struct common_fault_pkt p;
 	struct emu_fault_rule *fr = NULL;
 	uint64_t seq = ++f->seq[dir];
@@ -542,37 +567,58 @@ static int fault_packet(struct emu_dev *dev, unsigned dir, const struct xport_ro
 	switch (fr->r.action) {
 	case COMMON_FAULT_DROP:
 		/* Lost on the way; the capture still shows it. */
-		if (dev->capture)
+		describe(note, sizeof(note), fr,
+			 dir == COMMON_FAULT_TX ? "dropped, never sent" : "dropped on arrival");
+		if (dev->capture) {
+			emu_capture_note(dev, note);
 			emu_capture_packet(dev, rt, pkt, len);
+		}
 		break;
 	case COMMON_FAULT_DUP:
-		emit(dev, dir, rt, pkt, len);
-		emit(dev, dir, rt, pkt, len);
+		describe(note, sizeof(note), fr, "duplicated, copy 1 of 2");
+		emit_noted(dev, dir, rt, pkt, len, note);
+		describe(note, sizeof(note), fr, "duplicated, copy 2 of 2");
+		emit_noted(dev, dir, rt, pkt, len, note);
 		release(dev, (int)dir, 0);
 		break;
 	case COMMON_FAULT_DELAY:
 	case COMMON_FAULT_REORDER:
-		if (!hold(dev, dir, &fr->r, rt, pkt, len)) {
+		if (fr->r.action == COMMON_FAULT_DELAY)
+			snprintf(what, sizeof(what), "delayed %u ms", fr->r.arg);
+		else
+			snprintf(what, sizeof(what), "held back until %u later packets passed",
+				 fr->r.arg);
+		describe(note, sizeof(note), fr, what);
+		if (!hold(dev, dir, &fr->r, rt, pkt, len, note)) {
 			emu_warn("fault rule %u: too many packets held, one passes as is", fr->id);
 			emit(dev, dir, rt, pkt, len);
 		}
 		break;
 	case COMMON_FAULT_CORRUPT:
 		memcpy(copy, pkt, len);
-		emu_fault_corrupt(copy, len, emu_fault_rng_next(&fr->st.rng));
-		emit(dev, dir, rt, copy, len);
+		snprintf(what, sizeof(what), "bit %llu flipped: bad ICRC",
+			 (unsigned long long)emu_fault_corrupt(copy, len,
+								 emu_fault_rng_next(&fr->st.rng)));
+		describe(note, sizeof(note), fr, what);
+		emit_noted(dev, dir, rt, copy, len, note);
 		release(dev, (int)dir, 0);
 		break;
 	default: /* the forged replies; common_fault_match saw an AETH */
 		memcpy(copy, pkt, len);
-		if (emu_fault_forge(copy, &n, fr->r.action, fr->r.arg, rt))
+		if (emu_fault_forge(copy, &n, fr->r.action, fr->r.arg, rt)) {
 			emit(dev, dir, rt, pkt, len);
-		else
-			emit(dev, dir, rt, copy, n);
+		} else {
+			const struct wire_opcode_info *was = wire_opcode_info(p.opcode);
+
+			snprintf(what, sizeof(what), "forged %s in place of %s PSN 0x%06x",
+				 common_fault_action_name(fr->r.action), was ? was->sym : "?", p.psn);
+			describe(note, sizeof(note), fr, what);
+			emit_noted(dev, dir, rt, copy, n, note);
+		}
 		release(dev, (int)dir, 0);
 		break;
 	}
-	note(dev, fr, &p, seq);
+	account(dev, fr, &p, seq);
 	return 0;
 }
 
