@@ -252,7 +252,8 @@ fi
 # A later --pcap wins: uroce0 writes pcapng, which holds a comment per faulted frame.
 OPTS0=(--pcap "$T/notes.uroce0.pcapng" --fault "tx:drop:opcode=write,nth=3"
 	--fault "tx:dup:opcode=write,nth=5" --fault "tx:corrupt:opcode=write,nth=7"
-	--fault "tx:delay=10:opcode=write,nth=9" --fault "rx:seq-nak:opcode=ack,nth=1")
+	--fault "tx:delay=10:opcode=write,nth=9" --fault "rx:seq-nak:opcode=ack,nth=1"
+	--fault "tx:reorder=2:opcode=write,nth=11")
 begin notes
 rcs write
 sleep 0.3 # the delayed packet may leave after the program is done
@@ -267,10 +268,19 @@ if command -v tshark >/dev/null; then
 		"rule 2, fault 1 (tx:dup:opcode=write,nth=5): duplicated, copy 2 of 2" \
 		"rule 3, fault 1 (tx:corrupt:opcode=write,nth=7): bit " \
 		"rule 4, fault 1 (tx:delay=10:opcode=write,nth=9): delayed 10 ms" \
-		"rule 5, fault 1 (rx:seq-nak:opcode=ack,nth=1): forged seq-nak in place of RC_ACKNOWLEDGE"; do
+		"rule 5, fault 1 (rx:seq-nak:opcode=ack,nth=1): forged seq-nak in place of RC_ACKNOWLEDGE" \
+		"rule 6, fault 1 (tx:reorder=2:opcode=write,nth=11): held back until 2 later packets passed"; do
 		check "notes: tshark shows the frame comment '$w'" grep -qF "uroce fault $w" "$T/notes.txt"
 	done
-	exactly "notes: commented frames" "$(wc -l <"$T/notes.txt")" 6
+	exactly "notes: commented frames" "$(wc -l <"$T/notes.txt")" 7
+	# The reordered packet went out right after the two packets that followed it.
+	rpsn=$(awk -F'\t' '/reorder/ { print $2 }' "$T/notes.txt")
+	rframe=$(awk -F'\t' '/reorder/ { print $1 }' "$T/notes.txt")
+	before=$(tshark -r "$T/notes.uroce0.pcapng" --disable-heuristic rpcrdma_infiniband \
+		-Y "frame.number < ${rframe:-0} && ip.src == $ADDR0" -T fields -e infiniband.bth.psn \
+		2>/dev/null | tail -n 2 | tr '\n' ' ')
+	check "notes: PSN $rpsn left after PSNs $((${rpsn:-0} + 1)) and $((${rpsn:-0} + 2)) (sent before it: $before)" \
+		test "$before" = "$((${rpsn:-0} + 1)) $((${rpsn:-0} + 2)) "
 else
 	echo "SKIP (pcapng comments): tshark is not installed"
 fi
