@@ -237,15 +237,15 @@ END_TEST
  * blocks, read back through libpcap like a capture of any other tool. */
 START_TEST(test_pcapng_write_comments)
 {
+	static const struct wire_frame_params p = {
+	    .ip_version = 4, .src = {127, 0, 0, 1}, .dst = {127, 0, 0, 2}, .fill_icrc = 1};
+	static const struct timeval ts = {.tv_sec = 1700000000};
+	uint8_t frame[128], file[1024];
 	struct common_pcap_writer w;
 	struct common_pcap_reader r;
-	struct wire_frame_params p = {
-	    .ip_version = 4, .src = {127, 0, 0, 1}, .dst = {127, 0, 0, 2}, .fill_icrc = 1};
-	struct wire_decoded d;
-	struct timeval ts = {.tv_sec = 1700000000, .tv_usec = 123456};
-	uint8_t frame[128], file[1024];
 	char path[300], err[512];
 	size_t n, off, flen;
+	struct wire_decoded d;
 	uint32_t v;
 	FILE *f;
 	int len;
