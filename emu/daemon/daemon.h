@@ -366,6 +366,8 @@ struct emu_dev {
 	struct emu_capture *capture; /* capture.c; NULL without --pcap */
 	struct emu_dma *dma;	     /* dma.c: staged writes, read-ahead */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
+	/* The handler of QP1's MADs (cm/cm.c sets it; NULL: dropped, unmatched). */
+	void (*gsi_recv)(struct emu_dev *dev, const struct xport_gsi_mad *m);
 	uint64_t dcnt[EMU_DCNT_COUNT];
 	int stopping;
 };
