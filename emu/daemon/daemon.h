@@ -369,6 +369,8 @@ struct emu_dev {
 	struct emu_fault *fault;     /* fault.c: fault rules, held packets */
 	bool fault_on;		     /* rules exist or packets are held */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
+	/* The handler of QP1's MADs (cm/cm.c sets it; NULL: dropped, unmatched). */
+	void (*gsi_recv)(struct emu_dev *dev, const struct xport_gsi_mad *m);
 	uint64_t dcnt[EMU_DCNT_COUNT];
 	int stopping;
 };

@@ -429,6 +429,7 @@ static int start(struct uroced *u)
 	if (emu_dev_setup(dev, o))
 		goto err_unwind;
 	emu_dp_init(dev);
+	emu_cm_start(dev);
 	if (o->spin_set)
 		dev->wait.spin_us = o->spin_us;
 	/* PROTOCOL.md 12: interoperating with senders that do not use ID 0. */

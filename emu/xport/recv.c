@@ -195,6 +195,10 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 		xport__drop(dev, NULL, XPORT_DROP_MULTICAST);
 		return;
 	}
+	if (pkt.qpn == WIRE_GSI_QPN) {
+		xport__gsi_recv(dev, &pkt);
+		return;
+	}
 	qp = pkt.qpn ? dev->ops->lookup_qp(dev->ctx, pkt.qpn) : NULL;
 	if (!qp) {
 		xport__drop(dev, NULL, XPORT_DROP_NO_QP);

@@ -141,13 +141,27 @@ struct xport_recv_wqe {
 struct xport_qp;
 
 /*
+ * A management datagram that arrived on QP1, the general services (GSI) QP
+ * the RNIC owns itself (IBA 13.5.1): a UD SEND to QP 1 with the GSI Q_Key.
+ * Valid during the gsi_recv call only.
+ */
+struct xport_gsi_mad {
+	const struct xport_route *rt; /* the path it came on (source = the sender) */
+	const uint8_t *mad;	      /* the UD payload: the MAD */
+	uint32_t len;
+	uint32_t src_qpn; /* DETH source QP: where replies go */
+	uint16_t pkey;	  /* BTH P_Key, for the reply */
+};
+
+/*
  * Everything outside the engine. Every op gets the ctx given to
  * xport_dev_init. Return conventions: 0 or -errno.
  */
 struct xport_ops {
 	/*
-	 * Send one UDP payload (BTH .. ICRC, ICRC already appended) on the
-	 * path rt (rt->sgid is the source address to send from). The buffer is
+	 * Send one UDP payload (BTH .. ICRC, ICRC already appended) of qp
+	 * (NULL for QP1's MADs) on the path rt (rt->sgid is the source
+	 * address to send from). The buffer is
 	 * only valid during the call. Must not call back into the engine. A
 	 * failure counts as a lost packet (the transport recovers it).
 	 */
@@ -213,6 +227,13 @@ struct xport_ops {
 	 * May be NULL.
 	 */
 	void (*comm_est)(void *ctx, struct xport_qp *qp);
+	/*
+	 * Optional: a MAD for QP1 passed the receive checks (ICRC, a UD SEND,
+	 * P_Key, the GSI Q_Key 0x80010000). NULL: QP1 does not exist, and
+	 * packets to it are dropped as no_qp. Must not call back into the
+	 * engine except xport_gsi_send.
+	 */
+	void (*gsi_recv)(void *ctx, const struct xport_gsi_mad *m);
 };
 
 /* Per-device state: one per RNIC. */
@@ -226,6 +247,7 @@ struct xport_dev {
 	 * bits of strength, and a uroce peer always sends ID 0.
 	 */
 	bool icrc_solve_id;
+	uint32_t gsi_psn; /* PSN of QP1's next send (UD: any sequence will do) */
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
 };
@@ -480,6 +502,18 @@ uint32_t xport_sq_free(const struct xport_qp *qp);
  */
 void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf,
 		     size_t len);
+
+/* gsi.c */
+
+/*
+ * Send one MAD from QP1 as a GSI QP does (IBA 13.5.1): a UD SEND Only with
+ * DETH source QP 1 and the GSI Q_Key, to dest_qpn on path rt (rt->sgid and
+ * rt->sport must be the device's own), with P_Key pkey. len is at most one
+ * 256-byte MAD. Returns what send_packet returned, or -EMSGSIZE. Counted
+ * as gsi_tx on the device.
+ */
+int xport_gsi_send(struct xport_dev *dev, const struct xport_route *rt, uint32_t dest_qpn,
+		   uint16_t pkey, const void *mad, size_t len);
 
 /* Names for counters and enums (static strings; "?" when out of range). */
 const char *xport_drop_name(unsigned reason);

@@ -203,4 +203,9 @@ void xport__pktq_clear(struct xport_pktq *q);
 /* Free the entries (xport_qp_fini). */
 void xport__pktq_free(struct xport_pktq *q);
 
+/* gsi.c */
+
+/* A packet for QP1 that passed the device-wide checks: the GSI QP's checks, then the daemon. */
+void xport__gsi_recv(struct xport_dev *dev, const struct xport_pkt *pkt);
+
 #endif /* UROCE_XPORT_INT_H */

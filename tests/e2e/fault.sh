@@ -19,14 +19,18 @@
 #             retries: 8 transmissions faulted
 #   seed      the same seed, rules and program give the same fault decisions (the
 #             --fault-log files agree); another seed gives others
+#   cm        the CM's own MADs on QP1 are faulted like any packet (a REQ taken
+#             twice is answered twice, the second answer dropped on its way out;
+#             tests/daemon/cm_probe plays the peer)
 #   notes     a pcapng capture carries a comment on each faulted frame (tshark's
 #             frame.comment), the dropped one included
 #   bad       malformed rules are refused naming the bad part; `uroce fault` on a
 #             device that does not exist exits 2; add/list/del/clear at run time
 #
-#   fault.sh PATH_TO_rc_semantics
+#   fault.sh PATH_TO_rc_semantics [PATH_TO_cm_probe]
 . "$(dirname "$0")/lib.sh"
-PROG=${1:?usage: fault.sh PATH_TO_rc_semantics}
+PROG=${1:?usage: fault.sh PATH_TO_rc_semantics [PATH_TO_cm_probe]}
+CM_PROBE=${2:-}
 [ -x "$PROG" ] || skip "$PROG was not built (no system libibverbs)"
 need_prog ibv_rc_pingpong
 U=$UROCE_BIN/uroce
@@ -246,6 +250,26 @@ if ! cmp -s "$T/seed7a.decisions" "$T/seed8.decisions"; then
 	pass "seed: seed 8 made other decisions ($(awk '{ print $2 }' "$T/seed8.decisions" | tr '\n' ' '))"
 else
 	fail "seed: seeds 7 and 8 made the same decisions"
+fi
+
+# ---------------------------------------------------------------- the CM
+if [ -x "$CM_PROBE" ]; then
+	# The first ConnectRequest is taken twice, and the second answer to it
+	# (which the probe would read as the answer to its next request) is lost.
+	OPTS0=(--fault "rx:dup:opcode=cm,nth=1" --fault "tx:drop:opcode=cm,nth=2")
+	begin cm
+	rc=0
+	"$CM_PROBE" "$E2E_NET.3" "$ADDR0" 4791 >"$T/cm.probe" 2>&1 || rc=$?
+	check "cm: cm_probe still passes ($(tail -n 1 "$T/cm.probe"))" test "$rc" -eq 0
+	exactly "cm: rule 1 faults" "$(rule_faults uroce0 1)" 1
+	exactly "cm: rule 2 faults" "$(rule_faults uroce0 2)" 1
+	# cm.sh's counts with the first ConnectRequest taken twice.
+	exactly "cm: uroce0 daemon.cm_rx (5 + the duplicate)" "$(counter uroce0 daemon.cm_rx)" 6
+	exactly "cm: uroce0 daemon.cm_rej_sent (2 + the answer to the duplicate)" \
+		"$(counter uroce0 daemon.cm_rej_sent)" 3
+	end
+else
+	echo "SKIP (cm): cm_probe was not built"
 fi
 
 # ---------------------------------------------------------------- pcapng comments

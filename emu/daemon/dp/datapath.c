@@ -145,6 +145,17 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct u
 		dev->dcnt[EMU_DCNT_CQES]++;
 }
 
+/* QP1's MADs go up to the daemon's CM, which registered for them. */
+static void op_gsi_recv(void *ctx, const struct xport_gsi_mad *m)
+{
+	struct emu_dev *dev = ctx;
+
+	if (dev->gsi_recv)
+		dev->gsi_recv(dev, m);
+	else
+		dev->dcnt[EMU_DCNT_CM_UNMATCHED]++;
+}
+
 static uint64_t op_now_us(void *ctx)
 {
 	(void)ctx;
@@ -196,6 +207,7 @@ static const struct xport_ops dp_ops = {
     .atomic = op_atomic,
     .get_recv_wqe = op_get_recv_wqe,
     .push_cqe = op_push_cqe,
+    .gsi_recv = op_gsi_recv,
     .now_us = op_now_us,
     .arm_timer = op_arm_timer,
     .schedule = op_schedule,

@@ -9,7 +9,7 @@
 #ifndef UROCE_VERBS_H
 #define UROCE_VERBS_H
 
-#include "dp.h"
+#include "cm.h"
 
 /* ctl.c */
 /* Create the listening socket in the rundir (checking the name is free). */

@@ -76,7 +76,9 @@
 	X(FLUSHED, "flushed", "work requests completed with IBV_WC_WR_FLUSH_ERR")                 \
 	X(QP_ERROR, "qp_error", "transitions to the Error state caused by the transport")         \
 	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")       \
-	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")
+	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")   \
+	X(GSI_RX, "gsi_rx", "management datagrams received on QP1 (the GSI QP)")                 \
+	X(GSI_TX, "gsi_tx", "management datagrams sent from QP1")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,

@@ -39,6 +39,14 @@
 	X(TIMER_FIRES, "timer_fires", "transport timer expiries delivered")                    \
 	X(PCAP_FRAMES, "pcap_frames", "frames written to the capture file")                    \
 	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")                \
+	X(CM_RX, "cm_rx", "CM MADs received on QP1")                                           \
+	X(CM_RX_MALFORMED, "cm_rx_malformed", "MADs on QP1 that are not well-formed CM MADs (dropped)") \
+	X(CM_UNMATCHED, "cm_unmatched", "CM MADs for no known connection or service (dropped)")  \
+	X(CM_TX, "cm_tx", "CM MADs sent from QP1")                                             \
+	X(CM_TX_ERR, "cm_tx_err", "CM MADs that could not be sent")                            \
+	X(CM_REJ_SENT, "cm_rej_sent", "ConnectRequests rejected (no listener: invalid service ID)") \
+	X(CM_DREP_SENT, "cm_drep_sent", "DisconnectReplies sent to DisconnectRequests")         \
+	X(CM_SIDR_REP_SENT, "cm_sidr_rep_sent", "SIDR replies sent (no listener: unsupported)") \
 	X(FAULT_DROPPED, "fault_dropped", "packets a fault rule dropped")                      \
 	X(FAULT_DUPLICATED, "fault_duplicated", "packets a fault rule duplicated")             \
 	X(FAULT_DELAYED, "fault_delayed", "packets a fault rule delayed")                      \

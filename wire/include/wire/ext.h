@@ -24,7 +24,8 @@
 /* A CNP carries 16 reserved bytes after the BTH (RoCEv2 Annex A17.9). */
 #define WIRE_CNP_RESV_BYTES 16
 
-/* The Q_Key of the general services QP (QP1). */
+/* The general services QP (QP1) and its Q_Key (IBA 13.5.1, 10.2.5). */
+#define WIRE_GSI_QPN 1u
 #define WIRE_GSI_QKEY 0x80010000u
 
 /* RDMA Extended Transport Header: IBA 9.3.3. */

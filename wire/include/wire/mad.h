@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <wire/bytes.h>
+#include <wire/ext.h>
 #include <wire/reason.h>
 
 #define WIRE_MAD_BYTES 256
@@ -27,8 +28,6 @@
 /* The Communication Management class, and its class version since release 1.2 of the IBA. */
 #define WIRE_MGMT_CLASS_CM 0x07
 #define WIRE_CM_CLASS_VERSION 2
-/* The GSI QP and its Q_Key (IBA 13.5.1). */
-#define WIRE_GSI_QPN 1u
 
 /* MAD methods (IBA 13.4.5); the CM sends everything with Send. */
 enum {
