@@ -22,6 +22,8 @@ struct cli_command {
 static const struct cli_command cli_commands[] = {
     {"decode", cli_decode, "[--json] FILE...",
      "decode RoCEv2 packets in pcap/pcapng files, check every ICRC"},
+    {"ladder", cli_ladder, "FILE [--svg OUT.svg]",
+     "draw a capture as a sequence diagram between its two endpoints"},
     {"sample", cli_sample, "FILE.pcap", "write one valid packet of every opcode to a capture"},
     {"devices", cli_devices_main, "[--rundir DIR]",
      "list the live uroce RNICs and their resources"},
@@ -33,13 +35,15 @@ static const struct cli_command cli_commands[] = {
      "list a device's live QPs: state, PSNs, outstanding work, owner"},
     {"run", cli_run_main, "[--rundir DIR] -- PROGRAM [ARGS...]",
      "run a verbs program on uroce (the shim preloaded)"},
+    {"wireshark-plugin", cli_wireshark_plugin, "install [--dir DIR]|path|print",
+     "install the Lua plugin that checks ICRCs in Wireshark"},
 };
 
 static void cli_usage(FILE *out)
 {
 	fprintf(out, "usage: uroce COMMAND [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++)
-		fprintf(out, "  %-8s %-23s %s\n", cli_commands[i].name, cli_commands[i].args,
+		fprintf(out, "  %-16s %-31s %s\n", cli_commands[i].name, cli_commands[i].args,
 			cli_commands[i].summary);
 	fprintf(out, "\n  uroce COMMAND --help   help for one command\n"
 		     "  uroce --version        print the version\n");
