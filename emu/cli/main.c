@@ -43,7 +43,7 @@ static void cli_usage(FILE *out)
 {
 	fprintf(out, "usage: uroce COMMAND [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++)
-		fprintf(out, "  %-16s %-31s %s\n", cli_commands[i].name, cli_commands[i].args,
+		fprintf(out, "  %-16s %-35s %s\n", cli_commands[i].name, cli_commands[i].args,
 			cli_commands[i].summary);
 	fprintf(out, "\n  uroce COMMAND --help   help for one command\n"
 		     "  uroce --version        print the version\n");

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from capfile import pcap_records, pcap_write
+
 UROCE = sys.argv[1]
 failures = 0
 checks = 0
@@ -35,27 +37,6 @@ def check(cond, what):
 def summary(ok, bad, malformed):
     return "roce packets: %d, icrc ok: %d, icrc bad: %d, malformed: %d" % (
         ok + bad + malformed, ok, bad, malformed)
-
-
-def pcap_records(path):
-    """(header, [(record header, data)]) of a classic pcap file."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    recs, off = [], 24
-    while off < len(blob):
-        rh = blob[off:off + 16]
-        caplen = struct.unpack("<I", rh[8:12])[0]
-        recs.append([rh, bytearray(blob[off + 16:off + 16 + caplen])])
-        off += 16 + caplen
-    return blob[:24], recs
-
-
-def pcap_write(path, header, recs):
-    with open(path, "wb") as f:
-        f.write(header)
-        for rh, data in recs:
-            f.write(rh)
-            f.write(data)
 
 
 with tempfile.TemporaryDirectory(prefix="uroce-cli-test-") as tmp:
