@@ -370,10 +370,12 @@ static int ladder_svg(const char *path, const char *title, const struct ladder *
 		     "font-weight=\"bold\">", rx);
 	svg_escaped(out, l->addr[right].text);
 	fprintf(out, "</text>\n<text x=\"20\" y=\"48\">frame</text>\n");
-	fprintf(out, "<line class=\"lifeline\" x1=\"%d\" y1=\"34\" x2=\"%d\" y2=\"%.0f\" "
-		     "stroke=\"#888\"/>\n", SVG_LEFT_X, SVG_LEFT_X, height - 10);
-	fprintf(out, "<line class=\"lifeline\" x1=\"%.1f\" y1=\"34\" x2=\"%.1f\" y2=\"%.0f\" "
-		     "stroke=\"#888\"/>\n", rx, rx, height - 10);
+	for (int side = 0; side < 2; side++) {
+		double x = side ? rx : SVG_LEFT_X;
+
+		fprintf(out, "<line class=\"lifeline\" x1=\"%.1f\" y1=\"34\" x2=\"%.1f\" "
+			     "y2=\"%.0f\" stroke=\"#888\"/>\n", x, x, height - 10);
+	}
 	for (size_t i = 0; i < l->nrow; i++) {
 		const struct ladder_row *r = &l->row[i];
 		const char *note = cli_comments_get(&l->comments, r->frame);

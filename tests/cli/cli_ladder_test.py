@@ -21,6 +21,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from checks import check, finish
 from capfile import pcap_records, pcap_write, pcapng_write
 
 UROCE = sys.argv[1]
@@ -31,17 +32,6 @@ if SHARED and not os.path.isfile(RPING):
     sys.exit(77)
 
 ROW = re.compile(r"^ *(\d+) \|(-- .*>\||<.* --\|)(.*)$")
-failures = checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-
-
 def run(*args):
     p = subprocess.run([UROCE, *args], capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
@@ -191,5 +181,4 @@ with tempfile.TemporaryDirectory(prefix="uroce-ladder-test-") as tmp:
         rc, o, e = run("ladder", "--help")
         check(rc == 0 and "usage: uroce ladder" in o, "--help: exit 0")
 
-print("%d checks, %d failures" % (checks, failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
 from capfile import pcap_records, pcap_write, pcapng_write
 
 UROCE, LUA, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -32,17 +33,6 @@ CAPTURES = os.path.join(sys.argv[4], "captures") if len(sys.argv) > 4 else None
 if MODE == "captures" and not (CAPTURES and os.path.isdir(CAPTURES)):
     print("SKIP: no reference captures (UROCE_SHARED_DIR/captures is absent)")
     sys.exit(77)
-
-failures = checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-
 
 def plugin(pcap, env=None, lua=LUA):
     """{frame: (icrc, calc, wire, experts, annotation)} for frames the plugin marked."""
@@ -170,5 +160,4 @@ else:
         p = subprocess.run([UROCE, "wireshark-plugin", "frob"], capture_output=True, text=True)
         check(p.returncode == 2 and "usage:" in p.stderr, "bad subcommand: exit 2")
 
-print("%d checks, %d failures" % (checks, failures))
-sys.exit(1 if failures else 0)
+finish()
