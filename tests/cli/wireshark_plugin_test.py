@@ -3,7 +3,8 @@
 """The Wireshark Lua plugin (emu/cli/wireshark/uroce.lua) under real tshark
 (-X lua_script:). Mode "sample": on `uroce sample`'s capture (IPv4 and IPv6)
 every packet is good; a packet with one bit flipped is bad with an expert
-warning, one with a changed TOS and TTL (masked fields) stays good; the
+warning, one with a changed TOS and TTL (masked fields) stays good, packets
+cut by a snap length are "unchecked"; the
 pcapng comment shows as uroce.annotation; `uroce wireshark-plugin` prints
 the same script and installs it where tshark loads it. Mode "captures": on
 UROCE_SHARED_DIR/captures, the synthetic vectors give frames 1-11 good and
@@ -17,6 +18,7 @@ usage: wireshark_plugin_test.py UROCE LUA_SCRIPT sample|captures [SHARED_DIR]
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -123,6 +125,15 @@ else:
         bad = os.path.join(tmp, "bad.pcap")
         pcap_write(bad, header, recs)
         verify(bad, bad={i4 + 1, i6 + 1}, what="corrupted sample")
+
+        # Cut at a snap length of 60 bytes (headers only): every packet unchecked.
+        header, recs = pcap_records(sample)
+        cut = os.path.join(tmp, "cut.pcap")
+        pcap_write(cut, header, [[rh[:8] + struct.pack("<I", min(60, len(d))) + rh[12:], d[:60]]
+                                 for rh, d in recs])
+        rows = plugin(cut)
+        check(len(rows) == 84 and all(r[0] == "unchecked" and "Bad ICRC" not in r[3]
+                                      for r in rows.values()), "snap length 60: all unchecked")
 
         # pcapng frame comments: uroce.annotation (frames without one have none).
         ng = os.path.join(tmp, "notes.pcapng")

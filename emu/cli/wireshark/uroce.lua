@@ -112,21 +112,16 @@ function uroce.dissector(tvb, pinfo, tree)
 
     local udps = { fx_udp() }
     local udp = udps[#udps]
-    if not udp or udp.offset + 8 > tvb:len() then return end
+    if not udp or udp.offset + 4 > tvb:len() then return end
     local uoff = udp.offset
     if u16(tvb, uoff + 2) ~= uroce.prefs.port then return end
     local ipfi, ver = ip_before(uoff)
     if not ipfi then return end
 
     local t = tree:add(uroce, tvb:range(uoff))
-    local ulen = u16(tvb, uoff + 4)
-    -- UDP header + BTH (12) + ICRC (4) at the least.
-    if ulen < 8 + 12 + 4 then
-        t:add(f_icrc, "unchecked"):set_generated()
-        t:add_proto_expert_info(e_cut)
-        return
-    end
-    if uoff + ulen > tvb:len() then
+    -- A UDP header, BTH (12) and ICRC (4) at the least, all captured.
+    local ulen = uoff + 8 <= tvb:len() and u16(tvb, uoff + 4) or 0
+    if ulen < 8 + 12 + 4 or uoff + ulen > tvb:len() then
         t:add(f_icrc, "unchecked"):set_generated()
         t:add_proto_expert_info(e_cut)
         return
