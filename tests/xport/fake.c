@@ -112,21 +112,118 @@ static void fake_enqueue(struct fake_net *net, struct fake_host *to, const struc
 	}
 }
 
+/* ---- the timed network: a min-heap of packets on their arrival time ---- */
+
+static bool fake_timed_before(const struct fake_timed *a, const struct fake_timed *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void fake_heap_push(struct fake_net *net, struct fake_timed *t)
+{
+	unsigned i;
+
+	if (net->nheap == net->capheap) {
+		net->capheap = net->capheap ? net->capheap * 2 : 256;
+		net->heap = realloc(net->heap, net->capheap * sizeof(*net->heap));
+	}
+	i = net->nheap++;
+	while (i && fake_timed_before(t, net->heap[(i - 1) / 2])) {
+		net->heap[i] = net->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	net->heap[i] = t;
+}
+
+static struct fake_timed *fake_heap_pop(struct fake_net *net)
+{
+	struct fake_timed *top = net->heap[0], *last;
+	unsigned i = 0;
+
+	last = net->heap[--net->nheap];
+	for (;;) {
+		unsigned c = 2 * i + 1;
+
+		if (c >= net->nheap)
+			break;
+		if (c + 1 < net->nheap && fake_timed_before(net->heap[c + 1], net->heap[c]))
+			c++;
+		if (!fake_timed_before(net->heap[c], last))
+			break;
+		net->heap[i] = net->heap[c];
+		i = c;
+	}
+	if (net->nheap)
+		net->heap[i] = last;
+	return top;
+}
+
+void fake_net_timed(struct fake_net *net, const struct fake_link *a_to_b,
+		    const struct fake_link *b_to_a)
+{
+	net->timed = true;
+	net->link[0] = *a_to_b;
+	net->link[1] = *b_to_a;
+	net->link[0].busy_until = net->link[1].busy_until = 0;
+}
+
+/* Put one packet on host from's link: it arrives after serialisation, delay and jitter. */
+static void fake_timed_send(struct fake_net *net, int from, struct fake_host *to,
+			    const struct xport_route *rt, const void *pkt, size_t len,
+			    bool reorder)
+{
+	struct fake_link *l = &net->link[from];
+	struct fake_timed *t = malloc(sizeof(*t));
+	uint64_t start = l->busy_until > net->now ? l->busy_until : net->now;
+	int64_t at;
+
+	if (l->rate_bpus)
+		start += (len + l->rate_bpus - 1) / l->rate_bpus;
+	l->busy_until = start;
+	at = (int64_t)(start + l->delay_us);
+	if (l->jitter_us)
+		at += (int64_t)(fake_rand(net) % (2ull * l->jitter_us + 1)) - (int64_t)l->jitter_us;
+	if (reorder)
+		at += l->reorder_us;
+	t->at = at < (int64_t)net->now ? net->now : (uint64_t)at;
+	t->seq = net->seq++;
+	t->f.to = to;
+	t->f.rt = *rt;
+	t->f.len = len;
+	memcpy(t->f.buf, pkt, len);
+	fake_heap_push(net, t);
+}
+
+/* Queue a packet on the FIFO or the timed network. */
+static void fake_put(struct fake_net *net, int from, struct fake_host *to,
+		     const struct xport_route *rt, const void *pkt, size_t len, bool reorder)
+{
+	if (net->timed)
+		fake_timed_send(net, from, to, rt, pkt, len, reorder);
+	else
+		fake_enqueue(net, to, rt, pkt, len, reorder);
+}
+
 static int fake_send_packet(void *ctx, struct xport_qp *qp, const struct xport_route *rt,
 			    const void *pkt, size_t len)
 {
 	struct fake_host *h = ctx;
 	struct fake_net *net = h->net;
 	struct fake_host *to = fake_host_by_gid(net, rt->dgid);
-	struct fake_log *e;
+	struct fake_log *e, scratch;
 	int fate = 0;
 
 	(void)qp;
-	if (net->nlog == net->caplog) {
-		net->caplog = net->caplog ? net->caplog * 2 : 1024;
-		net->log = realloc(net->log, net->caplog * sizeof(*net->log));
+	if (net->nolog) {
+		e = &scratch;
+	} else {
+		if (net->nlog == net->caplog) {
+			net->caplog = net->caplog ? net->caplog * 2 : 1024;
+			net->log = realloc(net->log, net->caplog * sizeof(*net->log));
+		}
+		e = &net->log[net->nlog++];
 	}
-	e = &net->log[net->nlog++];
+	net->logged++;
 	fake_log_pkt(e, pkt, len);
 	e->from = h->id;
 	if (net->filter)
@@ -139,6 +236,18 @@ static int fake_send_packet(void *ctx, struct xport_qp *qp, const struct xport_r
 		fate |= FAKE_REORDER;
 	if (fake_chance(net, net->corrupt_pm))
 		fate |= FAKE_CORRUPT;
+	if (net->timed) {
+		const struct fake_link *l = &net->link[h->id];
+
+		if (fake_chance(net, l->drop_pm))
+			fate |= FAKE_DROP;
+		if (fake_chance(net, l->dup_pm))
+			fate |= FAKE_DUP;
+		if (fake_chance(net, l->reorder_pm))
+			fate |= FAKE_REORDER;
+		if (fake_chance(net, l->corrupt_pm))
+			fate |= FAKE_CORRUPT;
+	}
 	e->fate = fate;
 	if (!to || fate & FAKE_DROP) {
 		net->dropped++;
@@ -154,15 +263,15 @@ static int fake_send_packet(void *ctx, struct xport_qp *qp, const struct xport_r
 		net->corrupted++;
 		if (at == 4)
 			net->corrupted_masked++;
-		fake_enqueue(net, to, rt, copy, len, fate & FAKE_REORDER);
+		fake_put(net, h->id, to, rt, copy, len, fate & FAKE_REORDER);
 	} else {
-		fake_enqueue(net, to, rt, pkt, len, fate & FAKE_REORDER);
+		fake_put(net, h->id, to, rt, pkt, len, fate & FAKE_REORDER);
 	}
 	if (fate & FAKE_REORDER)
 		net->reordered++;
 	if (fate & FAKE_DUP) {
 		net->duplicated++;
-		fake_enqueue(net, to, rt, pkt, len, false);
+		fake_put(net, h->id, to, rt, pkt, len, false);
 	}
 	return 0;
 }
@@ -342,6 +451,9 @@ void fake_net_init(struct fake_net *net, uint64_t seed)
 
 void fake_net_fini(struct fake_net *net)
 {
+	while (net->nheap)
+		free(fake_heap_pop(net));
+	free(net->heap);
 	free(net->q);
 	free(net->log);
 	memset(net, 0, sizeof(*net));
@@ -519,10 +631,28 @@ static bool fake_run_scheduled(struct fake_net *net)
 	return any;
 }
 
+/* Timed mode: the next packet, if it has arrived by `by`. */
+static bool fake_timed_deliver(struct fake_net *net, uint64_t by)
+{
+	struct fake_timed *t;
+
+	if (!net->nheap || net->heap[0]->at > by)
+		return false;
+	t = fake_heap_pop(net);
+	if (t->at > net->now)
+		net->now = t->at;
+	net->delivered++;
+	xport_recv_packet(&t->f.to->dev, &t->f.rt, t->f.buf, t->f.len);
+	free(t);
+	return true;
+}
+
 static bool fake_deliver_one(struct fake_net *net)
 {
 	struct fake_inflight *f;
 
+	if (net->timed)
+		return fake_timed_deliver(net, net->now);
 	if (!net->qlen)
 		return false;
 	f = &net->q[net->qhead];
@@ -537,7 +667,8 @@ unsigned fake_deliver_all(struct fake_net *net)
 {
 	unsigned n = 0;
 
-	while (fake_deliver_one(net) || fake_run_scheduled(net))
+	while (fake_deliver_one(net) || fake_run_scheduled(net) ||
+	       (net->timed && fake_timed_deliver(net, UINT64_MAX)))
 		n++;
 	return n;
 }
@@ -553,7 +684,7 @@ unsigned fake_run(struct fake_net *net, unsigned max_events)
 			n++;
 			continue;
 		}
-		/* Idle network: jump to the earliest timer. */
+		/* Idle: jump to the earliest timer or (timed) the next arrival. */
 		for (int i = 0; i < 2; i++) {
 			struct fake_host *h = net->host[i];
 
@@ -563,6 +694,11 @@ unsigned fake_run(struct fake_net *net, unsigned max_events)
 				if (q->timer && (!first || q->timer < first->timer))
 					first = q;
 			}
+		}
+		if (net->timed && net->nheap && (!first || net->heap[0]->at < first->timer)) {
+			fake_timed_deliver(net, UINT64_MAX);
+			n++;
+			continue;
 		}
 		if (!first)
 			break;
