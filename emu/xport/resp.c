@@ -315,7 +315,21 @@ static void resp_duplicate(struct xport_qp *qp, const struct xport_pkt *pkt)
 
 	xport__count(qp, XPORT_CNT_DUP_REQ, 1);
 	if (pkt->mask & (WIRE_SEND_MASK | WIRE_WRITE_MASK)) {
-		/* C9-105: never execute again; acknowledge the last PSN in order. */
+		/*
+		 * C9-105: never execute again; acknowledge the last PSN in
+		 * order, coalesced as for new requests (IBA 9.7.5.1: a
+		 * responder may coalesce acknowledgements): only a duplicate
+		 * that asks for an ACK gets one. A requester that retransmits
+		 * sets AckReq at least where it stops, so it is answered once
+		 * per retransmission instead of once per packet (hfi1 and qib
+		 * rc_rcv_error do the same). This keeps the responder silent
+		 * after a sequence NAK until the expected PSN arrives, apart
+		 * from those ACKs.
+		 */
+		if (!pkt->ackreq) {
+			xport__count(qp, XPORT_CNT_DUP_SILENT, 1);
+			return;
+		}
 		xport__count(qp, XPORT_CNT_DUP_ACKED, 1);
 		resp_ack(qp, wire_psn_sub(qp->resp.psn, 1));
 		return;

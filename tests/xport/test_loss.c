@@ -183,10 +183,15 @@ START_TEST(test_lost_ack_write_not_reexecuted)
 	for (int i = 0; i < 3000; i++)
 		ck_assert_uint_eq(env->mb->buf[i], 0xee);
 	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_REQ], 3);
-	/* Every duplicate packet is acknowledged with the last in-order PSN. */
-	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 4);
-	for (unsigned i = 1; i < 4; i++)
-		expect(1, i, WIRE_OP_RC_ACKNOWLEDGE, P(2));
+	/*
+	 * The duplicate that asks for an ACK (the Last) is acknowledged with
+	 * the last in-order PSN; the two without AckReq are not answered.
+	 */
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 2);
+	expect(1, 1, WIRE_OP_RC_ACKNOWLEDGE, P(2));
+	ck_assert_int_eq(pkt_at(1, 1)->syndrome, 0x1f);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_ACKED], 1);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_SILENT], 2);
 	ck_assert_uint_eq(env->qa->nscq, 1);
 	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
@@ -453,6 +458,48 @@ START_TEST(test_lost_nak)
 	expect(0, 3, WIRE_OP_RC_SEND_FIRST, P(0));
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 3000);
 	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+}
+END_TEST
+
+/*
+ * One NAK per gap, then silence until the expected PSN arrives (rxe
+ * check_psn; IBA 9.7.5.2: a responder that NAKed a sequence error ignores
+ * new requests until the expected one and answers duplicates only as asked).
+ * The NAK is lost, so the timer resends the whole WRITE: the three packets
+ * the responder already has are duplicates without AckReq and get no
+ * answer; the expected PSN ends the silence and the Last is acknowledged.
+ */
+START_TEST(test_nak_once_then_silent)
+{
+	struct xport_wqe w;
+
+	setup_env(NULL);
+	add_rule(0, WIRE_OP_RC_RDMA_WRITE_MIDDLE, 2, FAKE_DROP); /* P3, first pass */
+	add_rule(1, WIRE_OP_RC_ACKNOWLEDGE, 0, FAKE_DROP);	   /* the NAK */
+	fake_pattern(env->ma->buf, 6 * 1024, 8);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 6 * 1024);
+	fake_wqe_remote(&w, env->mb, 0);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 12);
+	for (unsigned i = 0; i < 12; i++)
+		ck_assert_uint_eq(pkt_at(0, i)->psn, P(i % 6));
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 2);
+	expect(1, 0, WIRE_OP_RC_ACKNOWLEDGE, P(3));
+	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_PSN_SEQ_ERR));
+	expect(1, 1, WIRE_OP_RC_ACKNOWLEDGE, P(5));
+	ck_assert_int_eq(pkt_at(1, 1)->syndrome, 0x1f);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_SEQ_NAK_SENT], 1);
+	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_OUT_OF_SEQ], 2);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_REQ], 3);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_SILENT], 3);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_ACKED], 0);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_TIMEOUT], 1);
+	ck_assert_uint_eq(env->net.timers_fired, 1);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 6 * 1024);
+	ck_assert_uint_eq(env->qa->nscq, 1);
 	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
 END_TEST
@@ -779,6 +826,7 @@ static Suite *loss_suite(void)
 	tcase_add_test(tc, test_rnr_forever_and_no_timer);
 	tcase_add_test(tc, test_implied_nak);
 	tcase_add_test(tc, test_lost_nak);
+	tcase_add_test(tc, test_nak_once_then_silent);
 	tcase_add_test(tc, test_remote_access_errors);
 	tcase_add_test(tc, test_invalid_requests);
 	tcase_add_test(tc, test_recv_too_small);
