@@ -135,33 +135,62 @@ void xport__comp_complete(struct xport_qp *qp, struct xport_swqe *w, uint32_t st
 		xport__comp_drain(qp);
 }
 
-/* Forward progress: fresh retry budgets (rxe reset_retry_counters). */
+/*
+ * Forward progress: the responder has everything below next_psn. Fresh
+ * retry budgets (IBA 9.7.6.1: the retry counter counts retries without
+ * progress; rxe reset_retry_counters, hfi1 do_rc_ack), and the end of a
+ * loss recovery once the acknowledged PSN passes its recovery point.
+ */
 static void comp_progress(struct xport_qp *qp, uint32_t next_psn)
 {
 	qp->comp.psn = next_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
-	qp->comp.retried = false;
+	if (qp->comp.recovering && wire_psn_cmp(next_psn, qp->comp.recover_psn) >= 0)
+		qp->comp.recovering = false;
 }
 
 /*
- * Retry from comp.psn (go-back-N), spending one of retry_cnt; at zero the
- * oldest WQE fails with IBV_WC_RETRY_EXC_ERR. With `once`, a NAK or implied
- * NAK does not retry again for a PSN already retried: the responder answers
- * a gap only once, so later signals about the same gap are echoes.
+ * Has the retransmission of the last rewind had time to reach the
+ * responder and be answered? Until then a sequence NAK or an implied NAK
+ * inside the rewound range is an echo of the loss being repaired: the
+ * responder NAKs each new gap once, and a gap that originals still on the
+ * way open (reordering) is closed by the packets already sent again.
  */
-static void comp_retry(struct xport_qp *qp, struct xport_swqe *w, enum xport_cnt why, bool once)
+static bool comp_retx_overdue(const struct xport_qp *qp, uint64_t now)
 {
-	if (once && qp->comp.retried && qp->comp.retried_psn == qp->comp.psn)
+	uint64_t t = xport_timeout_us(qp->attr.timeout);
+
+	return !t || now - qp->comp.rewind_at >= t;
+}
+
+/*
+ * A loss at comp.psn: retry from there (go-back-N), spending one of
+ * retry_cnt; at zero the oldest WQE fails with IBV_WC_RETRY_EXC_ERR. For a
+ * NAK or implied NAK (`nak`) the rewind happens at most once per loss: a
+ * signal about a PSN the last rewind already sends again (rewind_psn ..
+ * recover_psn) is counted as an echo and changes nothing, whatever PSN it
+ * names, until the retransmission is overdue. A timeout always retries.
+ */
+static void comp_retry(struct xport_qp *qp, struct xport_swqe *w, enum xport_cnt why, bool nak)
+{
+	uint64_t now = qp->dev->ops->now_us(qp->dev->ctx);
+
+	if (nak && qp->comp.recovering && wire_psn_cmp(qp->comp.psn, qp->comp.rewind_psn) >= 0 &&
+	    wire_psn_cmp(qp->comp.psn, qp->comp.recover_psn) < 0 && !comp_retx_overdue(qp, now)) {
+		xport__count(qp, XPORT_CNT_NAK_ECHO, 1);
 		return;
+	}
 	if (!qp->comp.retry_left) {
 		xport__comp_complete(qp, w, UROCE_WC_RETRY_EXC_ERR);
 		return;
 	}
 	qp->comp.retry_left--;
 	xport__count(qp, why, 1);
-	qp->comp.retried = true;
-	qp->comp.retried_psn = qp->comp.psn;
+	qp->comp.recovering = true;
+	qp->comp.rewind_psn = qp->comp.psn;
+	qp->comp.recover_psn = qp->req.hw_psn;
+	qp->comp.rewind_at = now;
 	qp->req.need_retry = true;
 	qp->comp.retrans_deadline = 0;
 	xport__comp_rearm(qp);
@@ -198,7 +227,8 @@ static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xpo
 			return;
 		}
 		comp_progress(qp, wire_psn_add(pkt->psn, 1));
-		if (pkt->psn == w->last_psn && w->state == XPORT_WQE_PENDING)
+		/* Also while it is being sent again: the responder has all of it. */
+		if (pkt->psn == w->last_psn)
 			xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
 		xport__comp_rearm(qp);
 		return;
@@ -206,7 +236,7 @@ static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xpo
 		/* Implicitly acks everything before psn; wait, then resend (PROTOCOL.md 7). */
 		xport__count(qp, XPORT_CNT_RNR_NAK_RCVD, 1);
 		qp->comp.psn = pkt->psn;
-		qp->comp.retried = false;
+		qp->comp.recovering = false;
 		if (!qp->comp.rnr_left) {
 			xport__comp_complete(qp, w, UROCE_WC_RNR_RETRY_EXC_ERR);
 			return;
@@ -344,13 +374,14 @@ static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 		}
 		w = xport__sq_at(qp, qp->comp.idx);
 		if (w->state != XPORT_WQE_PROCESSING && w->state != XPORT_WQE_PENDING) {
-			/* Not (re)sent yet after a rewind: its answers will come again. */
+			/* Not started: nothing of it was sent, nothing answers it. */
 			xport__drop(dev, qp, XPORT_DROP_RESP_NO_WQE);
 			break;
 		}
 		rd_atomic = uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC;
+		/* "All sent" = every PSN of it went out once, rewound or not. */
 		switch (xport__comp_check_psn(pkt->psn, qp->comp.psn, w->last_psn,
-					   w->state == XPORT_WQE_PENDING, rd_atomic)) {
+					   wire_psn_cmp(w->last_psn, qp->req.hw_psn) < 0, rd_atomic)) {
 		case XPORT__COMP_PSN_COMPLETE_PREV:
 			comp_progress(qp, wire_psn_add(w->last_psn, 1));
 			xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
@@ -369,12 +400,11 @@ static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 			xport__drop(dev, qp, XPORT_DROP_RESP_BAD);
 			break;
 		case XPORT__COMP_PSN_PROCESS:
-			if (w->state == XPORT_WQE_PROCESSING &&
-			    wire_psn_cmp(pkt->psn, qp->req.psn) >= 0) {
-				/* Answers a packet of the first pass not yet re-sent. */
-				xport__drop(dev, qp, XPORT_DROP_RESP_DUP);
-				break;
-			}
+			/*
+			 * Also an answer to a packet of an earlier pass that a
+			 * rewind would send again: the requester then continues
+			 * after it instead (req.c req_seek).
+			 */
 			if (pkt->mask & WIRE_READ_RESP_MASK)
 				comp_read_resp(qp, w, pkt);
 			else if (pkt->mask & WIRE_ATMACK_MASK)

@@ -7,8 +7,9 @@
  * 64th packet without one, and stops at the window of 128 unacknowledged
  * PSNs, at a fence behind outstanding READ/atomics, at the initiator depth
  * (max_rd_atomic) and during an RNR wait. A retry (go-back-N) rewinds to the
- * completer's oldest unacknowledged PSN; a READ retried mid-way asks only for
- * the missing part. Completions, ACK handling and timers are in comp.c.
+ * completer's oldest unacknowledged PSN, and an ACK beyond what is being sent
+ * again moves it forward; a READ retried mid-way asks only for the missing
+ * part. Completions, ACK handling and timers are in comp.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -121,11 +122,15 @@ void xport__req_reset(struct xport_qp *qp)
 }
 
 /*
- * Go-back-N (PROTOCOL.md 7, rxe req_retry): restart at the oldest
- * unacknowledged PSN. The oldest WQE resumes where the acknowledged part
- * ends; every later WQE that had packets out is sent again from its start.
+ * Go-back-N (PROTOCOL.md 7, rxe req_retry, hfi1 reset_psn): send again from
+ * the completer's oldest unacknowledged PSN, after a retry or when an ACK
+ * showed that the responder already has what was about to be sent again.
+ * The oldest WQE resumes where the acknowledged part ends; every later WQE
+ * that had packets out is sent again from its start. WQEs keep the PSNs
+ * they were given when they started, so an answer to a packet of an
+ * earlier pass still finds its WQE.
  */
-static void req_rewind(struct xport_qp *qp)
+static void req_seek(struct xport_qp *qp)
 {
 	uint32_t i;
 
@@ -139,15 +144,10 @@ static void req_rewind(struct xport_qp *qp)
 
 		if (w->state != XPORT_WQE_PROCESSING && w->state != XPORT_WQE_PENDING)
 			break;
-		if (i == qp->comp.idx && wire_psn_cmp(qp->comp.psn, w->first_psn) > 0) {
-			uint32_t done = wire_psn_sub(qp->comp.psn, w->first_psn);
-
-			w->offset = done * qp->pmtu;
-			w->state = XPORT_WQE_PROCESSING;
-		} else {
-			w->offset = 0;
-			w->state = XPORT_WQE_POSTED;
-		}
+		w->state = XPORT_WQE_PROCESSING;
+		w->offset = 0;
+		if (i == qp->comp.idx && wire_psn_cmp(qp->comp.psn, w->first_psn) > 0)
+			w->offset = wire_psn_sub(qp->comp.psn, w->first_psn) * qp->pmtu;
 	}
 }
 
@@ -347,8 +347,10 @@ void xport__req_run(struct xport_qp *qp)
 			return;
 		if (qp->req.wait_rnr)
 			return;
-		if (qp->req.need_retry)
-			req_rewind(qp);
+		/* A retry, or the responder is ahead of what would be sent again. */
+		if (qp->req.need_retry ||
+		    (qp->type == UROCE_QPT_RC && wire_psn_cmp(qp->comp.psn, qp->req.psn) > 0))
+			req_seek(qp);
 		if (qp->req.idx == qp->sq_tail)
 			break;
 		w = xport__sq_at(qp, qp->req.idx);

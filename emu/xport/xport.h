@@ -278,9 +278,9 @@ struct xport_pkt {
 
 /* State of one send WQE copy. */
 enum xport_wqe_state {
-	XPORT_WQE_POSTED,     /* not started (or rewound by a retry) */
-	XPORT_WQE_PROCESSING, /* some packets sent */
-	XPORT_WQE_PENDING,    /* all packets sent, waiting for the ACK/responses */
+	XPORT_WQE_POSTED,     /* not started: no PSNs assigned yet */
+	XPORT_WQE_PROCESSING, /* PSNs assigned, packets from `offset` on still to (re)send */
+	XPORT_WQE_PENDING,    /* every packet sent, waiting for the ACK/responses */
 	XPORT_WQE_DONE_LOCAL, /* UC/UD: sent, completes as soon as it is the oldest */
 	XPORT_WQE_ERROR,	     /* failed locally: completes with status when oldest */
 };
@@ -315,8 +315,16 @@ struct xport_comp {
 	uint32_t idx;	    /* send queue index of the oldest uncompleted WQE */
 	uint8_t retry_left; /* retries left before IBV_WC_RETRY_EXC_ERR */
 	uint8_t rnr_left;   /* RNR retries left (7 = forever) */
-	bool retried;	    /* a NAK/implied-NAK retry already went out at retried_psn */
-	uint32_t retried_psn;
+	/*
+	 * Loss recovery: the last retry rewound to rewind_psn at rewind_at,
+	 * when everything below recover_psn had been sent. Until the
+	 * acknowledged PSN passes recover_psn, NAKs and implied NAKs inside
+	 * that range are echoes of the same loss, not new ones.
+	 */
+	bool recovering;
+	uint32_t rewind_psn;
+	uint32_t recover_psn;
+	uint64_t rewind_at;
 	uint64_t retrans_deadline; /* 0 = not armed */
 	uint64_t rnr_deadline;	   /* 0 = not waiting */
 	uint64_t armed;		   /* deadline last given to arm_timer */

@@ -504,6 +504,64 @@ START_TEST(test_nak_once_then_silent)
 }
 END_TEST
 
+/*
+ * One rewind per loss. On a timed network (10 us one way, 1 us per packet,
+ * no faults but these): P1's first transmission is lost and the original
+ * P4 is held back 21 us. The responder NAKs P1; the requester rewinds once
+ * and sends P1..P5 again. The late original P4 then reaches the responder
+ * just after the resent P1, while it expects P2: a new gap, so a second
+ * NAK (for P2), which the requester must recognise as an echo of the loss
+ * it is already repairing (P2 was sent again right behind P1) instead of
+ * rewinding a second time. A duplicate of the first NAK changes nothing
+ * either. Exactly 5 packets are sent again.
+ */
+START_TEST(test_one_rewind_per_loss)
+{
+	struct fake_link l = {.rate_bpus = 1100, .delay_us = 10, .reorder_us = 21};
+	struct xport_wqe w;
+
+	setup_env(NULL);
+	fake_net_timed(&env->net, &l, &l);
+	add_rule(0, WIRE_OP_RC_RDMA_WRITE_MIDDLE, 0, FAKE_DROP);    /* P1 */
+	add_rule(0, WIRE_OP_RC_RDMA_WRITE_MIDDLE, 3, FAKE_REORDER); /* P4 */
+	add_rule(1, WIRE_OP_RC_ACKNOWLEDGE, 0, FAKE_DUP);	    /* NAK(P1) twice */
+	fake_pattern(env->ma->buf, 6 * 1024, 9);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 6 * 1024);
+	fake_wqe_remote(&w, env->mb, 0);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 11);
+	for (unsigned i = 0; i < 6; i++)
+		expect(0, i, i == 0 ? WIRE_OP_RC_RDMA_WRITE_FIRST
+			     : i == 5 ? WIRE_OP_RC_RDMA_WRITE_LAST
+				      : WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+		       P(i));
+	for (unsigned i = 6; i < 11; i++)
+		ck_assert_uint_eq(pkt_at(0, i)->psn, P(i - 5));
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETX_PKTS], 5);
+	/* NAK(P1), NAK(P2) for the gap the late original opened, ACK(P5). */
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 3);
+	expect(1, 0, WIRE_OP_RC_ACKNOWLEDGE, P(1));
+	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_PSN_SEQ_ERR));
+	expect(1, 1, WIRE_OP_RC_ACKNOWLEDGE, P(2));
+	ck_assert_int_eq(pkt_at(1, 1)->syndrome, NAK(WIRE_NAK_PSN_SEQ_ERR));
+	expect(1, 2, WIRE_OP_RC_ACKNOWLEDGE, P(5));
+	ck_assert_int_eq(pkt_at(1, 2)->syndrome, 0x1f);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_SEQ_NAK_SENT], 2);
+	/* One rewind; the duplicate NAK(P1) and NAK(P2) are echoes. */
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_SEQ_NAK_RCVD], 3);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_NAK_SEQ], 1);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_NAK_ECHO], 2);
+	ck_assert_uint_eq(env->qa->x.comp.retry_left, 7);
+	ck_assert_uint_eq(env->net.timers_fired, 0);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 6 * 1024);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->timer, 0);
+}
+END_TEST
+
 /* Post a WRITE that fails remotely, a SEND behind it; check the aftermath. */
 static void check_remote_error(struct xport_wqe *w, uint32_t want_status, uint8_t want_nak)
 {
@@ -827,6 +885,7 @@ static Suite *loss_suite(void)
 	tcase_add_test(tc, test_implied_nak);
 	tcase_add_test(tc, test_lost_nak);
 	tcase_add_test(tc, test_nak_once_then_silent);
+	tcase_add_test(tc, test_one_rewind_per_loss);
 	tcase_add_test(tc, test_remote_access_errors);
 	tcase_add_test(tc, test_invalid_requests);
 	tcase_add_test(tc, test_recv_too_small);

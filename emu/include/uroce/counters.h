@@ -77,7 +77,8 @@
 	X(QP_ERROR, "qp_error", "transitions to the Error state caused by the transport")         \
 	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")       \
 	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending") \
-	X(DUP_SILENT, "dup_silent", "duplicate SEND/WRITE packets without AckReq, not answered")
+	X(DUP_SILENT, "dup_silent", "duplicate SEND/WRITE packets without AckReq, not answered") \
+	X(NAK_ECHO, "nak_echo", "NAKs and implied NAKs about a loss already being sent again")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,
