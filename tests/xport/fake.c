@@ -4,6 +4,7 @@
  * over plain heap memory and an in-process packet queue.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,8 +170,7 @@ void fake_net_timed(struct fake_net *net, const struct fake_link *a_to_b,
 
 /* Put one packet on host from's link: it arrives after serialisation, delay and jitter. */
 static void fake_timed_send(struct fake_net *net, int from, struct fake_host *to,
-			    const struct xport_route *rt, const void *pkt, size_t len,
-			    bool reorder)
+			    const struct xport_route *rt, const void *pkt, size_t len, bool reorder)
 {
 	struct fake_link *l = &net->link[from];
 	struct fake_timed *t = malloc(sizeof(*t));
@@ -611,6 +611,27 @@ int fake_post(struct fake_qp *q, const struct xport_wqe *w)
 	return xport_post_send(&q->x, w);
 }
 
+void fake_send_req(struct fake_qp *q, uint8_t opcode, uint32_t psn, bool ackreq,
+		   const uint8_t *payload, uint32_t paylen, uint64_t rva, uint32_t rkey,
+		   uint32_t dmalen)
+{
+	const struct wire_opcode_info *info = wire_opcode_info(opcode);
+	uint8_t pkt[XPORT_MAX_PKT_BYTES];
+	struct xport_route rt;
+
+	xport__bth(&q->x, pkt, opcode, psn, ackreq, paylen);
+	if (info->mask & WIRE_RETH_MASK) {
+		struct wire_reth *r = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+
+		wire_reth_set_va(r, rva);
+		wire_reth_set_rkey(r, rkey);
+		wire_reth_set_dmalen(r, dmalen);
+	}
+	memcpy(pkt + info->hdr_bytes, payload, paylen);
+	xport__route(&q->x, &rt);
+	xport__xmit(&q->x, &rt, pkt, info->hdr_bytes + paylen, paylen);
+}
+
 /* ---- running ----------------------------------------------------------- */
 
 static bool fake_run_scheduled(struct fake_net *net)
@@ -710,6 +731,17 @@ unsigned fake_run(struct fake_net *net, unsigned max_events)
 		n++;
 	}
 	return n;
+}
+
+void fake_dump(const struct fake_net *net)
+{
+	for (unsigned i = 0; i < net->nlog; i++) {
+		const struct fake_log *e = &net->log[i];
+
+		fprintf(stderr, "%4u %c op 0x%02x psn %u%s syn %d len %u%s\n", i, "AB"[e->from & 1],
+			e->opcode, e->psn, e->ackreq ? " A" : "", e->syndrome, e->paylen,
+			e->fate & FAKE_DROP ? " DROP" : "");
+	}
 }
 
 unsigned fake_count(const struct fake_net *net, int from, int opcode)

@@ -186,12 +186,25 @@ void fake_wqe(struct xport_wqe *w, uint64_t wr_id, uint32_t opcode, uint32_t fla
 void fake_wqe_remote(struct xport_wqe *w, struct fake_mr *rmr, size_t roff);
 int fake_post(struct fake_qp *q, const struct xport_wqe *w);
 
+/*
+ * Send a hand-built RC request from q to its peer as if q's requester had
+ * sent it (it goes on the network and into the log like any packet): BTH
+ * with AckReq as given, a RETH (rva, rkey, dmalen) when the opcode has one,
+ * and paylen bytes from payload. For responder tests that need a sequence
+ * no requester of ours would send.
+ */
+void fake_send_req(struct fake_qp *q, uint8_t opcode, uint32_t psn, bool ackreq,
+		   const uint8_t *payload, uint32_t paylen, uint64_t rva, uint32_t rkey,
+		   uint32_t dmalen);
+
 /* Deliver packets, run scheduled QPs, fire timers; stops when all is idle
  * or after max_events. Returns the number of events processed. */
 unsigned fake_run(struct fake_net *net, unsigned max_events);
 /* Deliver only what is queued now (no timers). */
 unsigned fake_deliver_all(struct fake_net *net);
 
+/* Print the packet log, one line per packet, to stderr (for debugging a test). */
+void fake_dump(const struct fake_net *net);
 /* Log helpers: count packets from host `from` with opcode (-1 = any). */
 unsigned fake_count(const struct fake_net *net, int from, int opcode);
 /* Index of the n-th (0-based) packet from `from` with opcode, or -1. */
