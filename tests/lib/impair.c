@@ -15,7 +15,11 @@
  * netem), and an outage window during which everything matching is
  * dropped (from the command line, or started with SIGUSR1). Frames that do
  * not match (ARP, the TCP set-up exchange of the test programs) pass at
- * once, untouched. It does not route, change addresses or answer anything;
+ * once, untouched. Frames travel with their virtio-net header
+ * (PACKET_VNET_HDR), so a checksum or segmentation offload still pending
+ * on the sending host's veth is completed by the receiving side as if the
+ * frame had crossed one veth. It does not route, change addresses or
+ * answer anything;
  * it only ever sends on its two interfaces, so traffic stays inside the
  * namespaces the test built (tests/lib/impair_net.sh). On SIGINT/SIGTERM
  * it prints its counters per direction and exits 0.
@@ -33,6 +37,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <poll.h>
@@ -46,7 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define IMPAIR_MAX_FRAME 65536
+#define IMPAIR_MAX_FRAME (65536 + 64)
 #define IMPAIR_SOCKBUF (4 << 20)
 #define IMPAIR_ROCE_PORT 4791
 
@@ -80,6 +85,8 @@ static struct impair_item **heap;
 static size_t nheap, capheap;
 static uint64_t seq_next, rng;
 static volatile sig_atomic_t stop, outage_now;
+/* Bytes of virtio-net header before each frame (0 when PACKET_VNET_HDR is not available). */
+static size_t vnet;
 
 static uint64_t now_ns(void)
 {
@@ -216,12 +223,15 @@ static bool in_outage(const struct impair_spec *s, uint64_t t, uint64_t t0, uint
 	       t - t0 < s->outage_start_ns + s->outage_len_ns;
 }
 
-/* One frame that arrived on d's input: drop, impair, delay or pass it. */
+/*
+ * One frame that arrived on d's input (buf: the virtio-net header, then
+ * the Ethernet frame; len counts both): drop, impair, delay or pass it.
+ */
 static void handle(struct impair_dir *d, uint8_t *buf, size_t len, bool all, uint16_t port,
 		   uint64_t t, uint64_t t0, uint64_t manual_end)
 {
 	const struct impair_spec *s = &d->spec;
-	size_t off = udp_payload_off(buf, len, port);
+	size_t off = len > vnet ? udp_payload_off(buf + vnet, len - vnet, port) : 0;
 	uint64_t due = t + s->delay_ns;
 	unsigned copies = 1;
 
@@ -240,7 +250,7 @@ static void handle(struct impair_dir *d, uint8_t *buf, size_t len, bool all, uin
 		return;
 	}
 	if (chance(s->corrupt)) {
-		size_t from = off ? off : ETH_HLEN;
+		size_t from = vnet + (off ? off : ETH_HLEN);
 
 		if (len > from) {
 			buf[from + rnd() % (len - from)] ^= (uint8_t)(1u << (rnd() % 8));
@@ -284,6 +294,11 @@ static int open_iface(const char *name, int *ifindex)
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
 	if (fd < 0) {
 		fprintf(stderr, "impair: AF_PACKET socket: %s\n", strerror(errno));
+		return -1;
+	}
+	if (vnet && setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0) {
+		fprintf(stderr, "impair: PACKET_VNET_HDR on %s: %s\n", name, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	sll.sll_family = AF_PACKET;
@@ -463,6 +478,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	vnet = sizeof(struct virtio_net_hdr);
 	dir[0].in_fd = dir[1].out_fd = open_iface(argv[i], &ifa);
 	dir[1].in_fd = dir[0].out_fd = open_iface(argv[i + 1], &ifb);
 	if (dir[0].in_fd < 0 || dir[1].in_fd < 0)

@@ -12,7 +12,8 @@
 # leaves these namespaces. Creating namespaces needs root: without it the
 # test is skipped (exit 77) with the reason.
 #
-#   impair_net_up            build the topology (cleaned up at exit)
+#   impair_net_up            build the topology (cleaned up at exit); IMP_MTU
+#                            sets the veths' MTU (default 1500)
 #   impair_start ARGS...     start uroce_impair in M with ARGS (its options,
 #                            e.g. -x loss=5 --seed 3); its log is $T/impair.log
 #   impair_stop              stop it; its counters end up in $T/impair.stats
@@ -32,6 +33,7 @@ IMP_NET=${UROCE_TEST_PRIV_NET:?UROCE_TEST_PRIV_NET must be set (by uroce_net_tes
 IMP_ADDR_A=$IMP_NET.1
 IMP_ADDR_B=$IMP_NET.2
 IMPAIR_BIN=${IMPAIR_BIN:-$UROCE_BIN/uroce_impair}
+IMP_MTU=${IMP_MTU:-1500}
 IMPAIR_PID=""
 
 impair_net_cleanup() {
@@ -63,9 +65,13 @@ impair_net_up() {
 		ip link set "$IMP_VBM" netns "$IMP_NS_M" &&
 		ip -n "$IMP_NS_A" addr add "$IMP_ADDR_A/24" dev "$IMP_VA" &&
 		ip -n "$IMP_NS_B" addr add "$IMP_ADDR_B/24" dev "$IMP_VB" &&
+		ip -n "$IMP_NS_A" link set "$IMP_VA" mtu "$IMP_MTU" &&
+		ip -n "$IMP_NS_B" link set "$IMP_VB" mtu "$IMP_MTU" &&
+		ip -n "$IMP_NS_M" link set "$IMP_VAM" mtu "$IMP_MTU" &&
+		ip -n "$IMP_NS_M" link set "$IMP_VBM" mtu "$IMP_MTU" &&
 		# no TCP segmentation offload: every frame the tool sees fits the MTU
-		ip -n "$IMP_NS_A" link set "$IMP_VA" gso_max_segs 1 gso_max_size 1500 &&
-		ip -n "$IMP_NS_B" link set "$IMP_VB" gso_max_segs 1 gso_max_size 1500 &&
+		ip -n "$IMP_NS_A" link set "$IMP_VA" gso_max_segs 1 gso_max_size "$IMP_MTU" &&
+		ip -n "$IMP_NS_B" link set "$IMP_VB" gso_max_segs 1 gso_max_size "$IMP_MTU" &&
 		ip -n "$IMP_NS_A" link set "$IMP_VA" up &&
 		ip -n "$IMP_NS_B" link set "$IMP_VB" up &&
 		ip -n "$IMP_NS_M" link set "$IMP_VAM" up &&
