@@ -208,6 +208,22 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 
 /* ---- the per-QP packet queues ----------------------------------------- */
 
+/*
+ * Copy a parsed packet and its path into storage of its own (buf holds
+ * pkt->len bytes): the copy keeps the parse, same offsets, pointers into
+ * the copy, so the packet is never parsed again.
+ */
+static void recv_copy_pkt(struct xport_pkt *to, struct xport_route *rt, uint8_t *buf,
+			  const struct xport_pkt *pkt)
+{
+	memcpy(buf, pkt->buf, pkt->len);
+	*rt = *pkt->rt;
+	*to = *pkt;
+	to->buf = buf;
+	to->payload = buf + (pkt->payload - pkt->buf);
+	to->rt = rt;
+}
+
 int xport__pktq_push(struct xport_pktq *q, const struct xport_pkt *pkt)
 {
 	uint32_t i = (q->head + q->n) % XPORT_MAX_DEFERRED;
@@ -224,13 +240,7 @@ int xport__pktq_push(struct xport_pktq *q, const struct xport_pkt *pkt)
 			return -ENOMEM;
 	}
 	e = q->slot[i];
-	/* The copy keeps the parse: same offsets, pointers into the entry. */
-	memcpy(e->buf, pkt->buf, pkt->len);
-	e->rt = *pkt->rt;
-	e->pkt = *pkt;
-	e->pkt.buf = e->buf;
-	e->pkt.payload = e->buf + (pkt->payload - pkt->buf);
-	e->pkt.rt = &e->rt;
+	recv_copy_pkt(&e->pkt, &e->rt, e->buf, pkt);
 	q->n++;
 	return 0;
 }
@@ -301,13 +311,7 @@ int xport__held_put(struct xport_qp *qp, const struct xport_pkt *pkt)
 	h = malloc(bytes);
 	if (!h)
 		return -ENOMEM;
-	/* The copy keeps the parse, as xport__pktq_push does. */
-	memcpy(h->buf, pkt->buf, pkt->len);
-	h->rt = *pkt->rt;
-	h->pkt = *pkt;
-	h->pkt.buf = h->buf;
-	h->pkt.payload = h->buf + (pkt->payload - pkt->buf);
-	h->pkt.rt = &h->rt;
+	recv_copy_pkt(&h->pkt, &h->rt, h->buf, pkt);
 	h->bytes = (uint32_t)bytes;
 	qp->dev->held_bytes += bytes;
 	hs->slot[i] = h;

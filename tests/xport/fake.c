@@ -32,6 +32,23 @@ static bool fake_chance(struct fake_net *net, unsigned pm)
 	return pm && fake_rand(net) % 1000 < pm;
 }
 
+/* The seeded faults of one packet, in per mille each, as FAKE_* bits. */
+static int fake_draw(struct fake_net *net, unsigned drop, unsigned dup, unsigned reorder,
+		     unsigned corrupt)
+{
+	int fate = 0;
+
+	if (fake_chance(net, drop))
+		fate |= FAKE_DROP;
+	if (fake_chance(net, dup))
+		fate |= FAKE_DUP;
+	if (fake_chance(net, reorder))
+		fate |= FAKE_REORDER;
+	if (fake_chance(net, corrupt))
+		fate |= FAKE_CORRUPT;
+	return fate;
+}
+
 void fake_pattern(uint8_t *buf, size_t len, uint32_t seed)
 {
 	uint32_t x = seed * 2654435761u + 1;
@@ -228,25 +245,11 @@ static int fake_send_packet(void *ctx, struct xport_qp *qp, const struct xport_r
 	e->from = h->id;
 	if (net->filter)
 		fate |= net->filter(net, e, net->filter_arg);
-	if (fake_chance(net, net->drop_pm))
-		fate |= FAKE_DROP;
-	if (fake_chance(net, net->dup_pm))
-		fate |= FAKE_DUP;
-	if (fake_chance(net, net->reorder_pm))
-		fate |= FAKE_REORDER;
-	if (fake_chance(net, net->corrupt_pm))
-		fate |= FAKE_CORRUPT;
+	fate |= fake_draw(net, net->drop_pm, net->dup_pm, net->reorder_pm, net->corrupt_pm);
 	if (net->timed) {
 		const struct fake_link *l = &net->link[h->id];
 
-		if (fake_chance(net, l->drop_pm))
-			fate |= FAKE_DROP;
-		if (fake_chance(net, l->dup_pm))
-			fate |= FAKE_DUP;
-		if (fake_chance(net, l->reorder_pm))
-			fate |= FAKE_REORDER;
-		if (fake_chance(net, l->corrupt_pm))
-			fate |= FAKE_CORRUPT;
+		fate |= fake_draw(net, l->drop_pm, l->dup_pm, l->reorder_pm, l->corrupt_pm);
 	}
 	e->fate = fate;
 	if (!to || fate & FAKE_DROP) {

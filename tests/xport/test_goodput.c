@@ -71,24 +71,23 @@ static struct fake_env *make_env(const struct scenario *sc, uint64_t seed)
 	return e;
 }
 
-static void finish(struct fake_env *e, struct result *r, uint64_t t0)
-{
-	const struct xport_qp *a = &e->qa->x, *b = &e->qb->x;
+/* One benchmark run: its world, its figures, what completed on each side. */
+struct run {
+	struct fake_env *e;
+	struct result r;
+	uint64_t t0, budget_us;
+	unsigned seen[2], done[2]; /* send CQEs looked at and successful, on A and B */
+};
 
-	r->us = e->net.now - t0;
-	r->mbps = r->us ? (double)r->bytes / (double)r->us : 0;
-	r->retx = a->cnt[XPORT_CNT_RETX_PKTS] + b->cnt[XPORT_CNT_RETX_PKTS];
-	r->naks_sent = a->cnt[XPORT_CNT_SEQ_NAK_SENT] + b->cnt[XPORT_CNT_SEQ_NAK_SENT];
-	r->timeouts = a->cnt[XPORT_CNT_RETRY_TIMEOUT] + b->cnt[XPORT_CNT_RETRY_TIMEOUT];
-	r->fast = a->cnt[XPORT_CNT_RETRY_FAST] + b->cnt[XPORT_CNT_RETRY_FAST];
-	r->echo = a->cnt[XPORT_CNT_NAK_ECHO] + b->cnt[XPORT_CNT_NAK_ECHO];
-	r->spurious = a->cnt[XPORT_CNT_RETRY_SPURIOUS] + b->cnt[XPORT_CNT_RETRY_SPURIOUS];
-	r->srtt_us = a->cc.srtt_us;
-	r->cwnd = a->cc.cwnd;
-	r->pkts = e->net.logged;
+static void run_start(struct run *x, const struct scenario *sc, uint64_t seed, uint64_t budget_us)
+{
+	memset(x, 0, sizeof(*x));
+	x->e = make_env(sc, seed);
+	x->t0 = x->e->net.now;
+	x->budget_us = budget_us;
 }
 
-/* Check the completions pushed since *seen; false on an error. */
+/* Check the completions q pushed since *seen; false on an error. */
 static bool reap(struct fake_qp *q, unsigned *seen, unsigned *done, struct result *r)
 {
 	for (; *seen < q->nscq; (*seen)++) {
@@ -102,39 +101,67 @@ static bool reap(struct fake_qp *q, unsigned *seen, unsigned *done, struct resul
 }
 
 /*
- * ib_write_bw -s 64K -n nmsg: keep `depth` signaled WRITEs outstanding
- * until nmsg completed, or until budget_us of simulated time passed.
+ * Let the network and the engines work for a while and count what
+ * completed; false when nothing more happens, a completion failed, or the
+ * budget of simulated time is spent.
+ */
+static bool run_step(struct run *x)
+{
+	if (!fake_run(&x->e->net, 2000))
+		return false;
+	return reap(x->e->qa, &x->seen[0], &x->done[0], &x->r) &&
+	       reap(x->e->qb, &x->seen[1], &x->done[1], &x->r) &&
+	       x->e->net.now - x->t0 <= x->budget_us;
+}
+
+/* The figures of the run; frees its world. */
+static struct result run_end(struct run *x)
+{
+	const struct xport_qp *a = &x->e->qa->x, *b = &x->e->qb->x;
+	struct result *r = &x->r;
+
+	r->us = x->e->net.now - x->t0;
+	r->mbps = r->us ? (double)r->bytes / (double)r->us : 0;
+	r->retx = a->cnt[XPORT_CNT_RETX_PKTS] + b->cnt[XPORT_CNT_RETX_PKTS];
+	r->naks_sent = a->cnt[XPORT_CNT_SEQ_NAK_SENT] + b->cnt[XPORT_CNT_SEQ_NAK_SENT];
+	r->timeouts = a->cnt[XPORT_CNT_RETRY_TIMEOUT] + b->cnt[XPORT_CNT_RETRY_TIMEOUT];
+	r->fast = a->cnt[XPORT_CNT_RETRY_FAST] + b->cnt[XPORT_CNT_RETRY_FAST];
+	r->echo = a->cnt[XPORT_CNT_NAK_ECHO] + b->cnt[XPORT_CNT_NAK_ECHO];
+	r->spurious = a->cnt[XPORT_CNT_RETRY_SPURIOUS] + b->cnt[XPORT_CNT_RETRY_SPURIOUS];
+	r->srtt_us = a->cc.srtt_us;
+	r->cwnd = a->cc.cwnd;
+	r->pkts = x->e->net.logged;
+	fake_env_free(x->e);
+	return *r;
+}
+
+/*
+ * ib_write_bw -s 64K -n nmsg: keep 128 signaled WRITEs outstanding until
+ * nmsg completed, or until budget_us of simulated time passed.
  */
 static struct result write_bw(const struct scenario *sc, unsigned nmsg, uint64_t budget_us)
 {
-	struct fake_env *e = make_env(sc, 7);
 	const uint32_t len = 64 * 1024;
-	unsigned posted = 0, done = 0, seen = 0, depth = 128;
-	struct result r = {0};
-	uint64_t t0 = e->net.now;
+	unsigned posted = 0, *done;
 	struct xport_wqe w;
+	struct run x;
 
-	fake_pattern(e->ma->buf, len, 11);
-	while (done < nmsg) {
-		while (posted < nmsg && posted - done < depth) {
-			fake_wqe(&w, posted, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, e->ma, 0,
+	run_start(&x, sc, 7, budget_us);
+	done = &x.done[0];
+	fake_pattern(x.e->ma->buf, len, 11);
+	do {
+		for (; posted < nmsg && posted - *done < 128; posted++) {
+			fake_wqe(&w, posted, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, x.e->ma, 0,
 				 len);
-			fake_wqe_remote(&w, e->mb, 0);
-			ck_assert_int_eq(fake_post(e->qa, &w), 0);
-			posted++;
+			fake_wqe_remote(&w, x.e->mb, 0);
+			ck_assert_int_eq(fake_post(x.e->qa, &w), 0);
 		}
-		if (!fake_run(&e->net, 2000) && e->qa->nscq == seen)
-			break; /* idle with nothing completed: stuck */
-		if (!reap(e->qa, &seen, &done, &r) || e->net.now - t0 > budget_us)
-			break;
-	}
-	r.done = done == nmsg;
-	r.bytes = (uint64_t)done * len;
-	finish(e, &r, t0);
-	if (r.done)
-		ck_assert_mem_eq(e->mb->buf, e->ma->buf, len);
-	fake_env_free(e);
-	return r;
+	} while (*done < nmsg && run_step(&x));
+	x.r.done = *done == nmsg;
+	x.r.bytes = (uint64_t)*done * len;
+	if (x.r.done)
+		ck_assert_mem_eq(x.e->mb->buf, x.e->ma->buf, len);
+	return run_end(&x);
 }
 
 /*
@@ -143,43 +170,33 @@ static struct result write_bw(const struct scenario *sc, unsigned nmsg, uint64_t
  */
 static struct result pingpong(const struct scenario *sc, unsigned iters, uint64_t budget_us)
 {
-	struct fake_env *e = make_env(sc, 9);
 	const uint32_t len = 1024 * 1024;
-	unsigned seen_a = 0, seen_b = 0, done_a = 0, done_b = 0;
-	struct result r = {0};
-	uint64_t t0 = e->net.now;
 	struct xport_wqe w;
+	struct run x;
 	unsigned i;
 
+	run_start(&x, sc, 9, budget_us);
 	for (i = 0; i < iters; i++) {
-		struct fake_qp *from = i % 2 ? e->qb : e->qa, *to = i % 2 ? e->qa : e->qb;
-		struct fake_mr *src = i % 2 ? e->mb : e->ma, *dst = i % 2 ? e->ma : e->mb;
-		unsigned *done = i % 2 ? &done_b : &done_a, want = *done + 1;
-		unsigned nrcq = to->nrcq;
+		struct fake_qp *from = i % 2 ? x.e->qb : x.e->qa, *to = i % 2 ? x.e->qa : x.e->qb;
+		struct fake_mr *src = i % 2 ? x.e->mb : x.e->ma, *dst = i % 2 ? x.e->ma : x.e->mb;
+		unsigned *done = &x.done[i % 2], want = *done + 1, nrcq = to->nrcq;
 
 		fake_pattern(src->buf, len, 100 + i);
 		memset(dst->buf + len, 0, len);
 		fake_post_recv(to, i, dst, len, len);
 		fake_wqe(&w, i, UROCE_WR_SEND, UROCE_SEND_SIGNALED, src, 0, len);
 		ck_assert_int_eq(fake_post(from, &w), 0);
-		while (*done < want || to->nrcq == nrcq) {
-			if (!fake_run(&e->net, 2000))
-				break;
-			if (!reap(e->qa, &seen_a, &done_a, &r) ||
-			    !reap(e->qb, &seen_b, &done_b, &r) || e->net.now - t0 > budget_us)
-				break;
-		}
+		while ((*done < want || to->nrcq == nrcq) && run_step(&x))
+			;
 		if (*done < want || to->nrcq == nrcq)
 			break;
 		ck_assert_uint_eq(to->rcq[nrcq].status, UROCE_WC_SUCCESS);
 		ck_assert_uint_eq(to->rcq[nrcq].byte_len, len);
 		ck_assert_mem_eq(dst->buf + len, src->buf, len);
-		r.bytes += len;
+		x.r.bytes += len;
 	}
-	r.done = i == iters;
-	finish(e, &r, t0);
-	fake_env_free(e);
-	return r;
+	x.r.done = i == iters;
+	return run_end(&x);
 }
 
 static void show(const char *what, const struct scenario *sc, const struct result *r)
@@ -213,30 +230,31 @@ static void check_ratio(const struct result *r, const struct result *base, doubl
 		      r->mbps, share * 100, base->mbps);
 }
 
+/* Each loss case and the share of the clean figure it must keep. */
+static const struct {
+	const struct scenario *sc;
+	unsigned nmsg;
+	double share;
+} loss_cases[] = {
+    {&loss1, 1000, 0.6},     {&loss5, 1000, 0.3},      {&loss20, 300, 0.1},
+    {&loss5both, 1000, 0.3}, {&loss20both, 300, 0.08},
+};
+
 START_TEST(test_write_bw_loss)
 {
 	const uint64_t budget = 60ull * 1000 * 1000; /* one simulated minute */
 	struct result c = write_bw(&clean, 1000, budget);
-	struct result l1 = write_bw(&loss1, 1000, budget);
-	struct result l5 = write_bw(&loss5, 1000, budget);
-	struct result l20 = write_bw(&loss20, 300, budget);
-	struct result l5b = write_bw(&loss5both, 1000, budget);
-	struct result l20b = write_bw(&loss20both, 300, budget);
 
 	show("write_bw", &clean, &c);
-	show("write_bw", &loss1, &l1);
-	show("write_bw", &loss5, &l5);
-	show("write_bw", &loss20, &l20);
-	show("write_bw", &loss5both, &l5b);
-	show("write_bw", &loss20both, &l20b);
 	ck_assert(c.done);
 	/* The clean link is filled: 1 Gbit/s is 125 MB/s. */
 	ck_assert_msg(c.mbps > 0.9 * RATE_BPUS, "clean %.2f MB/s", c.mbps);
-	check_ratio(&l1, &c, 0.6);
-	check_ratio(&l5, &c, 0.3);
-	check_ratio(&l20, &c, 0.1);
-	check_ratio(&l5b, &c, 0.3);
-	check_ratio(&l20b, &c, 0.08);
+	for (unsigned i = 0; i < sizeof(loss_cases) / sizeof(loss_cases[0]); i++) {
+		struct result r = write_bw(loss_cases[i].sc, loss_cases[i].nmsg, budget);
+
+		show("write_bw", loss_cases[i].sc, &r);
+		check_ratio(&r, &c, loss_cases[i].share);
+	}
 }
 END_TEST
 
