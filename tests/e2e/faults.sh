@@ -10,7 +10,9 @@
 # reordering 25 % by 5 ms, duplication 5 %, corruption 1 %, delay 20 ms +-
 # 10 ms. Expected per case: every byte right (both programs exit 0, no
 # "invalid data", every rc_semantics case ok) and a finish within the bound
-# of the case, set from measurements (see FAULT_CASES). It prints goodput
+# of the case, set from measurements (see FAULT_CASES). Then a 3-second
+# outage, which must end in IBV_WC_RETRY_EXC_ERR at the time retry_cnt and
+# timeout promise. It prints goodput
 # and the tool's counters per case, and at the end both daemons'
 # retransmission counters. The veths have a 9000-byte MTU so that the
 # RNICs' port MTU is 4096 (rc_semantics' READ case uses it). Skips (77)
@@ -104,6 +106,52 @@ for c in "${FAULT_CASES[@]}"; do
 	impair_stop
 	echo "    impair $name: $(tr '\n' ';' <"$T/impair.stats")"
 done
+
+# A 3-second outage in the middle of a long ping-pong. ibv_rc_pingpong uses
+# timeout 14 (67 ms) and retry_cnt 7: without progress a QP gives up after
+# (7 + 1) x 67 ms = 0.54 s, well inside the outage, so this case, and only
+# this one, must end in IBV_WC_RETRY_EXC_ERR (status 12) on the side whose
+# SEND is outstanding (either, depending on the moment), no earlier than
+# 0.54 s after the outage began and before it ends. The other side has
+# nothing outstanding and waits for a message that never comes (as with
+# any RNIC); it is stopped afterwards.
+impair_start --seed 99 --outage-len 3
+next_tcp_port
+HOST_NS=$IMP_NS_A via_cmd run
+"${VIA[@]}" timeout -k 5 30 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 65536 \
+	-n 1000000 >"$T/pp-outage.server" 2>&1 &
+spid=$!
+wait_listen "$TCP_PORT" "$spid" "$IMP_NS_A"
+HOST_NS=$IMP_NS_B via_cmd run
+"${VIA[@]}" timeout -k 5 30 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 65536 \
+	-n 1000000 "$IMP_ADDR_A" >"$T/pp-outage.client" 2>&1 &
+cpid=$!
+BG_PIDS="$BG_PIDS $spid $cpid"
+sleep 1
+impair_outage
+t_out=$(now_ms)
+# the first of the two to end, within 10 s
+for _ in $(seq 200); do
+	running "$spid" && running "$cpid" || break
+	sleep 0.05
+done
+t_end=$(now_ms)
+took=$((t_end - t_out))
+kill -TERM "$spid" "$cpid" 2>/dev/null
+wait "$spid" 2>/dev/null
+wait "$cpid" 2>/dev/null
+impair_stop
+echo "    impair outage: $(tr '\n' ';' <"$T/impair.stats")"
+failed=$(grep -l 'transport retry counter exceeded (12)' "$T/pp-outage.server" \
+	"$T/pp-outage.client" 2>/dev/null | sed 's/.*pp-outage\.//' | paste -sd' ')
+if [ -n "$failed" ]; then
+	pass "outage 3 s: IBV_WC_RETRY_EXC_ERR (12) on the $failed side, $took ms after the outage began"
+	check "outage: not before (retry_cnt + 1) x timeout = 537 ms, not after the outage" \
+		test "$took" -ge 537 -a "$took" -lt 3000
+else
+	fail "outage 3 s: no side ended with status 12 ($took ms)"
+	show_pair pp-outage
+fi
 
 for d in uroce0 uroce1; do
 	echo "    $d: $("$UROCE_BIN/uroce" counters "$d" --rundir "$UROCE_RUNDIR" 2>&1 |
