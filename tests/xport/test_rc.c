@@ -510,6 +510,46 @@ START_TEST(test_ackreq_window)
 }
 END_TEST
 
+/*
+ * The first burst of a large message is paced also after a quiet spell:
+ * on a timed network (50 us one way) a 200-packet SEND opens the window to
+ * 128; after 20 ms with nothing outstanding (longer than the adaptive
+ * timeout) the next 200-packet SEND starts again with XPORT_CWND_INIT
+ * packets, which is all that goes out before the first ACK can be back.
+ */
+START_TEST(test_first_burst_after_idle)
+{
+	struct fake_link l = {.delay_us = 50};
+	struct fake_conn c;
+	struct xport_wqe w;
+	uint32_t len = 200 * 256;
+	unsigned before;
+
+	fake_conn_defaults(&c);
+	c.mtu = 1;
+	env = fake_env_new(11, UROCE_QPT_RC, &c);
+	fake_net_timed(&env->net, &l, &l);
+	fake_post_recv(env->qb, 1, env->mb, 0, len);
+	fake_post_recv(env->qb, 2, env->mb, len, len);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, len);
+	fake_post(env->qa, &w);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), XPORT_CWND_INIT);
+	fake_run(&env->net, 10000);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->x.cc.cwnd, XPORT_MAX_UNACKED_PSNS);
+	env->net.now += 20000;
+	before = fake_count(&env->net, 0, -1);
+	fake_wqe(&w, 2, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, len);
+	fake_post(env->qa, &w);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1) - before, XPORT_CWND_INIT);
+	fake_run(&env->net, 10000);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qb->nrcq, 2);
+	ck_assert_mem_eq(env->mb->buf + len, env->ma->buf, len);
+	assert_no_drops();
+}
+END_TEST
+
 START_TEST(test_fence_and_depth)
 {
 	struct fake_conn c;
@@ -829,6 +869,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_multi_sge);
 	tcase_add_test(tc, test_signaling);
 	tcase_add_test(tc, test_ackreq_window);
+	tcase_add_test(tc, test_first_burst_after_idle);
 	tcase_add_test(tc, test_fence_and_depth);
 	tcase_add_test(tc, test_psn_wrap);
 	tcase_add_test(tc, test_both_directions);
