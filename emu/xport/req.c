@@ -339,6 +339,33 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	return 0;
 }
 
+/*
+ * Before a SEND/WRITE puts its first packet on the wire: every SGE it
+ * gathers from must be a valid L_Key of the QP's PD covering the SGE, as a
+ * NIC checks its gather list when it starts the WQE. A message that cannot
+ * be read whole fails at once with IBV_WC_LOC_PROT_ERR instead of after
+ * part of it went out (when the window is small, the peer's answer to
+ * that part could otherwise overtake the local error). Returns 0 or the
+ * first dma_lkey error.
+ */
+static int req_check_sges(struct xport_qp *qp, const struct xport_swqe *w)
+{
+	if (w->wr.flags & UROCE_SEND_INLINE || uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC)
+		return 0;
+	for (uint32_t i = 0; i < w->wr.num_sge; i++) {
+		const struct xport_sge *sge = &w->wr.sge[i];
+		int rc;
+
+		if (!sge->length)
+			continue;
+		rc = qp->dev->ops->dma_lkey(qp->dev->ctx, qp, sge->lkey, sge->addr, NULL,
+					    sge->length, 0, XPORT_DMA_CHECK);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* The WQE failed locally: it completes with status once it is the oldest. */
 static void req_fail(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 {
@@ -388,6 +415,10 @@ void xport__req_run(struct xport_qp *qp)
 			}
 			if (!req_may_start(qp, w) || req_window_full(qp))
 				return;
+			if (req_check_sges(qp, w)) {
+				req_fail(qp, w, UROCE_WC_LOC_PROT_ERR);
+				return;
+			}
 			w->first_psn = qp->req.psn;
 			w->last_psn = wire_psn_add(qp->req.psn,
 						   (wr_flags & UROCE_WR_F_ATOMIC
