@@ -894,6 +894,30 @@ START_TEST(test_local_errors)
 }
 END_TEST
 
+/*
+ * A WRITE whose SGE runs past the end of its MR fails locally before any
+ * packet goes out (the gather list is checked when the WQE starts), even
+ * though its first 32 packets could be read.
+ */
+START_TEST(test_bad_sge_nothing_sent)
+{
+	struct xport_wqe w;
+	struct fake_mr *small;
+
+	setup_env(NULL);
+	small = fake_mr_reg(&env->a, 64 * 1024, FAKE_ALL_ACCESS);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, 0, small, 0, 200 * 1024);
+	fake_wqe_remote(&w, env->mb, 0);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 0);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_ERR);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_RTS);
+}
+END_TEST
+
 START_TEST(test_read_resp_local_prot)
 {
 	struct xport_wqe w;
@@ -1043,6 +1067,7 @@ static Suite *loss_suite(void)
 	tcase_add_test(tc, test_recv_bad_lkey);
 	tcase_add_test(tc, test_local_errors);
 	tcase_add_test(tc, test_read_resp_local_prot);
+	tcase_add_test(tc, test_bad_sge_nothing_sent);
 	tcase_add_test(tc, test_modify_to_err_flushes);
 	tcase_add_test(tc, test_deferred_while_streaming);
 	suite_add_tcase(s, tc);
