@@ -69,15 +69,39 @@ static bool comp_outstanding(const struct xport_qp *qp)
 	return w->state == XPORT_WQE_PROCESSING || w->state == XPORT_WQE_PENDING;
 }
 
+/*
+ * Two timers share the QP's one: the IBA timeout (4.096 us x 2^timeout,
+ * IBA 9.7.6.1: restarted by progress and by each retry it causes; its
+ * expiries alone spend retry_cnt) and the adaptive timer (cc.c, a few round
+ * trips; its expiries resend without spending a retry). retrans_deadline
+ * is the earlier of the two.
+ */
+static void comp_set_timers(struct xport_qp *qp, uint64_t now, bool restart_iba)
+{
+	uint64_t t = xport_timeout_us(qp->attr.timeout), fast;
+
+	if (!t || !comp_outstanding(qp) || qp->req.wait_rnr) {
+		qp->comp.retrans_deadline = 0;
+		qp->comp.iba_deadline = 0;
+	} else {
+		if (restart_iba || !qp->comp.iba_deadline)
+			qp->comp.iba_deadline = now + t;
+		fast = now + xport__cc_rto_us(qp);
+		qp->comp.retrans_deadline =
+		    fast < qp->comp.iba_deadline ? fast : qp->comp.iba_deadline;
+	}
+	xport__timer_update(qp);
+}
+
 void xport__comp_rearm(struct xport_qp *qp)
 {
-	uint64_t t = xport_timeout_us(qp->attr.timeout);
+	comp_set_timers(qp, qp->dev->ops->now_us(qp->dev->ctx), true);
+}
 
-	if (t && comp_outstanding(qp) && !qp->req.wait_rnr)
-		qp->comp.retrans_deadline = qp->dev->ops->now_us(qp->dev->ctx) + t;
-	else
-		qp->comp.retrans_deadline = 0;
-	xport__timer_update(qp);
+void xport__comp_arm(struct xport_qp *qp)
+{
+	if (!qp->comp.retrans_deadline)
+		xport__comp_rearm(qp);
 }
 
 /*
@@ -135,36 +159,130 @@ void xport__comp_complete(struct xport_qp *qp, struct xport_swqe *w, uint32_t st
 		xport__comp_drain(qp);
 }
 
-/* Forward progress: fresh retry budgets (rxe reset_retry_counters). */
+/*
+ * Forward progress: the responder has everything below next_psn. Fresh
+ * retry budgets (IBA 9.7.6.1: the retry counter counts retries without
+ * progress; rxe reset_retry_counters, hfi1 do_rc_ack), and the end of a
+ * loss recovery once the acknowledged PSN passes its recovery point.
+ */
 static void comp_progress(struct xport_qp *qp, uint32_t next_psn)
 {
+	uint64_t now = qp->dev->ops->now_us(qp->dev->ctx);
+
+	if (wire_psn_cmp(next_psn, qp->comp.psn) > 0) {
+		/*
+		 * The first progress after a NAK rewind: if it came sooner
+		 * than any resend could be answered, the original got through
+		 * (it was late, not lost) and the window keeps its size (cc.c).
+		 */
+		if (qp->comp.judge) {
+			qp->comp.judge = false;
+			if (xport__cc_judge(qp, now - qp->comp.rewind_at))
+				xport__count(qp, XPORT_CNT_RETRY_SPURIOUS, 1);
+		}
+		xport__cc_acked(qp, qp->comp.psn, next_psn, now);
+	}
 	qp->comp.psn = next_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
-	qp->comp.retried = false;
+	if (qp->comp.recovering && wire_psn_cmp(next_psn, qp->comp.recover_psn) >= 0) {
+		qp->comp.recovering = false;
+		qp->comp.probing = false;
+	}
 }
 
 /*
- * Retry from comp.psn (go-back-N), spending one of retry_cnt; at zero the
- * oldest WQE fails with IBV_WC_RETRY_EXC_ERR. With `once`, a NAK or implied
- * NAK does not retry again for a PSN already retried: the responder answers
- * a gap only once, so later signals about the same gap are echoes.
+ * Has the retransmission of the last rewind had time to reach the
+ * responder and be answered? Until then a sequence NAK or an implied NAK
+ * inside the rewound range is an echo of the loss being repaired: the
+ * responder NAKs each new gap once, and a gap that originals still on the
+ * way open (reordering) is closed by the packets already sent again.
  */
-static void comp_retry(struct xport_qp *qp, struct xport_swqe *w, enum xport_cnt why, bool once)
+static bool comp_retx_overdue(const struct xport_qp *qp, uint64_t now)
 {
-	if (once && qp->comp.retried && qp->comp.retried_psn == qp->comp.psn)
+	uint64_t t = xport__cc_loss_delay_us(qp);
+
+	return !t || now - qp->comp.rewind_at >= t;
+}
+
+/*
+ * Go back to comp.psn and remember the loss (see struct xport_comp); after
+ * a NAK (probe) send only XPORT_RETX_PROBE packets until the answer. A new
+ * episode (not a further gap of the one being repaired) sets the recovery
+ * point to everything sent so far.
+ */
+static void comp_rewind(struct xport_qp *qp, uint64_t now, bool probe, bool episode)
+{
+	if (episode || !qp->comp.recovering)
+		qp->comp.recover_psn = qp->req.hw_psn;
+	qp->comp.recovering = true;
+	qp->comp.probing = probe;
+	qp->comp.judge = probe;
+	qp->comp.rewind_psn = qp->comp.psn;
+	qp->comp.rewind_at = now;
+	qp->req.need_retry = true;
+}
+
+/*
+ * A loss at comp.psn: retry from there (go-back-N), spending one of
+ * retry_cnt; at zero the oldest WQE fails with IBV_WC_RETRY_EXC_ERR. For a
+ * NAK or implied NAK (`nak`) the rewind happens at most once per loss: a
+ * signal about a PSN inside the recovery (rewind_psn .. recover_psn) that
+ * the requester has already sent again is an echo and changes nothing until
+ * that resend is overdue. A further gap inside the recovery that was not
+ * sent again yet (the responder held what came after it) is repaired at
+ * once but is the same loss episode: the window shrinks once per episode
+ * (RFC 5681 fast recovery), again only when a resend was lost. A timeout
+ * always retries and starts a new episode.
+ */
+static void comp_retry(struct xport_qp *qp, struct xport_swqe *w, enum xport_cnt why, bool nak)
+{
+	uint64_t now = qp->dev->ops->now_us(qp->dev->ctx);
+	bool inside = nak && qp->comp.recovering &&
+		      wire_psn_cmp(qp->comp.psn, qp->comp.rewind_psn) >= 0 &&
+		      wire_psn_cmp(qp->comp.psn, qp->comp.recover_psn) < 0;
+	bool overdue = inside && comp_retx_overdue(qp, now);
+
+	if (inside && !overdue && wire_psn_cmp(qp->comp.psn, qp->req.psn) < 0) {
+		xport__count(qp, XPORT_CNT_NAK_ECHO, 1);
 		return;
+	}
 	if (!qp->comp.retry_left) {
 		xport__comp_complete(qp, w, UROCE_WC_RETRY_EXC_ERR);
 		return;
 	}
 	qp->comp.retry_left--;
 	xport__count(qp, why, 1);
-	qp->comp.retried = true;
-	qp->comp.retried_psn = qp->comp.psn;
-	qp->req.need_retry = true;
-	qp->comp.retrans_deadline = 0;
-	xport__comp_rearm(qp);
+	if (!nak)
+		xport__cc_timeout(qp);
+	else if (!inside || overdue)
+		xport__cc_loss(qp);
+	comp_rewind(qp, now, nak, !inside || overdue);
+	comp_set_timers(qp, now, true);
+}
+
+/*
+ * The adaptive timer expired before the IBA timeout: nothing was
+ * acknowledged for a few round trips, so the resend of a loss was lost too
+ * or the tail of a burst went missing. Resend from comp.psn at once
+ * (go-back-N) without spending retry_cnt: that counts IBA timeouts only, so
+ * a QP still fails after (retry_cnt + 1) x the IBA timeout without
+ * progress, as the application asked.
+ */
+static void comp_fast_retry(struct xport_qp *qp, uint64_t now)
+{
+	xport__count(qp, XPORT_CNT_RETRY_FAST, 1);
+	/*
+	 * The first expiry is one lost answer or resend (an ACK late on a
+	 * path that reorders looks the same): halve, as for a NAK; a second
+	 * one in a row means the path is gone for now: the smallest window.
+	 */
+	if (qp->cc.backoff)
+		xport__cc_timeout(qp);
+	else
+		xport__cc_expired(qp);
+	comp_rewind(qp, now, false, true);
+	comp_set_timers(qp, now, false);
 }
 
 static uint32_t comp_nak_status(unsigned code)
@@ -198,7 +316,8 @@ static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xpo
 			return;
 		}
 		comp_progress(qp, wire_psn_add(pkt->psn, 1));
-		if (pkt->psn == w->last_psn && w->state == XPORT_WQE_PENDING)
+		/* Also while it is being sent again: the responder has all of it. */
+		if (pkt->psn == w->last_psn)
 			xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
 		xport__comp_rearm(qp);
 		return;
@@ -206,7 +325,9 @@ static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xpo
 		/* Implicitly acks everything before psn; wait, then resend (PROTOCOL.md 7). */
 		xport__count(qp, XPORT_CNT_RNR_NAK_RCVD, 1);
 		qp->comp.psn = pkt->psn;
-		qp->comp.retried = false;
+		qp->comp.recovering = false;
+		qp->comp.probing = false;
+		qp->comp.judge = false;
 		if (!qp->comp.rnr_left) {
 			xport__comp_complete(qp, w, UROCE_WC_RNR_RETRY_EXC_ERR);
 			return;
@@ -219,6 +340,7 @@ static void comp_ack(struct xport_qp *qp, struct xport_swqe *w, const struct xpo
 		if (qp->comp.rnr_deadline == now)
 			qp->comp.rnr_deadline++;
 		qp->comp.retrans_deadline = 0;
+		qp->comp.iba_deadline = 0;
 		xport__timer_update(qp);
 		return;
 	case WIRE_AETH_NAK:
@@ -344,13 +466,15 @@ static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 		}
 		w = xport__sq_at(qp, qp->comp.idx);
 		if (w->state != XPORT_WQE_PROCESSING && w->state != XPORT_WQE_PENDING) {
-			/* Not (re)sent yet after a rewind: its answers will come again. */
+			/* Not started: nothing of it was sent, nothing answers it. */
 			xport__drop(dev, qp, XPORT_DROP_RESP_NO_WQE);
 			break;
 		}
 		rd_atomic = uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC;
+		/* "All sent" = every PSN of it went out once, rewound or not. */
 		switch (xport__comp_check_psn(pkt->psn, qp->comp.psn, w->last_psn,
-					   w->state == XPORT_WQE_PENDING, rd_atomic)) {
+					      wire_psn_cmp(w->last_psn, qp->req.hw_psn) < 0,
+					      rd_atomic)) {
 		case XPORT__COMP_PSN_COMPLETE_PREV:
 			comp_progress(qp, wire_psn_add(w->last_psn, 1));
 			xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
@@ -369,12 +493,11 @@ static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 			xport__drop(dev, qp, XPORT_DROP_RESP_BAD);
 			break;
 		case XPORT__COMP_PSN_PROCESS:
-			if (w->state == XPORT_WQE_PROCESSING &&
-			    wire_psn_cmp(pkt->psn, qp->req.psn) >= 0) {
-				/* Answers a packet of the first pass not yet re-sent. */
-				xport__drop(dev, qp, XPORT_DROP_RESP_DUP);
-				break;
-			}
+			/*
+			 * Also an answer to a packet of an earlier pass that a
+			 * rewind would send again: the requester then continues
+			 * after it instead (req.c req_seek).
+			 */
 			if (pkt->mask & WIRE_READ_RESP_MASK)
 				comp_read_resp(qp, w, pkt);
 			else if (pkt->mask & WIRE_ATMACK_MASK)
@@ -423,9 +546,14 @@ void xport__comp_timeout(struct xport_qp *qp, uint64_t now)
 	}
 	if (qp->comp.retrans_deadline && now >= qp->comp.retrans_deadline) {
 		qp->comp.retrans_deadline = 0;
-		if (comp_outstanding(qp)) {
+		if (!comp_outstanding(qp)) {
+			qp->comp.iba_deadline = 0;
+		} else if (now >= qp->comp.iba_deadline) {
 			comp_retry(qp, xport__sq_at(qp, qp->comp.idx), XPORT_CNT_RETRY_TIMEOUT,
 				   false);
+			xport__req_run(qp);
+		} else {
+			comp_fast_retry(qp, now);
 			xport__req_run(qp);
 		}
 	}

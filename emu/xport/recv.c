@@ -7,7 +7,8 @@
  * UD), counts every drop by reason on the device and, once the QP is known,
  * on the QP, and queues a copy of the parsed packet on the QP's responder
  * queue (requests) or completer queue (responses); it also implements those
- * queues. It executes nothing itself, never answers a packet, and is not
+ * queues and the store of requests the responder holds beyond a gap. It
+ * executes nothing itself, never answers a packet, and is not
  * called again for a queued one: what must be re-checked when a queued
  * packet's turn comes (PSN, QP state) is the responder's and completer's.
  */
@@ -18,6 +19,7 @@
 #include <wire/bth.h>
 #include <wire/ext.h>
 #include <wire/icrc.h>
+#include <wire/psn.h>
 #include <wire/validate.h>
 #include "xport_int.h"
 
@@ -210,6 +212,22 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 
 /* ---- the per-QP packet queues ----------------------------------------- */
 
+/*
+ * Copy a parsed packet and its path into storage of its own (buf holds
+ * pkt->len bytes): the copy keeps the parse, same offsets, pointers into
+ * the copy, so the packet is never parsed again.
+ */
+static void recv_copy_pkt(struct xport_pkt *to, struct xport_route *rt, uint8_t *buf,
+			  const struct xport_pkt *pkt)
+{
+	memcpy(buf, pkt->buf, pkt->len);
+	*rt = *pkt->rt;
+	*to = *pkt;
+	to->buf = buf;
+	to->payload = buf + (pkt->payload - pkt->buf);
+	to->rt = rt;
+}
+
 int xport__pktq_push(struct xport_pktq *q, const struct xport_pkt *pkt)
 {
 	uint32_t i = (q->head + q->n) % XPORT_MAX_DEFERRED;
@@ -226,13 +244,7 @@ int xport__pktq_push(struct xport_pktq *q, const struct xport_pkt *pkt)
 			return -ENOMEM;
 	}
 	e = q->slot[i];
-	/* The copy keeps the parse: same offsets, pointers into the entry. */
-	memcpy(e->buf, pkt->buf, pkt->len);
-	e->rt = *pkt->rt;
-	e->pkt = *pkt;
-	e->pkt.buf = e->buf;
-	e->pkt.payload = e->buf + (pkt->payload - pkt->buf);
-	e->pkt.rt = &e->rt;
+	recv_copy_pkt(&e->pkt, &e->rt, e->buf, pkt);
 	q->n++;
 	return 0;
 }
@@ -264,4 +276,109 @@ void xport__pktq_free(struct xport_pktq *q)
 		q->slot[i] = NULL;
 	}
 	xport__pktq_clear(q);
+}
+
+/* ---- requests held beyond a gap (the responder decides what to hold) ---- */
+
+static void held_free(struct xport_qp *qp, struct xport_held_pkt *h)
+{
+	if (!h)
+		return;
+	qp->dev->held_bytes -= h->bytes;
+	free(h);
+}
+
+int xport__held_put(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	struct xport_held *hs = &qp->held;
+	uint32_t ahead = wire_psn_sub(pkt->psn, qp->resp.psn), i = pkt->psn % XPORT_HELD_SLOTS;
+	size_t bytes = sizeof(struct xport_held_pkt) + pkt->len;
+	struct xport_held_pkt *h;
+
+	if (!ahead || ahead >= XPORT_HELD_SLOTS)
+		return -ERANGE;
+	if (!hs->slot) {
+		hs->slot = calloc(XPORT_HELD_SLOTS, sizeof(*hs->slot));
+		if (!hs->slot)
+			return -ENOMEM;
+	}
+	if (hs->slot[i]) {
+		if (hs->slot[i]->pkt.psn == pkt->psn)
+			return -EEXIST;
+		/* Left behind the expected PSN: make room. */
+		held_free(qp, hs->slot[i]);
+		hs->slot[i] = NULL;
+		hs->n--;
+	}
+	if (qp->dev->held_bytes + bytes > XPORT_HELD_MAX_BYTES)
+		return -ENOBUFS;
+	h = malloc(bytes);
+	if (!h)
+		return -ENOMEM;
+	recv_copy_pkt(&h->pkt, &h->rt, h->buf, pkt);
+	h->bytes = (uint32_t)bytes;
+	qp->dev->held_bytes += bytes;
+	hs->slot[i] = h;
+	hs->n++;
+	return 0;
+}
+
+void xport__held_release(struct xport_qp *qp)
+{
+	held_free(qp, qp->held.cur);
+	qp->held.cur = NULL;
+}
+
+const struct xport_pkt *xport__held_take(struct xport_qp *qp, uint32_t psn)
+{
+	struct xport_held *hs = &qp->held;
+	uint32_t i = psn % XPORT_HELD_SLOTS;
+	struct xport_held_pkt *h;
+
+	xport__held_release(qp);
+	if (!hs->n || !hs->slot[i])
+		return NULL;
+	h = hs->slot[i];
+	hs->slot[i] = NULL;
+	hs->n--;
+	if (h->pkt.psn != psn) {
+		/* Behind the expected PSN: nothing will ask for it again. */
+		held_free(qp, h);
+		return NULL;
+	}
+	hs->cur = h;
+	return &h->pkt;
+}
+
+bool xport__held_ahead(struct xport_qp *qp)
+{
+	struct xport_held *hs = &qp->held;
+
+	for (uint32_t i = 0; hs->n && i < XPORT_HELD_SLOTS; i++) {
+		struct xport_held_pkt *h = hs->slot[i];
+		uint32_t ahead;
+
+		if (!h)
+			continue;
+		ahead = wire_psn_sub(h->pkt.psn, qp->resp.psn);
+		if (!ahead)
+			continue; /* the expected one: the responder takes it next */
+		if (ahead < XPORT_HELD_SLOTS)
+			return true;
+		held_free(qp, h);
+		hs->slot[i] = NULL;
+		hs->n--;
+	}
+	return false;
+}
+
+void xport__held_clear(struct xport_qp *qp)
+{
+	struct xport_held *hs = &qp->held;
+
+	for (uint32_t i = 0; hs->slot && i < XPORT_HELD_SLOTS; i++)
+		held_free(qp, hs->slot[i]);
+	held_free(qp, hs->cur);
+	free(hs->slot);
+	*hs = (struct xport_held){0};
 }

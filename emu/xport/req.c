@@ -3,12 +3,14 @@
  * The requester: turns send WQEs into request packets. It picks each
  * packet's opcode from a table (First/Middle/Last/Only per WR opcode),
  * segments messages by the path MTU, gathers the payload from inline data or
- * the SGE list, sets AckReq on the last packet of a message and on every
- * 64th packet without one, and stops at the window of 128 unacknowledged
- * PSNs, at a fence behind outstanding READ/atomics, at the initiator depth
+ * the SGE list, sets AckReq on the last packet of a message, on every half
+ * window (64 packets at most) without one and where the window fills, and
+ * stops at the adaptive window (cc.c, 128 unacknowledged PSNs at most), at a
+ * fence behind outstanding READ/atomics, at the initiator depth
  * (max_rd_atomic) and during an RNR wait. A retry (go-back-N) rewinds to the
- * completer's oldest unacknowledged PSN; a READ retried mid-way asks only for
- * the missing part. Completions, ACK handling and timers are in comp.c.
+ * completer's oldest unacknowledged PSN, and an ACK beyond what is being sent
+ * again moves it forward; a READ retried mid-way asks only for the missing
+ * part. Completions, ACK handling and timers are in comp.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -77,9 +79,9 @@ uint32_t xport__req_npkts(uint32_t len, uint32_t pmtu)
 	return (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu);
 }
 
-bool xport__req_ackreq(bool last, uint32_t noack)
+bool xport__req_ackreq(bool last, uint32_t noack, uint32_t every)
 {
-	return last || noack + 1 >= XPORT_MAX_PKT_PER_ACK;
+	return last || noack + 1 >= every;
 }
 
 uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t *length)
@@ -121,11 +123,15 @@ void xport__req_reset(struct xport_qp *qp)
 }
 
 /*
- * Go-back-N (PROTOCOL.md 7, rxe req_retry): restart at the oldest
- * unacknowledged PSN. The oldest WQE resumes where the acknowledged part
- * ends; every later WQE that had packets out is sent again from its start.
+ * Go-back-N (PROTOCOL.md 7, rxe req_retry, hfi1 reset_psn): send again from
+ * the completer's oldest unacknowledged PSN, after a retry or when an ACK
+ * showed that the responder already has what was about to be sent again.
+ * The oldest WQE resumes where the acknowledged part ends; every later WQE
+ * that had packets out is sent again from its start. WQEs keep the PSNs
+ * they were given when they started, so an answer to a packet of an
+ * earlier pass still finds its WQE.
  */
-static void req_rewind(struct xport_qp *qp)
+static void req_seek(struct xport_qp *qp)
 {
 	uint32_t i;
 
@@ -139,15 +145,10 @@ static void req_rewind(struct xport_qp *qp)
 
 		if (w->state != XPORT_WQE_PROCESSING && w->state != XPORT_WQE_PENDING)
 			break;
-		if (i == qp->comp.idx && wire_psn_cmp(qp->comp.psn, w->first_psn) > 0) {
-			uint32_t done = wire_psn_sub(qp->comp.psn, w->first_psn);
-
-			w->offset = done * qp->pmtu;
-			w->state = XPORT_WQE_PROCESSING;
-		} else {
-			w->offset = 0;
-			w->state = XPORT_WQE_POSTED;
-		}
+		w->state = XPORT_WQE_PROCESSING;
+		w->offset = 0;
+		if (i == qp->comp.idx && wire_psn_cmp(qp->comp.psn, w->first_psn) > 0)
+			w->offset = wire_psn_sub(qp->comp.psn, w->first_psn) * qp->pmtu;
 	}
 }
 
@@ -163,29 +164,36 @@ static bool req_may_start(struct xport_qp *qp, struct xport_swqe *w)
 	return true;
 }
 
+/* Unacknowledged PSNs (RC), counting the packet at req.psn when `next`. */
+static uint32_t req_in_flight(const struct xport_qp *qp, bool next)
+{
+	return wire_psn_sub(qp->req.psn, qp->comp.psn) + (next ? 1 : 0);
+}
+
+/* The window: the adaptive one (cc.c), or the probe after a NAK (comp.c). */
+static uint32_t req_window(const struct xport_qp *qp)
+{
+	uint32_t w = xport__cc_window(qp);
+
+	return qp->comp.probing && w > XPORT_RETX_PROBE ? XPORT_RETX_PROBE : w;
+}
+
+/* The window is full: nothing more until ACKs come. */
 static bool req_window_full(const struct xport_qp *qp)
 {
-	return qp->type == UROCE_QPT_RC &&
-	       wire_psn_sub(qp->req.psn, qp->comp.psn) >= XPORT_MAX_UNACKED_PSNS;
+	return qp->type == UROCE_QPT_RC && req_in_flight(qp, false) >= req_window(qp);
 }
 
-static void req_arm_retrans(struct xport_qp *qp)
-{
-	uint64_t t = xport_timeout_us(qp->attr.timeout);
-
-	if (qp->type != UROCE_QPT_RC || !t || qp->comp.retrans_deadline)
-		return;
-	qp->comp.retrans_deadline = qp->dev->ops->now_us(qp->dev->ctx) + t;
-	xport__timer_update(qp);
-}
-
-/* Account one PSN range [psn, psn+n) as sent. */
-static void req_sent_psns(struct xport_qp *qp, uint32_t psn, uint32_t n)
+/* Account one PSN range [psn, psn+n) as sent; ackreq: the packet asks for an ACK. */
+static void req_sent_psns(struct xport_qp *qp, uint32_t psn, uint32_t n, bool ackreq)
 {
 	uint32_t end = wire_psn_add(psn, n);
+	bool fresh = wire_psn_cmp(psn, qp->req.hw_psn) >= 0;
 
-	if (wire_psn_cmp(psn, qp->req.hw_psn) < 0)
+	if (!fresh)
 		xport__count(qp, XPORT_CNT_RETX_PKTS, 1);
+	if (qp->type == UROCE_QPT_RC)
+		xport__cc_sent(qp, psn, fresh, ackreq, qp->dev->ops->now_us(qp->dev->ctx));
 	if (wire_psn_cmp(end, qp->req.hw_psn) > 0)
 		qp->req.hw_psn = end;
 	qp->req.psn = end;
@@ -206,7 +214,7 @@ static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	wire_reth_set_va(reth, w->wr.remote_addr + w->offset);
 	wire_reth_set_rkey(reth, w->wr.rkey);
 	wire_reth_set_dmalen(reth, resid);
-	req_sent_psns(qp, psn, xport__req_npkts(resid, qp->pmtu));
+	req_sent_psns(qp, psn, xport__req_npkts(resid, qp->pmtu), true);
 	qp->req.noack_pkts = 0;
 	qp->req.rd_atomic++;
 	w->state = XPORT_WQE_PENDING;
@@ -232,7 +240,7 @@ static int req_send_atomic(struct xport_qp *qp, struct xport_swqe *w, uint8_t *p
 	/* CmpSwap: swap data + compare data; FetchAdd: the addend, compare unused. */
 	wire_atmeth_set_swap_add(a, cas ? w->wr.swap : w->wr.compare_add);
 	wire_atmeth_set_compare(a, cas ? w->wr.compare_add : 0);
-	req_sent_psns(qp, psn, 1);
+	req_sent_psns(qp, psn, 1, true);
 	qp->req.noack_pkts = 0;
 	qp->req.rd_atomic++;
 	w->state = XPORT_WQE_PENDING;
@@ -269,8 +277,14 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	if (op < 0)
 		return UROCE_WC_LOC_QP_OP_ERR;
 	info = wire_opcode_info((uint8_t)op);
+	/*
+	 * AckReq at the end of a message, every half window, and where the
+	 * window fills: the responder acknowledges only what asks for it.
+	 */
 	if (qp->type == UROCE_QPT_RC)
-		ack = xport__req_ackreq(last, qp->req.noack_pkts);
+		ack = xport__req_ackreq(last, qp->req.noack_pkts,
+					xport__cc_ack_every(req_window(qp))) ||
+		      req_in_flight(qp, true) >= req_window(qp);
 	xport__bth(qp, pkt, (uint8_t)op, psn, ack, pay);
 	/* SE only on the last packet of a solicited SEND / WRITE with immediate (PROTOCOL.md 5). */
 	if (last && w->wr.flags & UROCE_SEND_SOLICITED &&
@@ -304,7 +318,7 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 			return UROCE_WC_LOC_PROT_ERR;
 	}
 	qp->req.noack_pkts = ack ? 0 : qp->req.noack_pkts + 1;
-	req_sent_psns(qp, psn, 1);
+	req_sent_psns(qp, psn, 1, ack);
 	w->offset += pay;
 	if (last) {
 		w->state = qp->type == UROCE_QPT_RC ? XPORT_WQE_PENDING : XPORT_WQE_DONE_LOCAL;
@@ -322,6 +336,33 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 		xport__route(qp, &rt);
 	}
 	xport__xmit(qp, &rt, pkt, info->hdr_bytes + pay, pay);
+	return 0;
+}
+
+/*
+ * Before a SEND/WRITE puts its first packet on the wire: every SGE it
+ * gathers from must be a valid L_Key of the QP's PD covering the SGE, as a
+ * NIC checks its gather list when it starts the WQE. A message that cannot
+ * be read whole fails at once with IBV_WC_LOC_PROT_ERR instead of after
+ * part of it went out (when the window is small, the peer's answer to
+ * that part could otherwise overtake the local error). Returns 0 or the
+ * first dma_lkey error.
+ */
+static int req_check_sges(struct xport_qp *qp, const struct xport_swqe *w)
+{
+	if (w->wr.flags & UROCE_SEND_INLINE || uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC)
+		return 0;
+	for (uint32_t i = 0; i < w->wr.num_sge; i++) {
+		const struct xport_sge *sge = &w->wr.sge[i];
+		int rc;
+
+		if (!sge->length)
+			continue;
+		rc = qp->dev->ops->dma_lkey(qp->dev->ctx, qp, sge->lkey, sge->addr, NULL,
+					    sge->length, 0, XPORT_DMA_CHECK);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -347,8 +388,10 @@ void xport__req_run(struct xport_qp *qp)
 			return;
 		if (qp->req.wait_rnr)
 			return;
-		if (qp->req.need_retry)
-			req_rewind(qp);
+		/* A retry, or the responder is ahead of what would be sent again. */
+		if (qp->req.need_retry ||
+		    (qp->type == UROCE_QPT_RC && wire_psn_cmp(qp->comp.psn, qp->req.psn) > 0))
+			req_seek(qp);
 		if (qp->req.idx == qp->sq_tail)
 			break;
 		w = xport__sq_at(qp, qp->req.idx);
@@ -372,6 +415,10 @@ void xport__req_run(struct xport_qp *qp)
 			}
 			if (!req_may_start(qp, w) || req_window_full(qp))
 				return;
+			if (req_check_sges(qp, w)) {
+				req_fail(qp, w, UROCE_WC_LOC_PROT_ERR);
+				return;
+			}
 			w->first_psn = qp->req.psn;
 			w->last_psn = wire_psn_add(qp->req.psn,
 						   (wr_flags & UROCE_WR_F_ATOMIC
@@ -401,7 +448,7 @@ void xport__req_run(struct xport_qp *qp)
 			return;
 		}
 		if (qp->type == UROCE_QPT_RC)
-			req_arm_retrans(qp);
+			xport__comp_arm(qp);
 		else if (w->state == XPORT_WQE_DONE_LOCAL)
 			xport__comp_drain(qp);
 	}

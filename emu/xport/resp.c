@@ -60,6 +60,7 @@ void xport__resp_reset(struct xport_qp *qp)
 	qp->resp.res = res;
 	qp->resp.psn = qp->attr.rq_psn;
 	xport__pktq_clear(&qp->resp_q);
+	xport__held_clear(qp);
 }
 
 void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status)
@@ -82,7 +83,7 @@ void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status)
 /* ---- sending acknowledgements ---------------------------------------- */
 
 /* Acknowledge / NAK / RNR NAK with this syndrome for psn (PROTOCOL.md 8). */
-static void resp_send_ack(struct xport_qp *qp, uint8_t syndrome, uint32_t psn)
+static void resp_xmit_aeth(struct xport_qp *qp, uint8_t syndrome, uint32_t psn)
 {
 	uint8_t pkt[WIRE_BTH_BYTES + WIRE_AETH_BYTES + XPORT_ICRC_BYTES];
 	struct wire_aeth *aeth = (struct wire_aeth *)(pkt + WIRE_BTH_BYTES);
@@ -95,10 +96,39 @@ static void resp_send_ack(struct xport_qp *qp, uint8_t syndrome, uint32_t psn)
 	xport__xmit(qp, &rt, pkt, WIRE_BTH_BYTES + WIRE_AETH_BYTES, 0);
 }
 
+/*
+ * ACKs are coalesced per drain (IBA 9.7.5.1: an ACK acknowledges every
+ * request up to its PSN): resp_ack only notes the PSN, and the ACK goes
+ * out when the responder has nothing more to execute right now, or before
+ * anything else it sends, so it never overtakes nor follows a later
+ * response out of order. A request processed alone is answered at once, as
+ * before; a run executed together (the requests held behind a gap that the
+ * resend of the missing one filled) is answered once, for the last SEND or
+ * WRITE of the run, so that the requester learns at once how far the
+ * responder really is.
+ */
+static void resp_flush_ack(struct xport_qp *qp)
+{
+	if (!qp->resp.ack_pending)
+		return;
+	qp->resp.ack_pending = false;
+	xport__count(qp, XPORT_CNT_ACK_SENT, 1);
+	resp_xmit_aeth(qp, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID),
+		       qp->resp.ack_psn);
+}
+
 static void resp_ack(struct xport_qp *qp, uint32_t psn)
 {
-	xport__count(qp, XPORT_CNT_ACK_SENT, 1);
-	resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID), psn);
+	if (!qp->resp.ack_pending || wire_psn_cmp(psn, qp->resp.ack_psn) > 0)
+		qp->resp.ack_psn = psn;
+	qp->resp.ack_pending = true;
+}
+
+/* A NAK or RNR NAK: after the ACK it may have to follow. */
+static void resp_send_ack(struct xport_qp *qp, uint8_t syndrome, uint32_t psn)
+{
+	resp_flush_ack(qp);
+	resp_xmit_aeth(qp, syndrome, psn);
 }
 
 static void resp_atomic_ack(struct xport_qp *qp, uint32_t psn, uint64_t orig)
@@ -108,6 +138,7 @@ static void resp_atomic_ack(struct xport_qp *qp, uint32_t psn, uint64_t orig)
 	struct wire_atmack *ack = (struct wire_atmack *)(pkt + WIRE_BTH_BYTES + WIRE_AETH_BYTES);
 	struct xport_route rt;
 
+	resp_flush_ack(qp);
 	xport__bth(qp, pkt, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn, false, 0);
 	wire_aeth_set_syndrome(aeth, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID));
 	wire_aeth_set_msn(aeth, qp->resp.msn);
@@ -151,6 +182,7 @@ static bool resp_stream(struct xport_qp *qp, unsigned budget)
 	struct xport_res *res = qp->resp.stream;
 	struct xport_route rt;
 
+	resp_flush_ack(qp);
 	xport__route(qp, &rt);
 	while (res && budget--) {
 		uint32_t pay = res->resid < qp->pmtu ? res->resid : qp->pmtu;
@@ -315,7 +347,21 @@ static void resp_duplicate(struct xport_qp *qp, const struct xport_pkt *pkt)
 
 	xport__count(qp, XPORT_CNT_DUP_REQ, 1);
 	if (pkt->mask & (WIRE_SEND_MASK | WIRE_WRITE_MASK)) {
-		/* C9-105: never execute again; acknowledge the last PSN in order. */
+		/*
+		 * C9-105: never execute again; acknowledge the last PSN in
+		 * order, coalesced as for new requests (IBA 9.7.5.1: a
+		 * responder may coalesce acknowledgements): only a duplicate
+		 * that asks for an ACK gets one. A requester that retransmits
+		 * sets AckReq at least where it stops, so it is answered once
+		 * per retransmission instead of once per packet (hfi1 and qib
+		 * rc_rcv_error do the same). This keeps the responder silent
+		 * after a sequence NAK until the expected PSN arrives, apart
+		 * from those ACKs.
+		 */
+		if (!pkt->ackreq) {
+			xport__count(qp, XPORT_CNT_DUP_SILENT, 1);
+			return;
+		}
 		xport__count(qp, XPORT_CNT_DUP_ACKED, 1);
 		resp_ack(qp, wire_psn_sub(qp->resp.psn, 1));
 		return;
@@ -511,6 +557,21 @@ static bool resp_take_wqe(struct xport_qp *qp)
 	return true;
 }
 
+/*
+ * A gap before the expected PSN: one PSN Sequence Error NAK carrying the
+ * expected PSN, then silence until that PSN arrives (rxe check_psn;
+ * IBA 9.7.5.2: the responder NAKs a sequence error once and ignores new
+ * requests until the expected one).
+ */
+static void resp_nak_gap(struct xport_qp *qp)
+{
+	if (qp->resp.sent_psn_nak)
+		return;
+	qp->resp.sent_psn_nak = true;
+	xport__count(qp, XPORT_CNT_SEQ_NAK_SENT, 1);
+	resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_NAK, WIRE_NAK_PSN_SEQ_ERR), qp->resp.psn);
+}
+
 static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	int32_t d = wire_psn_cmp(pkt->psn, qp->resp.psn);
@@ -518,14 +579,19 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 	int nak;
 
 	if (d > 0) {
-		/* One NAK per gap, carrying the expected PSN (rxe check_psn). */
-		xport__drop(qp->dev, qp, XPORT_DROP_OUT_OF_SEQ);
-		if (!qp->resp.sent_psn_nak) {
-			qp->resp.sent_psn_nak = true;
-			xport__count(qp, XPORT_CNT_SEQ_NAK_SENT, 1);
-			resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_NAK, WIRE_NAK_PSN_SEQ_ERR),
-				      qp->resp.psn);
-		}
+		/*
+		 * Beyond the expected PSN: held, when there is room, to be
+		 * executed in order once the gap is filled, so that a packet
+		 * that was only late does not cost the requester the whole
+		 * window again (it resends from the gap; what it resends that
+		 * was held is a duplicate then). The wire sees what IBA
+		 * requires either way (IBA 9.7.5.2): one NAK per gap.
+		 */
+		if (xport__held_put(qp, pkt) == 0)
+			xport__count(qp, XPORT_CNT_HELD, 1);
+		else
+			xport__drop(qp->dev, qp, XPORT_DROP_OUT_OF_SEQ);
+		resp_nak_gap(qp);
 		return;
 	}
 	if (d < 0) {
@@ -568,7 +634,8 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 		if (resp_needs_wqe(mask))
 			resp_complete_recv(qp, pkt);
 	}
-	if (pkt->ackreq)
+	/* Once an ACK is owed, it covers every request executed with it. */
+	if (pkt->ackreq || qp->resp.ack_pending)
 		resp_ack(qp, pkt->psn);
 }
 
@@ -746,7 +813,13 @@ static void resp_drain(struct xport_qp *qp)
 {
 	const struct xport_pkt *pkt;
 
-	while (!qp->resp.stream && (pkt = xport__pktq_pop(&qp->resp_q))) {
+	while (!qp->resp.stream) {
+		/* The held request the responder expects goes first. */
+		pkt = qp->held.n ? xport__held_take(qp, qp->resp.psn) : NULL;
+		if (!pkt)
+			pkt = xport__pktq_pop(&qp->resp_q);
+		if (!pkt)
+			break;
 		/* recv.c checked the state on arrival; it may have changed since. */
 		if (!xport__recv_state_ok(qp->attr.state, pkt->mask)) {
 			xport__drop(qp->dev, qp, XPORT_DROP_QP_STATE);
@@ -754,6 +827,16 @@ static void resp_drain(struct xport_qp *qp)
 		}
 		resp_rcv(qp, pkt);
 	}
+	xport__held_release(qp);
+	/*
+	 * The gap closed but requests held further on show the next one: NAK
+	 * it as if they had just arrived (not while READ responses stream,
+	 * which the NAK would overtake).
+	 */
+	if (!qp->resp.stream && qp->held.n && qp->type == UROCE_QPT_RC &&
+	    qp->attr.state != UROCE_QPS_ERR && xport__held_ahead(qp))
+		resp_nak_gap(qp);
+	resp_flush_ack(qp);
 }
 
 void xport__resp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt)

@@ -119,6 +119,7 @@ int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport
 	qp->attr.path_mtu = init->type == UROCE_QPT_UD ? 5 : 3;
 	qp->pmtu = xport_mtu_bytes(qp->attr.path_mtu);
 	qp->attr.av.hop_limit = 64;
+	xport__cc_reset(qp);
 	return 0;
 }
 
@@ -128,6 +129,7 @@ void xport_qp_fini(struct xport_qp *qp)
 	free(qp->resp.res);
 	xport__pktq_free(&qp->resp_q);
 	xport__pktq_free(&qp->comp_q);
+	xport__held_clear(qp);
 	qp->sq = NULL;
 	qp->resp.res = NULL;
 }
@@ -143,6 +145,7 @@ static void xport_reset(struct xport_qp *qp)
 	qp->sq_tail = 0;
 	xport__req_reset(qp);
 	xport__comp_reset(qp);
+	xport__cc_reset(qp);
 	xport__resp_reset(qp);
 	qp->resp.has_wqe = false;
 	xport__timer_update(qp);
@@ -391,12 +394,14 @@ void xport__flush(struct xport_qp *qp)
 	qp->req.need_retry = false;
 	qp->req.wait_rnr = false;
 	qp->comp.retrans_deadline = 0;
+	qp->comp.iba_deadline = 0;
 	qp->comp.rnr_deadline = 0;
 	xport__resp_flush_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
 	qp->resp.stream = NULL;
 	/* Queued packets are dropped with the QP's work (rxe drains its queues). */
 	xport__pktq_clear(&qp->resp_q);
 	xport__pktq_clear(&qp->comp_q);
+	xport__held_clear(qp);
 	xport_flush_recv(qp);
 	xport__timer_update(qp);
 }

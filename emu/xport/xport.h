@@ -40,9 +40,39 @@
 /* One packet: headers, payload, pad, ICRC. */
 #define XPORT_MAX_PKT_BYTES \
 	(XPORT_MAX_HDR_BYTES + XPORT_MAX_PMTU_BYTES + 4 + XPORT_ICRC_BYTES)
-/* Requester window and AckReq spacing (rxe RXE_MAX_UNACKED_PSNS, RXE_MAX_PKT_PER_ACK). */
+/*
+ * Requester window and AckReq spacing (rxe RXE_MAX_UNACKED_PSNS,
+ * RXE_MAX_PKT_PER_ACK): the most the adaptive window (cc.c) opens to, and
+ * the widest AckReq spacing, which it narrows to half the window.
+ */
 #define XPORT_MAX_UNACKED_PSNS 128
 #define XPORT_MAX_PKT_PER_ACK 64
+/* The adaptive window's first and smallest size, in packets (cc.c). */
+#define XPORT_CWND_INIT 32
+#define XPORT_CWND_MIN 2
+/*
+ * The adaptive retransmission timeout (cc.c): never shorter than this,
+ * doubled at most this many times in a row; never longer than the QP's
+ * IBA timeout, whose expiries alone spend retry_cnt.
+ */
+#define XPORT_RTO_MIN_US 250
+#define XPORT_RTO_MAX_BACKOFF 10
+/*
+ * While it repairs a loss signalled by a NAK, the requester keeps at most
+ * this many packets beyond the oldest unacknowledged PSN (the last with
+ * AckReq): each answer shows how far the responder really is (a uroce
+ * responder holds what came after a gap, so the next hole is all that is
+ * missing), and go-back-N proceeds from there, a probe at a time, until
+ * the recovery point is acknowledged or a timer takes over (comp.c).
+ */
+#define XPORT_RETX_PROBE 2
+/*
+ * Reordering score of a path (cc.c): +1 per spurious NAK rewind, -1 per
+ * confirmed loss, at most XPORT_REORDER_MAX; from XPORT_REORDER_TRUST on
+ * NAKs no longer shrink the window.
+ */
+#define XPORT_REORDER_MAX 8
+#define XPORT_REORDER_TRUST 2
 /* Cap of max_rd_atomic and max_dest_rd_atomic (rxe caps both at 128). */
 #define XPORT_MAX_RD_ATOMIC 128
 /* READ response packets sent per run before yielding to other work. */
@@ -52,6 +82,13 @@
  * counted): in practice requests held while READ responses stream.
  */
 #define XPORT_MAX_DEFERRED 64
+/*
+ * RC requests beyond the expected PSN that the responder holds until the
+ * gap before them is filled (recv.c xport__held_put): at most this many
+ * PSNs ahead, and at most XPORT_HELD_MAX_BYTES of them per device.
+ */
+#define XPORT_HELD_SLOTS XPORT_MAX_UNACKED_PSNS
+#define XPORT_HELD_MAX_BYTES (16u << 20)
 #define XPORT_ROCE_PORT 4791
 #define XPORT_GID_BYTES 16
 
@@ -248,6 +285,7 @@ struct xport_dev {
 	 */
 	bool icrc_solve_id;
 	uint32_t gsi_psn; /* PSN of QP1's next send (UD: any sequence will do) */
+	uint64_t held_bytes; /* bytes of requests held by all its QPs (recv.c) */
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
 };
@@ -300,9 +338,9 @@ struct xport_pkt {
 
 /* State of one send WQE copy. */
 enum xport_wqe_state {
-	XPORT_WQE_POSTED,     /* not started (or rewound by a retry) */
-	XPORT_WQE_PROCESSING, /* some packets sent */
-	XPORT_WQE_PENDING,    /* all packets sent, waiting for the ACK/responses */
+	XPORT_WQE_POSTED,     /* not started: no PSNs assigned yet */
+	XPORT_WQE_PROCESSING, /* PSNs assigned, packets from `offset` on still to (re)send */
+	XPORT_WQE_PENDING,    /* every packet sent, waiting for the ACK/responses */
 	XPORT_WQE_DONE_LOCAL, /* UC/UD: sent, completes as soon as it is the oldest */
 	XPORT_WQE_ERROR,	     /* failed locally: completes with status when oldest */
 };
@@ -337,11 +375,38 @@ struct xport_comp {
 	uint32_t idx;	    /* send queue index of the oldest uncompleted WQE */
 	uint8_t retry_left; /* retries left before IBV_WC_RETRY_EXC_ERR */
 	uint8_t rnr_left;   /* RNR retries left (7 = forever) */
-	bool retried;	    /* a NAK/implied-NAK retry already went out at retried_psn */
-	uint32_t retried_psn;
-	uint64_t retrans_deadline; /* 0 = not armed */
+	/*
+	 * Loss recovery: the last retry rewound to rewind_psn at rewind_at,
+	 * when everything below recover_psn had been sent. Until the
+	 * acknowledged PSN passes recover_psn, NAKs and implied NAKs inside
+	 * that range are echoes of the same loss, not new ones.
+	 */
+	bool recovering;
+	bool probing; /* NAK recovery: XPORT_RETX_PROBE packets beyond comp.psn at a time */
+	bool judge;   /* the first progress after a NAK rewind tells whether it was spurious */
+	uint32_t rewind_psn;
+	uint32_t recover_psn;
+	uint64_t rewind_at;
+	uint64_t retrans_deadline; /* the next retransmission timer event; 0 = not armed */
+	uint64_t iba_deadline;	   /* when the IBA timeout expires without progress */
 	uint64_t rnr_deadline;	   /* 0 = not waiting */
 	uint64_t armed;		   /* deadline last given to arm_timer */
+};
+
+/* Congestion control state (cc.c): adaptive send window and RTT estimate. */
+struct xport_cc {
+	uint32_t cwnd;	   /* packets that may be unacknowledged */
+	uint32_t ssthresh; /* slow start below it, +1 per window at or above */
+	uint32_t acked;	   /* PSNs acknowledged toward the next +1 */
+	uint32_t undo_cwnd, undo_ssthresh; /* before the last reduction (0 = none) */
+	bool rtt_valid;			   /* srtt/rttvar/min_rtt hold a sample */
+	uint32_t srtt_us, rttvar_us, min_rtt_us;
+	bool probing;	   /* rtt_psn, sent at rtt_at, is being timed */
+	uint32_t rtt_psn;
+	uint64_t rtt_at;
+	uint8_t backoff;	 /* adaptive timeouts in a row without progress */
+	uint8_t reorder;	 /* reordering score (XPORT_REORDER_*) */
+	uint64_t last_ack_at; /* last progress (0 = none yet) */
 };
 
 enum xport_res_type {
@@ -390,11 +455,32 @@ struct xport_pktq {
 	uint32_t n;
 };
 
+/* A held request: the packet, its path and its bytes, allocated to size. */
+struct xport_held_pkt {
+	struct xport_pkt pkt;
+	struct xport_route rt;
+	uint32_t bytes; /* what it counts against xport_dev.held_bytes */
+	uint8_t buf[];
+};
+
+/*
+ * Requests held beyond the expected PSN (recv.c): slot i holds PSN i mod
+ * XPORT_HELD_SLOTS; the slots are allocated when a QP first holds one.
+ * `cur` is the one handed to the responder last, freed at the next take.
+ */
+struct xport_held {
+	struct xport_held_pkt **slot;
+	uint32_t n;
+	struct xport_held_pkt *cur;
+};
+
 /* Responder state (resp.c). */
 struct xport_resp {
 	uint32_t psn; /* expected PSN */
 	uint32_t msn;
 	bool sent_psn_nak;  /* one NAK per gap, then silence until psn arrives */
+	bool ack_pending;   /* an ACK for ack_psn goes out at the end of the drain */
+	uint32_t ack_psn;
 	uint32_t last_mask; /* opcode mask of the last packet accepted; 0 = at a message boundary */
 	bool has_wqe;
 	struct xport_recv_wqe wqe;
@@ -431,10 +517,12 @@ struct xport_qp {
 	uint32_t sq_tail; /* index of the next free slot */
 	struct xport_req req;
 	struct xport_comp comp;
+	struct xport_cc cc;
 	struct xport_resp resp;
 	/* validated packets in arrival order: recv.c queues, the owner drains */
 	struct xport_pktq resp_q; /* requests, drained by the responder (resp.c) */
 	struct xport_pktq comp_q; /* responses, drained by the completer (comp.c) */
+	struct xport_held held;	  /* requests beyond a gap, held for the responder */
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
 };

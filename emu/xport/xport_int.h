@@ -106,14 +106,51 @@ int xport__req_opcode(uint32_t qp_type, uint32_t wr_opcode, bool first, bool las
 uint32_t xport__req_npkts(uint32_t len, uint32_t pmtu);
 /*
  * Pure: does a packet carry AckReq? Always on the message's last packet,
- * and on every XPORT_MAX_PKT_PER_ACK-th packet sent without one
- * (noack = packets since the last AckReq before this one).
+ * and on every every-th packet sent without one (noack = packets since the
+ * last AckReq before this one; every = xport__cc_ack_every()). The
+ * requester also sets it on the packet that fills the window.
  */
-bool xport__req_ackreq(bool last, uint32_t noack);
+bool xport__req_ackreq(bool last, uint32_t noack, uint32_t every);
 /* Send what the window, fences and initiator depth allow. */
 void xport__req_run(struct xport_qp *qp);
 /* Reset requester state (RESET, or new sq_psn). */
 void xport__req_reset(struct xport_qp *qp);
+
+/* cc.c */
+
+/* Initial window and no round-trip sample (RESET, RTR). */
+void xport__cc_reset(struct xport_qp *qp);
+/* Packets that may be unacknowledged now (<= XPORT_MAX_UNACKED_PSNS). */
+uint32_t xport__cc_window(const struct xport_qp *qp);
+/* Pure: AckReq spacing for a window: half of it, 1..XPORT_MAX_PKT_PER_ACK. */
+uint32_t xport__cc_ack_every(uint32_t cwnd);
+/*
+ * The adaptive retransmission timeout in us: srtt + 4 rttvar (at least
+ * XPORT_RTO_MIN_US) doubled per expiry without progress, capped at the
+ * IBA timeout; the IBA timeout itself before the first sample; 0 when the
+ * QP has no timer (timeout 0).
+ */
+uint64_t xport__cc_rto_us(const struct xport_qp *qp);
+/* How long a retransmission may take to be answered: srtt + 4 rttvar, or the IBA timeout. */
+uint64_t xport__cc_loss_delay_us(const struct xport_qp *qp);
+/* A packet with psn went out (fresh: never sent before); times one AckReq packet. */
+void xport__cc_sent(struct xport_qp *qp, uint32_t psn, bool fresh, bool ackreq, uint64_t now);
+/* Progress from old_psn to new_psn: grow the window, take the RTT sample, end backoff. */
+void xport__cc_acked(struct xport_qp *qp, uint32_t old_psn, uint32_t new_psn, uint64_t now);
+/* A loss signalled by a NAK or implied NAK: halve the window. */
+void xport__cc_loss(struct xport_qp *qp);
+/* A first expiry of the adaptive timer: halve as for a loss, back the timer off. */
+void xport__cc_expired(struct xport_qp *qp);
+/* A retransmission timeout: window to XPORT_CWND_MIN, back the timer off. */
+void xport__cc_timeout(struct xport_qp *qp);
+/*
+ * The first progress after a NAK rewind `since` us ago: was the rewind
+ * spurious? An answer that comes back sooner than the shortest round trip
+ * seen answers the original, not the resend: the reduction is undone and
+ * the path counts as reordering; an answer in due time confirms the loss.
+ * Returns true when spurious.
+ */
+bool xport__cc_judge(struct xport_qp *qp, uint64_t since);
 
 /* comp.c */
 
@@ -148,8 +185,13 @@ void xport__comp_complete(struct xport_qp *qp, struct xport_swqe *wqe, uint32_t 
 void xport__comp_drain(struct xport_qp *qp);
 /* Reset completer state from the current attributes; drops queued responses. */
 void xport__comp_reset(struct xport_qp *qp);
-/* (Re)arm the retransmission timer if packets are outstanding, else stop it. */
+/*
+ * Progress or a retry: restart the IBA timeout and the adaptive timer if
+ * packets are outstanding, else stop both.
+ */
 void xport__comp_rearm(struct xport_qp *qp);
+/* Packets went out: start the timers unless they run. */
+void xport__comp_arm(struct xport_qp *qp);
 
 /* resp.c */
 
@@ -202,6 +244,25 @@ const struct xport_pkt *xport__pktq_pop(struct xport_pktq *q);
 void xport__pktq_clear(struct xport_pktq *q);
 /* Free the entries (xport_qp_fini). */
 void xport__pktq_free(struct xport_pktq *q);
+/*
+ * Hold a copy of the RC request pkt, which lies beyond the responder's
+ * expected PSN, until the gap before it is filled. Returns 0, -EEXIST (that
+ * PSN is held already), -ERANGE (XPORT_HELD_SLOTS or more ahead), -ENOBUFS
+ * (the device holds XPORT_HELD_MAX_BYTES) or -ENOMEM; the caller counts.
+ */
+int xport__held_put(struct xport_qp *qp, const struct xport_pkt *pkt);
+/*
+ * The held request with this PSN, taken out of the store; NULL when there
+ * is none. It stays valid until the next take or clear. Held requests left
+ * behind the expected PSN are freed on the way.
+ */
+const struct xport_pkt *xport__held_take(struct xport_qp *qp, uint32_t psn);
+/* Free the request xport__held_take returned last (it has been processed). */
+void xport__held_release(struct xport_qp *qp);
+/* Is a request held beyond the expected PSN (so that a gap is open)? */
+bool xport__held_ahead(struct xport_qp *qp);
+/* Free every held request and the slots (RESET, ERR, xport_qp_fini). */
+void xport__held_clear(struct xport_qp *qp);
 
 /* gsi.c */
 

@@ -4,6 +4,7 @@
  * over plain heap memory and an in-process packet queue.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,23 @@ static uint64_t fake_rand(struct fake_net *net)
 static bool fake_chance(struct fake_net *net, unsigned pm)
 {
 	return pm && fake_rand(net) % 1000 < pm;
+}
+
+/* The seeded faults of one packet, in per mille each, as FAKE_* bits. */
+static int fake_draw(struct fake_net *net, unsigned drop, unsigned dup, unsigned reorder,
+		     unsigned corrupt)
+{
+	int fate = 0;
+
+	if (fake_chance(net, drop))
+		fate |= FAKE_DROP;
+	if (fake_chance(net, dup))
+		fate |= FAKE_DUP;
+	if (fake_chance(net, reorder))
+		fate |= FAKE_REORDER;
+	if (fake_chance(net, corrupt))
+		fate |= FAKE_CORRUPT;
+	return fate;
 }
 
 void fake_pattern(uint8_t *buf, size_t len, uint32_t seed)
@@ -112,33 +130,127 @@ static void fake_enqueue(struct fake_net *net, struct fake_host *to, const struc
 	}
 }
 
+/* ---- the timed network: a min-heap of packets on their arrival time ---- */
+
+static bool fake_timed_before(const struct fake_timed *a, const struct fake_timed *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void fake_heap_push(struct fake_net *net, struct fake_timed *t)
+{
+	unsigned i;
+
+	if (net->nheap == net->capheap) {
+		net->capheap = net->capheap ? net->capheap * 2 : 256;
+		net->heap = realloc(net->heap, net->capheap * sizeof(*net->heap));
+	}
+	i = net->nheap++;
+	while (i && fake_timed_before(t, net->heap[(i - 1) / 2])) {
+		net->heap[i] = net->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	net->heap[i] = t;
+}
+
+static struct fake_timed *fake_heap_pop(struct fake_net *net)
+{
+	struct fake_timed *top = net->heap[0], *last;
+	unsigned i = 0;
+
+	last = net->heap[--net->nheap];
+	for (;;) {
+		unsigned c = 2 * i + 1;
+
+		if (c >= net->nheap)
+			break;
+		if (c + 1 < net->nheap && fake_timed_before(net->heap[c + 1], net->heap[c]))
+			c++;
+		if (!fake_timed_before(net->heap[c], last))
+			break;
+		net->heap[i] = net->heap[c];
+		i = c;
+	}
+	if (net->nheap)
+		net->heap[i] = last;
+	return top;
+}
+
+void fake_net_timed(struct fake_net *net, const struct fake_link *a_to_b,
+		    const struct fake_link *b_to_a)
+{
+	net->timed = true;
+	net->link[0] = *a_to_b;
+	net->link[1] = *b_to_a;
+	net->link[0].busy_until = net->link[1].busy_until = 0;
+}
+
+/* Put one packet on host from's link: it arrives after serialisation, delay and jitter. */
+static void fake_timed_send(struct fake_net *net, int from, struct fake_host *to,
+			    const struct xport_route *rt, const void *pkt, size_t len, bool reorder)
+{
+	struct fake_link *l = &net->link[from];
+	struct fake_timed *t = malloc(sizeof(*t));
+	uint64_t start = l->busy_until > net->now ? l->busy_until : net->now;
+	int64_t at;
+
+	if (l->rate_bpus)
+		start += (len + l->rate_bpus - 1) / l->rate_bpus;
+	l->busy_until = start;
+	at = (int64_t)(start + l->delay_us);
+	if (l->jitter_us)
+		at += (int64_t)(fake_rand(net) % (2ull * l->jitter_us + 1)) - (int64_t)l->jitter_us;
+	if (reorder)
+		at += l->reorder_us;
+	t->at = at < (int64_t)net->now ? net->now : (uint64_t)at;
+	t->seq = net->seq++;
+	t->f.to = to;
+	t->f.rt = *rt;
+	t->f.len = len;
+	memcpy(t->f.buf, pkt, len);
+	fake_heap_push(net, t);
+}
+
+/* Queue a packet on the FIFO or the timed network. */
+static void fake_put(struct fake_net *net, int from, struct fake_host *to,
+		     const struct xport_route *rt, const void *pkt, size_t len, bool reorder)
+{
+	if (net->timed)
+		fake_timed_send(net, from, to, rt, pkt, len, reorder);
+	else
+		fake_enqueue(net, to, rt, pkt, len, reorder);
+}
+
 static int fake_send_packet(void *ctx, struct xport_qp *qp, const struct xport_route *rt,
 			    const void *pkt, size_t len)
 {
 	struct fake_host *h = ctx;
 	struct fake_net *net = h->net;
 	struct fake_host *to = fake_host_by_gid(net, rt->dgid);
-	struct fake_log *e;
+	struct fake_log *e, scratch;
 	int fate = 0;
 
 	(void)qp;
-	if (net->nlog == net->caplog) {
-		net->caplog = net->caplog ? net->caplog * 2 : 1024;
-		net->log = realloc(net->log, net->caplog * sizeof(*net->log));
+	if (net->nolog) {
+		e = &scratch;
+	} else {
+		if (net->nlog == net->caplog) {
+			net->caplog = net->caplog ? net->caplog * 2 : 1024;
+			net->log = realloc(net->log, net->caplog * sizeof(*net->log));
+		}
+		e = &net->log[net->nlog++];
 	}
-	e = &net->log[net->nlog++];
+	net->logged++;
 	fake_log_pkt(e, pkt, len);
 	e->from = h->id;
 	if (net->filter)
 		fate |= net->filter(net, e, net->filter_arg);
-	if (fake_chance(net, net->drop_pm))
-		fate |= FAKE_DROP;
-	if (fake_chance(net, net->dup_pm))
-		fate |= FAKE_DUP;
-	if (fake_chance(net, net->reorder_pm))
-		fate |= FAKE_REORDER;
-	if (fake_chance(net, net->corrupt_pm))
-		fate |= FAKE_CORRUPT;
+	fate |= fake_draw(net, net->drop_pm, net->dup_pm, net->reorder_pm, net->corrupt_pm);
+	if (net->timed) {
+		const struct fake_link *l = &net->link[h->id];
+
+		fate |= fake_draw(net, l->drop_pm, l->dup_pm, l->reorder_pm, l->corrupt_pm);
+	}
 	e->fate = fate;
 	if (!to || fate & FAKE_DROP) {
 		net->dropped++;
@@ -154,15 +266,15 @@ static int fake_send_packet(void *ctx, struct xport_qp *qp, const struct xport_r
 		net->corrupted++;
 		if (at == 4)
 			net->corrupted_masked++;
-		fake_enqueue(net, to, rt, copy, len, fate & FAKE_REORDER);
+		fake_put(net, h->id, to, rt, copy, len, fate & FAKE_REORDER);
 	} else {
-		fake_enqueue(net, to, rt, pkt, len, fate & FAKE_REORDER);
+		fake_put(net, h->id, to, rt, pkt, len, fate & FAKE_REORDER);
 	}
 	if (fate & FAKE_REORDER)
 		net->reordered++;
 	if (fate & FAKE_DUP) {
 		net->duplicated++;
-		fake_enqueue(net, to, rt, pkt, len, false);
+		fake_put(net, h->id, to, rt, pkt, len, false);
 	}
 	return 0;
 }
@@ -342,6 +454,9 @@ void fake_net_init(struct fake_net *net, uint64_t seed)
 
 void fake_net_fini(struct fake_net *net)
 {
+	while (net->nheap)
+		free(fake_heap_pop(net));
+	free(net->heap);
 	free(net->q);
 	free(net->log);
 	memset(net, 0, sizeof(*net));
@@ -499,6 +614,27 @@ int fake_post(struct fake_qp *q, const struct xport_wqe *w)
 	return xport_post_send(&q->x, w);
 }
 
+void fake_send_req(struct fake_qp *q, uint8_t opcode, uint32_t psn, bool ackreq,
+		   const uint8_t *payload, uint32_t paylen, uint64_t rva, uint32_t rkey,
+		   uint32_t dmalen)
+{
+	const struct wire_opcode_info *info = wire_opcode_info(opcode);
+	uint8_t pkt[XPORT_MAX_PKT_BYTES];
+	struct xport_route rt;
+
+	xport__bth(&q->x, pkt, opcode, psn, ackreq, paylen);
+	if (info->mask & WIRE_RETH_MASK) {
+		struct wire_reth *r = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+
+		wire_reth_set_va(r, rva);
+		wire_reth_set_rkey(r, rkey);
+		wire_reth_set_dmalen(r, dmalen);
+	}
+	memcpy(pkt + info->hdr_bytes, payload, paylen);
+	xport__route(&q->x, &rt);
+	xport__xmit(&q->x, &rt, pkt, info->hdr_bytes + paylen, paylen);
+}
+
 /* ---- running ----------------------------------------------------------- */
 
 static bool fake_run_scheduled(struct fake_net *net)
@@ -519,10 +655,28 @@ static bool fake_run_scheduled(struct fake_net *net)
 	return any;
 }
 
+/* Timed mode: the next packet, if it has arrived by `by`. */
+static bool fake_timed_deliver(struct fake_net *net, uint64_t by)
+{
+	struct fake_timed *t;
+
+	if (!net->nheap || net->heap[0]->at > by)
+		return false;
+	t = fake_heap_pop(net);
+	if (t->at > net->now)
+		net->now = t->at;
+	net->delivered++;
+	xport_recv_packet(&t->f.to->dev, &t->f.rt, t->f.buf, t->f.len);
+	free(t);
+	return true;
+}
+
 static bool fake_deliver_one(struct fake_net *net)
 {
 	struct fake_inflight *f;
 
+	if (net->timed)
+		return fake_timed_deliver(net, net->now);
 	if (!net->qlen)
 		return false;
 	f = &net->q[net->qhead];
@@ -537,7 +691,8 @@ unsigned fake_deliver_all(struct fake_net *net)
 {
 	unsigned n = 0;
 
-	while (fake_deliver_one(net) || fake_run_scheduled(net))
+	while (fake_deliver_one(net) || fake_run_scheduled(net) ||
+	       (net->timed && fake_timed_deliver(net, UINT64_MAX)))
 		n++;
 	return n;
 }
@@ -553,7 +708,7 @@ unsigned fake_run(struct fake_net *net, unsigned max_events)
 			n++;
 			continue;
 		}
-		/* Idle network: jump to the earliest timer. */
+		/* Idle: jump to the earliest timer or (timed) the next arrival. */
 		for (int i = 0; i < 2; i++) {
 			struct fake_host *h = net->host[i];
 
@@ -563,6 +718,11 @@ unsigned fake_run(struct fake_net *net, unsigned max_events)
 				if (q->timer && (!first || q->timer < first->timer))
 					first = q;
 			}
+		}
+		if (net->timed && net->nheap && (!first || net->heap[0]->at < first->timer)) {
+			fake_timed_deliver(net, UINT64_MAX);
+			n++;
+			continue;
 		}
 		if (!first)
 			break;
@@ -574,6 +734,17 @@ unsigned fake_run(struct fake_net *net, unsigned max_events)
 		n++;
 	}
 	return n;
+}
+
+void fake_dump(const struct fake_net *net)
+{
+	for (unsigned i = 0; i < net->nlog; i++) {
+		const struct fake_log *e = &net->log[i];
+
+		fprintf(stderr, "%4u %c op 0x%02x psn %u%s syn %d len %u%s\n", i, "AB"[e->from & 1],
+			e->opcode, e->psn, e->ackreq ? " A" : "", e->syndrome, e->paylen,
+			e->fate & FAKE_DROP ? " DROP" : "");
+	}
 }
 
 unsigned fake_count(const struct fake_net *net, int from, int opcode)

@@ -7,7 +7,12 @@
  * packets, either by a deterministic seeded random draw or by a scripted
  * filter. Nothing is delivered inside send_packet: fake_run() delivers,
  * runs scheduled QPs and, when the network is idle, advances the clock to
- * the next timer.
+ * the next timer. By default the network is a FIFO with no delay (packet
+ * order and counts are exact, time passes only on timers); fake_net_timed()
+ * turns it into two links with a rate, a delay with jitter and their own
+ * seeded faults, on which packets arrive when their time comes (jitter and
+ * reordering delays make them overtake each other, as netem does), for
+ * measuring goodput.
  */
 #ifndef TESTS_RC_FAKE_H
 #define TESTS_RC_FAKE_H
@@ -90,6 +95,28 @@ struct fake_inflight {
 	uint8_t buf[XPORT_MAX_PKT_BYTES];
 };
 
+/*
+ * One direction of a timed network (fake_net_timed): packets leave at
+ * rate_bpus bytes per microsecond (0 = no limit) one after another, arrive
+ * delay_us + a uniform draw in [-jitter_us, +jitter_us] later; drop_pm,
+ * dup_pm and corrupt_pm per mille of them are dropped, duplicated or
+ * corrupted, and reorder_pm per mille are held reorder_us longer.
+ */
+struct fake_link {
+	uint32_t rate_bpus;
+	uint32_t delay_us, jitter_us;
+	unsigned drop_pm, dup_pm, corrupt_pm, reorder_pm;
+	uint32_t reorder_us;
+	uint64_t busy_until; /* when the link finishes sending what it has */
+};
+
+/* A packet of the timed network, ordered by arrival time. */
+struct fake_timed {
+	uint64_t at;
+	uint64_t seq; /* sending order, to break ties */
+	struct fake_inflight f;
+};
+
 /* Return FAKE_* bits to apply to this packet (scripted faults). */
 typedef int (*fake_filter_cb)(struct fake_net *net, const struct fake_log *e, void *arg);
 
@@ -108,10 +135,25 @@ struct fake_net {
 	unsigned delivered, dropped, duplicated, reordered, corrupted;
 	unsigned corrupted_masked; /* corruptions of BTH byte 4, outside the ICRC */
 	unsigned timers_fired;
+	/* timed mode (fake_net_timed): link[i] carries what host i sends */
+	bool timed;
+	struct fake_link link[2];
+	struct fake_timed **heap; /* min-heap on (at, seq) */
+	unsigned nheap, capheap;
+	uint64_t seq;
+	bool nolog; /* keep no per-packet log (long benchmarks) */
+	unsigned logged; /* packets sent, also when nolog */
 };
 
 void fake_net_init(struct fake_net *net, uint64_t seed);
 void fake_net_fini(struct fake_net *net);
+/*
+ * Make net a timed network: a_to_b carries host 0's packets, b_to_a host
+ * 1's (copied). The FIFO faults (drop_pm...) and the filter still apply on
+ * top. Call before anything is sent.
+ */
+void fake_net_timed(struct fake_net *net, const struct fake_link *a_to_b,
+		    const struct fake_link *b_to_a);
 /* A host with IPv4 address a.b.c.d (GID ::ffff:a.b.c.d). */
 void fake_host_init(struct fake_host *h, struct fake_net *net, int id, const uint8_t ip[4]);
 void fake_host_fini(struct fake_host *h);
@@ -144,12 +186,25 @@ void fake_wqe(struct xport_wqe *w, uint64_t wr_id, uint32_t opcode, uint32_t fla
 void fake_wqe_remote(struct xport_wqe *w, struct fake_mr *rmr, size_t roff);
 int fake_post(struct fake_qp *q, const struct xport_wqe *w);
 
+/*
+ * Send a hand-built RC request from q to its peer as if q's requester had
+ * sent it (it goes on the network and into the log like any packet): BTH
+ * with AckReq as given, a RETH (rva, rkey, dmalen) when the opcode has one,
+ * and paylen bytes from payload. For responder tests that need a sequence
+ * no requester of ours would send.
+ */
+void fake_send_req(struct fake_qp *q, uint8_t opcode, uint32_t psn, bool ackreq,
+		   const uint8_t *payload, uint32_t paylen, uint64_t rva, uint32_t rkey,
+		   uint32_t dmalen);
+
 /* Deliver packets, run scheduled QPs, fire timers; stops when all is idle
  * or after max_events. Returns the number of events processed. */
 unsigned fake_run(struct fake_net *net, unsigned max_events);
 /* Deliver only what is queued now (no timers). */
 unsigned fake_deliver_all(struct fake_net *net);
 
+/* Print the packet log, one line per packet, to stderr (for debugging a test). */
+void fake_dump(const struct fake_net *net);
 /* Log helpers: count packets from host `from` with opcode (-1 = any). */
 unsigned fake_count(const struct fake_net *net, int from, int opcode);
 /* Index of the n-th (0-based) packet from `from` with opcode, or -1. */

@@ -64,6 +64,8 @@ static void setup_env(const struct fake_conn *c)
 
 static void teardown(void)
 {
+	if (env && getenv("FAKE_DUMP"))
+		fake_dump(&env->net);
 	if (env)
 		fake_env_free(env);
 	env = NULL;
@@ -101,26 +103,36 @@ START_TEST(test_lost_middle)
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 
-	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 7);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 6);
 	expect(0, 0, WIRE_OP_RC_SEND_FIRST, P(0));
 	expect(0, 1, WIRE_OP_RC_SEND_MIDDLE, P(1)); /* lost */
 	expect(0, 2, WIRE_OP_RC_SEND_MIDDLE, P(2));
 	expect(0, 3, WIRE_OP_RC_SEND_LAST, P(3));
-	expect(0, 4, WIRE_OP_RC_SEND_MIDDLE, P(1)); /* go-back-N from the NAK'd PSN */
+	/* Go-back-N from the NAKed PSN, one probe of XPORT_RETX_PROBE packets. */
+	expect(0, 4, WIRE_OP_RC_SEND_MIDDLE, P(1));
 	expect(0, 5, WIRE_OP_RC_SEND_MIDDLE, P(2));
-	expect(0, 6, WIRE_OP_RC_SEND_LAST, P(3));
-	ck_assert(!pkt_at(0, 4)->ackreq);
-	ck_assert(pkt_at(0, 6)->ackreq);
-	/* One NAK for the gap (carrying the expected PSN), then silence, then the ACK. */
-	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 2);
+	ck_assert(!pkt_at(0, 2)->ackreq);
+	ck_assert(pkt_at(0, 3)->ackreq);
+	ck_assert(pkt_at(0, 4)->ackreq);
+	ck_assert(pkt_at(0, 5)->ackreq);
+	/*
+	 * One NAK for the gap (carrying the expected PSN), then silence; the
+	 * responder held P2 and P3, so the resent P1 completes the message:
+	 * one ACK for the run up to P3, one for the duplicate P2 (it asks).
+	 */
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 3);
 	expect(1, 0, WIRE_OP_RC_ACKNOWLEDGE, P(1));
 	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_PSN_SEQ_ERR));
 	expect(1, 1, WIRE_OP_RC_ACKNOWLEDGE, P(3));
 	ck_assert_int_eq(pkt_at(1, 1)->syndrome, 0x1f);
-	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_OUT_OF_SEQ], 2);
+	expect(1, 2, WIRE_OP_RC_ACKNOWLEDGE, P(3));
+	ck_assert_int_eq(pkt_at(1, 2)->syndrome, 0x1f);
+	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_OUT_OF_SEQ], 0);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_HELD], 2);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_ACKED], 1);
 	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_SEQ_NAK_SENT], 1);
 	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_NAK_SEQ], 1);
-	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETX_PKTS], 3);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETX_PKTS], 2);
 	ck_assert_uint_eq(env->net.timers_fired, 0);
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	ck_assert_uint_eq(env->qb->rcq[0].byte_len, 4096);
@@ -178,15 +190,26 @@ START_TEST(test_lost_ack_write_not_reexecuted)
 	/* The target application overwrites the data before the retransmission. */
 	memset(env->mb->buf, 0xee, 3000);
 	fake_run(&env->net, 1000);
-	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 6);
+	/*
+	 * After the timeout the window is XPORT_CWND_MIN (2) packets, each
+	 * asking for an ACK: the First and Middle go again, and the first
+	 * answer, ACK(P2), covers the whole WRITE, so the Last is not resent.
+	 */
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 5);
 	expect(0, 3, WIRE_OP_RC_RDMA_WRITE_FIRST, P(0));
+	expect(0, 4, WIRE_OP_RC_RDMA_WRITE_MIDDLE, P(1));
+	ck_assert(pkt_at(0, 3)->ackreq && pkt_at(0, 4)->ackreq);
 	for (int i = 0; i < 3000; i++)
 		ck_assert_uint_eq(env->mb->buf[i], 0xee);
-	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_REQ], 3);
-	/* Every duplicate packet is acknowledged with the last in-order PSN. */
-	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 4);
-	for (unsigned i = 1; i < 4; i++)
-		expect(1, i, WIRE_OP_RC_ACKNOWLEDGE, P(2));
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_REQ], 2);
+	/* Each duplicate asks for an ACK: the last in-order PSN (C9-105). */
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 3);
+	expect(1, 1, WIRE_OP_RC_ACKNOWLEDGE, P(2));
+	ck_assert_int_eq(pkt_at(1, 1)->syndrome, 0x1f);
+	expect(1, 2, WIRE_OP_RC_ACKNOWLEDGE, P(2));
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_ACKED], 2);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_SILENT], 0);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_TIMEOUT], 1);
 	ck_assert_uint_eq(env->qa->nscq, 1);
 	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
 }
@@ -457,6 +480,237 @@ START_TEST(test_lost_nak)
 }
 END_TEST
 
+/*
+ * The responder's side of a gap, with hand-built packets of one 8-packet
+ * WRITE (P0 First .. P7 Last, AckReq only on P7 and on one duplicate): P3
+ * and P5 are missing at first. One PSN Sequence Error NAK per gap, carrying
+ * the expected PSN (rxe check_psn; IBA 9.7.5.2), then silence until that
+ * PSN arrives: the later packets are held, not answered; duplicates are
+ * answered only when they ask (C9-105, coalesced): silence for two, ACK(P2)
+ * for the one with AckReq. P3 closes the first gap; the held P4 runs, and
+ * the held P6 and P7 show the next gap at once: NAK(P5). P5 closes it; P6
+ * and P7 run and one ACK(P7) answers the whole run. The data lands once,
+ * in order.
+ */
+START_TEST(test_nak_once_then_silent)
+{
+	const uint8_t *src;
+	uint64_t va;
+	uint32_t len = 8 * 1024;
+	static const int order[] = {0, 1, 2, 4, 6, 7, 1, 2, -2, 3, 5};
+
+	setup_env(NULL);
+	src = env->ma->buf;
+	va = (uint64_t)(uintptr_t)env->mb->buf;
+	fake_pattern(env->ma->buf, len, 12);
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int n = order[i] < 0 ? -order[i] : order[i];
+		uint8_t op = n == 0 ? WIRE_OP_RC_RDMA_WRITE_FIRST
+			     : n == 7 ? WIRE_OP_RC_RDMA_WRITE_LAST
+				      : WIRE_OP_RC_RDMA_WRITE_MIDDLE;
+
+		fake_send_req(env->qa, op, P(n), n == 7 || order[i] < 0, src + n * 1024, 1024, va,
+			      env->mb->key, len);
+		fake_deliver_all(&env->net);
+	}
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 4);
+	expect(1, 0, WIRE_OP_RC_ACKNOWLEDGE, P(3));
+	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_PSN_SEQ_ERR));
+	expect(1, 1, WIRE_OP_RC_ACKNOWLEDGE, P(2));
+	ck_assert_int_eq(pkt_at(1, 1)->syndrome, 0x1f);
+	expect(1, 2, WIRE_OP_RC_ACKNOWLEDGE, P(5));
+	ck_assert_int_eq(pkt_at(1, 2)->syndrome, NAK(WIRE_NAK_PSN_SEQ_ERR));
+	expect(1, 3, WIRE_OP_RC_ACKNOWLEDGE, P(7));
+	ck_assert_int_eq(pkt_at(1, 3)->syndrome, 0x1f);
+	ck_assert_uint_eq(pkt_at(1, 3)->msn, 1);
+	/* The NAKs answer the first packet beyond each gap (P4, then the held P6). */
+	ck_assert_uint_eq(fake_find(&env->net, 1, -1, 0), 4);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_SEQ_NAK_SENT], 2);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_HELD], 3);
+	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_OUT_OF_SEQ], 0);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_REQ], 3);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_SILENT], 2);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_DUP_ACKED], 1);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_MSG_RCVD], 1);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_RX_BYTES], len);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, len);
+	ck_assert_uint_eq(env->qb->x.held.n, 0);
+	ck_assert_uint_eq(env->b.dev.held_bytes, 0);
+}
+END_TEST
+
+/*
+ * One rewind per loss. On a timed network (10 us one way, 1 us per packet,
+ * no faults but these): P1's first transmission is lost and the original
+ * P4 is held back 21 us. The responder holds P2, P3, P5 and NAKs P1 (the
+ * NAK is duplicated on the way). The requester rewinds once and sends a
+ * probe of two packets, P1 and P2; the responder runs P1..P3 and answers
+ * ACK(P3), then NAK(P4) for the gap the late P4 leaves. The requester has
+ * already sent P4 and P5 again on ACK(P3) (the next probe of the same
+ * recovery), so NAK(P4), like the duplicate NAK(P1), is an echo: no second
+ * rewind. The late original P4 closes the gap: ACK(P5), then one ACK(P5)
+ * per duplicate that asks. Exactly 4 packets are sent again.
+ */
+START_TEST(test_one_rewind_per_loss)
+{
+	struct fake_link l = {.rate_bpus = 1100, .delay_us = 10, .reorder_us = 21};
+	static const uint32_t resent[] = {1, 2, 4, 5};
+	static const struct {
+		uint32_t psn;
+		int syndrome;
+	} answers[] = {{1, NAK(WIRE_NAK_PSN_SEQ_ERR)}, {3, 0x1f}, {4, NAK(WIRE_NAK_PSN_SEQ_ERR)},
+		       {5, 0x1f}, {5, 0x1f}, {5, 0x1f}, {5, 0x1f}};
+	struct xport_wqe w;
+
+	setup_env(NULL);
+	fake_net_timed(&env->net, &l, &l);
+	add_rule(0, WIRE_OP_RC_RDMA_WRITE_MIDDLE, 0, FAKE_DROP);    /* P1 */
+	add_rule(0, WIRE_OP_RC_RDMA_WRITE_MIDDLE, 3, FAKE_REORDER); /* P4 */
+	add_rule(1, WIRE_OP_RC_ACKNOWLEDGE, 0, FAKE_DUP);	    /* NAK(P1) twice */
+	fake_pattern(env->ma->buf, 6 * 1024, 9);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 6 * 1024);
+	fake_wqe_remote(&w, env->mb, 0);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 10);
+	for (unsigned i = 0; i < 6; i++)
+		expect(0, i, i == 0 ? WIRE_OP_RC_RDMA_WRITE_FIRST
+			     : i == 5 ? WIRE_OP_RC_RDMA_WRITE_LAST
+				      : WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+		       P(i));
+	for (unsigned i = 0; i < 4; i++) {
+		ck_assert_uint_eq(pkt_at(0, 6 + i)->psn, P(resent[i]));
+		ck_assert(pkt_at(0, 6 + i)->ackreq);
+	}
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETX_PKTS], 4);
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 7);
+	for (unsigned i = 0; i < 7; i++) {
+		expect(1, i, WIRE_OP_RC_ACKNOWLEDGE, P(answers[i].psn));
+		ck_assert_int_eq(pkt_at(1, i)->syndrome, answers[i].syndrome);
+	}
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_SEQ_NAK_SENT], 2);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_HELD], 3);
+	/* One rewind; the duplicate NAK(P1) and NAK(P4) are echoes. */
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_SEQ_NAK_RCVD], 3);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_NAK_SEQ], 1);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_NAK_ECHO], 2);
+	ck_assert_uint_eq(env->qa->x.comp.retry_left, 7);
+	ck_assert_uint_eq(env->net.timers_fired, 0);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 6 * 1024);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->timer, 0);
+}
+END_TEST
+
+/* Drop every other SEND Only: each first transmission, not its retry. */
+static int drop_first_tries(struct fake_net *net, const struct fake_log *e, void *arg)
+{
+	unsigned *n = arg;
+
+	(void)net;
+	if (e->from != 0 || e->opcode != WIRE_OP_RC_SEND_ONLY)
+		return 0;
+	return (*n)++ % 2 == 0 ? FAKE_DROP : 0;
+}
+
+/*
+ * The retry counter counts retries without progress (IBA 9.7.6.1; rxe
+ * reset_retry_counters): with retry_cnt 1, four SENDs whose first
+ * transmission is always lost each need one timeout retry, and every ACK
+ * that advances reloads the counter, so all four succeed. Then a SEND whose
+ * retry is lost too makes no progress: exactly two IBA timeouts later it
+ * fails with IBV_WC_RETRY_EXC_ERR. Timeout 1 (9 us) is below the adaptive
+ * timer's floor, so every expiry here is an IBA timeout.
+ */
+START_TEST(test_retry_counter_progress)
+{
+	struct fake_conn c;
+	struct xport_wqe w;
+	unsigned n = 0;
+	uint64_t t0;
+
+	fake_conn_defaults(&c);
+	c.retry_cnt = 1;
+	c.timeout = 1;
+	setup_env(&c);
+	env->net.filter = drop_first_tries;
+	env->net.filter_arg = &n;
+	for (unsigned i = 0; i < 4; i++) {
+		fake_post_recv(env->qb, i, env->mb, 64 * i, 64);
+		fake_wqe(&w, i, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
+		t0 = env->net.now;
+		fake_post(env->qa, &w);
+		fake_run(&env->net, 1000);
+		ck_assert_uint_eq(env->net.now - t0, xport_timeout_us(1));
+		ck_assert_uint_eq(env->qa->nscq, i + 1);
+		ck_assert_uint_eq(env->qa->scq[i].status, UROCE_WC_SUCCESS);
+		ck_assert_uint_eq(env->qa->x.comp.retry_left, 1);
+	}
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_TIMEOUT], 4);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_FAST], 0);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 8);
+	/* No progress: the first try and the one retry are lost. */
+	add_rule(0, WIRE_OP_RC_SEND_ONLY, -1, FAKE_DROP);
+	fake_wqe(&w, 9, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
+	t0 = env->net.now;
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->net.now - t0, 2 * xport_timeout_us(1));
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 10);
+	ck_assert_uint_eq(env->qa->nscq, 5);
+	ck_assert_uint_eq(env->qa->scq[4].wr_id, 9);
+	ck_assert_uint_eq(env->qa->scq[4].status, UROCE_WC_RETRY_EXC_ERR);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_ERR);
+}
+END_TEST
+
+/*
+ * The adaptive timer resends early but spends no retry: once a round trip
+ * was measured (here 0 us on the instant fake network, so the timer is its
+ * floor, XPORT_RTO_MIN_US, doubling per expiry), a peer that goes away is
+ * probed again and again, yet the QP fails exactly after (retry_cnt + 1) x
+ * the IBA timeout without progress, with IBV_WC_RETRY_EXC_ERR: what
+ * retry_cnt x timeout promises the application (IBA 9.7.6.1).
+ */
+START_TEST(test_fast_retry_spends_nothing)
+{
+	struct fake_conn c;
+	struct xport_wqe w;
+	uint64_t t0, t = xport_timeout_us(10);
+
+	fake_conn_defaults(&c);
+	c.retry_cnt = 2;
+	c.timeout = 10; /* 4.2 ms */
+	setup_env(&c);
+	fake_post_recv(env->qb, 1, env->mb, 0, 64);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert(env->qa->x.cc.rtt_valid);
+	add_rule(0, -1, -1, FAKE_DROP); /* the peer is gone */
+	fake_wqe(&w, 2, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
+	t0 = env->net.now;
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->net.now - t0, 3 * t);
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_TIMEOUT], 2);
+	/*
+	 * Before the first IBA timeout: 250, 500, 1000 and 2000 us apart;
+	 * after it the doubled timer is as long as the IBA one.
+	 */
+	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETRY_FAST], 4);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1),
+			  2 + env->qa->x.cnt[XPORT_CNT_RETRY_TIMEOUT] +
+			      env->qa->x.cnt[XPORT_CNT_RETRY_FAST]);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_RETRY_EXC_ERR);
+	ck_assert_uint_eq(env->qa->qp_errors, 1);
+}
+END_TEST
+
 /* Post a WRITE that fails remotely, a SEND behind it; check the aftermath. */
 static void check_remote_error(struct xport_wqe *w, uint32_t want_status, uint8_t want_nak)
 {
@@ -640,6 +894,30 @@ START_TEST(test_local_errors)
 }
 END_TEST
 
+/*
+ * A WRITE whose SGE runs past the end of its MR fails locally before any
+ * packet goes out (the gather list is checked when the WQE starts), even
+ * though its first 32 packets could be read.
+ */
+START_TEST(test_bad_sge_nothing_sent)
+{
+	struct xport_wqe w;
+	struct fake_mr *small;
+
+	setup_env(NULL);
+	small = fake_mr_reg(&env->a, 64 * 1024, FAKE_ALL_ACCESS);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, 0, small, 0, 200 * 1024);
+	fake_wqe_remote(&w, env->mb, 0);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 0);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_ERR);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_RTS);
+}
+END_TEST
+
 START_TEST(test_read_resp_local_prot)
 {
 	struct xport_wqe w;
@@ -779,12 +1057,17 @@ static Suite *loss_suite(void)
 	tcase_add_test(tc, test_rnr_forever_and_no_timer);
 	tcase_add_test(tc, test_implied_nak);
 	tcase_add_test(tc, test_lost_nak);
+	tcase_add_test(tc, test_nak_once_then_silent);
+	tcase_add_test(tc, test_one_rewind_per_loss);
+	tcase_add_test(tc, test_retry_counter_progress);
+	tcase_add_test(tc, test_fast_retry_spends_nothing);
 	tcase_add_test(tc, test_remote_access_errors);
 	tcase_add_test(tc, test_invalid_requests);
 	tcase_add_test(tc, test_recv_too_small);
 	tcase_add_test(tc, test_recv_bad_lkey);
 	tcase_add_test(tc, test_local_errors);
 	tcase_add_test(tc, test_read_resp_local_prot);
+	tcase_add_test(tc, test_bad_sge_nothing_sent);
 	tcase_add_test(tc, test_modify_to_err_flushes);
 	tcase_add_test(tc, test_deferred_while_streaming);
 	suite_add_tcase(s, tc);

@@ -24,6 +24,8 @@ static struct fake_env *env;
 
 static void teardown(void)
 {
+	if (env && getenv("FAKE_DUMP"))
+		fake_dump(&env->net);
 	if (env)
 		fake_env_free(env);
 	env = NULL;
@@ -452,12 +454,27 @@ START_TEST(test_signaling)
 }
 END_TEST
 
+/*
+ * A 200-packet SEND (MTU 256): the first burst is the initial window, then
+ * slow start opens it by one packet per packet acknowledged, up to 128
+ * (cc.c). AckReq goes on every half window without one and on the packet
+ * that fills the window, so the fake network (which delivers a whole burst
+ * before the ACKs come back) sees exactly:
+ *   burst 1, window 32: PSN 0..31, AckReq at 15 (half) and 31 (edge);
+ *   ACK 15 -> window 48: 32..63, at 55 (24 after 31) and 63 (edge);
+ *   ACK 31 -> window 64: 64..95, at 95 (edge, also 32 after 63);
+ *   ACK 55 -> window 88: 96..143, at 139 (44 after 95) and 143 (edge);
+ *   ACK 63 -> window 96: 144..159, at 159 (edge);
+ *   ACK 95 -> window 128: 160..199, at 199 (the last packet).
+ * Every AckReq is answered by one ACK for its PSN; MSN 1 only at the end.
+ */
 START_TEST(test_ackreq_window)
 {
+	static const uint32_t want[] = {15, 31, 55, 63, 95, 139, 143, 159, 199};
 	struct fake_conn c;
 	struct xport_wqe w;
 	uint32_t len = 200 * 256;
-	unsigned acks = 0;
+	unsigned acks = 0, n = 0;
 
 	fake_conn_defaults(&c);
 	c.mtu = 1;
@@ -466,28 +483,69 @@ START_TEST(test_ackreq_window)
 	fake_post_recv(env->qb, 1, env->mb, 0, len);
 	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, len);
 	fake_post(env->qa, &w);
-	/* Nothing answered yet: exactly the 128-PSN window went out. */
-	ck_assert_uint_eq(fake_count(&env->net, 0, -1), XPORT_MAX_UNACKED_PSNS);
+	/* Nothing answered yet: exactly the initial window went out. */
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), XPORT_CWND_INIT);
 	fake_run(&env->net, 10000);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 200);
 	for (unsigned i = 0; i < 200; i++) {
-		bool want = i == 63 || i == 127 || i == 191 || i == 199;
+		bool ack = n < sizeof(want) / sizeof(want[0]) && i == want[n];
 
-		ck_assert_msg(pkt_at(0, i)->ackreq == want, "packet %u AckReq %d", i,
+		ck_assert_uint_eq(pkt_at(0, i)->psn, psn(c.psn_a, i));
+		ck_assert_msg(pkt_at(0, i)->ackreq == ack, "packet %u AckReq %d", i,
 			      pkt_at(0, i)->ackreq);
+		n += ack;
 	}
 	for (unsigned i = 0; i < env->net.nlog; i++) {
 		if (env->net.log[i].from != 1)
 			continue;
 		ck_assert_uint_eq(env->net.log[i].opcode, WIRE_OP_RC_ACKNOWLEDGE);
+		ck_assert_uint_eq(env->net.log[i].psn, psn(c.psn_a, want[acks]));
+		ck_assert_uint_eq(env->net.log[i].msn, acks == 8 ? 1 : 0);
 		acks++;
 	}
-	ck_assert_uint_eq(acks, 4);
-	ck_assert_uint_eq(pkt_at(1, 0)->psn, psn(c.psn_a, 63));
-	/* MSN counts messages: the first three ACKs are inside the message. */
-	ck_assert_uint_eq(pkt_at(1, 0)->msn, 0);
-	ck_assert_uint_eq(pkt_at(1, 3)->msn, 1);
+	ck_assert_uint_eq(acks, 9);
+	ck_assert_uint_eq(env->qa->x.cc.cwnd, XPORT_MAX_UNACKED_PSNS);
 	ck_assert_mem_eq(env->mb->buf, env->ma->buf, len);
+	assert_no_drops();
+}
+END_TEST
+
+/*
+ * The first burst of a large message is paced also after a quiet spell:
+ * on a timed network (50 us one way) a 200-packet SEND opens the window to
+ * 128; after 20 ms with nothing outstanding (longer than the adaptive
+ * timeout) the next 200-packet SEND starts again with XPORT_CWND_INIT
+ * packets, which is all that goes out before the first ACK can be back.
+ */
+START_TEST(test_first_burst_after_idle)
+{
+	struct fake_link l = {.delay_us = 50};
+	struct fake_conn c;
+	struct xport_wqe w;
+	uint32_t len = 200 * 256;
+	unsigned before;
+
+	fake_conn_defaults(&c);
+	c.mtu = 1;
+	env = fake_env_new(11, UROCE_QPT_RC, &c);
+	fake_net_timed(&env->net, &l, &l);
+	fake_post_recv(env->qb, 1, env->mb, 0, len);
+	fake_post_recv(env->qb, 2, env->mb, len, len);
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, len);
+	fake_post(env->qa, &w);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), XPORT_CWND_INIT);
+	fake_run(&env->net, 10000);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->x.cc.cwnd, XPORT_MAX_UNACKED_PSNS);
+	env->net.now += 20000;
+	before = fake_count(&env->net, 0, -1);
+	fake_wqe(&w, 2, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, len);
+	fake_post(env->qa, &w);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1) - before, XPORT_CWND_INIT);
+	fake_run(&env->net, 10000);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qb->nrcq, 2);
+	ck_assert_mem_eq(env->mb->buf + len, env->ma->buf, len);
 	assert_no_drops();
 }
 END_TEST
@@ -811,6 +869,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_multi_sge);
 	tcase_add_test(tc, test_signaling);
 	tcase_add_test(tc, test_ackreq_window);
+	tcase_add_test(tc, test_first_burst_after_idle);
 	tcase_add_test(tc, test_fence_and_depth);
 	tcase_add_test(tc, test_psn_wrap);
 	tcase_add_test(tc, test_both_directions);

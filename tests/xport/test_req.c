@@ -128,11 +128,21 @@ START_TEST(test_npkts_ackreq)
 	ck_assert_uint_eq(xport__req_npkts(257, 256), 2);
 	ck_assert_uint_eq(xport__req_npkts(3 * 4096 + 1, 4096), 4);
 	ck_assert_uint_eq(xport__req_npkts(0x80000000u, 256), 0x800000u);
-	ck_assert(xport__req_ackreq(true, 0));
-	ck_assert(!xport__req_ackreq(false, 0));
-	ck_assert(!xport__req_ackreq(false, 62));
+	ck_assert(xport__req_ackreq(true, 0, XPORT_MAX_PKT_PER_ACK));
+	ck_assert(!xport__req_ackreq(false, 0, XPORT_MAX_PKT_PER_ACK));
+	ck_assert(!xport__req_ackreq(false, 62, XPORT_MAX_PKT_PER_ACK));
 	/* The 64th packet without AckReq carries it. */
-	ck_assert(xport__req_ackreq(false, 63));
+	ck_assert(xport__req_ackreq(false, 63, XPORT_MAX_PKT_PER_ACK));
+	/* A narrower spacing: every 16th; 1 means every packet. */
+	ck_assert(!xport__req_ackreq(false, 14, 16));
+	ck_assert(xport__req_ackreq(false, 15, 16));
+	ck_assert(xport__req_ackreq(false, 0, 1));
+	/* The spacing is half the window, 1..64. */
+	ck_assert_uint_eq(xport__cc_ack_every(XPORT_MAX_UNACKED_PSNS), XPORT_MAX_PKT_PER_ACK);
+	ck_assert_uint_eq(xport__cc_ack_every(XPORT_CWND_INIT), XPORT_CWND_INIT / 2);
+	ck_assert_uint_eq(xport__cc_ack_every(3), 1);
+	ck_assert_uint_eq(xport__cc_ack_every(1), 1);
+	ck_assert_uint_eq(xport__cc_ack_every(1000), XPORT_MAX_PKT_PER_ACK);
 }
 END_TEST
 

@@ -78,7 +78,12 @@
 	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")       \
 	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")   \
 	X(GSI_RX, "gsi_rx", "management datagrams received on QP1 (the GSI QP)")                 \
-	X(GSI_TX, "gsi_tx", "management datagrams sent from QP1")
+	X(GSI_TX, "gsi_tx", "management datagrams sent from QP1")                                \
+	X(DUP_SILENT, "dup_silent", "duplicate SEND/WRITE packets without AckReq, not answered") \
+	X(NAK_ECHO, "nak_echo", "NAKs and implied NAKs about a loss already being sent again") \
+	X(RETRY_FAST, "retry_fast", "resends after the adaptive timer (no retry_cnt spent)")      \
+	X(RETRY_SPURIOUS, "retry_spurious", "rewinds undone: the original arrived after all") \
+	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,

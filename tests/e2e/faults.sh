@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The fault matrix: two RNICs in network namespaces (uroce0 on host A, uroce1
+# on host B) joined through the impairment tool (tests/lib/impair.c in a
+# middle namespace, tests/lib/impair_net.sh), which impairs the RoCEv2
+# traffic both ways; per case a data-checking ibv_rc_pingpong -c between the
+# hosts and the data cases of tests/verbs/rc_semantics (WRITE, READ, SEND and
+# WRITE with immediate, both atomics, SGEs; every byte and every atomic
+# result checked) on both RNICs from one process. Cases: clean, loss 5 %,
+# reordering 25 % by 5 ms, duplication 5 %, corruption 1 %, delay 20 ms +-
+# 10 ms. Expected per case: every byte right (both programs exit 0, no
+# "invalid data", every rc_semantics case ok) and a finish within the bound
+# of the case, set from measurements (see FAULT_CASES). Then a 3-second
+# outage, which must end in IBV_WC_RETRY_EXC_ERR at the time retry_cnt and
+# timeout promise. It prints goodput
+# and the tool's counters per case, and at the end both daemons'
+# retransmission counters. The veths have a 9000-byte MTU so that the
+# RNICs' port MTU is 4096 (rc_semantics' READ case uses it). Skips (77)
+# without root or namespaces.
+#
+#   faults.sh [PATH_TO_rc_semantics]
+E2E_NET=${UROCE_TEST_PRIV_NET:?UROCE_TEST_PRIV_NET must be set (by uroce_net_test)}
+. "$(dirname "$0")/lib.sh"
+. "$UROCE_TEST_LIB/impair_net.sh"
+need_prog ibv_rc_pingpong
+need_prog ip
+RC_SEM=${1:-$UROCE_BIN/rc_semantics}
+RC_CASES="write read send_imm write_imm atomics sge"
+IMP_MTU=9000
+impair_net_up
+
+# Both hosts share one run directory, so that one process (rc_semantics)
+# can open both RNICs; each daemon still lives in its host's namespace.
+rundir_of() { echo "$UROCE_RUNDIR"; }
+mkdir -p "$UROCE_RUNDIR"
+start_uroced uroce0 "$IMP_ADDR_A" "$T/uroce0.log" "$UROCE_RUNDIR" "$IMP_NS_A"
+DAEMON_PID[uroce0]=$LAST_PID
+start_uroced uroce1 "$IMP_ADDR_B" "$T/uroce1.log" "$UROCE_RUNDIR" "$IMP_NS_B"
+DAEMON_PID[uroce1]=$LAST_PID
+SERVER_NS=$IMP_NS_A
+CLIENT_NS=$IMP_NS_B
+
+# name | impairment (both ways) | pingpong size and iterations | bound for
+# the pingpong and for rc_semantics, in seconds. The bounds are about 4x
+# what one run took here (2 shared vCPUs, pingpong / rc_semantics): clean
+# 0.9 / 0.02 s (28.8 MB/s), loss 5 % 1.5 / 0.03 s (17.1 MB/s), reorder 25 %
+# by 5 ms 9.7 s for 200 iterations / 0.5 s (2.7 MB/s), dup 5 % 1.6 / 0.02 s
+# (16.4 MB/s), corrupt 1 % 2.5 / 0.02 s (10.6 MB/s), delay 20 +- 10 ms
+# 7.0 s for 20 iterations / 1.9 s (0.38 MB/s).
+FAULT_CASES=(
+	"clean||65536 200|5 5"
+	"loss5|loss=5|65536 200|8 5"
+	"reorder25|reorder=25,reorder_delay=5|65536 100|20 5"
+	"dup5|dup=5|65536 200|8 5"
+	"corrupt1|corrupt=1|65536 200|10 5"
+	"delay20|delay=20,jitter=10|65536 20|28 10"
+)
+
+seed=1
+for c in "${FAULT_CASES[@]}"; do
+	IFS='|' read -r name spec pp bound <<<"$c"
+	read -r size iters <<<"$pp"
+	read -r pp_bound rc_bound <<<"$bound"
+	seed=$((seed + 1))
+	if [ -n "$spec" ]; then
+		impair_start --seed "$seed" -x "$spec"
+	else
+		impair_start --seed "$seed"
+	fi
+
+	next_tcp_port
+	run_pair "pp-$name" $((pp_bound * 3)) run \
+		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s "$size" -n "$iters" -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s "$size" -n "$iters" "$IMP_ADDR_A"
+	bytes=$((2 * size * iters))
+	rate=$(awk -v b="$bytes" -v ms="$PAIR_MS" 'BEGIN { printf "%.2f", ms ? b / ms / 1000 : 0 }')
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
+		grep -q 'bytes in' "$T/pp-$name.server" && grep -q 'bytes in' "$T/pp-$name.client" &&
+		! grep -qi 'invalid data' "$T/pp-$name.server" "$T/pp-$name.client"; then
+		pass "$name: ibv_rc_pingpong -c -s $size -n $iters, every byte right: $rate MB/s [${PAIR_MS} ms]"
+		check "$name: ibv_rc_pingpong within ${pp_bound} s" test "$PAIR_MS" -le $((pp_bound * 1000))
+	else
+		fail "$name: ibv_rc_pingpong: server exit $SERVER_RC, client exit $CLIENT_RC [${PAIR_MS} ms]"
+		show_pair "pp-$name"
+	fi
+
+	if [ -x "$RC_SEM" ]; then
+		HOST_NS=$IMP_NS_A via_cmd run
+		t0=$(now_ms)
+		rc=0
+		# shellcheck disable=SC2086
+		"${VIA[@]}" timeout -k 5 $((rc_bound * 3)) "$RC_SEM" uroce0 uroce1 $RC_CASES \
+			>"$T/rc-$name.out" 2>&1 || rc=$?
+		ms=$(($(now_ms) - t0))
+		n=$(wc -w <<<"$RC_CASES")
+		if [ "$rc" -eq 0 ] && grep -qx "$n of $n cases passed" "$T/rc-$name.out"; then
+			pass "$name: rc_semantics $RC_CASES: all ok [$ms ms]"
+			check "$name: rc_semantics within ${rc_bound} s" test "$ms" -le $((rc_bound * 1000))
+		else
+			fail "$name: rc_semantics exit $rc [$ms ms]"
+			show "$T/rc-$name.out"
+		fi
+	else
+		echo "SKIP ($name: rc_semantics): $RC_SEM was not built (no system libibverbs)"
+	fi
+	impair_stop
+	echo "    impair $name: $(tr '\n' ';' <"$T/impair.stats")"
+done
+
+# A 3-second outage in the middle of a long ping-pong. ibv_rc_pingpong uses
+# timeout 14 (67 ms) and retry_cnt 7: without progress a QP gives up after
+# (7 + 1) x 67 ms = 0.54 s, well inside the outage, so this case, and only
+# this one, must end in IBV_WC_RETRY_EXC_ERR (status 12) on the side whose
+# SEND is outstanding (either, depending on the moment), no earlier than
+# 0.54 s after the outage began and before it ends. The other side has
+# nothing outstanding and waits for a message that never comes (as with
+# any RNIC); it is stopped afterwards.
+impair_start --seed 99 --outage-len 3
+next_tcp_port
+HOST_NS=$IMP_NS_A via_cmd run
+"${VIA[@]}" timeout -k 5 30 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 65536 \
+	-n 1000000 >"$T/pp-outage.server" 2>&1 &
+spid=$!
+wait_listen "$TCP_PORT" "$spid" "$IMP_NS_A"
+HOST_NS=$IMP_NS_B via_cmd run
+"${VIA[@]}" timeout -k 5 30 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 65536 \
+	-n 1000000 "$IMP_ADDR_A" >"$T/pp-outage.client" 2>&1 &
+cpid=$!
+BG_PIDS="$BG_PIDS $spid $cpid"
+sleep 1
+impair_outage
+t_out=$(now_ms)
+# the first of the two to end, within 10 s
+for _ in $(seq 200); do
+	running "$spid" && running "$cpid" || break
+	sleep 0.05
+done
+t_end=$(now_ms)
+took=$((t_end - t_out))
+kill -TERM "$spid" "$cpid" 2>/dev/null
+wait "$spid" 2>/dev/null
+wait "$cpid" 2>/dev/null
+impair_stop
+echo "    impair outage: $(tr '\n' ';' <"$T/impair.stats")"
+failed=$(grep -l 'transport retry counter exceeded (12)' "$T/pp-outage.server" \
+	"$T/pp-outage.client" 2>/dev/null | sed 's/.*pp-outage\.//' | paste -sd' ')
+if [ -n "$failed" ]; then
+	pass "outage 3 s: IBV_WC_RETRY_EXC_ERR (12) on the $failed side, $took ms after the outage began"
+	check "outage: not before (retry_cnt + 1) x timeout = 537 ms, not after the outage" \
+		test "$took" -ge 537 -a "$took" -lt 3000
+else
+	fail "outage 3 s: no side ended with status 12 ($took ms)"
+	show_pair pp-outage
+fi
+
+for d in uroce0 uroce1; do
+	echo "    $d: $("$UROCE_BIN/uroce" counters "$d" --rundir "$UROCE_RUNDIR" 2>&1 |
+		grep -E 'retx_pkts|retry_(timeout|fast|nak_seq)|seq_nak_sent|nak_echo|held|bad_icrc' |
+		tr -s ' \n' ' ')"
+done
+stop_rnics
+finish
