@@ -330,6 +330,9 @@ struct emu_dev {
 	uint32_t active_mtu; /* enum ibv_mtu value 1..5 */
 	struct emu_limits lim;
 	struct uroce_res_counts counts;
+	uint32_t sockbuf_req; /* --sockbuf: bytes asked for each UDP buffer */
+	int rcvbuf_bytes;     /* SO_RCVBUF obtained, as the kernel reports it */
+	int sndbuf_bytes;     /* SO_SNDBUF obtained */
 
 	uv_loop_t *loop;
 	int udp_fd;
@@ -387,7 +390,11 @@ struct emu_opts {
 	int nice;	 /* --nice, or EMU_NICE_DEFAULT */
 	int nice_set;	 /* --nice was given */
 	int icrc_any_id; /* --icrc-any-id */
+	uint32_t sockbuf; /* --sockbuf BYTES, 0: EMU_SOCKBUF_DEFAULT_BYTES */
 };
+
+/* UDP socket buffer size uroced asks for (each of receive and send). */
+#define EMU_SOCKBUF_DEFAULT_BYTES (16u * 1024 * 1024)
 
 /* Reply being built for one request (ctl.c sends it). */
 struct emu_reply {
@@ -410,7 +417,10 @@ struct emu_reply {
  * device identity and limits. Prints a one-line error and returns -1 on bad
  * input, having freed what it allocated; emu_dev_close() undoes a success. */
 int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o);
-/* Bind the UDP socket (RoCEv2) on addr:port. -1 with a message on failure. */
+/* Bind the UDP socket (RoCEv2) on addr:port with buffers of sockbuf_req
+ * bytes (forced past net.core.[rw]mem_max when privileged); the sizes
+ * obtained are in rcvbuf_bytes/sndbuf_bytes and logged. -1 with a message
+ * on failure. */
 int emu_dev_bind_udp(struct emu_dev *dev);
 /* Close the UDP socket (no-op when not bound). */
 void emu_dev_unbind_udp(struct emu_dev *dev);

@@ -6,9 +6,10 @@
  * the SGE list, sets AckReq on the last packet of a message and on every
  * 64th packet without one, and stops at the window of 128 unacknowledged
  * PSNs, at a fence behind outstanding READ/atomics, at the initiator depth
- * (max_rd_atomic) and during an RNR wait. A retry (go-back-N) rewinds to the
- * completer's oldest unacknowledged PSN; a READ retried mid-way asks only for
- * the missing part. Completions, ACK handling and timers are in comp.c.
+ * (max_rd_atomic), during an RNR wait, and before a new message while the
+ * device's in-flight budget is used up (flow.c). A retry (go-back-N)
+ * rewinds to the completer's oldest unacknowledged PSN; a READ retried
+ * mid-way asks only for the missing part. Completions, ACK handling and timers are in comp.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -337,6 +338,8 @@ void xport__req_run(struct xport_qp *qp)
 {
 	uint8_t pkt[XPORT_MAX_PKT_BYTES];
 
+	/* ACKs since the last run may have freed device budget (flow.c). */
+	xport__flow_sync(qp);
 	for (;;) {
 		uint32_t state = qp->attr.state;
 		struct xport_swqe *w;
@@ -370,7 +373,8 @@ void xport__req_run(struct xport_qp *qp)
 				req_fail(qp, w, UROCE_WC_LOC_QP_OP_ERR);
 				return;
 			}
-			if (!req_may_start(qp, w) || req_window_full(qp))
+			if (!req_may_start(qp, w) || req_window_full(qp) ||
+			    !xport__flow_admit(qp, w))
 				return;
 			w->first_psn = qp->req.psn;
 			w->last_psn = wire_psn_add(qp->req.psn,

@@ -131,6 +131,8 @@ int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport
 
 void xport_qp_fini(struct xport_qp *qp)
 {
+	if (qp->dev)
+		xport__flow_forget(qp);
 	free(qp->sq);
 	free(qp->resp.res);
 	xport__pktq_free(&qp->resp_q);
@@ -152,6 +154,7 @@ static void xport_reset(struct xport_qp *qp)
 	xport__comp_reset(qp);
 	xport__resp_reset(qp);
 	qp->resp.has_wqe = false;
+	xport__flow_forget(qp);
 	xport__timer_update(qp);
 }
 
@@ -405,6 +408,7 @@ void xport__flush(struct xport_qp *qp)
 	xport__pktq_clear(&qp->resp_q);
 	xport__pktq_clear(&qp->comp_q);
 	xport_flush_recv(qp);
+	xport__flow_forget(qp);
 	xport__timer_update(qp);
 }
 

@@ -215,6 +215,19 @@ struct xport_ops {
 	void (*comm_est)(void *ctx, struct xport_qp *qp);
 };
 
+struct xport_qp;
+
+/*
+ * Flow control (flow.c): the device-wide budget of RC request data in
+ * flight and the FIFO of QPs waiting to start a message within it.
+ */
+struct xport_flow {
+	uint64_t budget;	      /* bytes of unacked PSNs (path MTU each); 0: no limit */
+	uint64_t inflight;	      /* sum of the QPs' charges */
+	uint64_t granted;	      /* budget promised to QPs woken for their turn */
+	struct xport_qp *head, *tail; /* waiting QPs, oldest first */
+};
+
 /* Per-device state: one per RNIC. */
 struct xport_dev {
 	const struct xport_ops *ops;
@@ -226,6 +239,7 @@ struct xport_dev {
 	 * bits of strength, and a uroce peer always sends ID 0.
 	 */
 	bool icrc_solve_id;
+	struct xport_flow flow;
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
 };
@@ -390,6 +404,16 @@ struct xport_resp {
 	bool comm_est_told;	  /* comm_est already reported since the last reset */
 };
 
+/* A QP's part in the device's flow control (flow.c). */
+struct xport_qp_flow {
+	uint64_t charge;	      /* bytes this QP counts in the device's inflight */
+	uint64_t need;		      /* bytes of the message it waits for (or was granted) */
+	uint32_t end_psn;	      /* one past the PSNs its started messages reserved */
+	bool waiting;		      /* in the device's FIFO */
+	bool turn;		      /* woken from it: may start one message */
+	struct xport_qp *next, *prev; /* FIFO links */
+};
+
 /* One QP's transport state. The daemon embeds it in its QP object. */
 struct xport_qp {
 	struct xport_dev *dev;
@@ -413,6 +437,7 @@ struct xport_qp {
 	/* validated packets in arrival order: recv.c queues, the owner drains */
 	struct xport_pktq resp_q; /* requests, drained by the responder (resp.c) */
 	struct xport_pktq comp_q; /* responses, drained by the completer (comp.c) */
+	struct xport_qp_flow flow;
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
 };
@@ -467,6 +492,16 @@ void xport_timeout(struct xport_qp *qp);
 unsigned xport_flush_recv(struct xport_qp *qp);
 /* Free slots in the engine's send queue copy. */
 uint32_t xport_sq_free(const struct xport_qp *qp);
+
+/* flow.c */
+
+/*
+ * Limit the RC request data all QPs of the device may have unacknowledged
+ * to `bytes` (PSNs times path MTU; 0: no limit, the default). Set it from
+ * what the peers' receive buffers hold: beyond it, new messages wait their
+ * turn in FIFO order (counted as flow_wait).
+ */
+void xport_flow_set_budget(struct xport_dev *dev, uint64_t bytes);
 
 /* recv.c */
 

@@ -173,6 +173,22 @@ void xport__resp_reset(struct xport_qp *qp);
 /* Complete the held receive WQE (if any) with status. */
 void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status);
 
+/* flow.c */
+
+/*
+ * May the requester start message w now? True when there is no budget, for
+ * UC/UD, for a retransmission, and when the device's budget has room and
+ * no QP waits before this one (or this QP was woken for its turn); then the
+ * message's PSNs (up to one window) are charged. Otherwise the QP joins
+ * the FIFO (once) and is scheduled when its turn comes.
+ */
+bool xport__flow_admit(struct xport_qp *qp, const struct xport_swqe *w);
+/* Recount what the QP has in flight (after ACKs, sends, state changes). */
+void xport__flow_sync(struct xport_qp *qp);
+/* The QP leaves flow control (error, reset, destruction): charge, grant
+ * and place in the FIFO are given up and waiters woken. */
+void xport__flow_forget(struct xport_qp *qp);
+
 /* recv.c */
 
 /* Pure: does packet P_Key a match QP P_Key b (PROTOCOL.md 10)? */

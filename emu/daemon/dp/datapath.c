@@ -9,10 +9,13 @@
  *    ring (cq.c signals the channel when the CQ is armed, solicited-only
  *    arming included); the engine's own moves to Error raise the async
  *    event.
- *  - One pass (emu_dp_poll, run by wait.c on every loop iteration): fire
- *    expired timers, hand new SQ ring entries to the engine (validated),
- *    flush receive WQEs posted to QPs in Error, run the QPs the engine
- *    scheduled, send what is batched.
+ *  - One pass (emu_dp_poll, run by wait.c on every loop iteration): drain
+ *    the UDP socket (bounded), fire expired timers, hand new SQ ring
+ *    entries to the engine (validated; the QPs take turns at going
+ *    first), flush receive WQEs posted to QPs in Error, run the QPs the
+ *    engine scheduled, in the order it scheduled them, send what is
+ *    batched. How much a pass sends is bounded by the engine's in-flight
+ *    budget (xport flow.c), which net.c sets from the receive buffer.
  *
  * Ring slots. A send WQE's slot is released (the consumer index published
  * to the shim) only when the engine completed the WQE, signaled or not, so
@@ -293,11 +296,22 @@ unsigned emu_dp_poll(void *arg)
 	struct emu_list *pos, *tmp, run;
 	unsigned work = 0;
 
+	/* Drain the socket first: what waits there is what the kernel drops
+	 * when the buffer fills, and ACKs free the budget for new sends. */
+	if (dev->net)
+		work += emu_net_receive(dev, EMU_DP_RX_ROUNDS);
+
 	work += emu_timer_expire(dev, emu_wait_now_us());
 
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->sq_qps)
 	{
 		work += emu_dp_sq(EMU_CONTAINER_OF(pos, struct emu_qp, sq_link));
+	}
+	/* Round robin: the QP that went first this pass goes last next. */
+	if (!emu_list_empty(&dev->sq_qps)) {
+		pos = dev->sq_qps.next;
+		emu_list_del(pos);
+		emu_list_add_tail(&dev->sq_qps, pos);
 	}
 
 	/* Receives posted to QPs in Error complete at once (flushed). */

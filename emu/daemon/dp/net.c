@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The network side of the RNIC: the RoCEv2 UDP socket that dev.c bound to
- * <addr>:4791 (unconnected, IP_PMTUDISC_DO, 4 MiB buffers).
+ * <addr>:4791 (unconnected, IP_PMTUDISC_DO, 16 MiB buffers unless
+ * --sockbuf says otherwise), and the engine's in-flight budget that
+ * follows from the receive buffer's size.
  *
  * Receive: a libuv poll handle; datagrams come in recvmmsg batches with
  * IP_PKTINFO / IPV6_PKTINFO (the destination address the ICRC covers) and
@@ -49,6 +51,8 @@
 #define NET_RX_BYTES 9216
 #define NET_CTL_BYTES 128
 #define NET_DEFAULT_TTL 64
+/* The in-flight budget is this fraction of the receive buffer (see start). */
+#define NET_BUDGET_SHARE 5
 
 struct net_ctl {
 	union {
@@ -101,6 +105,16 @@ int emu_net_start(struct emu_dev *dev)
 		rc = setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
 	if (rc)
 		emu_warn("UDP checksum option: %s", strerror(errno));
+	/*
+	 * RC requests in flight, device-wide (xport flow.c): what a peer
+	 * whose buffer is like ours holds. The kernel charges a datagram's
+	 * truesize, about twice its payload on loopback (8456 bytes for a
+	 * 4 KiB packet), and the peer's buffer also takes the READ responses
+	 * it asked for (limited by its own budget): a fifth of the buffer as
+	 * the kernel accounts it leaves room for both, and for the ACKs.
+	 */
+	if (dev->rcvbuf_bytes > 0)
+		xport_flow_set_budget(&dev->x, (uint64_t)dev->rcvbuf_bytes / NET_BUDGET_SHARE);
 	dev->net = n;
 	uv_poll_init(dev->loop, &dev->udp_poll, dev->udp_fd);
 	dev->udp_poll.data = dev;

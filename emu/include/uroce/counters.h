@@ -76,7 +76,8 @@
 	X(FLUSHED, "flushed", "work requests completed with IBV_WC_WR_FLUSH_ERR")                 \
 	X(QP_ERROR, "qp_error", "transitions to the Error state caused by the transport")         \
 	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")       \
-	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")
+	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending") \
+	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,
