@@ -51,19 +51,27 @@
  * a loopback socket loses packets under load (LIMITS.md). */
 #define SOCKBUF_ENOUGH_BYTES (4 * 1024 * 1024)
 
+/*
+ * What the device reports and enforces. A real RNIC runs thousands of QPs
+ * sharing one large CQ: perftest's `-q 1000` asks for a CQ of tx_depth x
+ * QPs = 128000 entries. max_cqe is what ConnectX-4/5 report (4194303);
+ * 65536 QPs and 16384 CQs per device are of the order software RNICs
+ * report. Queues cost only the memory they are created with (rings are
+ * memfds, touched as they fill).
+ */
 static const struct emu_limits default_limits = {
     .max_mr_size = 1ull << 40,
-    .max_qp = 4096,
+    .max_qp = 65536,
     .max_qp_wr = 16384,
     .max_sge = 32,
     .max_sge_rd = 32,
-    .max_cq = 8192,
-    .max_cqe = 65536,
+    .max_cq = 16384,
+    .max_cqe = 4194303,
     .max_mr = 65536,
     .max_pd = 65536,
     .max_qp_rd_atom = 128,
     .max_qp_init_rd_atom = 128,
-    .max_res_rd_atom = 128 * 4096,
+    .max_res_rd_atom = 128 * 65536,
     .max_srq = 4096,
     .max_srq_wr = 16384,
     .max_srq_sge = 32,

@@ -110,7 +110,10 @@ struct xport_sge {
 /*
  * A send work request, as the daemon hands it over after reading it from
  * the SQ ring. The engine keeps its own copy until completion and re-reads
- * the SGEs' memory on every (re)transmission, as a NIC does.
+ * the SGEs' memory on every (re)transmission, as a NIC does. A WR carries
+ * either SGEs or inline data (UROCE_SEND_INLINE), never both, so the two
+ * share the tail of the struct; the engine's copy keeps only as much of
+ * that tail as the QP's max_sge and max_inline need (xport_qp_init).
  */
 struct xport_wqe {
 	uint64_t wr_id;
@@ -126,9 +129,12 @@ struct xport_wqe {
 	uint32_t ud_remote_qpn;
 	uint32_t ud_remote_qkey;
 	uint32_t num_sge;
-	struct xport_sge sge[XPORT_MAX_SGE];
 	uint32_t inline_len; /* with UROCE_SEND_INLINE: payload is inline_data */
-	uint8_t inline_data[XPORT_MAX_INLINE_BYTES];
+	/* Last: the engine's copy is cut short after what the QP needs. */
+	union {
+		struct xport_sge sge[XPORT_MAX_SGE];	      /* without UROCE_SEND_INLINE */
+		uint8_t inline_data[XPORT_MAX_INLINE_BYTES]; /* with it */
+	};
 };
 
 /* A receive work request (RQ or SRQ), taken by the engine with get_recv_wqe. */
@@ -268,6 +274,12 @@ struct xport_qp_init {
 	uint32_t type; /* enum uroce_qp_type */
 	uint32_t qpn;
 	uint32_t max_send_wr; /* capacity of the engine's send queue copy */
+	/* SGEs and inline bytes a send WR of this QP may carry; the copy of
+	 * each WR holds that much (0 and 0: XPORT_MAX_SGE and
+	 * XPORT_MAX_INLINE_BYTES). A WR beyond them fails (LOC_QP_OP_ERR,
+	 * LOC_LEN_ERR). */
+	uint32_t max_sge;
+	uint32_t max_inline;
 	bool sq_sig_all;
 	bool srq; /* receives come from an SRQ: never flushed by the engine */
 };
@@ -299,8 +311,9 @@ enum xport_wqe_state {
 	XPORT_WQE_ERROR,	     /* failed locally: completes with status when oldest */
 };
 
+/* One slot of the engine's send queue copy: qp->sq_stride bytes, the WR
+ * cut short after the SGEs or inline bytes the QP allows (so `wr` is last). */
 struct xport_swqe {
-	struct xport_wqe wr;
 	uint8_t state;	 /* enum xport_wqe_state */
 	uint32_t status; /* for XPORT_WQE_ERROR */
 	uint32_t length; /* message length in bytes */
@@ -308,6 +321,7 @@ struct xport_swqe {
 	    offset; /* bytes already covered by sent packets (SEND/WRITE) or responses (READ) */
 	uint32_t first_psn;
 	uint32_t last_psn;
+	struct xport_wqe wr;
 };
 
 /* Requester state (req.c). */
@@ -426,8 +440,12 @@ struct xport_qp {
 	uint32_t pmtu;	/* path MTU in bytes */
 	uint16_t sport; /* UDP source port of this QP's packets */
 	uint16_t dport; /* UDP destination port (4791; a daemon on another port uses its own) */
-	/* send queue copies: a ring of sq_size, indices run freely */
+	/* send queue copies: a ring of sq_size slots of sq_stride bytes, indices run freely */
 	struct xport_swqe *sq;
+	size_t sq_stride;   /* bytes per slot (xport__sq_at) */
+	uint32_t max_sge;   /* SGEs a slot holds */
+	uint32_t max_inline; /* inline bytes a slot holds */
+	uint32_t res_cap;    /* entries allocated at resp.res (>= max_dest_rd_atomic) */
 	uint32_t sq_size; /* power of two >= sq_cap, so free-running indices wrap cleanly */
 	uint32_t sq_cap;  /* max_send_wr: how many WQEs may be outstanding */
 	uint32_t sq_tail; /* index of the next free slot */
@@ -449,8 +467,9 @@ struct xport_qp {
 /* Set up a device with its ops; zeroes the counters. */
 void xport_dev_init(struct xport_dev *dev, const struct xport_ops *ops, void *ctx);
 /*
- * Initialise qp (RESET state) for dev. Allocates the send queue copy and the
- * responder resources. Returns 0, -EINVAL (bad type / size) or -ENOMEM.
+ * Initialise qp (RESET state) for dev. Allocates the send queue copy (the
+ * responder resources follow max_dest_rd_atomic, in xport_modify). Returns
+ * 0, -EINVAL (bad type / size) or -ENOMEM.
  */
 int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport_qp_init *init);
 /* Release what xport_qp_init allocated; pushes no completions. */
@@ -460,7 +479,9 @@ void xport_qp_fini(struct xport_qp *qp);
  * after the daemon has validated the transition (qp.c owns that table).
  * ->RESET clears all transport state; ->RTR/RTS load the PSNs; ->ERR flushes
  * (no qp_error callback, the application asked for it); SQD stops the
- * requester at a message boundary. Returns 0 or -EINVAL (value out of range).
+ * requester at a message boundary. Returns 0, -EINVAL (value out of range)
+ * or -ENOMEM (no memory for max_dest_rd_atomic responder resources; the QP
+ * is unchanged).
  */
 int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *attr, uint32_t mask);
 /* Current attributes, with sq_psn/rq_psn being the next PSNs (ibv_query_qp). */

@@ -34,10 +34,11 @@ static inline void xport__drop(struct xport_dev *dev, struct xport_qp *qp, enum 
 		qp->drops[r]++;
 }
 
-/* The send queue slot of index i. */
+/* The send queue slot of index i (slots are qp->sq_stride bytes apart). */
 static inline struct xport_swqe *xport__sq_at(const struct xport_qp *qp, uint32_t i)
 {
-	return &qp->sq[i % qp->sq_size];
+	return (struct xport_swqe *)(void *)((char *)qp->sq +
+					     (size_t)(i % qp->sq_size) * qp->sq_stride);
 }
 /* Ask the daemon to call xport_run (once until it does). */
 void xport__schedule(struct xport_qp *qp);

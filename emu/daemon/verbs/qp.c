@@ -171,12 +171,16 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	qp->state = UROCE_QPS_RESET;
 	emu_event_qp_state(qp);
 
-	/* The engine holds as many WRs as the SQ ring has slots. */
+	/* The engine holds as many WRs as the SQ ring has slots, each with
+	 * the SGEs and inline bytes the QP's ring holds (no more: memory for
+	 * thousands of QPs). */
 	err = xport_qp_init(&dev->x, &qp->x,
 				&(struct xport_qp_init){
 				    .type = qp->type,
 				    .qpn = qp->qpn,
 				    .max_send_wr = sq_entries,
+				    .max_sge = qp->cap.max_send_sge,
+				    .max_inline = qp->cap.max_inline_data,
 				    .sq_sig_all = qp->sq_sig_all,
 				    .srq = qp->srq != NULL,
 				});
@@ -376,6 +380,7 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	uint32_t mask = r->attr_mask, cur, next, xmask;
 	struct emu_qp *qp = find_qp(ctx, r->handle);
 	struct xport_qp_attr xa;
+	struct uroce_qp_attr saved;
 	int err;
 
 	(void)rep;
@@ -412,11 +417,15 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	if (cur == UROCE_QPS_RTS && next == UROCE_QPS_SQD)
 		emu_dp_sq(qp);
 	/* Attributes first: the engine may report an SQ drain at once. */
+	saved = qp->attr;
 	apply_attrs(qp, mask, a);
 	xmask = to_xattr(qp, mask, a, &xa);
 	err = xport_modify(&qp->x, &xa, xmask);
-	if (err)
-		return err; /* not reached: the values were checked above */
+	if (err) {
+		/* -ENOMEM for the responder resources: nothing changed. */
+		qp->attr = saved;
+		return err;
+	}
 	if (next != cur || next == UROCE_QPS_ERR)
 		enter_state(qp, (enum uroce_qp_state)next);
 	emu_dbg("QP 0x%x: %s -> %s", qp->qpn, emu_qp_state_name(cur), emu_qp_state_name(next));
