@@ -102,6 +102,23 @@ void emu_log_set_name(const char *name);
 /* printf-like; one line to stderr, prefixed with the device name. Keeps errno. */
 void emu_log(enum emu_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * A rate limit for one kind of message (emu_log_rl): at most
+ * EMU_LOG_RL_BURST lines per EMU_LOG_RL_INTERVAL_US; the lines held back
+ * are counted and the next line let through says how many.
+ */
+#define EMU_LOG_RL_BURST 10
+#define EMU_LOG_RL_INTERVAL_US 5000000u
+struct emu_ratelimit {
+	uint64_t begin_us; /* start of the current interval, 0: none yet */
+	uint32_t printed;  /* lines logged in it */
+	uint64_t missed;   /* lines held back since the last one logged */
+};
+
+/* emu_log through rate limit rl. Returns whether the line was logged. */
+bool emu_log_rl(struct emu_ratelimit *rl, enum emu_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #define emu_err(...) emu_log(EMU_LOG_ERROR, __VA_ARGS__)
 #define emu_warn(...) emu_log(EMU_LOG_WARN, __VA_ARGS__)
 #define emu_info(...) emu_log(EMU_LOG_INFO, __VA_ARGS__)
@@ -186,6 +203,8 @@ struct emu_cq {
 	uint32_t cqe_requested;
 	int overflowed;
 	uint64_t events;
+	uint64_t lost;		 /* completions lost since the overrun */
+	struct emu_list err_link; /* in dev->err_cqs after an overrun */
 };
 
 struct emu_srq {
@@ -229,6 +248,7 @@ struct emu_qp {
 	struct emu_list mcast;
 	uint32_t nmcast;
 	int last_wqe_sent;
+	uint32_t err_status; /* status of the QP's last error completion, 0: none */
 
 	/* Data path (datapath.c, timer.c). */
 	struct xport_qp x;	    /* the transport engine's QP */
@@ -255,6 +275,7 @@ struct emu_ctx {
 	int async_wfd; /* write end of the async event pipe */
 	struct emu_list objs[EMU_OBJ_COUNT];
 	uint64_t doorbells;
+	uint64_t async_lost; /* async events its full pipe had no room for */
 	int pending_closes; /* libuv handles still closing */
 	int pidfd;	    /* the connecting process; -1 if pidfd_open failed */
 	uv_poll_t pid_poll; /* readable when that process exits */
@@ -314,6 +335,17 @@ struct emu_net;
 struct emu_capture;
 struct emu_dma;
 
+/* The kinds of rate-limited messages (emu_dev.rl). */
+enum emu_rl {
+	EMU_RL_WC_ERROR,      /* a work request completed with an error */
+	EMU_RL_QP_ERROR,      /* a QP moved to Error by the RNIC */
+	EMU_RL_CHANNEL_LOST,  /* a completion event likewise */
+	EMU_RL_CQ_OVERRUN,    /* a CQ overrun */
+	EMU_RL_SEND_FAILED,   /* a datagram the kernel refused */
+	EMU_RL_MTU_CLAMPED,   /* a path MTU clamped to the active MTU */
+	EMU_RL_COUNT
+};
+
 struct emu_dev {
 	char name[UROCE_NAME_MAX];
 	char addr_str[UROCE_ADDR_MAX];
@@ -370,6 +402,8 @@ struct emu_dev {
 	struct emu_dma *dma;	     /* dma.c: staged writes, read-ahead */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
 	uint64_t dcnt[EMU_DCNT_COUNT];
+	struct emu_ratelimit rl[EMU_RL_COUNT];
+	struct emu_list err_cqs; /* CQs overrun whose QPs still go to ERR */
 	int stopping;
 };
 

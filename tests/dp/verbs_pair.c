@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * verbs_pair: set-up and small helpers shared by cq_events and
- * async_events (see verbs_pair.h).
+ * verbs_pair: set-up and small helpers shared by cq_events, async_events
+ * and failures (see verbs_pair.h).
  */
 #include "verbs_pair.h"
 
@@ -79,6 +79,11 @@ int pair_open(const char *prog, const char *name, struct side *a, struct side *b
 
 int qp_to_rtr(struct ibv_qp *qp, uint32_t dest)
 {
+	return qp_to_rtr_mtu(qp, dest, IBV_MTU_1024);
+}
+
+int qp_to_rtr_mtu(struct ibv_qp *qp, uint32_t dest, enum ibv_mtu mtu)
+{
 	struct ibv_qp_attr a = {
 	    .qp_state = IBV_QPS_INIT, .port_num = 1, .qp_access_flags = IBV_ACCESS_REMOTE_WRITE};
 
@@ -87,7 +92,7 @@ int qp_to_rtr(struct ibv_qp *qp, uint32_t dest)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = mtu;
 	a.dest_qp_num = dest;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;

@@ -142,6 +142,15 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct u
 		 * one (completions are in order); with none held it is a WR
 		 * flushed on arrival. */
 		sq_release(qp, x->comp.idx != x->sq_tail);
+	if (c->status != UROCE_WC_SUCCESS && c->status != UROCE_WC_WR_FLUSH_ERR) {
+		/* Retries exhausted, a NAK, a local error: say which QP, why. */
+		qp->err_status = c->status;
+		dev->dcnt[EMU_DCNT_WC_ERRORS]++;
+		emu_log_rl(&dev->rl[EMU_RL_WC_ERROR], EMU_LOG_WARN,
+			   "QP 0x%x of pid %d: %s WR 0x%llx completed with %s (status %u)", qp->qpn,
+			   (int)qp->obj.ctx->pid, recv ? "receive" : "send",
+			   (unsigned long long)c->wr_id, xport_wc_status_name(c->status), c->status);
+	}
 	if (emu_event_cqe(recv ? qp->recv_cq : qp->send_cq, c))
 		dev->dcnt[EMU_DCNT_CQ_OVERFLOW]++;
 	else
@@ -172,11 +181,15 @@ static void op_schedule(void *ctx, struct xport_qp *x)
 static void op_qp_error(void *ctx, struct xport_qp *x)
 {
 	struct emu_dev *dev = ctx;
+	struct emu_qp *qp = qp_of(x);
 
 	dev->dcnt[EMU_DCNT_QP_FATAL]++;
 	/* Not from here: SQ ring entries not yet handed over are flushed by
-	 * the next pass (the engine must not be re-entered). */
-	emu_event_qp_fatal(qp_of(x));
+	 * the next pass (the engine must not be re-entered). The engine
+	 * completed the failing WR just before (its status says why), unless
+	 * the error was the responder's own (a NAK it sent). */
+	emu_event_qp_fatal(qp, qp->err_status ? xport_wc_status_name(qp->err_status)
+					      : "the responder refused a request");
 }
 
 static void op_sq_drained(void *ctx, struct xport_qp *x)
@@ -296,6 +309,9 @@ unsigned emu_dp_poll(void *arg)
 	struct emu_list *pos, *tmp, run;
 	unsigned work = 0;
 
+	/* QPs of CQs that overran during the last pass go to ERR. */
+	work += emu_event_cq_errors(dev);
+
 	/* Drain the socket first: what waits there is what the kernel drops
 	 * when the buffer fills, and ACKs free the budget for new sends. */
 	if (dev->net)
@@ -367,6 +383,7 @@ void emu_dp_init(struct emu_dev *dev)
 	emu_list_init(&dev->sq_qps);
 	emu_list_init(&dev->run_qps);
 	emu_list_init(&dev->timer_qps);
+	emu_list_init(&dev->err_cqs);
 	xport_dev_init(&dev->x, &dp_ops, dev);
 	dev->wait.poll = emu_dp_poll;
 	dev->wait.next_deadline = dp_next_deadline;

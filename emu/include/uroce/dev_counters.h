@@ -38,7 +38,12 @@
 	X(SLEEPS, "sleeps", "times the daemon blocked in its event loop")                      \
 	X(TIMER_FIRES, "timer_fires", "transport timer expiries delivered")                    \
 	X(PCAP_FRAMES, "pcap_frames", "frames written to the capture file")                    \
-	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")
+	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")                 \
+	X(WC_ERRORS, "wc_errors", "completions with an error status (flushes not counted)")    \
+	X(ASYNC_LOST, "async_lost", "async events lost: the application's event pipe was full") \
+	X(COMP_EVENTS_LOST, "comp_events_lost", "completion channel events lost (pipe full)")  \
+	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")  \
+	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
