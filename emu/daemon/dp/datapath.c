@@ -149,7 +149,8 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct u
 		emu_log_rl(&dev->rl[EMU_RL_WC_ERROR], EMU_LOG_WARN,
 			   "QP 0x%x of pid %d: %s WR 0x%llx completed with %s (status %u)", qp->qpn,
 			   (int)qp->obj.ctx->pid, recv ? "receive" : "send",
-			   (unsigned long long)c->wr_id, xport_wc_status_name(c->status), c->status);
+			   (unsigned long long)c->wr_id, xport_wc_status_name(c->status),
+			   c->status);
 	}
 	if (emu_event_cqe(recv ? qp->recv_cq : qp->send_cq, c))
 		dev->dcnt[EMU_DCNT_CQ_OVERFLOW]++;

@@ -217,9 +217,14 @@ unsigned emu_net_flush(struct emu_dev *dev)
 		}
 		if (r < 0 && errno == EINTR)
 			continue;
-		/* Buffer full, unreachable...: this datagram is lost. */
+		/* Buffer full, unreachable, too big for the link...: this
+		 * datagram is lost (the transport retransmits); say so now and
+		 * then, with the reason. */
 		dev->dcnt[EMU_DCNT_TX_DROPPED]++;
-		emu_dbg("sendmmsg: %s", r < 0 ? strerror(errno) : "sent none");
+		emu_log_rl(&dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
+			   "sending a %zu-byte datagram: %s; %llu lost so far (counter tx_dropped)",
+			   n->tx_iov[done].iov_len, r < 0 ? strerror(errno) : "sent none",
+			   (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
 		done++;
 	}
 	n->ntx = 0;
