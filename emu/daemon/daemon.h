@@ -253,6 +253,7 @@ struct emu_qp {
 	/* Data path (datapath.c, timer.c). */
 	struct xport_qp x;	    /* the transport engine's QP */
 	uint32_t sq_handed;	    /* SQ ring index handed to the engine so far */
+	uint32_t rq_done;	    /* RQ ring index of finished receive WQEs (uapi done) */
 	struct emu_list sq_link;    /* in dev->sq_qps while the SQ is consumed */
 	struct emu_list run_link;   /* in dev->run_qps while scheduled */
 	struct emu_list timer_link; /* in dev->timer_qps while armed */

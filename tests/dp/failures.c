@@ -57,7 +57,7 @@ static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 	struct ibv_qp_init_attr ia;
 
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return (enum ibv_qp_state)-1;
+		return IBV_QPS_UNKNOWN;
 	return a.qp_state;
 }
 
@@ -116,8 +116,7 @@ static int cq_overrun(struct side *a, struct side *b)
 	d = make_qp(b->cq, b->cq, 32);
 	d2 = make_qp(b->cq, b->cq, 32);
 	if (!c || !c2 || !d || !d2 || connect_pair(c, d, IBV_MTU_1024) ||
-	    connect_pair(c2, d2, IBV_MTU_1024) ||
-	    connect_pair(a->qp, b->qp, IBV_MTU_1024)) {
+	    connect_pair(c2, d2, IBV_MTU_1024) || connect_pair(a->qp, b->qp, IBV_MTU_1024)) {
 		check(0, "setting up the QPs: %s", strerror(errno));
 		return 1;
 	}

@@ -86,6 +86,36 @@ grep -q "QP 0x[0-9a-f]* of pid [0-9]*: moved to ERR (transport retry counter exc
 n=$(counter daemon.wc_errors uroce0)
 [ "$n" -ge 1 ] && pass "counted as wc_errors ($n)" || fail "wc_errors is $n"
 
+# (d) the daemon dies under a polling program.
+start_daemon uroce2 "$TEST_NET.3"
+D2=$LAST_PID
+"$UROCE_BIN/uroce" run -- timeout -k 5 90 "$UROCE_BIN/daemon_death" uroce2 >"$T/death" 2>&1 &
+P=$!
+BG_PIDS="$BG_PIDS $P"
+i=0
+while [ $i -lt 200 ] && ! grep -q '^ready$' "$T/death" && running "$P"; do
+	i=$((i + 1))
+	sleep 0.05
+done
+if grep -q '^ready$' "$T/death"; then
+	kill -KILL "$D2"
+	wait "$D2" 2>/dev/null
+	t0=$(date +%s%3N)
+	rc=0
+	wait "$P" || rc=$?
+	t1=$(date +%s%3N)
+	if [ "$rc" -eq 0 ]; then
+		pass "daemon killed under daemon_death: $(grep -c '^ok:' "$T/death") checks," \
+			"exit $((t1 - t0)) ms after the kill; $(grep '^flushed' "$T/death")"
+	else
+		fail "daemon_death exit $rc after the daemon was killed"
+		show "$T/death"
+	fi
+else
+	fail "daemon_death did not get ready"
+	show "$T/death"
+fi
+
 stop_daemon "$D0"
 stop_daemon "$D1"
 finish

@@ -109,6 +109,11 @@ static int op_get_recv_wqe(void *ctx, struct xport_qp *x, struct xport_recv_wqe 
 			 "its entries",
 			 qp->qpn, qp->srq ? "SRQ" : "RQ");
 		emu_ring_drain(r);
+		if (!qp->srq) {
+			/* Dropped, not completed: finished all the same. */
+			qp->rq_done = r->cons;
+			uroce_store_release(&r->hdr->done, qp->rq_done);
+		}
 		return -EAGAIN;
 	}
 	if (!n)
@@ -142,6 +147,10 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct u
 		 * one (completions are in order); with none held it is a WR
 		 * flushed on arrival. */
 		sq_release(qp, x->comp.idx != x->sq_tail);
+	else if (qp->rq.hdr)
+		/* Receive WQEs of a QP's own RQ complete in the order they
+		 * were taken: one more is finished (uapi.h, done). */
+		uroce_store_release(&qp->rq.hdr->done, ++qp->rq_done);
 	if (c->status != UROCE_WC_SUCCESS && c->status != UROCE_WC_WR_FLUSH_ERR) {
 		/* Retries exhausted, a NAK, a local error: say which QP, why. */
 		qp->err_status = c->status;

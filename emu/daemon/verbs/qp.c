@@ -355,8 +355,11 @@ static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 		 * (the engine forgot its copies). */
 		emu_ring_drain(&qp->sq);
 		qp->sq_handed = qp->sq.cons;
-		if (qp->rq.hdr)
+		if (qp->rq.hdr) {
 			emu_ring_drain(&qp->rq);
+			qp->rq_done = qp->rq.cons;
+			uroce_store_release(&qp->rq.hdr->done, qp->rq_done);
+		}
 		qp->last_wqe_sent = 0;
 		qp->err_status = 0;
 		break;

@@ -601,7 +601,12 @@ struct uroce_ring_hdr {
 	/* line 3: written by the daemon, read by the shim */
 	uint32_t qp_state; /* SQ/RQ: enum uroce_qp_state */
 	uint32_t overflow; /* CQ: 1 after a CQE was lost (CQ error) */
-	uint8_t pad3[UROCE_CACHELINE_BYTES - 8];
+	/* RQ: ring index up to which receive WQEs are finished (their CQE
+	 * written, or dropped by a reset); cons runs ahead of it by the WQE
+	 * the transport holds. What lies in [done, prod) is outstanding: the
+	 * shim flushes it when the daemon dies. */
+	uint32_t done;
+	uint8_t pad3[UROCE_CACHELINE_BYTES - 12];
 	/* line 4: written by the shim, read and cleared by the daemon */
 	uint32_t arm; /* CQ: enum uroce_cq_arm */
 	uint8_t pad4[UROCE_CACHELINE_BYTES - 4];
