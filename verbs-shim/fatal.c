@@ -92,47 +92,31 @@ static int flush_push(struct shim_cq *cq, const struct uroce_cqe *e)
 	return 0;
 }
 
-/* Outstanding send WRs of qp: the SQ slots not yet released, oldest first. */
-static void flush_sq(struct shim_cq *cq, struct shim_qp *qp)
+/*
+ * Queue a flush completion for every WR of work queue wq of qp from ring
+ * index *from (the daemon's: the SQ's consumer index, the RQ's done index)
+ * to what was posted, oldest first. Send and receive WQEs both begin with
+ * the wr_id.
+ */
+static void flush_wq(struct shim_cq *cq, struct shim_qp *qp, struct shim_wq *wq,
+		     const uint32_t *from, bool send)
 {
-	struct shim_wq *wq = &qp->sq;
-	uint32_t i;
-
 	pthread_spin_lock(&wq->lock);
-	for (i = uroce_load_acquire(&wq->ring->cons); i != wq->prod; i++) {
-		const struct uroce_send_wqe *w =
-		    uroce_ring_entry(wq->ring, wq->entries, wq->stride, i);
-		const struct uroce_wr_info *info = uroce_wr_info(w->opcode);
+	for (uint32_t i = uroce_load_acquire(from); i != wq->prod; i++) {
+		const void *slot = uroce_ring_entry(wq->ring, wq->entries, wq->stride, i);
 		struct uroce_cqe e = {
-		    .wr_id = w->wr_id,
-		    .status = UROCE_WC_WR_FLUSH_ERR,
-		    .opcode = info ? info->wc_opcode : UROCE_WC_SEND,
-		    .qp_num = qp->qpx.qp_base.qp_num,
-		};
-
-		if (flush_push(cq, &e))
-			break;
-	}
-	pthread_spin_unlock(&wq->lock);
-}
-
-/* Outstanding receive WRs of qp's own RQ: from the done index on. */
-static void flush_rq(struct shim_cq *cq, struct shim_qp *qp)
-{
-	struct shim_wq *wq = &qp->rq;
-	uint32_t i;
-
-	pthread_spin_lock(&wq->lock);
-	for (i = uroce_load_acquire(&wq->ring->done); i != wq->prod; i++) {
-		const struct uroce_recv_wqe *w =
-		    uroce_ring_entry(wq->ring, wq->entries, wq->stride, i);
-		struct uroce_cqe e = {
-		    .wr_id = w->wr_id,
+		    .wr_id = ((const struct uroce_recv_wqe *)slot)->wr_id,
 		    .status = UROCE_WC_WR_FLUSH_ERR,
 		    .opcode = UROCE_WC_RECV,
 		    .qp_num = qp->qpx.qp_base.qp_num,
 		};
 
+		if (send) {
+			const struct uroce_wr_info *info =
+			    uroce_wr_info(((const struct uroce_send_wqe *)slot)->opcode);
+
+			e.opcode = info ? info->wc_opcode : UROCE_WC_SEND;
+		}
 		if (flush_push(cq, &e))
 			break;
 	}
@@ -146,9 +130,9 @@ static void flush_qp(void *obj, void *arg)
 	struct ibv_qp *ibqp = &qp->qpx.qp_base;
 
 	if (ibqp->send_cq && shim_cq(ibqp->send_cq) == cq)
-		flush_sq(cq, qp);
+		flush_wq(cq, qp, &qp->sq, &qp->sq.ring->cons, true);
 	if (ibqp->recv_cq && shim_cq(ibqp->recv_cq) == cq && qp->rq.ring)
-		flush_rq(cq, qp);
+		flush_wq(cq, qp, &qp->rq, &qp->rq.ring->done, false);
 }
 
 void shim_fatal_flush_cq(struct shim_cq *cq)

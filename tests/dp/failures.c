@@ -28,28 +28,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "verbs_pair.h"
-
-/* The next async event within ms: its type (acknowledged), or -1. */
-static int async_event(int ms, void **elem)
-{
-	struct pollfd p = {.fd = ctx->async_fd, .events = POLLIN};
-	struct ibv_async_event ev;
-	int type;
-
-	if (poll(&p, 1, ms) != 1 || ibv_get_async_event(ctx, &ev))
-		return -1;
-	type = (int)ev.event_type;
-	*elem = type == IBV_EVENT_CQ_ERR ? (void *)ev.element.cq : (void *)ev.element.qp;
-	ibv_ack_async_event(&ev);
-	return type;
-}
 
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 {
@@ -125,7 +109,7 @@ static int cq_overrun(struct side *a, struct side *b)
 		if (post_write(c, 100 + (uint64_t)i, 64))
 			check(0, "post_write %d: %s", i, strerror(errno));
 	for (int i = 0; i < 6; i++) {
-		t = async_event(5000, &who);
+		t = next_async_event(5000, &who);
 		if (t < 0)
 			break;
 		if (t == IBV_EVENT_CQ_ERR && who == small)
@@ -164,7 +148,7 @@ static int cq_overrun(struct side *a, struct side *b)
 	check(got == small->cqe && extra == 0,
 	      "the %d CQEs written before the overrun are kept, nothing after (%d, then %d)",
 	      small->cqe, got, extra);
-	check(async_event(200, &who) < 0, "no further async event");
+	check(next_async_event(200, &who) < 0, "no further async event");
 	/* A QP on another CQ is not affected. */
 	post_recv(b);
 	post_send(a, IBV_WR_SEND, IBV_SEND_SIGNALED);
@@ -257,7 +241,7 @@ static int retry_exc(struct side *a)
 	check(n == 1 && wc.status == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 42,
 	      "the WRITE to a QP that does not exist ends in IBV_WC_RETRY_EXC_ERR (%s)",
 	      n == 1 ? ibv_wc_status_str(wc.status) : "no completion");
-	t = async_event(5000, &who);
+	t = next_async_event(5000, &who);
 	check(t == IBV_EVENT_QP_FATAL && who == a->qp, "IBV_EVENT_QP_FATAL for the QP (%d)", t);
 	return 0;
 }
@@ -288,7 +272,7 @@ static int async_flood(struct side *a, struct side *b, int count)
 	fl = fcntl(ctx->async_fd, F_GETFL);
 	fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
 	for (;;) {
-		int t = async_event(0, &who);
+		int t = next_async_event(0, &who);
 
 		if (t < 0)
 			break;

@@ -6,6 +6,7 @@
 #include "verbs_pair.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -161,4 +162,39 @@ int poll_n(struct side *s, int n)
 		}
 	}
 	return got;
+}
+
+int next_async_event(int ms, void **elem)
+{
+	struct pollfd p = {.fd = ctx->async_fd, .events = POLLIN};
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&p, 1, ms) != 1 || ibv_get_async_event(ctx, &ev))
+		return -1;
+	type = (int)ev.event_type;
+	switch (ev.event_type) {
+	case IBV_EVENT_CQ_ERR:
+		*elem = ev.element.cq;
+		break;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		*elem = ev.element.srq;
+		break;
+	case IBV_EVENT_DEVICE_FATAL:
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+	case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE:
+	case IBV_EVENT_SM_CHANGE:
+	case IBV_EVENT_CLIENT_REREGISTER:
+	case IBV_EVENT_GID_CHANGE:
+		*elem = NULL;
+		break;
+	default:
+		*elem = ev.element.qp;
+		break;
+	}
+	ibv_ack_async_event(&ev);
+	return type;
 }

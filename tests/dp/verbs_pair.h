@@ -43,5 +43,8 @@ void post_recv(struct side *s);
 void post_send(struct side *s, enum ibv_wr_opcode op, unsigned flags);
 /* Polls n completions (busy, bounded); returns how many came. */
 int poll_n(struct side *s, int n);
+/* The next async event within ms: its type (acknowledged), or -1; *elem
+ * is the QP, CQ or SRQ it names (NULL for device and port events). */
+int next_async_event(int ms, void **elem);
 
 #endif
