@@ -173,7 +173,7 @@ void emu_capture_discard(struct emu_dev *dev);
 /* datapath.c */
 /* recvmmsg batches a data-path pass takes from the socket before its
  * sends (the libuv readiness callback takes more between passes). */
-#define EMU_DP_RX_ROUNDS 64
+#define EMU_DP_RX_ROUNDS 16
 /* The engine's device with the daemon's ops, lists, wait callbacks (the
  * DMA buffers are emu_dma_init's). */
 void emu_dp_init(struct emu_dev *dev);
