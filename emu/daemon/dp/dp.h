@@ -172,7 +172,9 @@ void emu_capture_discard(struct emu_dev *dev);
 
 /* datapath.c */
 /* recvmmsg batches a data-path pass takes from the socket before its
- * sends (the libuv readiness callback takes more between passes). */
+ * sends (the libuv readiness callback takes up to 8 between passes). The
+ * in-flight budget keeps the socket from overflowing; a longer drain would
+ * delay the sends that the ACKs in it allow. */
 #define EMU_DP_RX_ROUNDS 16
 /* The engine's device with the daemon's ops, lists, wait callbacks (the
  * DMA buffers are emu_dma_init's). */
