@@ -32,7 +32,7 @@
 #include "enums.h"
 
 /* Bumped on any incompatible change of a message or ring layout. */
-#define UROCE_UAPI_VERSION 1
+#define UROCE_UAPI_VERSION 2 /* 2: RQ ring done index, new counters */
 
 #define UROCE_SOCK_SUFFIX ".sock"
 #define UROCE_NAME_MAX 64 /* device names, like IBV_SYSFS_NAME_MAX */
