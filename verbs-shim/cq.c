@@ -6,7 +6,9 @@
  * (ibv_req_notify_cq) is a store into the ring header; the daemon writes one
  * event record to the channel's pipe when a matching completion arrives,
  * and ibv_get_cq_event reads it. Destroying a CQ waits until every event it
- * produced was acknowledged, as libibverbs does.
+ * produced was acknowledged, as libibverbs does. When the daemon is gone, a
+ * CQ's last real CQEs are followed by the flush completions of what was
+ * outstanding (fatal.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -149,6 +151,21 @@ static void to_wc(const struct uroce_cqe *e, struct ibv_wc *wc)
 	wc->dlid_path_bits = e->dlid_path_bits;
 }
 
+/*
+ * The ring is empty: is the daemon gone (looked at now and then,
+ * fatal.c)? Then the flush completions of what was outstanding follow the
+ * last real CQEs. True when one is there to take (cq->flush[flush_head]).
+ */
+static bool cq_flush_ready(struct shim_cq *cq)
+{
+	if (cq->flush_head == cq->nflush && !cq->flush_built) {
+		if (!shim_fatal_poll_due(cq))
+			return false;
+		shim_fatal_flush_cq(cq);
+	}
+	return cq->flush_head < cq->nflush;
+}
+
 int shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct shim_cq *cq = shim_cq(ibcq);
@@ -164,6 +181,9 @@ int shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	}
 	if (n)
 		uroce_store_release(&cq->ring->cons, cq->cons);
+	else
+		while (n < num_entries && cq_flush_ready(cq))
+			to_wc(&cq->flush[cq->flush_head++], &wc[n++]);
 	cq_unlock(cq);
 	return n;
 }
@@ -196,6 +216,36 @@ static void load_cur(struct shim_cq *cq, const struct uroce_cqe *e)
 	cq->cqx.wr_id = e->wr_id;
 }
 
+/* Make the next CQE (ring first, then flush completions) current; ENOENT
+ * when there is none. */
+static int load_next(struct shim_cq *cq)
+{
+	cq->cur_flush = 0;
+	if (uroce_load_acquire(&cq->ring->prod) != cq->cons) {
+		load_cur(cq, cqe_at(cq, cq->cons));
+		return 0;
+	}
+	if (!cq_flush_ready(cq))
+		return ENOENT;
+	cq->cur_flush = 1;
+	load_cur(cq, &cq->flush[cq->flush_head]);
+	return 0;
+}
+
+/* The current CQE was read: release it. */
+static void release_cur(struct shim_cq *cq)
+{
+	if (!cq->cur)
+		return;
+	if (cq->cur_flush) {
+		cq->flush_head++;
+	} else {
+		cq->cons++;
+		uroce_store_release(&cq->ring->cons, cq->cons);
+	}
+	cq->cur = NULL;
+}
+
 static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 {
 	struct shim_cq *cq = SHIM_CONTAINER_OF(ibcq, struct shim_cq, cqx);
@@ -203,11 +253,10 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (attr->comp_mask)
 		return EINVAL;
 	cq_lock(cq);
-	if (uroce_load_acquire(&cq->ring->prod) == cq->cons) {
+	if (load_next(cq)) {
 		cq_unlock(cq);
 		return ENOENT; /* end_poll must not be called */
 	}
-	load_cur(cq, cqe_at(cq, cq->cons));
 	return 0;
 }
 
@@ -215,26 +264,15 @@ static int ex_next_poll(struct ibv_cq_ex *ibcq)
 {
 	struct shim_cq *cq = SHIM_CONTAINER_OF(ibcq, struct shim_cq, cqx);
 
-	if (cq->cur) {
-		cq->cons++;
-		uroce_store_release(&cq->ring->cons, cq->cons);
-		cq->cur = NULL;
-	}
-	if (uroce_load_acquire(&cq->ring->prod) == cq->cons)
-		return ENOENT;
-	load_cur(cq, cqe_at(cq, cq->cons));
-	return 0;
+	release_cur(cq);
+	return load_next(cq);
 }
 
 static void ex_end_poll(struct ibv_cq_ex *ibcq)
 {
 	struct shim_cq *cq = SHIM_CONTAINER_OF(ibcq, struct shim_cq, cqx);
 
-	if (cq->cur) {
-		cq->cons++;
-		uroce_store_release(&cq->ring->cons, cq->cons);
-		cq->cur = NULL;
-	}
+	release_cur(cq);
 	cq_unlock(cq);
 }
 
@@ -472,6 +510,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
 	pthread_cond_destroy(&ibcq->cond);
+	free(cq->flush);
 	free(cq);
 	return 0;
 }
@@ -497,5 +536,6 @@ void shim_cq_clean(struct shim_cq *cq, uint32_t qpn)
 		cq->cons = dst;
 		uroce_store_release(&cq->ring->cons, cq->cons);
 	}
+	shim_fatal_forget_qp(cq, qpn);
 	cq_unlock(cq);
 }

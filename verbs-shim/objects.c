@@ -69,3 +69,14 @@ void *shim_obj_get(struct shim_context *ctx, uint32_t handle, enum shim_obj_kind
 	pthread_mutex_unlock(&ctx->obj_lock);
 	return obj;
 }
+
+void shim_obj_each(struct shim_context *ctx, enum shim_obj_kind kind,
+		   void (*fn)(void *obj, void *arg), void *arg)
+{
+	pthread_mutex_lock(&ctx->obj_lock);
+	for (int b = 0; b < SHIM_OBJ_BUCKETS; b++)
+		for (struct shim_obj_entry *e = ctx->objs[b]; e; e = e->next)
+			if (e->kind == kind)
+				fn(e->obj, arg);
+	pthread_mutex_unlock(&ctx->obj_lock);
+}

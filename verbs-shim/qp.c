@@ -245,6 +245,12 @@ int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_
 
 	pthread_spin_lock(&wq->lock);
 	state = wq_state(wq);
+	/* The RNIC is gone (fatal.c): nothing can be sent. */
+	if (shim_dead(shim_ctx(ibqp->context))) {
+		err = EIO;
+		*bad_wr = wr;
+		goto out;
+	}
 	/* IBA 10.8.2 / rxe: no send WRs before RTS. */
 	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
 		err = EINVAL;
@@ -255,7 +261,8 @@ int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_
 	cons = uroce_load_acquire(&wq->ring->cons);
 	for (; wr; wr = wr->next) {
 		if (wq_full(wq, wq->prod, &cons)) {
-			err = ENOMEM;
+			/* Full because nobody consumes any more? */
+			err = shim_fatal_check(shim_ctx(ibqp->context)) ? EIO : ENOMEM;
 			break;
 		}
 		err = fill_send_wqe(qp, wr,
@@ -288,12 +295,16 @@ int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq, struct ibv
 		uint8_t *slot;
 		struct uroce_recv_wqe w = {.wr_id = wr->wr_id};
 
+		if (shim_dead(ctx)) {
+			err = EIO; /* the RNIC is gone (fatal.c) */
+			break;
+		}
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge) {
 			err = EINVAL;
 			break;
 		}
 		if (wq_full(wq, wq->prod, &cons)) {
-			err = ENOMEM;
+			err = shim_fatal_check(ctx) ? EIO : ENOMEM;
 			break;
 		}
 		slot = uroce_ring_entry(wq->ring, wq->entries, wq->stride, wq->prod);
@@ -602,6 +613,8 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	uint32_t state = wq_state(wq);
 	int err = qp->wr_err;
 
+	if (!err && shim_dead(shim_ctx(qpx->qp_base.context)))
+		err = EIO; /* the RNIC is gone (fatal.c) */
 	if (!err && (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR))
 		err = EINVAL;
 	if (!err && qp->wr_prod != wq->prod) {

@@ -11,6 +11,7 @@
 #define UROCE_SHIM_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -65,6 +66,7 @@ struct shim_context {
 	pthread_mutex_t call_lock; /* one request in flight per context */
 	const struct uroce_status_page *status;
 	int async_eof;
+	int dead; /* the daemon went away (fatal.c); atomic */
 	pthread_mutex_t obj_lock;
 	struct shim_obj_entry *objs[SHIM_OBJ_BUCKETS];
 	struct verbs_context vctx; /* last: ibv_context is its last member */
@@ -87,6 +89,14 @@ struct shim_cq {
 	uint64_t wc_flags; /* ibv_create_cq_ex flags; 0 for ibv_create_cq */
 	int single_threaded;
 	const struct uroce_cqe *cur; /* extended polling: current CQE */
+	int cur_flush;		     /* ... taken from flush[] rather than the ring */
+	/* After the daemon died (fatal.c): flush completions of the WRs that
+	 * were outstanding, served once the ring is empty. */
+	struct uroce_cqe *flush;
+	uint32_t nflush, flush_head, flush_cap;
+	int flush_built;
+	uint32_t idle_polls;	/* empty polls, to look at the daemon now and then */
+	uint64_t next_check_ns; /* not before this (CLOCK_MONOTONIC_COARSE) */
 };
 
 struct shim_wq {
@@ -187,6 +197,31 @@ void shim_obj_del(struct shim_context *ctx, uint32_t handle);
  * object or NULL. */
 void *shim_obj_get(struct shim_context *ctx, uint32_t handle, enum shim_obj_kind kind,
 		   void (*fn)(void *obj));
+
+/* Run fn(obj, arg) on every registered object of a kind, under the
+ * registry lock. */
+void shim_obj_each(struct shim_context *ctx, enum shim_obj_kind kind,
+		   void (*fn)(void *obj, void *arg), void *arg);
+
+/* fatal.c: a daemon that went away */
+/* Has the daemon of ctx been found gone? (A load; no system call.) */
+static inline bool shim_dead(struct shim_context *ctx)
+{
+	return __atomic_load_n(&ctx->dead, __ATOMIC_ACQUIRE);
+}
+/* The daemon is gone: from now on ctx is dead. */
+void shim_fatal_mark(struct shim_context *ctx);
+/* Look whether the daemon's end of the control socket hung up (one
+ * poll(2)); marks ctx dead when it did. True when ctx is dead. */
+bool shim_fatal_check(struct shim_context *ctx);
+/* After an empty poll of cq: true when its context is dead, looking at the
+ * socket only every 1024 empty polls and 10 ms. Under the CQ's lock. */
+bool shim_fatal_poll_due(struct shim_cq *cq);
+/* Once: queue on cq a IBV_WC_WR_FLUSH_ERR completion for every WR
+ * outstanding on the QPs completing into it. Under the CQ's lock. */
+void shim_fatal_flush_cq(struct shim_cq *cq);
+/* Drop the queued flush completions of a destroyed QP. Under the lock. */
+void shim_fatal_forget_qp(struct shim_cq *cq, uint32_t qpn);
 
 /* device.c */
 void shim_device_put(struct shim_device *dev);

@@ -102,6 +102,23 @@ void emu_log_set_name(const char *name);
 /* printf-like; one line to stderr, prefixed with the device name. Keeps errno. */
 void emu_log(enum emu_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * A rate limit for one kind of message (emu_log_rl): at most
+ * EMU_LOG_RL_BURST lines per EMU_LOG_RL_INTERVAL_US; the lines held back
+ * are counted and the next line let through says how many.
+ */
+#define EMU_LOG_RL_BURST 10
+#define EMU_LOG_RL_INTERVAL_US 5000000u
+struct emu_ratelimit {
+	uint64_t begin_us; /* start of the current interval, 0: none yet */
+	uint32_t printed;  /* lines logged in it */
+	uint64_t missed;   /* lines held back since the last one logged */
+};
+
+/* emu_log through rate limit rl. Returns whether the line was logged. */
+bool emu_log_rl(struct emu_ratelimit *rl, enum emu_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #define emu_err(...) emu_log(EMU_LOG_ERROR, __VA_ARGS__)
 #define emu_warn(...) emu_log(EMU_LOG_WARN, __VA_ARGS__)
 #define emu_info(...) emu_log(EMU_LOG_INFO, __VA_ARGS__)
@@ -186,6 +203,8 @@ struct emu_cq {
 	uint32_t cqe_requested;
 	int overflowed;
 	uint64_t events;
+	uint64_t lost;		 /* completions lost since the overrun */
+	struct emu_list err_link; /* in dev->err_cqs after an overrun */
 };
 
 struct emu_srq {
@@ -229,10 +248,12 @@ struct emu_qp {
 	struct emu_list mcast;
 	uint32_t nmcast;
 	int last_wqe_sent;
+	uint32_t err_status; /* status of the QP's last error completion, 0: none */
 
 	/* Data path (datapath.c, timer.c). */
 	struct xport_qp x;	    /* the transport engine's QP */
 	uint32_t sq_handed;	    /* SQ ring index handed to the engine so far */
+	uint32_t rq_done;	    /* RQ ring index of finished receive WQEs (uapi done) */
 	struct emu_list sq_link;    /* in dev->sq_qps while the SQ is consumed */
 	struct emu_list run_link;   /* in dev->run_qps while scheduled */
 	struct emu_list timer_link; /* in dev->timer_qps while armed */
@@ -255,6 +276,7 @@ struct emu_ctx {
 	int async_wfd; /* write end of the async event pipe */
 	struct emu_list objs[EMU_OBJ_COUNT];
 	uint64_t doorbells;
+	uint64_t async_lost; /* async events its full pipe had no room for */
 	int pending_closes; /* libuv handles still closing */
 	int pidfd;	    /* the connecting process; -1 if pidfd_open failed */
 	uv_poll_t pid_poll; /* readable when that process exits */
@@ -315,6 +337,17 @@ struct emu_capture;
 struct emu_dma;
 struct emu_fault;
 
+/* The kinds of rate-limited messages (emu_dev.rl). */
+enum emu_rl {
+	EMU_RL_WC_ERROR,      /* a work request completed with an error */
+	EMU_RL_QP_ERROR,      /* a QP moved to Error by the RNIC */
+	EMU_RL_CHANNEL_LOST,  /* a completion event likewise */
+	EMU_RL_CQ_OVERRUN,    /* a CQ overrun */
+	EMU_RL_SEND_FAILED,   /* a datagram the kernel refused */
+	EMU_RL_MTU_CLAMPED,   /* a path MTU clamped to the active MTU */
+	EMU_RL_COUNT
+};
+
 struct emu_dev {
 	char name[UROCE_NAME_MAX];
 	char addr_str[UROCE_ADDR_MAX];
@@ -331,6 +364,9 @@ struct emu_dev {
 	uint32_t active_mtu; /* enum ibv_mtu value 1..5 */
 	struct emu_limits lim;
 	struct uroce_res_counts counts;
+	uint32_t sockbuf_req; /* --sockbuf: bytes asked for each UDP buffer */
+	int rcvbuf_bytes;     /* SO_RCVBUF obtained, as the kernel reports it */
+	int sndbuf_bytes;     /* SO_SNDBUF obtained */
 
 	uv_loop_t *loop;
 	int udp_fd;
@@ -372,6 +408,8 @@ struct emu_dev {
 	/* The handler of QP1's MADs (cm/cm.c sets it; NULL: dropped, unmatched). */
 	void (*gsi_recv)(struct emu_dev *dev, const struct xport_gsi_mad *m);
 	uint64_t dcnt[EMU_DCNT_COUNT];
+	struct emu_ratelimit rl[EMU_RL_COUNT];
+	struct emu_list err_cqs; /* CQs overrun whose QPs still go to ERR */
 	int stopping;
 };
 
@@ -397,7 +435,11 @@ struct emu_opts {
 	const char *fault_file; /* --fault-file */
 	const char *fault_log;	/* --fault-log */
 	uint64_t seed;		/* --seed */
+	uint32_t sockbuf; /* --sockbuf BYTES, 0: EMU_SOCKBUF_DEFAULT_BYTES */
 };
+
+/* UDP socket buffer size uroced asks for (each of receive and send). */
+#define EMU_SOCKBUF_DEFAULT_BYTES (16u * 1024 * 1024)
 
 /* Reply being built for one request (ctl.c sends it). */
 struct emu_reply {
@@ -420,7 +462,10 @@ struct emu_reply {
  * device identity and limits. Prints a one-line error and returns -1 on bad
  * input, having freed what it allocated; emu_dev_close() undoes a success. */
 int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o);
-/* Bind the UDP socket (RoCEv2) on addr:port. -1 with a message on failure. */
+/* Bind the UDP socket (RoCEv2) on addr:port with buffers of sockbuf_req
+ * bytes (forced past net.core.[rw]mem_max when privileged); the sizes
+ * obtained are in rcvbuf_bytes/sndbuf_bytes and logged. -1 with a message
+ * on failure. */
 int emu_dev_bind_udp(struct emu_dev *dev);
 /* Close the UDP socket (no-op when not bound). */
 void emu_dev_unbind_udp(struct emu_dev *dev);

@@ -47,21 +47,31 @@
  * to the IB payload, rxe's RXE_MAX_HDR_LENGTH. */
 #define ROCE_MAX_HDR_BYTES 80
 
-#define SOCKBUF_BYTES (4 * 1024 * 1024)
+/* Below this much buffer (as asked, the kernel accounts twice as much)
+ * a loopback socket loses packets under load (LIMITS.md). */
+#define SOCKBUF_ENOUGH_BYTES (4 * 1024 * 1024)
 
+/*
+ * What the device reports and enforces. A real RNIC runs thousands of QPs
+ * sharing one large CQ: perftest's `-q 1000` asks for a CQ of tx_depth x
+ * QPs = 128000 entries. max_cqe is what ConnectX-4/5 report (4194303);
+ * 65536 QPs and 16384 CQs per device are of the order software RNICs
+ * report. Queues cost only the memory they are created with (rings are
+ * memfds, touched as they fill).
+ */
 static const struct emu_limits default_limits = {
     .max_mr_size = 1ull << 40,
-    .max_qp = 4096,
+    .max_qp = 65536,
     .max_qp_wr = 16384,
     .max_sge = 32,
     .max_sge_rd = 32,
-    .max_cq = 8192,
-    .max_cqe = 65536,
+    .max_cq = 16384,
+    .max_cqe = 4194303,
     .max_mr = 65536,
     .max_pd = 65536,
     .max_qp_rd_atom = 128,
     .max_qp_init_rd_atom = 128,
-    .max_res_rd_atom = 128 * 4096,
+    .max_res_rd_atom = 128 * 65536,
     .max_srq = 4096,
     .max_srq_wr = 16384,
     .max_srq_sge = 32,
@@ -301,6 +311,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	} else {
 		dev->active_mtu = emu_dev_ib_mtu_for(dev->if_mtu);
 	}
+	dev->sockbuf_req = o->sockbuf;
 	derive_identity(dev);
 	return 0;
 
@@ -309,19 +320,47 @@ err_free_tables:
 	return -1;
 }
 
-static void set_bufsize(int fd, int opt_force, int opt, const char *what)
+/*
+ * Ask for `want` bytes of socket buffer: the forcing variant ignores
+ * net.core.[rw]mem_max but needs CAP_NET_ADMIN; otherwise the kernel caps
+ * the request at that sysctl. Returns the size obtained as getsockopt
+ * reports it (twice the request: the kernel counts its bookkeeping, a
+ * datagram's truesize, against it); *forced tells which variant worked.
+ */
+static int set_bufsize(int fd, int opt_force, int opt, int want, bool *forced)
 {
-	int v = SOCKBUF_BYTES, got = 0;
+	int got = 0;
 	socklen_t len = sizeof(got);
 
-	/* The forcing variant needs CAP_NET_ADMIN; otherwise the kernel
-	 * caps the request at net.core.[rw]mem_max. */
-	if (setsockopt(fd, SOL_SOCKET, opt_force, &v, sizeof(v)))
-		setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v));
-	if (!getsockopt(fd, SOL_SOCKET, opt, &got, &len) && got < v)
-		emu_warn("%s is %d bytes, not %d (raise net.core.%s_max): "
-			 "expect packet loss under load",
-			 what, got / 2, v, opt == SO_RCVBUF ? "rmem" : "wmem");
+	*forced = !setsockopt(fd, SOL_SOCKET, opt_force, &want, sizeof(want));
+	if (!*forced)
+		setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want));
+	if (getsockopt(fd, SOL_SOCKET, opt, &got, &len))
+		got = 0;
+	return got;
+}
+
+/* Size both buffers of the RoCEv2 socket and say what was obtained. */
+static void size_buffers(struct emu_dev *dev, int fd)
+{
+	int want = (int)(dev->sockbuf_req ? dev->sockbuf_req : EMU_SOCKBUF_DEFAULT_BYTES);
+	bool rforced, sforced;
+
+	dev->rcvbuf_bytes = set_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF, want, &rforced);
+	dev->sndbuf_bytes = set_bufsize(fd, SO_SNDBUFFORCE, SO_SNDBUF, want, &sforced);
+	if (dev->rcvbuf_bytes / 2 < SOCKBUF_ENOUGH_BYTES ||
+	    dev->sndbuf_bytes / 2 < SOCKBUF_ENOUGH_BYTES)
+		emu_warn("UDP buffers: receive %d, send %d bytes, asked for %d each (raise "
+			 "net.core.rmem_max/wmem_max or run with CAP_NET_ADMIN): expect packet "
+			 "loss under load",
+			 dev->rcvbuf_bytes / 2, dev->sndbuf_bytes / 2, want);
+	else
+		emu_info("UDP buffers: receive %d, send %d bytes (%s; the kernel accounts "
+			 "%d and %d)",
+			 dev->rcvbuf_bytes / 2, dev->sndbuf_bytes / 2,
+			 rforced && sforced ? "forced past net.core.[rw]mem_max"
+					    : "within net.core.[rw]mem_max",
+			 dev->rcvbuf_bytes, dev->sndbuf_bytes);
 }
 
 int emu_dev_bind_udp(struct emu_dev *dev)
@@ -349,8 +388,7 @@ int emu_dev_bind_udp(struct emu_dev *dev)
 		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)))
 			goto err_opt;
 	}
-	set_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF, "SO_RCVBUF");
-	set_bufsize(fd, SO_SNDBUFFORCE, SO_SNDBUF, "SO_SNDBUF");
+	size_buffers(dev, fd);
 	if (bind(fd, (struct sockaddr *)&dev->addr, dev->addr_len)) {
 		fprintf(stderr, "uroced: cannot bind UDP %s port %u: %s\n", dev->addr_str,
 			dev->udp_port, strerror(errno));

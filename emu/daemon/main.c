@@ -56,6 +56,12 @@ static void usage(FILE *f)
 		   "owning IP)\n"
 		   "  -w, --pcap FILE     write every packet sent or received to a "
 		   "pcap file\n"
+		   "  -b, --sockbuf BYTES size of each UDP socket buffer (default "
+		   "16 MiB; forced past\n"
+		   "                      net.core.[rw]mem_max when privileged); "
+		   "a quarter of the\n"
+		   "                      receive buffer is the in-flight budget of "
+		   "RC requests\n"
 		   "  -s, --spin-us US    keep polling this long after the last "
 		   "work before\n"
 		   "                      sleeping (default 100; 0: sleep whenever "
@@ -252,7 +258,8 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"port", required_argument, NULL, 'p'},    {"rundir", required_argument, NULL, 'r'},
 	    {"mtu", required_argument, NULL, 'm'},     {"pcap", required_argument, NULL, 'w'},
 	    {"spin-us", required_argument, NULL, 's'}, {"nice", required_argument, NULL, 'N'},
-	    {"icrc-any-id", no_argument, NULL, 'I'},   {"verbose", no_argument, NULL, 'v'},
+	    {"icrc-any-id", no_argument, NULL, 'I'},   {"sockbuf", required_argument, NULL, 'b'},
+	    {"verbose", no_argument, NULL, 'v'},
 	    {"fault", required_argument, NULL, 'f'},   {"fault-file", required_argument, NULL, 'F'},
 	    {"seed", required_argument, NULL, 'S'},    {"fault-log", required_argument, NULL, 'L'},
 	    {"quiet", no_argument, NULL, 'q'},	       {"version", no_argument, NULL, 'V'},
@@ -267,7 +274,7 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	o->verbosity = EMU_LOG_INFO;
 	o->nice = EMU_NICE_DEFAULT;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:N:f:F:S:L:IvqVh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:b:N:f:F:S:L:IvqVh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'n':
@@ -349,6 +356,16 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			}
 			break;
 		}
+		case 'b':
+			if (parse_u32(optarg, 1u << 30, &v) || v < 65536) {
+				fprintf(stderr,
+					"uroced: --sockbuf %s: must be a number of bytes "
+					"in 65536..1073741824\n",
+					optarg);
+				return 2;
+			}
+			o->sockbuf = v;
+			break;
 		case 'N': {
 			char *end;
 			long n;

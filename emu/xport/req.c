@@ -7,10 +7,12 @@
  * window (64 packets at most) without one and where the window fills, and
  * stops at the adaptive window (cc.c, 128 unacknowledged PSNs at most), at a
  * fence behind outstanding READ/atomics, at the initiator depth
- * (max_rd_atomic) and during an RNR wait. A retry (go-back-N) rewinds to the
- * completer's oldest unacknowledged PSN, and an ACK beyond what is being sent
- * again moves it forward; a READ retried mid-way asks only for the missing
- * part. Completions, ACK handling and timers are in comp.c.
+ * (max_rd_atomic), during an RNR wait, and before a new message while the
+ * device's in-flight budget is used up (flow.c). A retry (go-back-N)
+ * rewinds to the completer's oldest unacknowledged PSN, and an ACK beyond
+ * what is being sent again moves it forward; a READ retried mid-way asks
+ * only for the missing part. Completions, ACK handling and timers are in
+ * comp.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -378,6 +380,8 @@ void xport__req_run(struct xport_qp *qp)
 {
 	uint8_t pkt[XPORT_MAX_PKT_BYTES];
 
+	/* ACKs since the last run may have freed device budget (flow.c). */
+	xport__flow_sync(qp);
 	for (;;) {
 		uint32_t state = qp->attr.state;
 		struct xport_swqe *w;
@@ -413,7 +417,8 @@ void xport__req_run(struct xport_qp *qp)
 				req_fail(qp, w, UROCE_WC_LOC_QP_OP_ERR);
 				return;
 			}
-			if (!req_may_start(qp, w) || req_window_full(qp))
+			if (!req_may_start(qp, w) || req_window_full(qp) ||
+			    !xport__flow_admit(qp, w))
 				return;
 			if (req_check_sges(qp, w)) {
 				req_fail(qp, w, UROCE_WC_LOC_PROT_ERR);

@@ -55,7 +55,7 @@ void xport__resp_reset(struct xport_qp *qp)
 	struct xport_res *res = qp->resp.res;
 
 	if (res)
-		memset(res, 0, XPORT_MAX_RD_ATOMIC * sizeof(*res));
+		memset(res, 0, qp->res_cap * sizeof(*res));
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res = res;
 	qp->resp.psn = qp->attr.rq_psn;

@@ -11,6 +11,7 @@
  * through the entry points declared in xport.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,26 +85,49 @@ void xport_dev_init(struct xport_dev *dev, const struct xport_ops *ops, void *ct
 	dev->ctx = ctx;
 }
 
+/*
+ * Bytes of one send queue slot: the swqe up to the WR's SGE/inline tail,
+ * then as much tail as the QP's WRs may use, rounded to the alignment of
+ * the struct.
+ */
+static size_t sq_stride(uint32_t max_sge, uint32_t max_inline)
+{
+	size_t tail = max_sge * sizeof(struct xport_sge);
+	size_t a = _Alignof(struct xport_swqe);
+
+	if (max_inline > tail)
+		tail = max_inline;
+	return (offsetof(struct xport_swqe, wr) + offsetof(struct xport_wqe, sge) + tail + a - 1) /
+	       a * a;
+}
+
 int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport_qp_init *init)
 {
 	uint32_t cap = init->max_send_wr ? init->max_send_wr : 1, size = 1;
+	bool dflt = !init->max_sge && !init->max_inline;
+	uint32_t max_sge = dflt ? XPORT_MAX_SGE : init->max_sge;
+	uint32_t max_inline = dflt ? XPORT_MAX_INLINE_BYTES : init->max_inline;
 
 	if (init->type != UROCE_QPT_RC && init->type != UROCE_QPT_UC && init->type != UROCE_QPT_UD)
 		return -EINVAL;
-	if (cap > (1u << 20))
+	if (cap > (1u << 20) || max_sge > XPORT_MAX_SGE || max_inline > XPORT_MAX_INLINE_BYTES)
 		return -EINVAL;
 	while (size < cap)
 		size <<= 1;
 	memset(qp, 0, sizeof(*qp));
-	qp->sq = calloc(size, sizeof(*qp->sq));
+	qp->sq_stride = sq_stride(max_sge, max_inline);
+	qp->max_sge = max_sge;
+	qp->max_inline = max_inline;
+	/*
+	 * Not zeroed: a slot is written whole when a WR is posted into it
+	 * and read only while it holds one, so the pages of a queue are
+	 * touched only as deep as the QP uses it (thousands of QPs, most
+	 * never filling their queues, in tens of MiB).
+	 */
+	qp->sq = malloc((size_t)size * qp->sq_stride);
 	if (!qp->sq)
 		return -ENOMEM;
-	qp->resp.res = calloc(XPORT_MAX_RD_ATOMIC, sizeof(*qp->resp.res));
-	if (!qp->resp.res) {
-		free(qp->sq);
-		qp->sq = NULL;
-		return -ENOMEM;
-	}
+	/* The responder resources come with max_dest_rd_atomic (xport_modify). */
 	qp->dev = dev;
 	qp->type = init->type;
 	qp->qpn = init->qpn & WIRE_QPN_MASK;
@@ -125,6 +149,8 @@ int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport
 
 void xport_qp_fini(struct xport_qp *qp)
 {
+	if (qp->dev)
+		xport__flow_forget(qp);
 	free(qp->sq);
 	free(qp->resp.res);
 	xport__pktq_free(&qp->resp_q);
@@ -148,7 +174,29 @@ static void xport_reset(struct xport_qp *qp)
 	xport__cc_reset(qp);
 	xport__resp_reset(qp);
 	qp->resp.has_wqe = false;
+	xport__flow_forget(qp);
 	xport__timer_update(qp);
+}
+
+/*
+ * A responder resource ring of n entries (max_dest_rd_atomic), forgetting
+ * the saved responses; the allocation only grows. 0 or -ENOMEM.
+ */
+static int xport_res_ring(struct xport_qp *qp, uint32_t n)
+{
+	if (n > qp->res_cap) {
+		struct xport_res *r = realloc(qp->resp.res, n * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		qp->resp.res = r;
+		qp->res_cap = n;
+	}
+	if (qp->resp.res)
+		memset(qp->resp.res, 0, qp->res_cap * sizeof(*qp->resp.res));
+	qp->resp.res_head = 0;
+	qp->resp.stream = NULL;
+	return 0;
 }
 
 static int xport_check_attr(const struct xport_qp_attr *a, uint32_t mask)
@@ -179,6 +227,15 @@ int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *a, uint32_t ma
 
 	if (rc)
 		return rc;
+	/* First, so that a failure leaves the QP as it was. */
+	if (mask & UROCE_QP_MAX_DEST_RD_ATOMIC &&
+	    a->max_dest_rd_atomic != qp->attr.max_dest_rd_atomic) {
+		/* The ring changes size: forget saved responses. */
+		rc = xport_res_ring(qp, a->max_dest_rd_atomic);
+		if (rc)
+			return rc;
+		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+	}
 	if (mask & UROCE_QP_ACCESS_FLAGS)
 		qp->attr.access = a->access;
 	if (mask & UROCE_QP_PKEY_INDEX) {
@@ -207,14 +264,6 @@ int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *a, uint32_t ma
 		qp->attr.min_rnr_timer = a->min_rnr_timer;
 	if (mask & UROCE_QP_MAX_QP_RD_ATOMIC)
 		qp->attr.max_rd_atomic = a->max_rd_atomic;
-	if (mask & UROCE_QP_MAX_DEST_RD_ATOMIC &&
-	    a->max_dest_rd_atomic != qp->attr.max_dest_rd_atomic) {
-		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
-		/* The ring changes size: forget saved responses. */
-		memset(qp->resp.res, 0, XPORT_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
-		qp->resp.res_head = 0;
-		qp->resp.stream = NULL;
-	}
 	if (mask & UROCE_QP_DEST_QPN)
 		qp->attr.dest_qpn = a->dest_qpn & WIRE_QPN_MASK;
 	if (mask & UROCE_QP_RQ_PSN) {
@@ -288,9 +337,16 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 	if (!xport_sq_free(qp))
 		return -EAGAIN;
 	s = xport__sq_at(qp, qp->sq_tail);
-	memset(s, 0, sizeof(*s));
-	s->wr = *wqe;
+	memset(s, 0, qp->sq_stride);
 	status = xport_check_wqe(qp->type, wqe, &length);
+	/* The slot holds only what this QP's WRs may carry. */
+	if (status == UROCE_WC_SUCCESS && wqe->flags & UROCE_SEND_INLINE &&
+	    wqe->inline_len > qp->max_inline)
+		status = UROCE_WC_LOC_LEN_ERR;
+	if (status == UROCE_WC_SUCCESS && !(wqe->flags & UROCE_SEND_INLINE) &&
+	    wqe->num_sge > qp->max_sge)
+		status = UROCE_WC_LOC_QP_OP_ERR;
+	memcpy(&s->wr, wqe, offsetof(struct xport_wqe, sge));
 	s->length = length;
 	if (status != UROCE_WC_SUCCESS) {
 		s->state = XPORT_WQE_ERROR;
@@ -299,6 +355,13 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 		s->wr.num_sge = 0;
 		s->wr.inline_len = 0;
 	} else {
+		if (wqe->flags & UROCE_SEND_INLINE) {
+			s->wr.num_sge = 0;
+			memcpy(s->wr.inline_data, wqe->inline_data, wqe->inline_len);
+		} else {
+			s->wr.inline_len = 0;
+			memcpy(s->wr.sge, wqe->sge, wqe->num_sge * sizeof(wqe->sge[0]));
+		}
 		s->state = XPORT_WQE_POSTED;
 	}
 	qp->sq_tail++;
@@ -403,6 +466,7 @@ void xport__flush(struct xport_qp *qp)
 	xport__pktq_clear(&qp->comp_q);
 	xport__held_clear(qp);
 	xport_flush_recv(qp);
+	xport__flow_forget(qp);
 	xport__timer_update(qp);
 }
 

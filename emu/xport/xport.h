@@ -147,7 +147,10 @@ struct xport_sge {
 /*
  * A send work request, as the daemon hands it over after reading it from
  * the SQ ring. The engine keeps its own copy until completion and re-reads
- * the SGEs' memory on every (re)transmission, as a NIC does.
+ * the SGEs' memory on every (re)transmission, as a NIC does. A WR carries
+ * either SGEs or inline data (UROCE_SEND_INLINE), never both, so the two
+ * share the tail of the struct; the engine's copy keeps only as much of
+ * that tail as the QP's max_sge and max_inline need (xport_qp_init).
  */
 struct xport_wqe {
 	uint64_t wr_id;
@@ -163,9 +166,12 @@ struct xport_wqe {
 	uint32_t ud_remote_qpn;
 	uint32_t ud_remote_qkey;
 	uint32_t num_sge;
-	struct xport_sge sge[XPORT_MAX_SGE];
 	uint32_t inline_len; /* with UROCE_SEND_INLINE: payload is inline_data */
-	uint8_t inline_data[XPORT_MAX_INLINE_BYTES];
+	/* Last: the engine's copy is cut short after what the QP needs. */
+	union {
+		struct xport_sge sge[XPORT_MAX_SGE];	      /* without UROCE_SEND_INLINE */
+		uint8_t inline_data[XPORT_MAX_INLINE_BYTES]; /* with it */
+	};
 };
 
 /* A receive work request (RQ or SRQ), taken by the engine with get_recv_wqe. */
@@ -273,6 +279,19 @@ struct xport_ops {
 	void (*gsi_recv)(void *ctx, const struct xport_gsi_mad *m);
 };
 
+struct xport_qp;
+
+/*
+ * Flow control (flow.c): the device-wide budget of RC request data in
+ * flight and the FIFO of QPs waiting to start a message within it.
+ */
+struct xport_flow {
+	uint64_t budget;	      /* bytes of unacked PSNs (path MTU each); 0: no limit */
+	uint64_t inflight;	      /* sum of the QPs' charges */
+	uint64_t granted;	      /* budget promised to QPs woken for their turn */
+	struct xport_qp *head, *tail; /* waiting QPs, oldest first */
+};
+
 /* Per-device state: one per RNIC. */
 struct xport_dev {
 	const struct xport_ops *ops;
@@ -286,6 +305,7 @@ struct xport_dev {
 	bool icrc_solve_id;
 	uint32_t gsi_psn; /* PSN of QP1's next send (UD: any sequence will do) */
 	uint64_t held_bytes; /* bytes of requests held by all its QPs (recv.c) */
+	struct xport_flow flow;
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
 };
@@ -314,6 +334,12 @@ struct xport_qp_init {
 	uint32_t type; /* enum uroce_qp_type */
 	uint32_t qpn;
 	uint32_t max_send_wr; /* capacity of the engine's send queue copy */
+	/* SGEs and inline bytes a send WR of this QP may carry; the copy of
+	 * each WR holds that much (0 and 0: XPORT_MAX_SGE and
+	 * XPORT_MAX_INLINE_BYTES). A WR beyond them fails (LOC_QP_OP_ERR,
+	 * LOC_LEN_ERR). */
+	uint32_t max_sge;
+	uint32_t max_inline;
 	bool sq_sig_all;
 	bool srq; /* receives come from an SRQ: never flushed by the engine */
 };
@@ -345,8 +371,9 @@ enum xport_wqe_state {
 	XPORT_WQE_ERROR,	     /* failed locally: completes with status when oldest */
 };
 
+/* One slot of the engine's send queue copy: qp->sq_stride bytes, the WR
+ * cut short after the SGEs or inline bytes the QP allows (so `wr` is last). */
 struct xport_swqe {
-	struct xport_wqe wr;
 	uint8_t state;	 /* enum xport_wqe_state */
 	uint32_t status; /* for XPORT_WQE_ERROR */
 	uint32_t length; /* message length in bytes */
@@ -354,6 +381,7 @@ struct xport_swqe {
 	    offset; /* bytes already covered by sent packets (SEND/WRITE) or responses (READ) */
 	uint32_t first_psn;
 	uint32_t last_psn;
+	struct xport_wqe wr;
 };
 
 /* Requester state (req.c). */
@@ -498,6 +526,16 @@ struct xport_resp {
 	bool comm_est_told;	  /* comm_est already reported since the last reset */
 };
 
+/* A QP's part in the device's flow control (flow.c). */
+struct xport_qp_flow {
+	uint64_t charge;	      /* bytes this QP counts in the device's inflight */
+	uint64_t need;		      /* bytes of the message it waits for (or was granted) */
+	uint32_t end_psn;	      /* one past the PSNs its started messages reserved */
+	bool waiting;		      /* in the device's FIFO */
+	bool turn;		      /* woken from it: may start one message */
+	struct xport_qp *next, *prev; /* FIFO links */
+};
+
 /* One QP's transport state. The daemon embeds it in its QP object. */
 struct xport_qp {
 	struct xport_dev *dev;
@@ -510,8 +548,12 @@ struct xport_qp {
 	uint32_t pmtu;	/* path MTU in bytes */
 	uint16_t sport; /* UDP source port of this QP's packets */
 	uint16_t dport; /* UDP destination port (4791; a daemon on another port uses its own) */
-	/* send queue copies: a ring of sq_size, indices run freely */
+	/* send queue copies: a ring of sq_size slots of sq_stride bytes, indices run freely */
 	struct xport_swqe *sq;
+	size_t sq_stride;   /* bytes per slot (xport__sq_at) */
+	uint32_t max_sge;   /* SGEs a slot holds */
+	uint32_t max_inline; /* inline bytes a slot holds */
+	uint32_t res_cap;    /* entries allocated at resp.res (>= max_dest_rd_atomic) */
 	uint32_t sq_size; /* power of two >= sq_cap, so free-running indices wrap cleanly */
 	uint32_t sq_cap;  /* max_send_wr: how many WQEs may be outstanding */
 	uint32_t sq_tail; /* index of the next free slot */
@@ -523,6 +565,7 @@ struct xport_qp {
 	struct xport_pktq resp_q; /* requests, drained by the responder (resp.c) */
 	struct xport_pktq comp_q; /* responses, drained by the completer (comp.c) */
 	struct xport_held held;	  /* requests beyond a gap, held for the responder */
+	struct xport_qp_flow flow;
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
 };
@@ -534,8 +577,9 @@ struct xport_qp {
 /* Set up a device with its ops; zeroes the counters. */
 void xport_dev_init(struct xport_dev *dev, const struct xport_ops *ops, void *ctx);
 /*
- * Initialise qp (RESET state) for dev. Allocates the send queue copy and the
- * responder resources. Returns 0, -EINVAL (bad type / size) or -ENOMEM.
+ * Initialise qp (RESET state) for dev. Allocates the send queue copy (the
+ * responder resources follow max_dest_rd_atomic, in xport_modify). Returns
+ * 0, -EINVAL (bad type / size) or -ENOMEM.
  */
 int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport_qp_init *init);
 /* Release what xport_qp_init allocated; pushes no completions. */
@@ -545,7 +589,9 @@ void xport_qp_fini(struct xport_qp *qp);
  * after the daemon has validated the transition (qp.c owns that table).
  * ->RESET clears all transport state; ->RTR/RTS load the PSNs; ->ERR flushes
  * (no qp_error callback, the application asked for it); SQD stops the
- * requester at a message boundary. Returns 0 or -EINVAL (value out of range).
+ * requester at a message boundary. Returns 0, -EINVAL (value out of range)
+ * or -ENOMEM (no memory for max_dest_rd_atomic responder resources; the QP
+ * is unchanged).
  */
 int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *attr, uint32_t mask);
 /* Current attributes, with sq_psn/rq_psn being the next PSNs (ibv_query_qp). */
@@ -577,6 +623,16 @@ void xport_timeout(struct xport_qp *qp);
 unsigned xport_flush_recv(struct xport_qp *qp);
 /* Free slots in the engine's send queue copy. */
 uint32_t xport_sq_free(const struct xport_qp *qp);
+
+/* flow.c */
+
+/*
+ * Limit the RC request data all QPs of the device may have unacknowledged
+ * to `bytes` (PSNs times path MTU; 0: no limit, the default). Set it from
+ * what the peers' receive buffers hold: beyond it, new messages wait their
+ * turn in FIFO order (counted as flow_wait).
+ */
+void xport_flow_set_budget(struct xport_dev *dev, uint64_t bytes);
 
 /* recv.c */
 

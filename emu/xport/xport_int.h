@@ -34,10 +34,11 @@ static inline void xport__drop(struct xport_dev *dev, struct xport_qp *qp, enum 
 		qp->drops[r]++;
 }
 
-/* The send queue slot of index i. */
+/* The send queue slot of index i (slots are qp->sq_stride bytes apart). */
 static inline struct xport_swqe *xport__sq_at(const struct xport_qp *qp, uint32_t i)
 {
-	return &qp->sq[i % qp->sq_size];
+	return (struct xport_swqe *)(void *)((char *)qp->sq +
+					     (size_t)(i % qp->sq_size) * qp->sq_stride);
 }
 /* Ask the daemon to call xport_run (once until it does). */
 void xport__schedule(struct xport_qp *qp);
@@ -214,6 +215,22 @@ bool xport__resp_run(struct xport_qp *qp);
 void xport__resp_reset(struct xport_qp *qp);
 /* Complete the held receive WQE (if any) with status. */
 void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status);
+
+/* flow.c */
+
+/*
+ * May the requester start message w now? True when there is no budget, for
+ * UC/UD, for a retransmission, and when the device's budget has room and
+ * no QP waits before this one (or this QP was woken for its turn); then the
+ * message's PSNs (up to one window) are charged. Otherwise the QP joins
+ * the FIFO (once) and is scheduled when its turn comes.
+ */
+bool xport__flow_admit(struct xport_qp *qp, const struct xport_swqe *w);
+/* Recount what the QP has in flight (after ACKs, sends, state changes). */
+void xport__flow_sync(struct xport_qp *qp);
+/* The QP leaves flow control (error, reset, destruction): charge, grant
+ * and place in the FIFO are given up and waiters woken. */
+void xport__flow_forget(struct xport_qp *qp);
 
 /* recv.c */
 

@@ -14,26 +14,10 @@
  * Exit status 0 when every check passed. One line per check.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "verbs_pair.h"
-
-/* The next async event within ms: its type (acknowledged), or -1. */
-static int async_event(int ms, struct ibv_qp **qp)
-{
-	struct pollfd p = {.fd = ctx->async_fd, .events = POLLIN};
-	struct ibv_async_event ev;
-	int type;
-
-	if (poll(&p, 1, ms) != 1 || ibv_get_async_event(ctx, &ev))
-		return -1;
-	type = (int)ev.event_type;
-	*qp = ev.element.qp;
-	ibv_ack_async_event(&ev);
-	return type;
-}
 
 static int set_sqd(struct ibv_qp *qp, int notify)
 {
@@ -53,7 +37,7 @@ int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp_attr qa;
-	struct ibv_qp *who = NULL;
+	void *who = NULL;
 	struct ibv_wc wc[4];
 	struct side a, b;
 	int n, t;
@@ -71,18 +55,18 @@ int main(int argc, char **argv)
 	}
 
 	/* IBV_EVENT_COMM_EST (IBA 11.6.3.1). */
-	check(async_event(100, &who) < 0, "no async event before any traffic");
+	check(next_async_event(100, &who) < 0, "no async event before any traffic");
 	for (int i = 0; i < 3; i++)
 		post_recv(&b);
 	post_send(&a, IBV_WR_SEND, IBV_SEND_SIGNALED);
 	check(poll_n(&b, 1) == 1 && poll_n(&a, 1) == 1, "SEND to a QP in RTR completes");
-	t = async_event(5000, &who);
+	t = next_async_event(5000, &who);
 	check(t == IBV_EVENT_COMM_EST && who == b.qp,
 	      "IBV_EVENT_COMM_EST for the receiver in RTR (event %d)", t);
 	post_send(&a, IBV_WR_SEND, IBV_SEND_SIGNALED);
 	post_send(&a, IBV_WR_SEND, IBV_SEND_SIGNALED);
 	check(poll_n(&b, 2) == 2 && poll_n(&a, 2) == 2, "two more SENDs complete");
-	t = async_event(200, &who);
+	t = next_async_event(200, &who);
 	check(t < 0, "COMM_EST only once (next event %d)", t);
 	check(qp_to_rts(b.qp) == 0, "receiver RTR -> RTS");
 
@@ -92,7 +76,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		post_send(&a, IBV_WR_SEND, IBV_SEND_SIGNALED);
 	check(set_sqd(a.qp, 1) == 0, "RTS -> SQD with en_sqd_async_notify, 3 SENDs posted");
-	t = async_event(5000, &who);
+	t = next_async_event(5000, &who);
 	check(t == IBV_EVENT_SQ_DRAINED && who == a.qp, "IBV_EVENT_SQ_DRAINED (event %d)", t);
 	/* The completions come before the event. */
 	n = ibv_poll_cq(a.cq, 4, wc);
@@ -102,12 +86,12 @@ int main(int argc, char **argv)
 	n = ibv_query_qp(a.qp, &qa, IBV_QP_STATE | IBV_QP_CUR_STATE, &ia);
 	check(n == 0 && qa.qp_state == IBV_QPS_SQD && !qa.sq_draining,
 	      "query: SQD, sq_draining %d (ret %d)", qa.sq_draining, n);
-	t = async_event(200, &who);
+	t = next_async_event(200, &who);
 	check(t < 0, "SQ_DRAINED only once (next event %d)", t);
 	check(set_rts(a.qp) == 0, "SQD -> RTS");
 	/* Without en_sqd_async_notify: no event. */
 	check(set_sqd(a.qp, 0) == 0, "RTS -> SQD without en_sqd_async_notify");
-	t = async_event(200, &who);
+	t = next_async_event(200, &who);
 	check(t < 0, "no SQ_DRAINED without en_sqd_async_notify (event %d)", t);
 	check(set_rts(a.qp) == 0, "SQD -> RTS");
 	post_recv(&b);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * verbs_pair: set-up and small helpers shared by cq_events and
- * async_events (see verbs_pair.h).
+ * verbs_pair: set-up and small helpers shared by cq_events, async_events
+ * and failures (see verbs_pair.h).
  */
 #include "verbs_pair.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +80,11 @@ int pair_open(const char *prog, const char *name, struct side *a, struct side *b
 
 int qp_to_rtr(struct ibv_qp *qp, uint32_t dest)
 {
+	return qp_to_rtr_mtu(qp, dest, IBV_MTU_1024);
+}
+
+int qp_to_rtr_mtu(struct ibv_qp *qp, uint32_t dest, enum ibv_mtu mtu)
+{
 	struct ibv_qp_attr a = {
 	    .qp_state = IBV_QPS_INIT, .port_num = 1, .qp_access_flags = IBV_ACCESS_REMOTE_WRITE};
 
@@ -87,7 +93,7 @@ int qp_to_rtr(struct ibv_qp *qp, uint32_t dest)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = mtu;
 	a.dest_qp_num = dest;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;
@@ -156,4 +162,39 @@ int poll_n(struct side *s, int n)
 		}
 	}
 	return got;
+}
+
+int next_async_event(int ms, void **elem)
+{
+	struct pollfd p = {.fd = ctx->async_fd, .events = POLLIN};
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&p, 1, ms) != 1 || ibv_get_async_event(ctx, &ev))
+		return -1;
+	type = (int)ev.event_type;
+	switch (ev.event_type) {
+	case IBV_EVENT_CQ_ERR:
+		*elem = ev.element.cq;
+		break;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		*elem = ev.element.srq;
+		break;
+	case IBV_EVENT_DEVICE_FATAL:
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+	case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE:
+	case IBV_EVENT_SM_CHANGE:
+	case IBV_EVENT_CLIENT_REREGISTER:
+	case IBV_EVENT_GID_CHANGE:
+		*elem = NULL;
+		break;
+	default:
+		*elem = ev.element.qp;
+		break;
+	}
+	ibv_ack_async_event(&ev);
+	return type;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * verbs_pair: the set-up shared by the small verbs programs of tests/dp
- * (cq_events, async_events): one device, one PD, one MR over an 8 KiB
+ * (cq_events, async_events, failures): one device, one PD, one MR over an 8 KiB
  * buffer, and two RC QPs of that device, each with its own completion
  * channel and CQ, that talk to each other. Plain libibverbs, nothing
  * uroce-specific: the programs run under the shim.
@@ -30,8 +30,11 @@ void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Opens device name, allocates pd, mr and gid, creates sides a and b.
  * 0, or -1 with a message on stderr prefixed by prog. */
 int pair_open(const char *prog, const char *name, struct side *a, struct side *b);
-/* RESET -> INIT -> RTR, connected to QP dest of this device. ibv_modify_qp's return. */
+/* RESET -> INIT -> RTR, connected to QP dest of this device, path MTU 1024.
+ * ibv_modify_qp's return. */
 int qp_to_rtr(struct ibv_qp *qp, uint32_t dest);
+/* The same with path MTU mtu. */
+int qp_to_rtr_mtu(struct ibv_qp *qp, uint32_t dest, enum ibv_mtu mtu);
 /* RTR -> RTS. ibv_modify_qp's return. */
 int qp_to_rts(struct ibv_qp *qp);
 /* One receive of 4 KiB into buf + 4096; a failure is a check failure. */
@@ -40,5 +43,8 @@ void post_recv(struct side *s);
 void post_send(struct side *s, enum ibv_wr_opcode op, unsigned flags);
 /* Polls n completions (busy, bounded); returns how many came. */
 int poll_n(struct side *s, int n);
+/* The next async event within ms: its type (acknowledged), or -1; *elem
+ * is the QP, CQ or SRQ it names (NULL for device and port events). */
+int next_async_event(int ms, void **elem);
 
 #endif

@@ -66,13 +66,17 @@ rundir_of() {
 }
 
 # start_rnic NAME ADDR [uroced options...]: starts uroced (in HOST_NS) with a
-# capture in $T/NAME.pcap and its log in $T/NAME.log, then waits (10 s at
-# most) until it serves (start_uroced). Exits the test on failure.
+# capture in $T/NAME.pcap (unless RNIC_PCAP=0: tests that move gigabytes) and
+# its log in $T/NAME.log, then waits (10 s at most) until it serves
+# (start_uroced). Exits the test on failure.
+RNIC_PCAP=1
 start_rnic() {
 	local name=$1 addr=$2
+	local -a cap=()
 	shift 2
+	[ "$RNIC_PCAP" = 0 ] || cap=(--pcap "$T/$name.pcap")
 	start_uroced "$name" "$addr" "$T/$name.log" "$(rundir_of "$HOST_NS")" "$HOST_NS" \
-		--pcap "$T/$name.pcap" "$@"
+		"${cap[@]}" "$@"
 	DAEMON_PID[$name]=$LAST_PID
 }
 
@@ -184,6 +188,27 @@ run_pair() {
 	SERVER_RC=0
 	wait "$spid" || SERVER_RC=$?
 	PAIR_MS=$(($(now_ms) - t0))
+}
+
+# perftest_row FILE: perftest's result row, the first line that starts with a
+# number after the "#bytes" header line.
+perftest_row() {
+	awk '/^ *#bytes/ { h = 1; next } h && /^ *[0-9]/ { print; exit }' "$1"
+}
+
+# perftest_plausible PROG FILE: the result row of PROG's output FILE is
+# plausible: BW average > 0 MB/s for the bandwidth tests, t_typical > 0 us
+# for the latency tests.
+# bw rows: #bytes #iterations BW-peak BW-average MsgRate
+# lat rows: #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
+perftest_plausible() {
+	local row
+	row=$(perftest_row "$2")
+	[ -n "$row" ] || return 1
+	case $1 in
+	*_bw) awk '{ exit !($4 + 0 > 0) }' <<<"$row" ;;
+	*_lat) awk '{ exit !($5 + 0 > 0) }' <<<"$row" ;;
+	esac
 }
 
 # show_pair LABEL: both outputs, for failure reports.

@@ -24,25 +24,6 @@ for t in "${TESTS[@]}"; do
 	need_prog "${t%% *}"
 done
 
-# result_row FILE: the result row, the first line that starts with a number
-# after the "#bytes" header line.
-result_row() {
-	awk '/^ *#bytes/ { h = 1; next } h && /^ *[0-9]/ { print; exit }' "$1"
-}
-
-# plausible PROG FILE: the client's (or server's) result row is plausible.
-# bw rows: #bytes #iterations BW-peak BW-average MsgRate
-# lat rows: #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
-plausible() {
-	local row
-	row=$(result_row "$2")
-	[ -n "$row" ] || return 1
-	case $1 in
-	*_bw) awk '{ exit !($4 + 0 > 0) }' <<<"$row" ;;
-	*_lat) awk '{ exit !($5 + 0 > 0) }' <<<"$row" ;;
-	esac
-}
-
 start_rnics
 lo_capture_start
 for t in "${TESTS[@]}"; do
@@ -51,10 +32,11 @@ for t in "${TESTS[@]}"; do
 	run_pair "$prog" 120 run \
 		"$prog" -d uroce0 -x 0 -F -n "$iters" -p "$TCP_PORT" -- \
 		"$prog" -d uroce1 -x 0 -F -n "$iters" -p "$TCP_PORT" "$ADDR0"
-	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && plausible "$prog" "$T/$prog.client"; then
-		pass "$prog -n $iters: $(result_row "$T/$prog.client" | tr -s ' ') [${PAIR_MS} ms]"
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
+		perftest_plausible "$prog" "$T/$prog.client"; then
+		pass "$prog -n $iters: $(perftest_row "$T/$prog.client" | tr -s ' ') [${PAIR_MS} ms]"
 	else
-		fail "$prog -n $iters: server exit $SERVER_RC, client exit $CLIENT_RC, row '$(result_row "$T/$prog.client")'"
+		fail "$prog -n $iters: server exit $SERVER_RC, client exit $CLIENT_RC, row '$(perftest_row "$T/$prog.client")'"
 		show_pair "$prog"
 	fi
 done

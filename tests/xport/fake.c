@@ -503,12 +503,21 @@ struct fake_mr *fake_mr_reg(struct fake_host *h, size_t len, uint32_t access)
 struct fake_qp *fake_qp_create(struct fake_host *h, uint32_t type, uint32_t qpn,
 			       uint32_t max_send_wr, bool sq_sig_all)
 {
+	return fake_qp_create_caps(h, type, qpn, max_send_wr, sq_sig_all, 0, 0);
+}
+
+struct fake_qp *fake_qp_create_caps(struct fake_host *h, uint32_t type, uint32_t qpn,
+				    uint32_t max_send_wr, bool sq_sig_all, uint32_t max_sge,
+				    uint32_t max_inline)
+{
 	struct fake_qp *q = calloc(1, sizeof(*q));
 	struct xport_qp_init init = {
 	    .type = type,
 	    .qpn = qpn,
 	    .max_send_wr = max_send_wr,
 	    .sq_sig_all = sq_sig_all,
+	    .max_sge = max_sge,
+	    .max_inline = max_inline,
 	};
 
 	if (xport_qp_init(&h->dev, &q->x, &init)) {

@@ -162,6 +162,10 @@ struct fake_mr *fake_mr_reg(struct fake_host *h, size_t len, uint32_t access);
 /* Create a QP (RESET state). */
 struct fake_qp *fake_qp_create(struct fake_host *h, uint32_t type, uint32_t qpn,
 			       uint32_t max_send_wr, bool sq_sig_all);
+/* The same with the QP's SGE and inline limits (0, 0: the engine's maxima). */
+struct fake_qp *fake_qp_create_caps(struct fake_host *h, uint32_t type, uint32_t qpn,
+				    uint32_t max_send_wr, bool sq_sig_all, uint32_t max_sge,
+				    uint32_t max_inline);
 
 /* Connection parameters for fake_connect. */
 struct fake_conn {

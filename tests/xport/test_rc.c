@@ -851,6 +851,59 @@ START_TEST(test_sq_ring)
 }
 END_TEST
 
+/* The engine's copy of a WR holds what the QP allows, and no more. */
+START_TEST(test_sq_copy_caps)
+{
+	struct fake_qp *q, *peer;
+	struct xport_wqe w;
+
+	env = fake_env_new(19, UROCE_QPT_RC, NULL);
+	q = fake_qp_create_caps(&env->a, UROCE_QPT_RC, 0x12, 4, true, 2, 16);
+	peer = fake_qp_create(&env->b, UROCE_QPT_RC, 0x23, 4, false);
+	fake_connect(q, peer, &env->conn);
+	/* A slot: the WR's fixed part and two SGEs, not 32 SGEs or 256 bytes. */
+	ck_assert_uint_lt(q->x.sq_stride, env->qa->x.sq_stride / 2);
+	fake_pattern(env->ma->buf, 64, 20);
+	fake_post_recv(peer, 1, env->mb, 0, 64);
+	fake_post_recv(peer, 2, env->mb, 64, 64);
+	/* Two SGEs and 16 inline bytes fit and arrive whole... */
+	fake_wqe(&w, 1, UROCE_WR_SEND, 0, env->ma, 0, 10);
+	w.num_sge = 2;
+	w.sge[1] = w.sge[0];
+	w.sge[1].addr += 10;
+	w.sge[1].length = 20;
+	ck_assert_int_eq(fake_post(q, &w), 0);
+	fake_wqe(&w, 2, UROCE_WR_SEND, UROCE_SEND_INLINE, NULL, 0, 0);
+	w.inline_len = 16;
+	memcpy(w.inline_data, env->ma->buf + 30, 16);
+	ck_assert_int_eq(fake_post(q, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(q->nscq, 2);
+	ck_assert_uint_eq(q->scq[1].status, UROCE_WC_SUCCESS);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 30);
+	ck_assert_mem_eq(env->mb->buf + 64, env->ma->buf + 30, 16);
+	/* ...a third SGE fails as a bad WQE, 17 inline bytes as too long. */
+	fake_wqe(&w, 3, UROCE_WR_SEND, 0, env->ma, 0, 1);
+	w.num_sge = 3;
+	w.sge[1] = w.sge[2] = w.sge[0];
+	ck_assert_int_eq(fake_post(q, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(q->nscq, 3);
+	ck_assert_uint_eq(q->scq[2].status, UROCE_WC_LOC_QP_OP_ERR);
+	ck_assert_int_eq(q->x.attr.state, UROCE_QPS_ERR);
+	q = fake_qp_create_caps(&env->a, UROCE_QPT_RC, 0x13, 4, true, 2, 16);
+	peer = fake_qp_create(&env->b, UROCE_QPT_RC, 0x24, 4, false);
+	fake_connect(q, peer, &env->conn);
+	fake_wqe(&w, 4, UROCE_WR_SEND, UROCE_SEND_INLINE, NULL, 0, 0);
+	w.inline_len = 17;
+	ck_assert_int_eq(fake_post(q, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(q->nscq, 1);
+	ck_assert_uint_eq(q->scq[0].status, UROCE_WC_LOC_LEN_ERR);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 2);
+}
+END_TEST
+
 static Suite *rc_suite(void)
 {
 	Suite *s = suite_create("rc");
@@ -878,6 +931,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_uc_loss_drops_message);
 	tcase_add_test(tc, test_ud);
 	tcase_add_test(tc, test_sq_ring);
+	tcase_add_test(tc, test_sq_copy_caps);
 	suite_add_tcase(s, tc);
 	return s;
 }

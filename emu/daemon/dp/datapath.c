@@ -9,10 +9,13 @@
  *    ring (cq.c signals the channel when the CQ is armed, solicited-only
  *    arming included); the engine's own moves to Error raise the async
  *    event.
- *  - One pass (emu_dp_poll, run by wait.c on every loop iteration): fire
- *    expired timers, hand new SQ ring entries to the engine (validated),
- *    flush receive WQEs posted to QPs in Error, run the QPs the engine
- *    scheduled, send what is batched.
+ *  - One pass (emu_dp_poll, run by wait.c on every loop iteration): drain
+ *    the UDP socket (bounded), fire expired timers, hand new SQ ring
+ *    entries to the engine (validated; the QPs take turns at going
+ *    first), flush receive WQEs posted to QPs in Error, run the QPs the
+ *    engine scheduled, in the order it scheduled them, send what is
+ *    batched. How much a pass sends is bounded by the engine's in-flight
+ *    budget (xport flow.c), which net.c sets from the receive buffer.
  *
  * Ring slots. A send WQE's slot is released (the consumer index published
  * to the shim) only when the engine completed the WQE, signaled or not, so
@@ -106,6 +109,11 @@ static int op_get_recv_wqe(void *ctx, struct xport_qp *x, struct xport_recv_wqe 
 			 "its entries",
 			 qp->qpn, qp->srq ? "SRQ" : "RQ");
 		emu_ring_drain(r);
+		if (!qp->srq) {
+			/* Dropped, not completed: finished all the same. */
+			qp->rq_done = r->cons;
+			uroce_store_release(&r->hdr->done, qp->rq_done);
+		}
 		return -EAGAIN;
 	}
 	if (!n)
@@ -139,6 +147,20 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct u
 		 * one (completions are in order); with none held it is a WR
 		 * flushed on arrival. */
 		sq_release(qp, x->comp.idx != x->sq_tail);
+	else if (qp->rq.hdr)
+		/* Receive WQEs of a QP's own RQ complete in the order they
+		 * were taken: one more is finished (uapi.h, done). */
+		uroce_store_release(&qp->rq.hdr->done, ++qp->rq_done);
+	if (c->status != UROCE_WC_SUCCESS && c->status != UROCE_WC_WR_FLUSH_ERR) {
+		/* Retries exhausted, a NAK, a local error: say which QP, why. */
+		qp->err_status = c->status;
+		dev->dcnt[EMU_DCNT_WC_ERRORS]++;
+		emu_log_rl(&dev->rl[EMU_RL_WC_ERROR], EMU_LOG_WARN,
+			   "QP 0x%x of pid %d: %s WR 0x%llx completed with %s (status %u)", qp->qpn,
+			   (int)qp->obj.ctx->pid, recv ? "receive" : "send",
+			   (unsigned long long)c->wr_id, xport_wc_status_name(c->status),
+			   c->status);
+	}
 	if (emu_event_cqe(recv ? qp->recv_cq : qp->send_cq, c))
 		dev->dcnt[EMU_DCNT_CQ_OVERFLOW]++;
 	else
@@ -180,11 +202,15 @@ static void op_schedule(void *ctx, struct xport_qp *x)
 static void op_qp_error(void *ctx, struct xport_qp *x)
 {
 	struct emu_dev *dev = ctx;
+	struct emu_qp *qp = qp_of(x);
 
 	dev->dcnt[EMU_DCNT_QP_FATAL]++;
 	/* Not from here: SQ ring entries not yet handed over are flushed by
-	 * the next pass (the engine must not be re-entered). */
-	emu_event_qp_fatal(qp_of(x));
+	 * the next pass (the engine must not be re-entered). The engine
+	 * completed the failing WR just before (its status says why), unless
+	 * the error was the responder's own (a NAK it sent). */
+	emu_event_qp_fatal(qp, qp->err_status ? xport_wc_status_name(qp->err_status)
+					      : "the responder refused a request");
 }
 
 static void op_sq_drained(void *ctx, struct xport_qp *x)
@@ -305,11 +331,25 @@ unsigned emu_dp_poll(void *arg)
 	struct emu_list *pos, *tmp, run;
 	unsigned work = 0;
 
+	/* QPs of CQs that overran during the last pass go to ERR. */
+	work += emu_event_cq_errors(dev);
+
+	/* Drain the socket first: what waits there is what the kernel drops
+	 * when the buffer fills, and ACKs free the budget for new sends. */
+	if (dev->net)
+		work += emu_net_receive(dev, EMU_DP_RX_ROUNDS);
+
 	work += emu_timer_expire(dev, emu_wait_now_us());
 
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->sq_qps)
 	{
 		work += emu_dp_sq(EMU_CONTAINER_OF(pos, struct emu_qp, sq_link));
+	}
+	/* Round robin: the QP that went first this pass goes last next. */
+	if (!emu_list_empty(&dev->sq_qps)) {
+		pos = dev->sq_qps.next;
+		emu_list_del(pos);
+		emu_list_add_tail(&dev->sq_qps, pos);
 	}
 
 	/* Receives posted to QPs in Error complete at once (flushed). */
@@ -365,6 +405,7 @@ void emu_dp_init(struct emu_dev *dev)
 	emu_list_init(&dev->sq_qps);
 	emu_list_init(&dev->run_qps);
 	emu_list_init(&dev->timer_qps);
+	emu_list_init(&dev->err_cqs);
 	xport_dev_init(&dev->x, &dp_ops, dev);
 	dev->wait.poll = emu_dp_poll;
 	dev->wait.next_deadline = dp_next_deadline;

@@ -242,6 +242,11 @@ int emu_fault_tx(struct emu_dev *dev, const struct xport_route *rt, const void *
 void emu_fault_rx(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
 
 /* datapath.c */
+/* recvmmsg batches a data-path pass takes from the socket before its
+ * sends (the libuv readiness callback takes up to 8 between passes). The
+ * in-flight budget keeps the socket from overflowing; a longer drain would
+ * delay the sends that the ACKs in it allow. */
+#define EMU_DP_RX_ROUNDS 16
 /* The engine's device with the daemon's ops, lists, wait callbacks (the
  * DMA buffers are emu_dma_init's). */
 void emu_dp_init(struct emu_dev *dev);
@@ -266,8 +271,16 @@ void emu_event_qp_state(struct emu_qp *qp);
 void emu_event_last_wqe(struct emu_qp *qp);
 /* The engine moved the QP to ERR by itself (it already flushed what it
  * held): record the state, raise IBV_EVENT_QP_FATAL (and LAST_WQE_REACHED
- * on an SRQ). The next data-path pass flushes the SQ ring. */
-void emu_event_qp_fatal(struct emu_qp *qp);
+ * on an SRQ), log why (rate-limited). The next data-path pass flushes the
+ * SQ ring. */
+void emu_event_qp_fatal(struct emu_qp *qp, const char *why);
+/* The RNIC moves the QP to ERR for a reason outside the transport (a CQ
+ * overrun, a corrupt ring): the engine flushes, then as emu_event_qp_fatal
+ * (counted as qp_fatal). Not from inside the engine. */
+void emu_event_qp_error(struct emu_qp *qp, const char *why);
+/* Move the QPs of every CQ that overran since the last call to ERR
+ * (IBA 11.6.3.2); called by each data-path pass. Returns how many. */
+unsigned emu_event_cq_errors(struct emu_dev *dev);
 /* The shim corrupted the SQ ring's producer index: ERR, ring dropped. */
 void emu_event_ring_fault(struct emu_qp *qp);
 /* The engine drained the SQ of a QP in SQD: IBV_EVENT_SQ_DRAINED if asked. */

@@ -3,8 +3,10 @@
  * What the data path reports upwards: completions written to CQ rings (and
  * the completion channel woken when the CQ is armed for them), asynchronous
  * events queued on a context's event pipe, and the QP and SRQ state changes
- * that the transport or a corrupt ring cause (IBV_EVENT_QP_FATAL,
- * LAST_WQE_REACHED, SQ_DRAINED, COMM_EST, SRQ_LIMIT_REACHED). These live in
+ * that the transport, a CQ overrun or a corrupt ring cause
+ * (IBV_EVENT_QP_FATAL, CQ_ERR, LAST_WQE_REACHED, SQ_DRAINED, COMM_EST,
+ * SRQ_LIMIT_REACHED). An application that does not read its events loses
+ * them: they are counted, and logged at a limited rate. These live in
  * the data path because the data path raises them; the control path
  * (emu/daemon/verbs) calls the same functions when a verb causes the event.
  * This file does not decide anything about the transport: the engine does.
@@ -19,19 +21,27 @@
 void emu_event_async(struct emu_ctx *ctx, uint32_t type, uint32_t handle)
 {
 	struct uroce_async_event ev = {.event_type = type, .handle = handle};
+	struct emu_dev *dev = ctx->dev;
 
 	if (ctx->async_wfd < 0)
 		return;
 	if (write(ctx->async_wfd, &ev, sizeof(ev)) != sizeof(ev)) {
 		/* EPIPE: the process is gone and its context about to be
 		 * released; nobody will miss the event. */
-		if (errno == EPIPE)
+		if (errno == EPIPE) {
 			emu_dbg("context %u: async event %u for a closed "
 				"process",
 				ctx->handle, type);
-		else
-			emu_warn("context %u: async event %u lost (%s)", ctx->handle, type,
-				 strerror(errno));
+			return;
+		}
+		/* An application that does not read its events: count them;
+		 * one line at the first, the total when the context closes. */
+		dev->dcnt[EMU_DCNT_ASYNC_LOST]++;
+		if (!ctx->async_lost++)
+			emu_warn("context %u of pid %d: async event %u lost (%s): the "
+				 "application does not read its events; further losses are "
+				 "only counted (async_lost)",
+				 ctx->handle, (int)ctx->pid, type, strerror(errno));
 	}
 }
 
@@ -51,26 +61,39 @@ void emu_event_last_wqe(struct emu_qp *qp)
 	}
 }
 
-void emu_event_qp_fatal(struct emu_qp *qp)
+void emu_event_qp_fatal(struct emu_qp *qp, const char *why)
 {
 	struct emu_ctx *ctx = qp->obj.ctx;
+	struct emu_dev *dev = ctx->dev;
 
 	if (qp->state == UROCE_QPS_ERR)
 		return;
 	qp->state = UROCE_QPS_ERR;
 	emu_event_qp_state(qp);
-	emu_list_add_tail(&ctx->dev->flush_qps, &qp->flush_link);
-	emu_info("QP 0x%x: moved to ERR by the transport (IBV_EVENT_QP_FATAL)", qp->qpn);
+	emu_list_add_tail(&dev->flush_qps, &qp->flush_link);
+	emu_log_rl(&dev->rl[EMU_RL_QP_ERROR], EMU_LOG_INFO,
+		   "QP 0x%x of pid %d: moved to ERR (%s), IBV_EVENT_QP_FATAL; %llu so far "
+		   "(counter qp_fatal)",
+		   qp->qpn, (int)ctx->pid, why, (unsigned long long)dev->dcnt[EMU_DCNT_QP_FATAL]);
 	emu_event_async(ctx, UROCE_EVENT_QP_FATAL, qp->obj.hnode.key);
 	emu_event_last_wqe(qp);
 }
 
-void emu_event_ring_fault(struct emu_qp *qp)
+void emu_event_qp_error(struct emu_qp *qp, const char *why)
 {
 	struct xport_qp_attr a = {.state = UROCE_QPS_ERR};
 
+	if (qp->state == UROCE_QPS_ERR)
+		return;
+	qp->obj.ctx->dev->dcnt[EMU_DCNT_QP_FATAL]++;
+	/* Flushes what the engine holds (into CQs that may be in error). */
 	xport_modify(&qp->x, &a, UROCE_QP_STATE);
-	emu_event_qp_fatal(qp);
+	emu_event_qp_fatal(qp, why);
+}
+
+void emu_event_ring_fault(struct emu_qp *qp)
+{
+	emu_event_qp_error(qp, "SQ producer index out of range");
 	/* Nothing in the ring can be trusted any more. */
 	emu_ring_drain(&qp->sq);
 	qp->sq_handed = qp->sq.cons;
@@ -99,8 +122,15 @@ static void notify_channel(struct emu_cq *cq)
 	if (write(ch->wfd, &ev, sizeof(ev)) == sizeof(ev)) {
 		ch->events++;
 	} else {
+		struct emu_dev *dev = cq->obj.ctx->dev;
+
 		ch->dropped++;
-		emu_warn("CQ %u: completion event lost (%s)", cq->obj.hnode.key, strerror(errno));
+		dev->dcnt[EMU_DCNT_COMP_EVENTS_LOST]++;
+		emu_log_rl(&dev->rl[EMU_RL_CHANNEL_LOST], EMU_LOG_WARN,
+			   "CQ %u: completion event lost (%s); %llu so far (counter "
+			   "comp_events_lost)",
+			   cq->obj.hnode.key, strerror(errno),
+			   (unsigned long long)dev->dcnt[EMU_DCNT_COMP_EVENTS_LOST]);
 	}
 }
 
@@ -110,15 +140,36 @@ int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe)
 	uint32_t cons, arm;
 	int fire;
 
-	if (cq->overflowed)
+	if (cq->overflowed) {
+		cq->lost++;
 		return -ENOSPC;
+	}
 	cons = uroce_load_acquire(&r->hdr->cons);
 	if (r->prod - cons >= r->entries) {
-		/* CQ overrun (IBA 11.4.2.1): the CQ is in error. */
+		struct emu_dev *dev = cq->obj.ctx->dev;
+
+		/*
+		 * CQ overrun (IBA 11.4.2.1): the CQ is in error and takes no
+		 * more CQEs; its owner gets the affiliated asynchronous error
+		 * CQ Error (IBV_EVENT_CQ_ERR), and every work queue that
+		 * completes into it a Local Work Queue Catastrophic Error: its
+		 * QP enters Error, IBV_EVENT_QP_FATAL (IBA 11.6.3.2). The
+		 * engine must not be re-entered from here (this runs inside
+		 * it): the next data-path pass moves the QPs
+		 * (emu_event_cq_errors).
+		 */
 		cq->overflowed = 1;
+		cq->lost = 1;
 		uroce_store_release(&r->hdr->overflow, 1);
-		emu_warn("CQ %u overflowed (%u entries)", cq->obj.hnode.key, r->entries);
+		dev->dcnt[EMU_DCNT_CQ_OVERRUNS]++;
+		emu_log_rl(&dev->rl[EMU_RL_CQ_OVERRUN], EMU_LOG_WARN,
+			   "CQ %u of pid %d overran (all %u entries unpolled): IBV_EVENT_CQ_ERR, "
+			   "its QPs go to ERR; %llu overruns so far (counter cq_overruns)",
+			   cq->obj.hnode.key, (int)cq->obj.ctx->pid, r->entries,
+			   (unsigned long long)dev->dcnt[EMU_DCNT_CQ_OVERRUNS]);
 		emu_event_async(cq->obj.ctx, UROCE_EVENT_CQ_ERR, cq->obj.hnode.key);
+		if (emu_list_empty(&cq->err_link))
+			emu_list_add_tail(&dev->err_cqs, &cq->err_link);
 		return -ENOSPC;
 	}
 	memcpy(uroce_ring_entry(r->hdr, r->entries, r->stride, r->prod), cqe, sizeof(*cqe));
@@ -136,6 +187,30 @@ int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe)
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		notify_channel(cq);
 	return 0;
+}
+
+unsigned emu_event_cq_errors(struct emu_dev *dev)
+{
+	unsigned n = 0;
+
+	while (!emu_list_empty(&dev->err_cqs)) {
+		struct emu_cq *cq = EMU_CONTAINER_OF(dev->err_cqs.next, struct emu_cq, err_link);
+		struct emu_list *pos, *tmp;
+
+		emu_list_del(&cq->err_link);
+		/* A QP uses only CQs of its own context. */
+		EMU_LIST_FOR_EACH_SAFE(pos, tmp, &cq->obj.ctx->objs[EMU_OBJ_QP])
+		{
+			struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, obj.link);
+
+			if ((qp->send_cq != cq && qp->recv_cq != cq) ||
+			    qp->state == UROCE_QPS_RESET || qp->state == UROCE_QPS_ERR)
+				continue;
+			emu_event_qp_error(qp, "its CQ overran");
+			n++;
+		}
+	}
+	return n;
 }
 
 void emu_event_srq_limit(struct emu_srq *srq)

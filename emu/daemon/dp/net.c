@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The network side of the RNIC: the RoCEv2 UDP socket that dev.c bound to
- * <addr>:4791 (unconnected, IP_PMTUDISC_DO, 4 MiB buffers).
+ * <addr>:4791 (unconnected, IP_PMTUDISC_DO, 16 MiB buffers unless
+ * --sockbuf says otherwise), and the engine's in-flight budget that
+ * follows from the receive buffer's size.
  *
  * Receive: a libuv poll handle; datagrams come in recvmmsg batches with
  * IP_PKTINFO / IPV6_PKTINFO (the destination address the ICRC covers) and
@@ -53,6 +55,8 @@
 #define NET_RX_BYTES 9216
 #define NET_CTL_BYTES 128
 #define NET_DEFAULT_TTL 64
+/* The in-flight budget is this fraction of the receive buffer (see start). */
+#define NET_BUDGET_SHARE 5
 
 struct net_ctl {
 	union {
@@ -105,6 +109,16 @@ int emu_net_start(struct emu_dev *dev)
 		rc = setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
 	if (rc)
 		emu_warn("UDP checksum option: %s", strerror(errno));
+	/*
+	 * RC requests in flight, device-wide (xport flow.c): what a peer
+	 * whose buffer is like ours holds. The kernel charges a datagram's
+	 * truesize, about twice its payload on loopback (8456 bytes for a
+	 * 4 KiB packet), and the peer's buffer also takes the READ responses
+	 * it asked for (limited by its own budget): a fifth of the buffer as
+	 * the kernel accounts it leaves room for both, and for the ACKs.
+	 */
+	if (dev->rcvbuf_bytes > 0)
+		xport_flow_set_budget(&dev->x, (uint64_t)dev->rcvbuf_bytes / NET_BUDGET_SHARE);
 	dev->net = n;
 	uv_poll_init(dev->loop, &dev->udp_poll, dev->udp_fd);
 	dev->udp_poll.data = dev;
@@ -215,9 +229,14 @@ unsigned emu_net_flush(struct emu_dev *dev)
 		}
 		if (r < 0 && errno == EINTR)
 			continue;
-		/* Buffer full, unreachable...: this datagram is lost. */
+		/* Buffer full, unreachable, too big for the link...: this
+		 * datagram is lost (the transport retransmits); say so now and
+		 * then, with the reason. */
 		dev->dcnt[EMU_DCNT_TX_DROPPED]++;
-		emu_dbg("sendmmsg: %s", r < 0 ? strerror(errno) : "sent none");
+		emu_log_rl(&dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
+			   "sending a %zu-byte datagram: %s; %llu lost so far (counter tx_dropped)",
+			   n->tx_iov[done].iov_len, r < 0 ? strerror(errno) : "sent none",
+			   (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
 		done++;
 	}
 	n->ntx = 0;

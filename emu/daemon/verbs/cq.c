@@ -5,8 +5,9 @@
  * (ibv_req_notify_cq) is a flag in the ring header that the daemon consumes
  * when it produces a matching CQE, and then writes one event record to the
  * CQ's completion channel, a pipe whose read end the application holds
- * (and can poll(2)). A CQ that overflows enters the error state and its
- * owner gets IBV_EVENT_CQ_ERR (IBA 11.4.2.1).
+ * (and can poll(2)). A CQ that overflows enters the error state, its
+ * owner gets IBV_EVENT_CQ_ERR (IBA 11.4.2.1) and the QPs completing into it
+ * go to Error (event.c, IBA 11.6.3.2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -122,6 +123,7 @@ int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return -ENOMEM;
+	emu_list_init(&cq->err_link);
 	if (emu_dev_obj_add(ctx, &cq->obj, EMU_OBJ_CQ)) {
 		free(cq);
 		return -ENOMEM;
@@ -203,6 +205,7 @@ int emu_cq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 
 void emu_cq_free(struct emu_cq *cq)
 {
+	emu_list_del(&cq->err_link);
 	if (cq->channel)
 		cq->channel->obj.usecnt--;
 	emu_ring_destroy(&cq->ring);

@@ -171,12 +171,16 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	qp->state = UROCE_QPS_RESET;
 	emu_event_qp_state(qp);
 
-	/* The engine holds as many WRs as the SQ ring has slots. */
+	/* The engine holds as many WRs as the SQ ring has slots, each with
+	 * the SGEs and inline bytes the QP's ring holds (no more: memory for
+	 * thousands of QPs). */
 	err = xport_qp_init(&dev->x, &qp->x,
 				&(struct xport_qp_init){
 				    .type = qp->type,
 				    .qpn = qp->qpn,
 				    .max_send_wr = sq_entries,
+				    .max_sge = qp->cap.max_send_sge,
+				    .max_inline = qp->cap.max_inline_data,
 				    .sq_sig_all = qp->sq_sig_all,
 				    .srq = qp->srq != NULL,
 				});
@@ -351,9 +355,13 @@ static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 		 * (the engine forgot its copies). */
 		emu_ring_drain(&qp->sq);
 		qp->sq_handed = qp->sq.cons;
-		if (qp->rq.hdr)
+		if (qp->rq.hdr) {
 			emu_ring_drain(&qp->rq);
+			qp->rq_done = qp->rq.cons;
+			uroce_store_release(&qp->rq.hdr->done, qp->rq_done);
+		}
 		qp->last_wqe_sent = 0;
+		qp->err_status = 0;
 		break;
 	case UROCE_QPS_ERR:
 		if (prev != UROCE_QPS_ERR)
@@ -369,6 +377,29 @@ static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 	}
 }
 
+/*
+ * A path MTU above the port's active MTU is clamped to it. Packets larger
+ * than the link carries would leave with DF set and be dropped, so the QP
+ * would retry until IBV_WC_RETRY_EXC_ERR. rxe refuses only a path MTU
+ * above the port's max_mtu (rxe_qp_chk_attr, EINVAL; here 1..5 is checked
+ * too) and otherwise uses what it is given; the RDMA CM chooses
+ * min(active MTU, netdev MTU) for RoCE paths and perftest caps -m at the
+ * active MTU. uroce clamps at the QP, as the programs that choose it
+ * themselves expect of the link, and ibv_query_qp reports the MTU used.
+ */
+static void clamp_path_mtu(struct emu_qp *qp, uint32_t mask, struct uroce_qp_attr *a)
+{
+	struct emu_dev *dev = qp->obj.ctx->dev;
+
+	if (!(mask & UROCE_QP_PATH_MTU) || a->path_mtu <= dev->active_mtu)
+		return;
+	dev->dcnt[EMU_DCNT_MTU_CLAMPED]++;
+	emu_log_rl(&dev->rl[EMU_RL_MTU_CLAMPED], EMU_LOG_INFO,
+		   "QP 0x%x of pid %d: path MTU %u above the active MTU, clamped to %u", qp->qpn,
+		   (int)qp->obj.ctx->pid, 128u << a->path_mtu, 128u << dev->active_mtu);
+	a->path_mtu = dev->active_mtu;
+}
+
 int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_modify_qp_req *r = req;
@@ -376,6 +407,7 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	uint32_t mask = r->attr_mask, cur, next, xmask;
 	struct emu_qp *qp = find_qp(ctx, r->handle);
 	struct xport_qp_attr xa;
+	struct uroce_qp_attr saved, attr;
 	int err;
 
 	(void)rep;
@@ -404,6 +436,9 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	err = check_attr_values(qp, mask, a);
 	if (err)
 		return err;
+	attr = *a;
+	clamp_path_mtu(qp, mask, &attr);
+	a = &attr;
 	/*
 	 * The WQEs posted before this call come first, as a doorbell reaches
 	 * an RNIC before a later modify: into SQD, the messages they start
@@ -412,11 +447,15 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	if (cur == UROCE_QPS_RTS && next == UROCE_QPS_SQD)
 		emu_dp_sq(qp);
 	/* Attributes first: the engine may report an SQ drain at once. */
+	saved = qp->attr;
 	apply_attrs(qp, mask, a);
 	xmask = to_xattr(qp, mask, a, &xa);
 	err = xport_modify(&qp->x, &xa, xmask);
-	if (err)
-		return err; /* not reached: the values were checked above */
+	if (err) {
+		/* -ENOMEM for the responder resources: nothing changed. */
+		qp->attr = saved;
+		return err;
+	}
 	if (next != cur || next == UROCE_QPS_ERR)
 		enter_state(qp, (enum uroce_qp_state)next);
 	emu_dbg("QP 0x%x: %s -> %s", qp->qpn, emu_qp_state_name(cur), emu_qp_state_name(next));

@@ -83,7 +83,8 @@
 	X(NAK_ECHO, "nak_echo", "NAKs and implied NAKs about a loss already being sent again") \
 	X(RETRY_FAST, "retry_fast", "resends after the adaptive timer (no retry_cnt spent)")      \
 	X(RETRY_SPURIOUS, "retry_spurious", "rewinds undone: the original arrived after all") \
-	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills")
+	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills") \
+	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,

@@ -52,7 +52,12 @@
 	X(FAULT_DELAYED, "fault_delayed", "packets a fault rule delayed")                      \
 	X(FAULT_REORDERED, "fault_reordered", "packets a fault rule held back (reorder)")      \
 	X(FAULT_CORRUPTED, "fault_corrupted", "packets a fault rule corrupted (bad ICRC)")     \
-	X(FAULT_FORGED, "fault_forged", "responses a fault rule replaced by a forged reply")
+	X(FAULT_FORGED, "fault_forged", "responses a fault rule replaced by a forged reply") \
+	X(WC_ERRORS, "wc_errors", "completions with an error status (flushes not counted)")    \
+	X(ASYNC_LOST, "async_lost", "async events lost: the application's event pipe was full") \
+	X(COMP_EVENTS_LOST, "comp_events_lost", "completion channel events lost (pipe full)")  \
+	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")  \
+	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,

@@ -32,12 +32,12 @@
 #include "enums.h"
 
 /* Bumped on any incompatible change of a message or ring layout. */
-#define UROCE_UAPI_VERSION 1
+#define UROCE_UAPI_VERSION 2 /* 2: RQ ring done index, new counters */
 
 #define UROCE_SOCK_SUFFIX ".sock"
 #define UROCE_NAME_MAX 64 /* device names, like IBV_SYSFS_NAME_MAX */
 #define UROCE_ADDR_MAX 64 /* textual address */
-#define UROCE_MSG_MAX_BYTES 1024
+#define UROCE_MSG_MAX_BYTES 2048
 #define UROCE_MSG_MAX_FDS 4
 #define UROCE_CACHELINE_BYTES 64
 
@@ -497,7 +497,7 @@ struct uroce_mcast_req {
  * their end, so a reader knows the names of the first ones it was built
  * with.
  */
-#define UROCE_COUNTERS_MAX 112
+#define UROCE_COUNTERS_MAX 240
 
 struct uroce_query_counters_req {
 	struct uroce_msg_hdr hdr;
@@ -707,7 +707,12 @@ struct uroce_ring_hdr {
 	/* line 3: written by the daemon, read by the shim */
 	uint32_t qp_state; /* SQ/RQ: enum uroce_qp_state */
 	uint32_t overflow; /* CQ: 1 after a CQE was lost (CQ error) */
-	uint8_t pad3[UROCE_CACHELINE_BYTES - 8];
+	/* RQ: ring index up to which receive WQEs are finished (their CQE
+	 * written, or dropped by a reset); cons runs ahead of it by the WQE
+	 * the transport holds. What lies in [done, prod) is outstanding: the
+	 * shim flushes it when the daemon dies. */
+	uint32_t done;
+	uint8_t pad3[UROCE_CACHELINE_BYTES - 12];
 	/* line 4: written by the shim, read and cleared by the daemon */
 	uint32_t arm; /* CQ: enum uroce_cq_arm */
 	uint8_t pad4[UROCE_CACHELINE_BYTES - 4];
