@@ -76,12 +76,15 @@ expect "corrupt 10 %: $c corrupted (130..270), each caught" "$c" -gt 130 -a "$c"
 	"$(val corrupt corrupt)" = "$c" -a $(($(val corrupt unique) + c)) = $N
 
 # paced (200 us apart), so that what is measured is the tool's delay, not the
-# receiver working through a burst on a busy machine
+# receiver working through a burst on a busy machine. The lower bounds are the
+# tool's (nothing may arrive before 10 ms, and the delays average 20 ms); what
+# the machine adds on top is not, so the upper bounds only catch a delay of the
+# wrong order (CI runs two suites at once on two cores: stalls of tens of ms).
 run_case delay "--seed 4 -x delay=20,jitter=10" 4791 $N 200 1
-expect "delay 20 +- 10 ms: every one 10..45 ms late, average 17..25, reordered" \
+expect "delay 20 +- 10 ms: none under 10 ms late, average 17..40 (max $(val delay delay_max_ms) under 150), reordered" \
 	"$(val delay unique)" = $N -a \
 	"$(awk -v a="$(val delay delay_min_ms)" -v m="$(val delay delay_avg_ms)" -v b="$(val delay delay_max_ms)" \
-		'BEGIN { print (a >= 9.5 && b <= 45 && m >= 17 && m <= 25) ? 1 : 0 }')" = 1 -a \
+		'BEGIN { print (a >= 9.5 && b <= 150 && m >= 17 && m <= 40) ? 1 : 0 }')" = 1 -a \
 	"$(val delay reordered)" -gt 100
 
 run_case reorder "--seed 5 -x reorder=25,reorder_delay=5" 4791 $N 0 1
