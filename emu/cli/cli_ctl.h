@@ -87,8 +87,8 @@ int cli_common_call(const char *path, const void *req, size_t req_len, void *res
  * The control socket of device name into path: 0, or 2 (the exit status)
  * after printing "uroce CMD: ..." for a bad name or a path too long.
  */
-int cli_common_device_path(const char *cmd, const char *name, const char *explicit_dir,
-			   char *path, size_t len);
+int cli_common_device_path(const char *cmd, const char *name, const char *explicit_dir, char *path,
+			   size_t len);
 
 /*
  * cli_common_call of a request that starts with a struct uroce_msg_hdr,
@@ -124,11 +124,22 @@ struct cli_list {
 	void (*json)(const char *dev, const void *entry);
 };
 
+/* A struct cli_list's initializer for answers of type resp_t whose entries
+ * (field) are of type info_t, printed by the including file's print_header,
+ * print_line and print_json. */
+#define CLI_LIST_INIT(cmd_, noun_, op_, resp_t, field, info_t, max_)                       \
+	{                                                                                  \
+		.cmd = (cmd_), .noun = (noun_), .op = (op_), .resp_size = sizeof(resp_t),  \
+		.entries_off = offsetof(resp_t, field), .entry_size = sizeof(info_t),      \
+		.comm_off = offsetof(info_t, comm), .max = (max_), .header = print_header, \
+		.line = print_line, .json = print_json,                                    \
+	}
+
 /* The entries of one list answer into resp (resp_size bytes): from the
  * object numbered from on, flags as the op defines them. 0 with *count
  * and *next set, or -errno (-EPROTO for a malformed answer). */
-int cli_common_list_page(const struct cli_list *l, const char *path, uint32_t from,
-			 uint32_t flags, void *resp, uint32_t *count, uint32_t *next);
+int cli_common_list_page(const struct cli_list *l, const char *path, uint32_t from, uint32_t flags,
+			 void *resp, uint32_t *count, uint32_t *next);
 
 /* Entry i of such an answer. */
 const void *cli_common_list_entry(const struct cli_list *l, const void *resp, uint32_t i);

@@ -135,8 +135,8 @@ void cli_common_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-int cli_common_list_page(const struct cli_list *l, const char *path, uint32_t from,
-			 uint32_t flags, void *resp, uint32_t *count, uint32_t *next)
+int cli_common_list_page(const struct cli_list *l, const char *path, uint32_t from, uint32_t flags,
+			 void *resp, uint32_t *count, uint32_t *next)
 {
 	struct uroce_res_list_req req = {
 	    .hdr = {.op = l->op, .len = sizeof(req), .seq = 1},
@@ -148,12 +148,13 @@ int cli_common_list_page(const struct cli_list *l, const char *path, uint32_t fr
 	if (rc)
 		return rc;
 	memcpy(count, (uint8_t *)resp + offsetof(struct uroce_qp_list_resp, count), sizeof(*count));
-	memcpy(next, (uint8_t *)resp + offsetof(struct uroce_qp_list_resp, next_qpn), sizeof(*next));
+	memcpy(next, (uint8_t *)resp + offsetof(struct uroce_qp_list_resp, next_qpn),
+	       sizeof(*next));
 	if (*count > l->max)
 		return -EPROTO;
 	for (uint32_t i = 0; i < *count; i++)
-		((char *)resp)[l->entries_off + i * l->entry_size + l->comm_off +
-			       UROCE_COMM_BYTES - 1] = '\0';
+		((char *)resp)[l->entries_off + i * l->entry_size + l->comm_off + UROCE_COMM_BYTES -
+			       1] = '\0';
 	return 0;
 }
 
@@ -227,10 +228,14 @@ void cli_common_access_str(uint32_t access, const char *sep, char *buf, size_t l
 		uint32_t bit;
 		const char *name;
 	} names[] = {
-	    {UROCE_ACCESS_LOCAL_WRITE, "LOCAL_WRITE"},	 {UROCE_ACCESS_REMOTE_WRITE, "REMOTE_WRITE"},
-	    {UROCE_ACCESS_REMOTE_READ, "REMOTE_READ"},	 {UROCE_ACCESS_REMOTE_ATOMIC, "REMOTE_ATOMIC"},
-	    {UROCE_ACCESS_MW_BIND, "MW_BIND"},		 {UROCE_ACCESS_ZERO_BASED, "ZERO_BASED"},
-	    {UROCE_ACCESS_ON_DEMAND, "ON_DEMAND"},	 {UROCE_ACCESS_HUGETLB, "HUGETLB"},
+	    {UROCE_ACCESS_LOCAL_WRITE, "LOCAL_WRITE"},
+	    {UROCE_ACCESS_REMOTE_WRITE, "REMOTE_WRITE"},
+	    {UROCE_ACCESS_REMOTE_READ, "REMOTE_READ"},
+	    {UROCE_ACCESS_REMOTE_ATOMIC, "REMOTE_ATOMIC"},
+	    {UROCE_ACCESS_MW_BIND, "MW_BIND"},
+	    {UROCE_ACCESS_ZERO_BASED, "ZERO_BASED"},
+	    {UROCE_ACCESS_ON_DEMAND, "ON_DEMAND"},
+	    {UROCE_ACCESS_HUGETLB, "HUGETLB"},
 	};
 	size_t off = 0;
 

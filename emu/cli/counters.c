@@ -173,7 +173,8 @@ static int watch(const char *dev, const char *path, uint32_t qpn, double interva
 	fflush(stdout);
 	while (!watch_stop && (!count || n < count)) {
 		struct timespec ts = {.tv_sec = (time_t)interval,
-				      .tv_nsec = (long)((interval - (double)(time_t)interval) * 1e9)};
+				      .tv_nsec =
+					  (long)((interval - (double)(time_t)interval) * 1e9)};
 		struct watch_out o = {.prev = &prev};
 
 		if (nanosleep(&ts, NULL) && watch_stop)
@@ -243,7 +244,8 @@ int cli_counters_main(int argc, char **argv)
 			errno = 0;
 			count = strtoul(optarg, &end, 10);
 			if (errno || *end || end == optarg || !count) {
-				fprintf(stderr, "uroce counters: --count %s: need a positive number\n",
+				fprintf(stderr,
+					"uroce counters: --count %s: need a positive number\n",
 					optarg);
 				return 2;
 			}

@@ -74,19 +74,9 @@ static void print_json(const char *dev, const void *entry)
 	cli_common_json_string(stdout, c->comm);
 }
 
-static const struct cli_list cq_list = {
-    .cmd = "cq",
-    .noun = "CQs",
-    .op = UROCE_OP_CQ_LIST,
-    .resp_size = sizeof(struct uroce_cq_list_resp),
-    .entries_off = offsetof(struct uroce_cq_list_resp, cqs),
-    .entry_size = sizeof(struct uroce_cq_info),
-    .comm_off = offsetof(struct uroce_cq_info, comm),
-    .max = UROCE_CQ_LIST_MAX,
-    .header = print_header,
-    .line = print_line,
-    .json = print_json,
-};
+static const struct cli_list cq_list =
+    CLI_LIST_INIT("cq", "CQs", UROCE_OP_CQ_LIST, struct uroce_cq_list_resp, cqs,
+		  struct uroce_cq_info, UROCE_CQ_LIST_MAX);
 
 int cli_cq_main(int argc, char **argv)
 {

@@ -62,19 +62,9 @@ static void print_json(const char *dev, const void *entry)
 	cli_common_json_string(stdout, m->comm);
 }
 
-static const struct cli_list mr_list = {
-    .cmd = "mr",
-    .noun = "MRs",
-    .op = UROCE_OP_MR_LIST,
-    .resp_size = sizeof(struct uroce_mr_list_resp),
-    .entries_off = offsetof(struct uroce_mr_list_resp, mrs),
-    .entry_size = sizeof(struct uroce_mr_info),
-    .comm_off = offsetof(struct uroce_mr_info, comm),
-    .max = UROCE_MR_LIST_MAX,
-    .header = print_header,
-    .line = print_line,
-    .json = print_json,
-};
+static const struct cli_list mr_list =
+    CLI_LIST_INIT("mr", "MRs", UROCE_OP_MR_LIST, struct uroce_mr_list_resp, mrs,
+		  struct uroce_mr_info, UROCE_MR_LIST_MAX);
 
 int cli_mr_main(int argc, char **argv)
 {

@@ -144,19 +144,9 @@ static void counter_one(void *arg, const char *group, const char *name, unsigned
 	o->n++;
 }
 
-static const struct cli_list qp_list = {
-    .cmd = "qp",
-    .noun = "QPs",
-    .op = UROCE_OP_QP_LIST,
-    .resp_size = sizeof(struct uroce_qp_list_resp),
-    .entries_off = offsetof(struct uroce_qp_list_resp, qps),
-    .entry_size = sizeof(struct uroce_qp_info),
-    .comm_off = offsetof(struct uroce_qp_info, comm),
-    .max = UROCE_QP_LIST_MAX,
-    .header = print_header,
-    .line = print_line,
-    .json = print_json,
-};
+static const struct cli_list qp_list =
+    CLI_LIST_INIT("qp", "QPs", UROCE_OP_QP_LIST, struct uroce_qp_list_resp, qps,
+		  struct uroce_qp_info, UROCE_QP_LIST_MAX);
 
 /* One QP in detail with its counters. */
 static int show_one(const char *dev, const char *path, uint32_t qpn, int json)

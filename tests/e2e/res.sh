@@ -15,13 +15,7 @@ need_prog ibv_rc_pingpong
 U=$UROCE_BIN/uroce
 
 start_rnics
-next_tcp_port
-via_cmd run
-bg_via pp.server 120 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4000 -e -n 100000000
-spid=$BG_PID
-wait_listen "$TCP_PORT" "$spid" "" || fail "server did not listen on TCP port $TCP_PORT"
-bg_via pp.client 120 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4000 -n 100000000 "$ADDR0"
-cpid=$BG_PID
+bg_pingpong -s 4000 -e -- -s 4000
 
 # list_json KIND DEV: `uroce KIND DEV --json` into $T/DEV.KIND.json; fails when it does
 # not parse or lists nothing.
@@ -123,18 +117,7 @@ check "uroce counters --watch 0 is bad usage (exit 2)" test "$rc" -eq 2
 
 pids=$("$TEST_PY" -c 'import json,sys
 print(" ".join(str(json.load(open(f))[0]["pid"]) for f in sys.argv[1:]))' "$T/uroce0.mr.json" "$T/uroce1.mr.json")
-kill -TERM $pids 2>/dev/null
-wait "$spid" 2>/dev/null
-wait "$cpid" 2>/dev/null
-gone=0
-for _ in $(seq 50); do
-	"$U" mr uroce0 | grep -q 'has no MRs' && "$U" cq uroce1 | grep -q 'has no CQs' && { gone=1; break; }
-	sleep 0.1
-done
-check "once the programs are gone the devices have no MRs and no CQs" test "$gone" = 1
-check "uroce mr --json of a device without MRs is an empty array" \
-	test "$("$U" mr uroce0 --json)" = "[]"
-check "uroce cq --json of a device without CQs is an empty array" \
-	test "$("$U" cq uroce1 --json)" = "[]"
+end_programs "$pids" "$SPID $CPID"
+check_none_left "MRs and no CQs" mr cq
 stop_rnics
 finish

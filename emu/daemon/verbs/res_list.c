@@ -136,13 +136,15 @@ static int list_page(struct emu_ctx *ctx, const void *req, struct emu_reply *rep
 int emu_mr_list(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	return list_page(ctx, req, rep, EMU_OBJ_MR, ctx->dev->counts.mr,
-			 sizeof(struct uroce_mr_list_resp), offsetof(struct uroce_mr_list_resp, mrs),
-			 sizeof(struct uroce_mr_info), UROCE_MR_LIST_MAX, fill_mr);
+			 sizeof(struct uroce_mr_list_resp),
+			 offsetof(struct uroce_mr_list_resp, mrs), sizeof(struct uroce_mr_info),
+			 UROCE_MR_LIST_MAX, fill_mr);
 }
 
 int emu_cq_list(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	return list_page(ctx, req, rep, EMU_OBJ_CQ, ctx->dev->counts.cq,
-			 sizeof(struct uroce_cq_list_resp), offsetof(struct uroce_cq_list_resp, cqs),
-			 sizeof(struct uroce_cq_info), UROCE_CQ_LIST_MAX, fill_cq);
+			 sizeof(struct uroce_cq_list_resp),
+			 offsetof(struct uroce_cq_list_resp, cqs), sizeof(struct uroce_cq_info),
+			 UROCE_CQ_LIST_MAX, fill_cq);
 }
