@@ -9,7 +9,9 @@
 # without. --json parses; a device that does not exist exits 2. While the traffic
 # flows, `timeout 3 uroce counters DEV --watch 1` prints at least two reports with a
 # rate line for the packets sent, --watch 0.5 --count 2 exactly two and exits 0. Once
-# the programs are gone the devices have no MRs and no CQs.
+# the programs are gone the devices have no MRs and no CQs. Then res_hold (tests/verbs)
+# holds 60 MRs and 30 CQs, more than one answer carries: the listings page through all
+# of them, each MR with its length and access words, each CQ with the size it asked.
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_rc_pingpong
 U=$UROCE_BIN/uroce
@@ -119,5 +121,42 @@ pids=$("$TEST_PY" -c 'import json,sys
 print(" ".join(str(json.load(open(f))[0]["pid"]) for f in sys.argv[1:]))' "$T/uroce0.mr.json" "$T/uroce1.mr.json")
 end_programs "$pids" "$SPID $CPID"
 check_none_left "MRs and no CQs" mr cq
+
+HOLD=$UROCE_BIN/res_hold
+if [ -x "$HOLD" ]; then
+	via_cmd run
+	bg_via res.hold 60 "$HOLD" uroce0 60 30
+	hpid=$BG_PID
+	for _ in $(seq 100); do
+		grep -q '^ready' "$T/res.hold" 2>/dev/null && break
+		kill -0 "$hpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	check "res_hold holds 60 MRs and 30 CQs on uroce0 ($(head -1 "$T/res.hold"))" grep -q '^ready' "$T/res.hold"
+	"$U" mr uroce0 --json >"$T/hold.mr.json"
+	"$U" cq uroce0 --json >"$T/hold.cq.json"
+	check "uroce mr pages through all 60 MRs, each with its length and access words" "$TEST_PY" -c '
+import json, sys
+acc = [["LOCAL_WRITE"], ["LOCAL_WRITE", "REMOTE_WRITE"], ["LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ"],
+       ["LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"]]
+mrs = json.load(open(sys.argv[1]))
+assert len(mrs) == 60, len(mrs)
+assert [m["handle"] for m in mrs] == sorted(m["handle"] for m in mrs)
+for i, m in enumerate(mrs):
+    assert m["length"] == 4096 + i and m["access"] == acc[i % 4] and m["comm"] == "res_hold", m
+' "$T/hold.mr.json"
+	check "uroce cq pages through all 30 CQs, each with the size it asked" "$TEST_PY" -c '
+import json, sys
+cqs = json.load(open(sys.argv[1]))
+assert [c["cqe-requested"] for c in cqs] == list(range(1, 31)), cqs
+assert all(c["cqe"] >= c["cqe-requested"] and c["unpolled"] == 0 and not c["channel"] for c in cqs)
+' "$T/hold.cq.json"
+	check "the table lists 60 MRs (REMOTE_ATOMIC by name) and 30 CQs" test \
+		"$("$U" mr uroce0 | grep -c ' res_hold$')/$("$U" mr uroce0 | grep -c REMOTE_ATOMIC)/$("$U" cq uroce0 | grep -c ' res_hold$')" = 60/15/30
+	kill -TERM "$hpid" 2>/dev/null
+	wait "$hpid" 2>/dev/null
+else
+	echo "skip: $HOLD not built (no libibverbs to link against)"
+fi
 stop_rnics
 finish
