@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,10 @@ static void print_header(void)
 	       "RD", "RETRY", "RNR", "PID", "COMM");
 }
 
-static void print_line(const char *dev, const struct uroce_qp_info *q)
+static void print_line(const char *dev, const void *entry)
 {
+	const struct uroce_qp_info *q = entry;
+
 	printf("%-10s 0x%06x 0x%06x %-4s %-5s 0x%06x 0x%06x 0x%06x %5u %5u %3u %3u/%u %3u/%u %7u "
 	       "%s\n",
 	       dev, q->qpn, q->dest_qpn, uroce_qp_type_str(q->qp_type),
@@ -93,8 +96,9 @@ static void print_detail(const char *dev, const struct uroce_qp_info *q)
 	    mtu_bytes(q->path_mtu));
 }
 
-static void print_json(const char *dev, const struct uroce_qp_info *q)
+static void print_json(const char *dev, const void *entry)
 {
+	const struct uroce_qp_info *q = entry;
 	char peer[INET6_ADDRSTRLEN];
 
 	gid_str(q->dgid, peer, sizeof(peer));
@@ -140,21 +144,9 @@ static void counter_one(void *arg, const char *group, const char *name, unsigned
 	o->n++;
 }
 
-static int list_req(const char *path, uint32_t qpn, uint32_t flags, struct uroce_qp_list_resp *resp)
-{
-	struct uroce_qp_list_req req = {
-	    .hdr = {.op = UROCE_OP_QP_LIST, .len = sizeof(req), .seq = 1},
-	    .qpn = qpn,
-	    .flags = flags,
-	};
-	int rc = cli_common_request(path, &req, sizeof(req), resp, sizeof(*resp));
-
-	if (!rc && resp->count > UROCE_QP_LIST_MAX)
-		rc = -EPROTO;
-	for (uint32_t i = 0; !rc && i < resp->count; i++)
-		resp->qps[i].comm[UROCE_COMM_BYTES - 1] = '\0';
-	return rc;
-}
+static const struct cli_list qp_list =
+    CLI_LIST_INIT("qp", "QPs", UROCE_OP_QP_LIST, struct uroce_qp_list_resp, qps,
+		  struct uroce_qp_info, UROCE_QP_LIST_MAX);
 
 /* One QP in detail with its counters. */
 static int show_one(const char *dev, const char *path, uint32_t qpn, int json)
@@ -162,13 +154,14 @@ static int show_one(const char *dev, const char *path, uint32_t qpn, int json)
 	struct uroce_query_counters_resp cnt;
 	struct uroce_qp_list_resp resp;
 	struct counter_out o = {.json = json};
-	int rc = list_req(path, qpn, UROCE_QP_LIST_ONE, &resp);
+	uint32_t count, next;
+	int rc = cli_common_list_page(&qp_list, path, qpn, UROCE_QP_LIST_ONE, &resp, &count, &next);
 
-	if (!rc && resp.count != 1)
+	if (!rc && count != 1)
 		rc = -EPROTO;
 	if (!rc)
 		rc = cli_counters_query(path, qpn, &cnt);
-	if (rc == -ENOENT && !list_req(path, 0, 0, &resp)) {
+	if (rc == -ENOENT && !cli_common_list_page(&qp_list, path, 0, 0, &resp, &count, &next)) {
 		fprintf(stderr, "uroce qp: %s has no QP 0x%x\n", dev, qpn);
 		return 1;
 	}
@@ -187,39 +180,6 @@ static int show_one(const char *dev, const char *path, uint32_t qpn, int json)
 	print_detail(dev, &resp.qps[0]);
 	printf("counters (non-zero):\n");
 	cli_counters_each(&cnt, 0, counter_one, &o);
-	return 0;
-}
-
-static int show_all(const char *dev, const char *path, int json)
-{
-	struct uroce_qp_list_resp resp;
-	uint32_t from = 0;
-	unsigned shown = 0;
-	int rc;
-
-	do {
-		rc = list_req(path, from, 0, &resp);
-		if (rc) {
-			fprintf(stderr, "uroce qp: %s: %s\n", dev, cli_common_strerror(rc));
-			return rc == -ENOENT || rc == -ECONNREFUSED ? 2 : 1;
-		}
-		for (uint32_t i = 0; i < resp.count; i++, shown++) {
-			if (json) {
-				printf("%s", shown ? "," : "[");
-				print_json(dev, &resp.qps[i]);
-				printf("}");
-				continue;
-			}
-			if (!shown)
-				print_header();
-			print_line(dev, &resp.qps[i]);
-		}
-		from = resp.next_qpn;
-	} while (from && resp.count);
-	if (json)
-		printf("%s]\n", shown ? "" : "[");
-	else if (!shown)
-		printf("%s has no QPs\n", dev);
 	return 0;
 }
 
@@ -251,5 +211,5 @@ int cli_qp_main(int argc, char **argv)
 		return rc;
 	if (qpn)
 		return show_one(argv[optind], path, (uint32_t)qpn, json);
-	return show_all(argv[optind], path, json);
+	return cli_common_list_show(&qp_list, argv[optind], path, json);
 }

@@ -145,6 +145,59 @@ bg_via() {
 	BG_PIDS="$BG_PIDS $BG_PID"
 }
 
+# bg_pingpong SERVER_ARGS... -- CLIENT_ARGS...: an endless ibv_rc_pingpong (-n 10^8,
+# 120 s at most) in the background through `uroce run`, server on uroce0, client on
+# uroce1, each with its extra ARGS; returns once the client is started. Sets SPID and
+# CPID (the background jobs).
+bg_pingpong() {
+	local -a srv=() cli=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	cli=("$@")
+	next_tcp_port
+	via_cmd run
+	bg_via pp.server 120 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -n 100000000 "${srv[@]}"
+	SPID=$BG_PID
+	wait_listen "$TCP_PORT" "$SPID" "" || fail "server did not listen on TCP port $TCP_PORT"
+	bg_via pp.client 120 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -n 100000000 "${cli[@]}" "$ADDR0"
+	CPID=$BG_PID
+}
+
+# end_programs PIDS WAITPIDS: ends the verbs programs PIDS (SIGCONT in case they were
+# stopped, then SIGTERM) and waits for the background jobs WAITPIDS that ran them.
+end_programs() {
+	local p
+	for p in $1; do
+		kill -CONT "$p" 2>/dev/null
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in $2; do
+		wait "$p" 2>/dev/null
+	done
+}
+
+# check_none_left WHAT KIND...: once the programs are gone, `uroce KIND` lists nothing on
+# uroce0 and uroce1 (waits 5 s at most) and `uroce KIND uroce0 --json` is an empty array.
+check_none_left() {
+	local what=$1 k d gone=0
+	shift
+	for _ in $(seq 50); do
+		gone=1
+		for k in "$@"; do
+			for d in uroce0 uroce1; do
+				"$UROCE_BIN/uroce" "$k" "$d" | grep -q "^$d has no " || gone=0
+			done
+		done
+		[ "$gone" = 1 ] && break
+		sleep 0.1
+	done
+	check "once the programs are gone the devices have no $what" test "$gone" = 1
+	for k in "$@"; do
+		check "uroce $k --json of a device without any is an empty array" \
+			test "$("$UROCE_BIN/uroce" "$k" uroce0 --json)" = "[]"
+	done
+}
+
 # wait_listen PORT PID NS: waits until something in NS listens on TCP PORT
 # (10 s at most) or PID is gone.
 wait_listen() {

@@ -13,13 +13,7 @@ need_prog ibv_rc_pingpong
 U=$UROCE_BIN/uroce
 
 start_rnics
-next_tcp_port
-via_cmd run
-bg_via pp.server 120 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 64 -n 100000000
-spid=$BG_PID
-wait_listen "$TCP_PORT" "$spid" "" || fail "server did not listen on TCP port $TCP_PORT"
-bg_via pp.client 120 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 64 -n 100000000 "$ADDR0"
-cpid=$BG_PID
+bg_pingpong -s 64 -- -s 64
 
 # qp_json DEV: `uroce qp DEV --json` into $T/DEV.json; fails when it does not parse.
 qp_json() {
@@ -109,19 +103,7 @@ rc=0
 "$U" qp nosuch 2>"$T/err" || rc=$?
 check "uroce qp of a device that does not exist exits 2 ($(cat "$T/err"))" test "$rc" -eq 2
 
-for p in $pids; do
-	kill -CONT "$p"
-	kill -TERM "$p"
-done
-wait "$spid" 2>/dev/null
-wait "$cpid" 2>/dev/null
-gone=0
-for _ in $(seq 50); do
-	"$U" qp uroce0 | grep -q 'has no QPs' && "$U" qp uroce1 | grep -q 'has no QPs' && { gone=1; break; }
-	sleep 0.1
-done
-check "once the programs are gone the devices have no QPs" test "$gone" = 1
-check "uroce qp --json of a device without QPs is an empty array" \
-	test "$("$U" qp uroce0 --json)" = "[]"
+end_programs "$pids" "$SPID $CPID"
+check_none_left "QPs" qp
 stop_rnics
 finish

@@ -179,6 +179,8 @@ static const struct op_desc ops[] = {
     OPD(QUERY_COUNTERS, struct uroce_query_counters_req, emu_counters_query, 1),
     OPD(FAULT, struct uroce_fault_req, emu_fault_ctl, 1),
     OPD(QP_LIST, struct uroce_qp_list_req, emu_qp_list, 1),
+    OPD(MR_LIST, struct uroce_res_list_req, emu_mr_list, 1),
+    OPD(CQ_LIST, struct uroce_res_list_req, emu_cq_list, 1),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))

@@ -5,37 +5,15 @@
  * device with its peer, type and state, the transport's PSNs and retry
  * counts as they are now, its outstanding work, and the process that owns
  * it (pid and /proc/PID/comm). It reads the QP table and the engine's QP
- * state; it changes nothing.
+ * state; it changes nothing. The owner's name and the paging of MRs and CQs
+ * are in res_list.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "verbs.h"
-
-/* The process's command name, or "?" when it cannot be read. */
-static void read_comm(pid_t pid, char *comm, size_t len)
-{
-	char path[64];
-	ssize_t n = -1;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, comm, len - 1);
-		close(fd);
-	}
-	if (n <= 0) {
-		snprintf(comm, len, "?");
-		return;
-	}
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
-}
 
 static uint32_t ring_used(const struct emu_ring *r)
 {
@@ -81,7 +59,7 @@ static void fill_info(const struct emu_qp *qp, struct uroce_qp_info *i)
 	i->has_srq = qp->srq != NULL;
 	i->pid = (uint32_t)qp->obj.ctx->pid;
 	i->ctx_handle = qp->obj.ctx->handle;
-	read_comm(qp->obj.ctx->pid, i->comm, sizeof(i->comm));
+	emu_read_comm(qp->obj.ctx->pid, i->comm, sizeof(i->comm));
 	if (qp->type != UROCE_QPT_UD)
 		memcpy(i->dgid, a.av.dgid, sizeof(i->dgid));
 }

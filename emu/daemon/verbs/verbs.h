@@ -2,7 +2,7 @@
 /*
  * The daemon's control path (emu/daemon/verbs/): the control socket and its
  * reply builder, verbs contexts, the PD/MR/CQ/SRQ/QP/AH objects, the QP
- * state table, the counters query, the fault rules and the QP listing. Cross-file functions, grouped by
+ * state table, the counters query, the fault rules and the QP, MR and CQ listings. Cross-file functions, grouped by
  * defining file. The control path may call the data path (dp.h); the data
  * path never calls it.
  */
@@ -86,6 +86,17 @@ int emu_fault_ctl(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 /* qp_list.c */
 /* QP_LIST: the live QPs with their transport state and owners. */
 int emu_qp_list(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+
+/* res_list.c */
+/* MR_LIST, CQ_LIST: the live MRs and CQs with their owners. */
+int emu_mr_list(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cq_list(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+/* The command name of process pid (/proc/PID/comm), or "?" when it cannot
+ * be read. */
+void emu_read_comm(pid_t pid, char *comm, size_t len);
+/* The object of type with the smallest handle >= from in any context of
+ * dev (NULL: none). */
+struct emu_obj *emu_obj_next(struct emu_dev *dev, enum emu_obj_type type, uint32_t from);
 
 /* ah.c */
 int emu_ah_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

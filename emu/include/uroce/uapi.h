@@ -86,7 +86,9 @@
 	X(DETACH_MCAST, 53)    \
 	X(QUERY_COUNTERS, 60)  \
 	X(FAULT, 61)           \
-	X(QP_LIST, 62)
+	X(QP_LIST, 62)         \
+	X(MR_LIST, 63)         \
+	X(CQ_LIST, 64)
 
 enum uroce_op {
 #define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
@@ -618,6 +620,72 @@ struct uroce_qp_list_resp {
 	struct uroce_qp_info qps[UROCE_QP_LIST_MAX];
 };
 
+/*
+ * MR_LIST and CQ_LIST (allowed before OPEN_CTX): the live MRs or CQs of the
+ * device in handle order, what `uroce mr` and `uroce cq` show: up to
+ * UROCE_MR_LIST_MAX / UROCE_CQ_LIST_MAX objects whose handle is from or more,
+ * next the handle to ask for next (0: no more), total the device's count.
+ * The request and the answer's head have the layout of QP_LIST's, so one
+ * pager in the CLI serves all three.
+ */
+#define UROCE_MR_LIST_MAX 24
+#define UROCE_CQ_LIST_MAX 24
+
+struct uroce_res_list_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t from;
+	uint32_t flags; /* 0 */
+};
+
+struct uroce_mr_info {
+	uint32_t handle;
+	uint32_t pd_handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t access; /* enum uroce_access_flags */
+	uint32_t pid;	 /* the owning process */
+	uint64_t addr;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t ctx_handle;
+	uint32_t reserved;
+	char comm[UROCE_COMM_BYTES];
+};
+
+struct uroce_mr_list_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t count; /* entries in mrs[] */
+	uint32_t next;
+	uint32_t total;
+	uint32_t reserved;
+	struct uroce_mr_info mrs[UROCE_MR_LIST_MAX];
+};
+
+struct uroce_cq_info {
+	uint32_t handle;
+	uint32_t cqe;	     /* capacity: entries of the ring */
+	uint32_t cqe_requested; /* as the application asked */
+	uint32_t unpolled;   /* CQEs written and not yet polled (prod - cons) */
+	uint32_t arm;	     /* enum uroce_cq_arm */
+	uint32_t overflowed; /* 1 after a CQE was lost */
+	uint32_t channel;    /* handle of its completion channel, 0: none */
+	uint32_t comp_vector;
+	uint64_t events; /* completion events sent to the channel */
+	uint64_t lost;	 /* completions lost since the overrun */
+	uint32_t pid;
+	uint32_t ctx_handle;
+	char comm[UROCE_COMM_BYTES];
+};
+
+struct uroce_cq_list_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t count; /* entries in cqs[] */
+	uint32_t next;
+	uint32_t total;
+	uint32_t reserved;
+	struct uroce_cq_info cqs[UROCE_CQ_LIST_MAX];
+};
+
 /* ------------------------------------------------------------------------ */
 /* Event records.                                                            */
 
@@ -790,6 +858,16 @@ _Static_assert(sizeof(struct uroce_fault_req) <= UROCE_MSG_MAX_BYTES, "fault req
 _Static_assert(sizeof(struct uroce_fault_resp) <= UROCE_MSG_MAX_BYTES, "fault answer fits");
 _Static_assert(sizeof(struct uroce_qp_info) == 104, "QP info layout");
 _Static_assert(sizeof(struct uroce_qp_list_resp) <= UROCE_MSG_MAX_BYTES, "QP list fits");
+_Static_assert(sizeof(struct uroce_mr_list_resp) <= UROCE_MSG_MAX_BYTES, "MR list fits");
+_Static_assert(sizeof(struct uroce_cq_list_resp) <= UROCE_MSG_MAX_BYTES, "CQ list fits");
+_Static_assert(sizeof(struct uroce_res_list_req) == sizeof(struct uroce_qp_list_req) &&
+		   offsetof(struct uroce_res_list_req, from) == offsetof(struct uroce_qp_list_req, qpn),
+	       "the list requests share a layout");
+_Static_assert(offsetof(struct uroce_mr_list_resp, mrs) == offsetof(struct uroce_qp_list_resp, qps) &&
+		   offsetof(struct uroce_cq_list_resp, cqs) == offsetof(struct uroce_qp_list_resp, qps) &&
+		   offsetof(struct uroce_mr_list_resp, next) ==
+		       offsetof(struct uroce_qp_list_resp, next_qpn),
+	       "the list answers share a head");
 _Static_assert(sizeof(struct uroce_comp_event) == 8, "comp event record");
 _Static_assert(sizeof(struct uroce_async_event) == 16, "async event record");
 
