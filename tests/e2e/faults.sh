@@ -55,6 +55,14 @@ CLIENT_NS=$IMP_NS_B
 # nobody is left to acknowledge the retransmission and the server ends, as
 # on any RNIC, with IBV_WC_RETRY_EXC_ERR (about one run in twenty at 5 %).
 # rc_semantics, one process driving both ends, is impaired both ways always.
+#
+# The bounds are for a machine as quiet as the one they were measured on. The
+# clean case measures how fast this machine is right now (CI runs two suites
+# at once on two cores): when its ping-pong takes longer than CLEAN_QUIET_MS,
+# every later bound is stretched by the same factor (ratios measured in one
+# run are what count). The clean case itself is held only to its timeout.
+CLEAN_QUIET_MS=1250
+PACE=100 # percent: the bounds' stretch, set by the clean case
 FAULT_CASES=(
 	"clean||65536 200|5 5|x"
 	"loss5|loss=5|65536 200|8 5|a"
@@ -77,7 +85,7 @@ for c in "${FAULT_CASES[@]}"; do
 	fi
 
 	next_tcp_port
-	run_pair "pp-$name" $((pp_bound * 3)) run \
+	run_pair "pp-$name" $((pp_bound * 3 * PACE / 100)) run \
 		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s "$size" -n "$iters" -- \
 		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s "$size" -n "$iters" "$IMP_ADDR_A"
 	bytes=$((2 * size * iters))
@@ -86,7 +94,13 @@ for c in "${FAULT_CASES[@]}"; do
 		grep -q 'bytes in' "$T/pp-$name.server" && grep -q 'bytes in' "$T/pp-$name.client" &&
 		! grep -qi 'invalid data' "$T/pp-$name.server" "$T/pp-$name.client"; then
 		pass "$name: ibv_rc_pingpong -c -s $size -n $iters, every byte right: $rate MB/s [${PAIR_MS} ms]"
-		check "$name: ibv_rc_pingpong within ${pp_bound} s" test "$PAIR_MS" -le $((pp_bound * 1000))
+		if [ "$name" = clean ]; then
+			[ "$PAIR_MS" -gt "$CLEAN_QUIET_MS" ] && PACE=$((PAIR_MS * 100 / CLEAN_QUIET_MS))
+			echo "    pace: the clean ping-pong took $PAIR_MS ms (quiet: up to $CLEAN_QUIET_MS): bounds x$((PACE / 100)).$((PACE % 100 / 10))"
+		else
+			lim=$((pp_bound * 1000 * PACE / 100))
+			check "$name: ibv_rc_pingpong within $lim ms" test "$PAIR_MS" -le "$lim"
+		fi
 	else
 		fail "$name: ibv_rc_pingpong: server exit $SERVER_RC, client exit $CLIENT_RC [${PAIR_MS} ms]"
 		show_pair "pp-$name"
@@ -102,13 +116,14 @@ for c in "${FAULT_CASES[@]}"; do
 		t0=$(now_ms)
 		rc=0
 		# shellcheck disable=SC2086
-		"${VIA[@]}" timeout -k 5 $((rc_bound * 3)) "$RC_SEM" uroce0 uroce1 $RC_CASES \
+		"${VIA[@]}" timeout -k 5 $((rc_bound * 3 * PACE / 100)) "$RC_SEM" uroce0 uroce1 $RC_CASES \
 			>"$T/rc-$name.out" 2>&1 || rc=$?
 		ms=$(($(now_ms) - t0))
 		n=$(wc -w <<<"$RC_CASES")
 		if [ "$rc" -eq 0 ] && grep -qx "$n of $n cases passed" "$T/rc-$name.out"; then
 			pass "$name: rc_semantics $RC_CASES: all ok [$ms ms]"
-			check "$name: rc_semantics within ${rc_bound} s" test "$ms" -le $((rc_bound * 1000))
+			lim=$((rc_bound * 1000 * PACE / 100))
+			check "$name: rc_semantics within $lim ms" test "$ms" -le "$lim"
 		else
 			fail "$name: rc_semantics exit $rc [$ms ms]"
 			show "$T/rc-$name.out"
