@@ -101,7 +101,7 @@ void wire_cm_init(uint8_t *mad, uint16_t attr_id, uint64_t tid)
 {
 	struct wire_mad_hdr *h = (struct wire_mad_hdr *)mad;
 
-	memset(h, 0, sizeof(*h));
+	memset(mad, 0, WIRE_MAD_BYTES);
 	h->base_version = WIRE_MAD_BASE_VERSION;
 	h->mgmt_class = WIRE_MGMT_CLASS_CM;
 	h->class_version = WIRE_CM_CLASS_VERSION;

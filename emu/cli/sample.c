@@ -232,7 +232,6 @@ static int cli_sample_cm(struct cli_sample *s)
 	uint8_t mad[WIRE_MAD_BYTES], gid[16];
 	int ret;
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_REQ, 0x0000000100000001ull);
 	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_COMM_ID, lcid);
 	wire_cm_set(mad, WIRE_CM_REQ_SERVICE_ID, wire_cm_ip_service_id(WIRE_CM_PS_TCP, 7471));
@@ -259,7 +258,6 @@ static int cli_sample_cm(struct cli_sample *s)
 	cli_sample_cm_ip(s, (uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REQ_PRIVATE_DATA), 40000);
 	ret = cli_sample_mad(s, mad, 1, &psn_a);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_REP, 0x0000000100000001ull);
 	wire_cm_set(mad, WIRE_CM_REP_LOCAL_COMM_ID, rcid);
 	wire_cm_set(mad, WIRE_CM_REP_REMOTE_COMM_ID, lcid);
@@ -275,14 +273,12 @@ static int cli_sample_cm(struct cli_sample *s)
 	if (!ret)
 		ret = cli_sample_mad(s, mad, 0, &psn_b);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_RTU, 0x0000000100000001ull);
 	wire_cm_set(mad, WIRE_CM_RTU_LOCAL_COMM_ID, lcid);
 	wire_cm_set(mad, WIRE_CM_RTU_REMOTE_COMM_ID, rcid);
 	if (!ret)
 		ret = cli_sample_mad(s, mad, 1, &psn_a);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_MRA, 0x0000000100000002ull);
 	wire_cm_set(mad, WIRE_CM_MRA_LOCAL_COMM_ID, rcid + 1);
 	wire_cm_set(mad, WIRE_CM_MRA_REMOTE_COMM_ID, lcid + 1);
@@ -290,7 +286,6 @@ static int cli_sample_cm(struct cli_sample *s)
 	if (!ret)
 		ret = cli_sample_mad(s, mad, 0, &psn_b);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_REJ, 0x0000000100000002ull);
 	wire_cm_set(mad, WIRE_CM_REJ_LOCAL_COMM_ID, rcid + 1);
 	wire_cm_set(mad, WIRE_CM_REJ_REMOTE_COMM_ID, lcid + 1);
@@ -298,7 +293,6 @@ static int cli_sample_cm(struct cli_sample *s)
 	if (!ret)
 		ret = cli_sample_mad(s, mad, 0, &psn_b);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_DREQ, 0x0000000100000003ull);
 	wire_cm_set(mad, WIRE_CM_DREQ_LOCAL_COMM_ID, lcid);
 	wire_cm_set(mad, WIRE_CM_DREQ_REMOTE_COMM_ID, rcid);
@@ -306,14 +300,12 @@ static int cli_sample_cm(struct cli_sample *s)
 	if (!ret)
 		ret = cli_sample_mad(s, mad, 1, &psn_a);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_DREP, 0x0000000100000003ull);
 	wire_cm_set(mad, WIRE_CM_DREP_LOCAL_COMM_ID, rcid);
 	wire_cm_set(mad, WIRE_CM_DREP_REMOTE_COMM_ID, lcid);
 	if (!ret)
 		ret = cli_sample_mad(s, mad, 0, &psn_b);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REQ, 0x0000000100000004ull);
 	wire_cm_set(mad, WIRE_CM_SIDR_REQ_REQUEST_ID, 0x0badcafe);
 	wire_cm_set(mad, WIRE_CM_SIDR_REQ_PKEY, 0xffff);
@@ -323,7 +315,6 @@ static int cli_sample_cm(struct cli_sample *s)
 	if (!ret)
 		ret = cli_sample_mad(s, mad, 1, &psn_a);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REP, 0x0000000100000004ull);
 	wire_cm_set(mad, WIRE_CM_SIDR_REP_REQUEST_ID, 0x0badcafe);
 	wire_cm_set(mad, WIRE_CM_SIDR_REP_QPN, 0x000034);

@@ -13,7 +13,6 @@
 
 #include <wire/bth.h>
 #include <wire/ext.h>
-#include <wire/icrc.h>
 #include <wire/mad.h>
 #include "xport_int.h"
 
@@ -58,14 +57,14 @@ int xport_gsi_send(struct xport_dev *dev, const struct xport_route *rt, uint32_t
 	uint8_t pkt[WIRE_BTH_BYTES + WIRE_DETH_BYTES + WIRE_MAD_BYTES + XPORT_ICRC_BYTES];
 	struct wire_bth *bth = (struct wire_bth *)pkt;
 	struct wire_deth *deth = (struct wire_deth *)(pkt + WIRE_BTH_BYTES);
-	size_t hdr = WIRE_BTH_BYTES + WIRE_DETH_BYTES, pad = (0u - len) & 3;
+	size_t hdr = WIRE_BTH_BYTES + WIRE_DETH_BYTES;
 	int rc;
 
 	if (len > WIRE_MAD_BYTES)
 		return -EMSGSIZE;
-	memset(pkt, 0, sizeof(pkt));
+	memset(pkt, 0, hdr);
 	wire_bth_set_opcode(bth, WIRE_OP_UD_SEND_ONLY);
-	wire_bth_set_padcnt(bth, (uint8_t)pad);
+	wire_bth_set_padcnt(bth, (uint8_t)((0u - len) & 3));
 	wire_bth_set_pkey(bth, pkey);
 	wire_bth_set_destqp(bth, dest_qpn);
 	/* As Linux's GSI QP sends them (the real rxe captures): AckReq set. */
@@ -75,9 +74,7 @@ int xport_gsi_send(struct xport_dev *dev, const struct xport_route *rt, uint32_t
 	wire_deth_set_qkey(deth, WIRE_GSI_QKEY);
 	wire_deth_set_srcqp(deth, WIRE_GSI_QPN);
 	memcpy(pkt + hdr, mad, len);
-	len += hdr + pad;
-	wire_icrc_put(pkt + len, xport__icrc(rt, pkt, len));
-	len += XPORT_ICRC_BYTES;
+	len = xport__seal(rt, pkt, hdr + len, (uint32_t)len);
 	rc = dev->ops->send_packet(dev->ctx, NULL, rt, pkt, len);
 	if (!rc)
 		dev->cnt[XPORT_CNT_GSI_TX]++;

@@ -71,17 +71,23 @@ uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_
 	return wire_icrc_udp6(rt->sgid, rt->dgid, rt->sport, rt->dport, ib, ib_len);
 }
 
-int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
-		   uint32_t paylen)
+size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint32_t paylen)
 {
-	struct xport_dev *dev = qp->dev;
 	size_t pad = (0u - paylen) & 3;
-	int rc;
 
 	memset(pkt + len, 0, pad);
 	len += pad;
 	wire_icrc_put(pkt + len, xport__icrc(rt, pkt, len));
-	len += XPORT_ICRC_BYTES;
+	return len + XPORT_ICRC_BYTES;
+}
+
+int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		   uint32_t paylen)
+{
+	struct xport_dev *dev = qp->dev;
+	int rc;
+
+	len = xport__seal(rt, pkt, len, paylen);
 	rc = dev->ops->send_packet(dev->ctx, qp, rt, pkt, len);
 	if (rc) {
 		xport__count(qp, XPORT_CNT_TX_ERR, 1);

@@ -78,9 +78,14 @@ bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
  */
 uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len);
 /*
- * Zero the pad after a payload that ends at pkt+len, append the ICRC for
- * path rt and send: pkt must have room for 3 + 4 more bytes. Counts
- * TX_PKTS/TX_BYTES (paylen) or TX_ERR. Returns what send_packet returned.
+ * Zero the pad after a payload of paylen bytes that ends at pkt+len and
+ * append the ICRC for path rt (pkt must have room for 3 + 4 more bytes).
+ * Returns the packet's length with pad and ICRC.
+ */
+size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint32_t paylen);
+/*
+ * xport__seal the packet of qp and send it. Counts TX_PKTS/TX_BYTES
+ * (paylen) or TX_ERR. Returns what send_packet returned.
  */
 int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
 		   uint32_t paylen);

@@ -13,7 +13,7 @@ same value; the RDMA CM IP header in a REQ's private data too. It also checks
 the known answers of the captures' README (the message sequences and the
 reject reason). Skips (77) without tshark; without SHARED_DIR only the sample
 is checked, and the script says so.
-Prints one line per failure and "N passed, N failed".
+Prints one line per failure and "N checks, M failures" (checks.py).
 """
 import json
 import os
@@ -21,6 +21,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+from checks import check, finish
 
 # Known answers from the captures' README, besides the sequences below.
 KNOWN = {
@@ -110,17 +112,6 @@ FIELDS = {
     },
 }
 IP_FIELDS = {"version": "infiniband.cm.req.ip_cm.ipv", "sport": "infiniband.cm.req.ip_cm.sport"}
-
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def num(v):
@@ -212,8 +203,7 @@ def main():
     for name, expect in CAPTURES.items():
         if name not in missing:
             check_capture(uroce, os.path.join(caps, name), expect, KNOWN.get(name, {}), all_fields)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    finish()
 
 
 if __name__ == "__main__":

@@ -114,7 +114,6 @@ static void make_req(uint8_t *mad, uint64_t tid, uint32_t lcid, uint16_t port)
 {
 	struct wire_cm_ip_hdr *ip;
 
-	memset(mad, 0, WIRE_MAD_BYTES);
 	wire_cm_init(mad, WIRE_CM_ATTR_REQ, tid);
 	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_COMM_ID, lcid);
 	wire_cm_set(mad, WIRE_CM_REQ_SERVICE_ID, wire_cm_ip_service_id(WIRE_CM_PS_TCP, port));
@@ -180,7 +179,6 @@ int main(int argc, char **argv)
 	expect_reject(0x0000000200000001ull, 0xa803637c, "REQ");
 
 	/* A disconnect of a connection the daemon does not know. */
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_DREQ, 0x0000000200000002ull);
 	wire_cm_set(mad, WIRE_CM_DREQ_LOCAL_COMM_ID, 0x11111111);
 	wire_cm_set(mad, WIRE_CM_DREQ_REMOTE_COMM_ID, 0x22222222);
@@ -196,7 +194,6 @@ int main(int argc, char **argv)
 	}
 
 	/* A SIDR request of the UDP port space. */
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REQ, 0x0000000200000003ull);
 	wire_cm_set(mad, WIRE_CM_SIDR_REQ_REQUEST_ID, 0x0badcafe);
 	wire_cm_set(mad, WIRE_CM_SIDR_REQ_PKEY, 0xffff);
@@ -221,7 +218,6 @@ int main(int argc, char **argv)
 	send_mad(mad, sizeof(mad), WIRE_GSI_QKEY);
 	make_req(mad, 0x0000000200000005ull, 0x44444444, 7001);
 	send_mad(mad, sizeof(mad), 0x11111111);
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_RTU, 0x0000000200000006ull);
 	wire_cm_set(mad, WIRE_CM_RTU_LOCAL_COMM_ID, 0x55555555);
 	send_mad(mad, sizeof(mad), WIRE_GSI_QKEY);

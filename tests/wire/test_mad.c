@@ -116,7 +116,6 @@ static const uint8_t rxe_req_ip[WIRE_CM_IP_HDR_BYTES] = {
 
 static void rxe_req(uint8_t mad[WIRE_MAD_BYTES])
 {
-	memset(mad, 0, WIRE_MAD_BYTES);
 	wire_cm_init(mad, WIRE_CM_ATTR_REQ, 0x0000000203b6cd45ull);
 	memcpy(mad + WIRE_MAD_HDR_BYTES, rxe_req_data, sizeof(rxe_req_data));
 	memcpy(mad + WIRE_MAD_HDR_BYTES + 140, rxe_req_ip, sizeof(rxe_req_ip));
@@ -186,10 +185,14 @@ END_TEST
 
 START_TEST(test_build_rep_rej)
 {
-	uint8_t mad[WIRE_MAD_BYTES] = {0};
+	uint8_t mad[WIRE_MAD_BYTES];
 	struct wire_cm_msg m;
 
+	/* wire_cm_init starts from nothing: whatever was there is cleared. */
+	memset(mad, 0xa5, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_REP, 42);
+	for (size_t i = WIRE_MAD_HDR_BYTES; i < sizeof(mad); i++)
+		ck_assert_uint_eq(mad[i], 0);
 	wire_cm_set(mad, WIRE_CM_REP_LOCAL_COMM_ID, 0x1935cee1);
 	wire_cm_set(mad, WIRE_CM_REP_REMOTE_COMM_ID, 0x45cdb603);
 	wire_cm_set(mad, WIRE_CM_REP_LOCAL_QPN, 0x123456);
@@ -206,7 +209,6 @@ START_TEST(test_build_rep_rej)
 	ck_assert_uint_eq(mad[WIRE_MAD_HDR_BYTES + 27], 0xf0);
 	ck_assert(!m.has_ip);
 
-	memset(mad, 0, sizeof(mad));
 	wire_cm_init(mad, WIRE_CM_ATTR_REJ, 7);
 	wire_cm_set(mad, WIRE_CM_REJ_REMOTE_COMM_ID, 0xa803637c);
 	wire_cm_set(mad, WIRE_CM_REJ_REASON, WIRE_CM_REJ_INVALID_SERVICE_ID);

@@ -46,7 +46,7 @@ static void cm_send(struct emu_dev *dev, const struct xport_gsi_mad *m, const ui
 static void cm_reject_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 			  const struct wire_cm_msg *req)
 {
-	uint8_t mad[WIRE_MAD_BYTES] = {0};
+	uint8_t mad[WIRE_MAD_BYTES];
 
 	wire_cm_init(mad, WIRE_CM_ATTR_REJ, req->tid);
 	wire_cm_set(mad, WIRE_CM_REJ_LOCAL_COMM_ID, 0);
@@ -67,7 +67,7 @@ static void cm_reject_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 static void cm_reply_dreq(struct emu_dev *dev, const struct xport_gsi_mad *m,
 			  const struct wire_cm_msg *dreq)
 {
-	uint8_t mad[WIRE_MAD_BYTES] = {0};
+	uint8_t mad[WIRE_MAD_BYTES];
 
 	wire_cm_init(mad, WIRE_CM_ATTR_DREP, dreq->tid);
 	wire_cm_set(mad, WIRE_CM_DREP_LOCAL_COMM_ID, dreq->remote_comm_id);
@@ -80,7 +80,7 @@ static void cm_reply_dreq(struct emu_dev *dev, const struct xport_gsi_mad *m,
 static void cm_reply_sidr(struct emu_dev *dev, const struct xport_gsi_mad *m,
 			  const struct wire_cm_msg *req)
 {
-	uint8_t mad[WIRE_MAD_BYTES] = {0};
+	uint8_t mad[WIRE_MAD_BYTES];
 
 	wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REP, req->tid);
 	wire_cm_set(mad, WIRE_CM_SIDR_REP_REQUEST_ID, req->local_comm_id);

@@ -375,7 +375,7 @@ struct wire_cm_msg {
  */
 enum wire_reason wire_cm_parse(const uint8_t *payload, size_t len, struct wire_cm_msg *m);
 
-/* Fill the MAD header of a CM message (Send, status 0) at mad. */
+/* Start a CM message at mad: all WIRE_MAD_BYTES zero, then the header (Send, status 0). */
 void wire_cm_init(uint8_t *mad, uint16_t attr_id, uint64_t tid);
 
 #endif /* WIRE_MAD_H */
