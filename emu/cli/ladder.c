@@ -49,7 +49,7 @@ struct ladder_row {
 	int retx, bad_icrc, malformed;
 	char label[LADDER_LABEL_BYTES];
 	char *line; /* the describer's full line (SVG tooltip) */
-	int req; /* a request opcode (IBA 9.2: sent by the requester) */
+	int req;    /* a request opcode (IBA 9.2: sent by the requester) */
 	/* for the retransmission check */
 	int reliable_req;
 	uint32_t destqp, psn;
@@ -65,14 +65,13 @@ struct ladder {
 
 static void ladder_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: uroce ladder FILE [--svg OUT.svg] [--between ADDR ADDR]\n"
-		"  Draw the RoCEv2 packets of a pcap/pcapng capture as a ladder diagram\n"
-		"  between the two IP addresses with the most packets (or the two given\n"
-		"  with --between): one row per packet with opcode, QP, PSN, AckReq, AETH\n"
-		"  and length; marks: RETX (a request PSN seen again), BAD-ICRC, MALFORMED,\n"
-		"  and '#' followed by the frame's pcapng comment. Text on stdout;\n"
-		"  --svg OUT.svg also writes the diagram as SVG.\n");
+	fprintf(out, "usage: uroce ladder FILE [--svg OUT.svg] [--between ADDR ADDR]\n"
+		     "  Draw the RoCEv2 packets of a pcap/pcapng capture as a ladder diagram\n"
+		     "  between the two IP addresses with the most packets (or the two given\n"
+		     "  with --between): one row per packet with opcode, QP, PSN, AckReq, AETH\n"
+		     "  and length; marks: RETX (a request PSN seen again), BAD-ICRC, MALFORMED,\n"
+		     "  and '#' followed by the frame's pcapng comment. Text on stdout;\n"
+		     "  --svg OUT.svg also writes the diagram as SVG.\n");
 }
 
 static unsigned ladder_addr_index(struct ladder *l, unsigned version, const uint8_t *a, int *err)
@@ -196,7 +195,8 @@ static int ladder_read(struct ladder *l, struct common_pcap_reader *rd, char *er
 			continue;
 		t = wire_opcode_transport(d.pkt.opcode);
 		r->req = !!(d.pkt.info->mask & WIRE_REQ_MASK);
-		/* Only reliable transports retransmit (IBA 9.7.7); a UD/UC PSN repeat is not one. */
+		/* Only reliable transports retransmit (IBA 9.7.7); a UD/UC PSN repeat is not one.
+		 */
 		r->reliable_req = r->req && (t == WIRE_TRANSPORT_RC || t == WIRE_TRANSPORT_XRC);
 		r->destqp = wire_bth_get_destqp(bth);
 		r->psn = wire_bth_get_psn(bth);
@@ -227,13 +227,14 @@ static int ladder_mark_retx(struct ladder *l, unsigned a, unsigned b)
 	for (size_t i = 0; i < l->nrow; i++) {
 		struct ladder_row *r = &l->row[i];
 		/* +1 keeps 0 free as the empty slot. */
-		uint64_t key = ((uint64_t)(r->src == a) << 48 | (uint64_t)r->destqp << 24 | r->psn) + 1;
+		uint64_t key =
+		    ((uint64_t)(r->src == a) << 48 | (uint64_t)r->destqp << 24 | r->psn) + 1;
 		size_t h;
 
 		if (!r->reliable_req || !ladder_in_pair(r, a, b))
 			continue;
-		for (h = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & mask; set[h] && set[h] != key;
-		     h = (h + 1) & mask)
+		for (h = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & mask;
+		     set[h] && set[h] != key; h = (h + 1) & mask)
 			;
 		if (set[h])
 			r->retx = 1;
@@ -262,8 +263,7 @@ static void ladder_text(FILE *out, const struct ladder *l, unsigned left, unsign
 	const char *ltext = l->addr[left].text, *rtext = l->addr[right].text;
 
 	for (size_t i = 0; i < l->nrow; i++)
-		if (ladder_in_pair(&l->row[i], left, right) &&
-		    strlen(l->row[i].label) + 8 > width)
+		if (ladder_in_pair(&l->row[i], left, right) && strlen(l->row[i].label) + 8 > width)
 			width = strlen(l->row[i].label) + 8;
 	if (width > LADDER_MAX_WIDTH)
 		width = LADDER_MAX_WIDTH;
@@ -324,8 +324,8 @@ static void svg_escaped(FILE *out, const char *s)
 	}
 }
 
-static int ladder_svg(const char *path, const char *title, const struct ladder *l,
-		      unsigned left, unsigned right, size_t rows)
+static int ladder_svg(const char *path, const char *title, const struct ladder *l, unsigned left,
+		      unsigned right, size_t rows)
 {
 	size_t maxlab = 0, maxnote = 0, k = 0;
 	double span, rx, width, height;
@@ -356,25 +356,30 @@ static int ladder_svg(const char *path, const char *title, const struct ladder *
 		"<title>",
 		width, height, width, height);
 	svg_escaped(out, title);
-	fprintf(out,
-		"</title>\n<defs><marker id=\"head\" markerWidth=\"10\" markerHeight=\"8\" refX=\"10\" "
-		"refY=\"4\" orient=\"auto\"><path d=\"M0,0 L10,4 L0,8 z\"/></marker></defs>\n"
-		"<style>.pkt{stroke:#000;stroke-width:1.2;marker-end:url(#head)}"
-		".retx{stroke:#c00}.bad{stroke:#c60;stroke-dasharray:4 3}"
-		".mark{fill:#c00}.note{fill:#555;font-style:italic}</style>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
+	fprintf(
+	    out,
+	    "</title>\n<defs><marker id=\"head\" markerWidth=\"10\" markerHeight=\"8\" refX=\"10\" "
+	    "refY=\"4\" orient=\"auto\"><path d=\"M0,0 L10,4 L0,8 z\"/></marker></defs>\n"
+	    "<style>.pkt{stroke:#000;stroke-width:1.2;marker-end:url(#head)}"
+	    ".retx{stroke:#c00}.bad{stroke:#c60;stroke-dasharray:4 3}"
+	    ".mark{fill:#c00}.note{fill:#555;font-style:italic}</style>\n"
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	fprintf(out, "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" font-weight=\"bold\">",
 		SVG_LEFT_X);
 	svg_escaped(out, l->addr[left].text);
-	fprintf(out, "</text>\n<text x=\"%.1f\" y=\"24\" text-anchor=\"middle\" "
-		     "font-weight=\"bold\">", rx);
+	fprintf(out,
+		"</text>\n<text x=\"%.1f\" y=\"24\" text-anchor=\"middle\" "
+		"font-weight=\"bold\">",
+		rx);
 	svg_escaped(out, l->addr[right].text);
 	fprintf(out, "</text>\n<text x=\"20\" y=\"48\">frame</text>\n");
 	for (int side = 0; side < 2; side++) {
 		double x = side ? rx : SVG_LEFT_X;
 
-		fprintf(out, "<line class=\"lifeline\" x1=\"%.1f\" y1=\"34\" x2=\"%.1f\" "
-			     "y2=\"%.0f\" stroke=\"#888\"/>\n", x, x, height - 10);
+		fprintf(out,
+			"<line class=\"lifeline\" x1=\"%.1f\" y1=\"34\" x2=\"%.1f\" "
+			"y2=\"%.0f\" stroke=\"#888\"/>\n",
+			x, x, height - 10);
 	}
 	for (size_t i = 0; i < l->nrow; i++) {
 		const struct ladder_row *r = &l->row[i];
@@ -388,12 +393,14 @@ static int ladder_svg(const char *path, const char *title, const struct ladder *
 		ladder_marks(r, marks, sizeof(marks));
 		fprintf(out, "<g class=\"row\" id=\"frame-%" PRIu64 "\"><title>", r->frame);
 		svg_escaped(out, r->line);
-		fprintf(out, "</title>\n<text x=\"20\" y=\"%.1f\">%" PRIu64 "</text>\n", y, r->frame);
+		fprintf(out, "</title>\n<text x=\"20\" y=\"%.1f\">%" PRIu64 "</text>\n", y,
+			r->frame);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
 			(SVG_LEFT_X + rx) / 2, y - 4);
 		svg_escaped(out, r->label);
-		fprintf(out, "</text>\n<line class=\"pkt%s%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			     "y2=\"%.1f\"/>\n",
+		fprintf(out,
+			"</text>\n<line class=\"pkt%s%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\"/>\n",
 			r->retx ? " retx" : "", r->bad_icrc || r->malformed ? " bad" : "",
 			ltr ? (double)SVG_LEFT_X : rx, y + 4, ltr ? rx : (double)SVG_LEFT_X, y + 4);
 		if (marks[0] || note) {
@@ -512,7 +519,8 @@ int cli_ladder(int argc, char **argv)
 	}
 	if (l.naddr < 2 && !want[0]) {
 		printf("uroce ladder: %s: %zu RoCEv2 packets, fewer than two endpoints: nothing to "
-		       "draw\n", file, l.nrow);
+		       "draw\n",
+		       file, l.nrow);
 		ladder_free(&l);
 		return CLI_EXIT_OK;
 	}

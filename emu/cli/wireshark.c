@@ -155,8 +155,8 @@ int cli_wireshark_plugin(int argc, char **argv)
 	}
 	err = cli_ws_write(dir, path, sizeof(path));
 	if (err) {
-		fprintf(stderr, "uroce wireshark-plugin: cannot write %s/%s: %s\n", dir, CLI_WS_FILE,
-			strerror(-err));
+		fprintf(stderr, "uroce wireshark-plugin: cannot write %s/%s: %s\n", dir,
+			CLI_WS_FILE, strerror(-err));
 		return CLI_EXIT_USAGE;
 	}
 	printf("installed %s (Wireshark loads it at its next start; check with "

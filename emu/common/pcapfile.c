@@ -23,7 +23,8 @@
 #define EMU_NULL_BYTES 4
 #define COMMON_PCAP_SNAPLEN 65535
 
-static void common_pcap_seterr(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+static void common_pcap_seterr(char *err, size_t errlen, const char *fmt, const char *a,
+			       const char *b)
 {
 	if (err && errlen)
 		snprintf(err, errlen, fmt, a, b);
@@ -48,7 +49,7 @@ int common_pcap_linktype_supported(int linktype)
 
 /* IP packet after a link header that names its payload by ethertype. */
 static enum wire_reason common_pcap_by_ethertype(uint16_t type, const uint8_t *data, size_t len,
-					      size_t off, struct wire_decoded *d)
+						 size_t off, struct wire_decoded *d)
 {
 	/* A cooked header may be followed by VLAN tags (protocol 0x8100). */
 	for (int n = 0;
@@ -68,7 +69,7 @@ static enum wire_reason common_pcap_by_ethertype(uint16_t type, const uint8_t *d
 }
 
 enum wire_reason common_pcap_decode(int linktype, const uint8_t *data, size_t len,
-				 struct wire_decoded *d)
+				    struct wire_decoded *d)
 {
 	switch (linktype) {
 	case DLT_EN10MB:
@@ -76,12 +77,12 @@ enum wire_reason common_pcap_decode(int linktype, const uint8_t *data, size_t le
 	case DLT_LINUX_SLL:
 		if (len >= EMU_SLL_BYTES)
 			return common_pcap_by_ethertype(wire_get_be16(data + 14), data, len,
-						     EMU_SLL_BYTES, d);
+							EMU_SLL_BYTES, d);
 		break;
 	case DLT_LINUX_SLL2:
 		if (len >= EMU_SLL2_BYTES)
-			return common_pcap_by_ethertype(wire_get_be16(data), data, len, EMU_SLL2_BYTES,
-						     d);
+			return common_pcap_by_ethertype(wire_get_be16(data), data, len,
+							EMU_SLL2_BYTES, d);
 		break;
 	case DLT_RAW:
 	case DLT_IPV4:
@@ -119,7 +120,7 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
 	r->pcap = pcap_open_offline(path, pcap_err);
 	if (!r->pcap) {
 		common_pcap_seterr(err, errlen, "%s: not a readable pcap/pcapng file (%s)", path,
-				pcap_err);
+				   pcap_err);
 		return -EINVAL;
 	}
 	r->linktype = pcap_datalink(r->pcap);
@@ -127,7 +128,7 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
 		const char *name = pcap_datalink_val_to_name(r->linktype);
 
 		common_pcap_seterr(err, errlen, "%s: unsupported link type %s", path,
-				name ? name : "(unknown)");
+				   name ? name : "(unknown)");
 		pcap_close(r->pcap);
 		r->pcap = NULL;
 		return -EINVAL;
@@ -135,8 +136,8 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
 	return 0;
 }
 
-int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len, char *err,
-		  size_t errlen)
+int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len,
+		     char *err, size_t errlen)
 {
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -285,7 +286,8 @@ static int pcapng_packet(FILE *f, const struct timeval *ts, const uint8_t *frame
 		put16(o, PCAPNG_OPT_COMMENT);
 		put16(o + 2, (uint16_t)clen);
 		if (fwrite(o, 1, 4, f) != 4 || fwrite(comment, 1, clen, f) != clen ||
-		    fwrite(zero, 1, cpad, f) != cpad || fwrite(zero, 1, 4, f) != 4) /* opt_endofopt */
+		    fwrite(zero, 1, cpad, f) != cpad ||
+		    fwrite(zero, 1, 4, f) != 4) /* opt_endofopt */
 			return -EIO;
 	}
 	return fwrite(t, 1, 4, f) == 4 ? 0 : -EIO;
@@ -314,14 +316,14 @@ int common_pcap_write_frame_comment(struct common_pcap_writer *w, const struct t
 	return 0;
 }
 
-int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts, const uint8_t *frame,
-			 size_t len)
+int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts,
+			    const uint8_t *frame, size_t len)
 {
 	return common_pcap_write_frame_comment(w, ts, frame, len, NULL);
 }
 
 int common_pcap_write_ib(struct common_pcap_writer *w, const struct timeval *ts,
-		      const struct wire_frame_params *p, const uint8_t *ib, size_t ib_len)
+			 const struct wire_frame_params *p, const uint8_t *ib, size_t ib_len)
 {
 	uint8_t frame[COMMON_PCAP_SNAPLEN];
 	int n = wire_frame_build_eth(frame, sizeof(frame), p, ib, ib_len);

@@ -41,12 +41,12 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
  * receives the original frame length (larger than the captured length when
  * the capture was cut at a snap length).
  */
-int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len, char *err,
-		  size_t errlen);
+int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len,
+		     char *err, size_t errlen);
 
 /* Decode one frame of the given link type (DLT_* value). */
 enum wire_reason common_pcap_decode(int linktype, const uint8_t *data, size_t len,
-				 struct wire_decoded *d);
+				    struct wire_decoded *d);
 
 /* 1 if the link type is one common_pcap_decode() understands. */
 int common_pcap_linktype_supported(int linktype);
@@ -65,11 +65,12 @@ struct common_pcap_writer {
  * pcapng when path ends in ".pcapng", else pcap.
  * Returns 0 or a negative errno with a message in err.
  */
-int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char *err, size_t errlen);
+int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char *err,
+			   size_t errlen);
 
 /* Append one complete frame with timestamp ts (NULL: now). Returns 0 or -EIO. */
-int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts, const uint8_t *frame,
-			 size_t len);
+int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts,
+			    const uint8_t *frame, size_t len);
 /* The same with a comment (NULL: none; at most 1024 bytes are kept), which
  * only a pcapng file can hold: a pcap file gets the frame alone. */
 int common_pcap_write_frame_comment(struct common_pcap_writer *w, const struct timeval *ts,
@@ -81,7 +82,7 @@ int common_pcap_write_frame_comment(struct common_pcap_writer *w, const struct t
  * or copied) and append it. Returns 0, -EINVAL for bad params or -EIO.
  */
 int common_pcap_write_ib(struct common_pcap_writer *w, const struct timeval *ts,
-		      const struct wire_frame_params *p, const uint8_t *ib, size_t ib_len);
+			 const struct wire_frame_params *p, const uint8_t *ib, size_t ib_len);
 
 /* Push buffered frames to the file. Returns 0 or -EIO. */
 int common_pcap_flush(struct common_pcap_writer *w);

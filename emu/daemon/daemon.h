@@ -203,7 +203,7 @@ struct emu_cq {
 	uint32_t cqe_requested;
 	int overflowed;
 	uint64_t events;
-	uint64_t lost;		 /* completions lost since the overrun */
+	uint64_t lost;		  /* completions lost since the overrun */
 	struct emu_list err_link; /* in dev->err_cqs after an overrun */
 };
 
@@ -277,9 +277,9 @@ struct emu_ctx {
 	struct emu_list objs[EMU_OBJ_COUNT];
 	uint64_t doorbells;
 	uint64_t async_lost; /* async events its full pipe had no room for */
-	int pending_closes; /* libuv handles still closing */
-	int pidfd;	    /* the connecting process; -1 if pidfd_open failed */
-	uv_poll_t pid_poll; /* readable when that process exits */
+	int pending_closes;  /* libuv handles still closing */
+	int pidfd;	     /* the connecting process; -1 if pidfd_open failed */
+	uv_poll_t pid_poll;  /* readable when that process exits */
 };
 
 /* Device limits that the daemon enforces and reports. */
@@ -339,12 +339,12 @@ struct emu_fault;
 
 /* The kinds of rate-limited messages (emu_dev.rl). */
 enum emu_rl {
-	EMU_RL_WC_ERROR,      /* a work request completed with an error */
-	EMU_RL_QP_ERROR,      /* a QP moved to Error by the RNIC */
-	EMU_RL_CHANNEL_LOST,  /* a completion event likewise */
-	EMU_RL_CQ_OVERRUN,    /* a CQ overrun */
-	EMU_RL_SEND_FAILED,   /* a datagram the kernel refused */
-	EMU_RL_MTU_CLAMPED,   /* a path MTU clamped to the active MTU */
+	EMU_RL_WC_ERROR,     /* a work request completed with an error */
+	EMU_RL_QP_ERROR,     /* a QP moved to Error by the RNIC */
+	EMU_RL_CHANNEL_LOST, /* a completion event likewise */
+	EMU_RL_CQ_OVERRUN,   /* a CQ overrun */
+	EMU_RL_SEND_FAILED,  /* a datagram the kernel refused */
+	EMU_RL_MTU_CLAMPED,  /* a path MTU clamped to the active MTU */
 	EMU_RL_COUNT
 };
 
@@ -426,16 +426,16 @@ struct emu_opts {
 	const char *pcap_path;
 	uint32_t spin_us; /* --spin-us, when spin_set */
 	int spin_set;
-	int verbosity;	 /* enum emu_log_level */
-	int nice;	 /* --nice, or EMU_NICE_DEFAULT */
-	int nice_set;	 /* --nice was given */
-	int icrc_any_id; /* --icrc-any-id */
+	int verbosity;		  /* enum emu_log_level */
+	int nice;		  /* --nice, or EMU_NICE_DEFAULT */
+	int nice_set;		  /* --nice was given */
+	int icrc_any_id;	  /* --icrc-any-id */
 	const char **fault_rules; /* --fault RULE..., checked by parse() */
 	unsigned nfault_rules;
 	const char *fault_file; /* --fault-file */
 	const char *fault_log;	/* --fault-log */
 	uint64_t seed;		/* --seed */
-	uint32_t sockbuf; /* --sockbuf BYTES, 0: EMU_SOCKBUF_DEFAULT_BYTES */
+	uint32_t sockbuf;	/* --sockbuf BYTES, 0: EMU_SOCKBUF_DEFAULT_BYTES */
 };
 
 /* UDP socket buffer size uroced asks for (each of receive and send). */

@@ -254,16 +254,25 @@ static void free_fault_rules(struct emu_opts *o)
 static int parse(int argc, char **argv, struct emu_opts *o)
 {
 	static const struct option longopts[] = {
-	    {"name", required_argument, NULL, 'n'},    {"addr", required_argument, NULL, 'a'},
-	    {"port", required_argument, NULL, 'p'},    {"rundir", required_argument, NULL, 'r'},
-	    {"mtu", required_argument, NULL, 'm'},     {"pcap", required_argument, NULL, 'w'},
-	    {"spin-us", required_argument, NULL, 's'}, {"nice", required_argument, NULL, 'N'},
-	    {"icrc-any-id", no_argument, NULL, 'I'},   {"sockbuf", required_argument, NULL, 'b'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"addr", required_argument, NULL, 'a'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"rundir", required_argument, NULL, 'r'},
+	    {"mtu", required_argument, NULL, 'm'},
+	    {"pcap", required_argument, NULL, 'w'},
+	    {"spin-us", required_argument, NULL, 's'},
+	    {"nice", required_argument, NULL, 'N'},
+	    {"icrc-any-id", no_argument, NULL, 'I'},
+	    {"sockbuf", required_argument, NULL, 'b'},
 	    {"verbose", no_argument, NULL, 'v'},
-	    {"fault", required_argument, NULL, 'f'},   {"fault-file", required_argument, NULL, 'F'},
-	    {"seed", required_argument, NULL, 'S'},    {"fault-log", required_argument, NULL, 'L'},
-	    {"quiet", no_argument, NULL, 'q'},	       {"version", no_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	    {"fault", required_argument, NULL, 'f'},
+	    {"fault-file", required_argument, NULL, 'F'},
+	    {"seed", required_argument, NULL, 'S'},
+	    {"fault-log", required_argument, NULL, 'L'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	unsigned fault_cap = 0;
 	int c;
@@ -502,8 +511,7 @@ static int start(struct uroced *u)
 	}
 	if (o->nfault_rules)
 		emu_info("fault injection: %u rule%s, seed %llu", o->nfault_rules,
-			 o->nfault_rules == 1 ? "" : "s",
-			 (unsigned long long)o->seed);
+			 o->nfault_rules == 1 ? "" : "s", (unsigned long long)o->seed);
 
 	if (o->pcap_path && emu_capture_open(dev, o->pcap_path))
 		goto err_unwind;

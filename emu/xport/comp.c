@@ -22,7 +22,7 @@
 #include "xport_int.h"
 
 enum xport__comp_psn xport__comp_check_psn(uint32_t psn, uint32_t comp_psn, uint32_t last_psn,
-				     bool all_sent, bool rd_atomic)
+					   bool all_sent, bool rd_atomic)
 {
 	int32_t d;
 
@@ -403,7 +403,7 @@ static void comp_read_resp(struct xport_qp *qp, struct xport_swqe *w, const stru
 		}
 	}
 	rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, (uint32_t)off, (void *)pkt->payload,
-				pkt->paylen, UROCE_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+			     pkt->paylen, UROCE_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
 	if (rc) {
 		xport__comp_complete(qp, w, UROCE_WC_LOC_PROT_ERR);
 		return;
@@ -434,7 +434,7 @@ static void comp_atomic_ack(struct xport_qp *qp, struct xport_swqe *w, const str
 	/* The original value lands in the local buffer in host order, like the target's. */
 	orig = wire_atmack_get_orig(ack);
 	rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, 0, &orig, sizeof(orig),
-				UROCE_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+			     UROCE_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
 	if (rc) {
 		xport__comp_complete(qp, w, UROCE_WC_LOC_PROT_ERR);
 		return;

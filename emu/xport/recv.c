@@ -79,7 +79,7 @@ bool xport__recv_pkey_ok(uint16_t a, uint16_t b)
 }
 
 bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, const uint8_t *buf,
-		      size_t len)
+			 size_t len)
 {
 	size_t ib_len = len - WIRE_ICRC_BYTES;
 	uint32_t icrc = wire_icrc_get(buf + ib_len);
@@ -167,7 +167,8 @@ static void recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 		xport__drop(dev, qp, XPORT_DROP_QP_TYPE);
 }
 
-void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf, size_t len)
+void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf,
+		       size_t len)
 {
 	const uint8_t *p = buf;
 	struct xport_pkt pkt;

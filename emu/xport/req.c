@@ -314,8 +314,8 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	if (w->wr.flags & UROCE_SEND_INLINE) {
 		memcpy(pkt + info->hdr_bytes, w->wr.inline_data + w->offset, pay);
 	} else {
-		rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, w->offset,
-					pkt + info->hdr_bytes, pay, 0, XPORT_DMA_TO_BUF);
+		rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, w->offset, pkt + info->hdr_bytes,
+				     pay, 0, XPORT_DMA_TO_BUF);
 		if (rc)
 			return UROCE_WC_LOC_PROT_ERR;
 	}

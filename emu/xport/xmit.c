@@ -25,8 +25,8 @@ uint16_t xport__udp_sport(uint32_t qpn)
 	return (uint16_t)(0xc000u | (h >> 18));
 }
 
-void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
-		   bool ackreq, uint32_t paylen)
+void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn, bool ackreq,
+		uint32_t paylen)
 {
 	struct wire_bth *bth = (struct wire_bth *)pkt;
 
@@ -82,7 +82,7 @@ size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint3
 }
 
 int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
-		   uint32_t paylen)
+		uint32_t paylen)
 {
 	struct xport_dev *dev = qp->dev;
 	int rc;
@@ -99,7 +99,7 @@ int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt,
 }
 
 int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
-		       uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir)
+		    uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir)
 {
 	struct xport_dev *dev = qp->dev;
 	uint8_t *p = buf;

@@ -38,8 +38,7 @@
 #define XPORT_MAX_HDR_BYTES 64
 #define XPORT_ICRC_BYTES 4
 /* One packet: headers, payload, pad, ICRC. */
-#define XPORT_MAX_PKT_BYTES \
-	(XPORT_MAX_HDR_BYTES + XPORT_MAX_PMTU_BYTES + 4 + XPORT_ICRC_BYTES)
+#define XPORT_MAX_PKT_BYTES (XPORT_MAX_HDR_BYTES + XPORT_MAX_PMTU_BYTES + 4 + XPORT_ICRC_BYTES)
 /*
  * Requester window and AckReq spacing (rxe RXE_MAX_UNACKED_PSNS,
  * RXE_MAX_PKT_PER_ACK): the most the adaptive window (cc.c) opens to, and
@@ -100,7 +99,7 @@
 
 /* Direction of a DMA op. */
 enum xport_dma {
-	XPORT_DMA_CHECK,	   /* only check key, range and access; buf unused */
+	XPORT_DMA_CHECK,    /* only check key, range and access; buf unused */
 	XPORT_DMA_TO_BUF,   /* copy application memory into buf */
 	XPORT_DMA_FROM_BUF, /* copy buf into application memory */
 };
@@ -169,7 +168,7 @@ struct xport_wqe {
 	uint32_t inline_len; /* with UROCE_SEND_INLINE: payload is inline_data */
 	/* Last: the engine's copy is cut short after what the QP needs. */
 	union {
-		struct xport_sge sge[XPORT_MAX_SGE];	      /* without UROCE_SEND_INLINE */
+		struct xport_sge sge[XPORT_MAX_SGE];	     /* without UROCE_SEND_INLINE */
 		uint8_t inline_data[XPORT_MAX_INLINE_BYTES]; /* with it */
 	};
 };
@@ -303,7 +302,7 @@ struct xport_dev {
 	 * bits of strength, and a uroce peer always sends ID 0.
 	 */
 	bool icrc_solve_id;
-	uint32_t gsi_psn; /* PSN of QP1's next send (UD: any sequence will do) */
+	uint32_t gsi_psn;    /* PSN of QP1's next send (UD: any sequence will do) */
 	uint64_t held_bytes; /* bytes of requests held by all its QPs (recv.c) */
 	struct xport_flow flow;
 	uint64_t drops[XPORT_DROP_COUNT];
@@ -368,7 +367,7 @@ enum xport_wqe_state {
 	XPORT_WQE_PROCESSING, /* PSNs assigned, packets from `offset` on still to (re)send */
 	XPORT_WQE_PENDING,    /* every packet sent, waiting for the ACK/responses */
 	XPORT_WQE_DONE_LOCAL, /* UC/UD: sent, completes as soon as it is the oldest */
-	XPORT_WQE_ERROR,	     /* failed locally: completes with status when oldest */
+	XPORT_WQE_ERROR,      /* failed locally: completes with status when oldest */
 };
 
 /* One slot of the engine's send queue copy: qp->sq_stride bytes, the WR
@@ -423,17 +422,17 @@ struct xport_comp {
 
 /* Congestion control state (cc.c): adaptive send window and RTT estimate. */
 struct xport_cc {
-	uint32_t cwnd;	   /* packets that may be unacknowledged */
-	uint32_t ssthresh; /* slow start below it, +1 per window at or above */
-	uint32_t acked;	   /* PSNs acknowledged toward the next +1 */
+	uint32_t cwnd;			   /* packets that may be unacknowledged */
+	uint32_t ssthresh;		   /* slow start below it, +1 per window at or above */
+	uint32_t acked;			   /* PSNs acknowledged toward the next +1 */
 	uint32_t undo_cwnd, undo_ssthresh; /* before the last reduction (0 = none) */
 	bool rtt_valid;			   /* srtt/rttvar/min_rtt hold a sample */
 	uint32_t srtt_us, rttvar_us, min_rtt_us;
-	bool probing;	   /* rtt_psn, sent at rtt_at, is being timed */
+	bool probing; /* rtt_psn, sent at rtt_at, is being timed */
 	uint32_t rtt_psn;
 	uint64_t rtt_at;
-	uint8_t backoff;	 /* adaptive timeouts in a row without progress */
-	uint8_t reorder;	 /* reordering score (XPORT_REORDER_*) */
+	uint8_t backoff;      /* adaptive timeouts in a row without progress */
+	uint8_t reorder;      /* reordering score (XPORT_REORDER_*) */
 	uint64_t last_ack_at; /* last progress (0 = none yet) */
 };
 
@@ -506,8 +505,8 @@ struct xport_held {
 struct xport_resp {
 	uint32_t psn; /* expected PSN */
 	uint32_t msn;
-	bool sent_psn_nak;  /* one NAK per gap, then silence until psn arrives */
-	bool ack_pending;   /* an ACK for ack_psn goes out at the end of the drain */
+	bool sent_psn_nak; /* one NAK per gap, then silence until psn arrives */
+	bool ack_pending;  /* an ACK for ack_psn goes out at the end of the drain */
 	uint32_t ack_psn;
 	uint32_t last_mask; /* opcode mask of the last packet accepted; 0 = at a message boundary */
 	bool has_wqe;
@@ -550,13 +549,13 @@ struct xport_qp {
 	uint16_t dport; /* UDP destination port (4791; a daemon on another port uses its own) */
 	/* send queue copies: a ring of sq_size slots of sq_stride bytes, indices run freely */
 	struct xport_swqe *sq;
-	size_t sq_stride;   /* bytes per slot (xport__sq_at) */
-	uint32_t max_sge;   /* SGEs a slot holds */
+	size_t sq_stride;    /* bytes per slot (xport__sq_at) */
+	uint32_t max_sge;    /* SGEs a slot holds */
 	uint32_t max_inline; /* inline bytes a slot holds */
 	uint32_t res_cap;    /* entries allocated at resp.res (>= max_dest_rd_atomic) */
-	uint32_t sq_size; /* power of two >= sq_cap, so free-running indices wrap cleanly */
-	uint32_t sq_cap;  /* max_send_wr: how many WQEs may be outstanding */
-	uint32_t sq_tail; /* index of the next free slot */
+	uint32_t sq_size;    /* power of two >= sq_cap, so free-running indices wrap cleanly */
+	uint32_t sq_cap;     /* max_send_wr: how many WQEs may be outstanding */
+	uint32_t sq_tail;    /* index of the next free slot */
 	struct xport_req req;
 	struct xport_comp comp;
 	struct xport_cc cc;
@@ -645,7 +644,7 @@ void xport_flow_set_budget(struct xport_dev *dev, uint64_t bytes);
  * fails: bad packets are counted and dropped.
  */
 void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf,
-		     size_t len);
+		       size_t len);
 
 /* gsi.c */
 

@@ -67,8 +67,8 @@ void xport__route(const struct xport_qp *qp, struct xport_route *rt);
  * Fill the BTH at pkt for an RC/UC packet of qp to its dest QP (UD callers
  * overwrite destqp). pad is set from paylen.
  */
-void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
-		   bool ackreq, uint32_t paylen);
+void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn, bool ackreq,
+		uint32_t paylen);
 /* Is a GID an IPv4-mapped address (::ffff:a.b.c.d)? */
 bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
 /*
@@ -88,15 +88,14 @@ size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint3
  * (paylen) or TX_ERR. Returns what send_packet returned.
  */
 int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
-		   uint32_t paylen);
+		uint32_t paylen);
 /*
  * Copy len bytes between buf and the memory the SGE list describes,
  * starting offset bytes into it. Returns 0, -ENOSPC when the list is
  * shorter than offset+len, or the first dma_lkey error.
  */
 int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
-		       uint32_t offset, void *buf, uint32_t len, uint32_t access,
-		       enum xport_dma dir);
+		    uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir);
 
 /* req.c */
 
@@ -162,15 +161,16 @@ bool xport__cc_judge(struct xport_qp *qp, uint64_t since);
 
 /* What the completer does with a response, given its PSN (pure decision). */
 enum xport__comp_psn {
-	XPORT__COMP_PSN_COMPLETE_PREV, /* beyond a finished SEND/WRITE: coalesced ACK completes it */
+	XPORT__COMP_PSN_COMPLETE_PREV, /* beyond a finished SEND/WRITE: coalesced ACK completes it
+					*/
 	XPORT__COMP_PSN_IMPLIED_NAK,   /* beyond a READ/atomic: its response was skipped, retry */
-	XPORT__COMP_PSN_STALE,	    /* older than comp.psn: duplicate, ignore */
-	XPORT__COMP_PSN_GAP,	    /* READ/atomic response beyond comp.psn: one was lost */
-	XPORT__COMP_PSN_BOGUS,	    /* beyond anything sent: ignore */
-	XPORT__COMP_PSN_PROCESS,	    /* acknowledges this WQE */
+	XPORT__COMP_PSN_STALE,	       /* older than comp.psn: duplicate, ignore */
+	XPORT__COMP_PSN_GAP,	       /* READ/atomic response beyond comp.psn: one was lost */
+	XPORT__COMP_PSN_BOGUS,	       /* beyond anything sent: ignore */
+	XPORT__COMP_PSN_PROCESS,       /* acknowledges this WQE */
 };
 enum xport__comp_psn xport__comp_check_psn(uint32_t psn, uint32_t comp_psn, uint32_t last_psn,
-				     bool all_sent, bool rd_atomic);
+					   bool all_sent, bool rd_atomic);
 /*
  * Queue a validated response (ACK, NAK, READ response, atomic ACK) for an
  * RC QP on qp->comp_q (a copy; the drop is counted when it is full) and
@@ -243,7 +243,7 @@ void xport__flow_forget(struct xport_qp *qp);
 bool xport__recv_pkey_ok(uint16_t a, uint16_t b);
 /* Check the ICRC of buf (BTH .. ICRC) as received on path rt. */
 bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, const uint8_t *buf,
-		      size_t len);
+			 size_t len);
 /*
  * Pure: does QP state accept a packet with opcode mask `mask` (rxe
  * check_type_state)? Checked on arrival, and again by the responder and

@@ -106,7 +106,8 @@ START_TEST(test_copies)
 {
 	uint64_t buf[4] = {0}, in[2] = {0xaaaa, 0xbbbb};
 
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 16, 0, XPORT_DMA_TO_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 16, 0, XPORT_DMA_TO_BUF),
+			 0);
 	ck_assert_uint_eq(buf[0], 2);
 	ck_assert_uint_eq(buf[1], 3);
 	ck_assert_int_eq(emu_dma_rkey(&qp, mrs[0].rkey, IOVA + 800, in, 16,
@@ -161,7 +162,8 @@ START_TEST(test_fault)
 			 -EFAULT);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_FAULTS], 2);
 	/* The rest still works. */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &v, 8, 0, XPORT_DMA_TO_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, &v, 8, 0, XPORT_DMA_TO_BUF),
+			 0);
 	ck_assert_uint_eq(v, 1024);
 }
 END_TEST
@@ -191,8 +193,8 @@ START_TEST(test_atomics)
 	ck_assert_uint_eq(mem[11], 1);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_ATOMICS], 4);
 	/* No REMOTE_ATOMIC on the MR; beyond the end. */
-	ck_assert_int_eq(emu_dma_atomic(&qp, mrs[1].rkey, IOVA, XPORT_ATOMIC_FETCH_ADD, 1, 0, &orig),
-			 -EACCES);
+	ck_assert_int_eq(
+	    emu_dma_atomic(&qp, mrs[1].rkey, IOVA, XPORT_ATOMIC_FETCH_ADD, 1, 0, &orig), -EACCES);
 	ck_assert_int_eq(emu_dma_atomic(&qp, mrs[0].rkey, IOVA + MEM_BYTES - 4,
 					XPORT_ATOMIC_FETCH_ADD, 1, 0, &orig),
 			 -ERANGE);
@@ -236,7 +238,8 @@ START_TEST(test_read_sees_staged_write)
 	uint64_t a = 0xabcd, v = 0;
 
 	ck_assert_int_eq(emu_dma_init(&dev), 0);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &a, 8, 0, XPORT_DMA_FROM_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &a, 8, 0, XPORT_DMA_FROM_BUF),
+			 0);
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 64, &v, 8, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(v, 0xabcd);
 	mem[20] = 77;
@@ -259,16 +262,16 @@ START_TEST(test_read_ahead)
 	ck_assert_uint_eq(buf[511], 511);
 	calls = dev.dcnt[EMU_DCNT_DMA_CALLS];
 	/* ...so the next 4 KiB come from the copy, */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF),
-			 0);
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(buf[0], 512);
 	ck_assert_uint_eq(buf[511], 1023);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls);
 	/* but not after the gate: the program may have changed its memory. */
 	mem[1024] = 0x77;
 	emu_dma_before_reveal(&dev);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, XPORT_DMA_TO_BUF),
-			 0);
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(buf[0], 0x77);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 1);
 	/* Nor after a write into it. */
@@ -326,7 +329,8 @@ START_TEST(test_reveal_gate)
 	ck_assert_int_eq(emu_dma_init(&dev), 0);
 	emu_dma_before_reveal(&dev);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], 0);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 24, &a, 8, 0, XPORT_DMA_FROM_BUF), 0);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 24, &a, 8, 0, XPORT_DMA_FROM_BUF),
+			 0);
 	ck_assert_uint_eq(mem[3], 3);
 	emu_dma_before_reveal(&dev);
 	ck_assert_uint_eq(mem[3], 0x4444);
@@ -335,13 +339,13 @@ START_TEST(test_reveal_gate)
 	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
 	mem[600] = 0x55;
 	/* Until the gate the copy serves (the program has not been told anything)... */
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF),
-			 0);
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(buf[600 - 512], 600);
 	/* ...after it, memory does. */
 	emu_dma_before_reveal(&dev);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF),
-			 0);
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
 	ck_assert_uint_eq(buf[600 - 512], 0x55);
 	emu_dma_fini(&dev);
 }

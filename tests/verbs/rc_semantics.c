@@ -73,8 +73,8 @@ static struct ibv_context *open_dev(const char *name)
 static int end_init(struct end *e, struct ibv_context *ctx, int mr_access)
 {
 	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 4, .max_recv_sge = 4 },
+	    .qp_type = IBV_QPT_RC,
+	    .cap = {.max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 4, .max_recv_sge = 4},
 	};
 
 	memset(e, 0, sizeof(*e));
@@ -126,8 +126,8 @@ static int qp_connect(struct end *e, const struct end *peer, const struct conn_o
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	a.pkey_index = 0;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
+	a.qp_access_flags =
+	    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	ret = ibv_modify_qp(e->qp, &a,
 			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (ret)
@@ -147,8 +147,7 @@ static int qp_connect(struct end *e, const struct end *peer, const struct conn_o
 	a.ah_attr.port_num = 1;
 	ret = ibv_modify_qp(e->qp, &a,
 			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				    IBV_QP_MIN_RNR_TIMER);
+				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (ret)
 		return fail("modify to RTR: %s", strerror(ret));
 
@@ -161,7 +160,7 @@ static int qp_connect(struct end *e, const struct end *peer, const struct conn_o
 	a.max_rd_atomic = 16;
 	ret = ibv_modify_qp(e->qp, &a,
 			    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 	if (ret)
 		return fail("modify to RTS: %s", strerror(ret));
 	return 0;
@@ -199,9 +198,9 @@ static int expect_wc(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status statu
 	if (poll_one(cq, &wc, secs))
 		return -1;
 	if (wc.wr_id != wr_id || wc.status != status)
-		return fail("completion wr_id %" PRIu64 " status %s, expected wr_id %" PRIu64
-			    " status %s",
-			    wc.wr_id, ibv_wc_status_str(wc.status), wr_id, ibv_wc_status_str(status));
+		return fail(
+		    "completion wr_id %" PRIu64 " status %s, expected wr_id %" PRIu64 " status %s",
+		    wc.wr_id, ibv_wc_status_str(wc.status), wr_id, ibv_wc_status_str(status));
 	if (out)
 		*out = wc;
 	return 0;
@@ -210,10 +209,16 @@ static int expect_wc(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status statu
 static int post(struct end *e, enum ibv_wr_opcode op, uint64_t wr_id, struct ibv_sge *sg, int nsge,
 		uint64_t raddr, uint32_t rkey, uint32_t imm_be)
 {
-	struct ibv_send_wr wr = {
-		.wr_id = wr_id, .sg_list = sg, .num_sge = nsge, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED, .imm_data = imm_be,
-	}, *bad;
+	struct ibv_send_wr wr =
+			       {
+				   .wr_id = wr_id,
+				   .sg_list = sg,
+				   .num_sge = nsge,
+				   .opcode = op,
+				   .send_flags = IBV_SEND_SIGNALED,
+				   .imm_data = imm_be,
+			       },
+			   *bad;
 	int ret;
 
 	wr.wr.rdma.remote_addr = raddr;
@@ -225,11 +230,16 @@ static int post(struct end *e, enum ibv_wr_opcode op, uint64_t wr_id, struct ibv
 static int post_atomic(struct end *e, enum ibv_wr_opcode op, uint64_t wr_id, void *local,
 		       uint64_t raddr, uint32_t rkey, uint64_t cmp_add, uint64_t swap)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)local, .length = 8, .lkey = e->mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sg, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_sge sg = {.addr = (uintptr_t)local, .length = 8, .lkey = e->mr->lkey};
+	struct ibv_send_wr wr =
+			       {
+				   .wr_id = wr_id,
+				   .sg_list = &sg,
+				   .num_sge = 1,
+				   .opcode = op,
+				   .send_flags = IBV_SEND_SIGNALED,
+			       },
+			   *bad;
 	int ret;
 
 	wr.wr.atomic.remote_addr = raddr;
@@ -242,7 +252,7 @@ static int post_atomic(struct end *e, enum ibv_wr_opcode op, uint64_t wr_id, voi
 
 static int post_recv(struct end *e, uint64_t wr_id, struct ibv_sge *sg, int nsge)
 {
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = sg, .num_sge = nsge }, *bad;
+	struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = sg, .num_sge = nsge}, *bad;
 	int ret = ibv_post_recv(e->qp, &wr, &bad);
 
 	return ret ? fail("ibv_post_recv: %s", strerror(ret)) : 0;
@@ -265,7 +275,7 @@ static int check_bytes(const uint8_t *got, const uint8_t *want, size_t n, const 
 
 static struct ibv_context *ctx_a, *ctx_b;
 
-#define FULL_ACCESS                                                                 \
+#define FULL_ACCESS                                                                  \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 	 IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -282,7 +292,7 @@ static int pair_up(struct end *a, struct end *b, int b_access, const struct conn
 static int case_write(struct end *a, struct end *b)
 {
 	const size_t len = 100000;
-	struct ibv_sge sg = { .addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey };
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey};
 
 	fill(a->buf, len, 1);
 	if (post(a, IBV_WR_RDMA_WRITE, 1, &sg, 1, (uintptr_t)b->buf + 4096, b->mr->rkey, 0) ||
@@ -300,7 +310,7 @@ static int case_write(struct end *a, struct end *b)
 static int case_read(struct end *a, struct end *b)
 {
 	const size_t len = 70001;
-	struct ibv_sge sg = { .addr = (uintptr_t)a->buf + 8, .length = len, .lkey = a->mr->lkey };
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf + 8, .length = len, .lkey = a->mr->lkey};
 	struct ibv_wc wc;
 
 	fill(b->buf, BUF_BYTES, 2);
@@ -315,8 +325,8 @@ static int case_read(struct end *a, struct end *b)
 static int case_send_imm(struct end *a, struct end *b)
 {
 	const size_t len = 5000;
-	struct ibv_sge rs = { .addr = (uintptr_t)b->buf, .length = 8192, .lkey = b->mr->lkey };
-	struct ibv_sge ss = { .addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey };
+	struct ibv_sge rs = {.addr = (uintptr_t)b->buf, .length = 8192, .lkey = b->mr->lkey};
+	struct ibv_sge ss = {.addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey};
 	struct ibv_wc wc;
 
 	fill(a->buf, len, 3);
@@ -326,8 +336,7 @@ static int case_send_imm(struct end *a, struct end *b)
 	    expect_wc(b->cq, 77, IBV_WC_SUCCESS, &wc, 10))
 		return -1;
 	if (wc.opcode != IBV_WC_RECV || !(wc.wc_flags & IBV_WC_WITH_IMM) ||
-	    wc.imm_data != htonl(0x12345678) || wc.byte_len != len ||
-	    wc.qp_num != b->qp->qp_num)
+	    wc.imm_data != htonl(0x12345678) || wc.byte_len != len || wc.qp_num != b->qp->qp_num)
 		return fail("receive completion: opcode %d flags 0x%x imm 0x%x len %u qp %u",
 			    wc.opcode, wc.wc_flags, ntohl(wc.imm_data), wc.byte_len, wc.qp_num);
 	return check_bytes(b->buf, a->buf, len, "received data");
@@ -336,14 +345,14 @@ static int case_send_imm(struct end *a, struct end *b)
 static int case_write_imm(struct end *a, struct end *b)
 {
 	const size_t len = 3000;
-	struct ibv_sge rs = { .addr = (uintptr_t)b->buf, .length = 16, .lkey = b->mr->lkey };
-	struct ibv_sge ss = { .addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey };
+	struct ibv_sge rs = {.addr = (uintptr_t)b->buf, .length = 16, .lkey = b->mr->lkey};
+	struct ibv_sge ss = {.addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey};
 	struct ibv_wc wc;
 
 	fill(a->buf, len, 4);
 	if (post_recv(b, 78, &rs, 1) ||
-	    post(a, IBV_WR_RDMA_WRITE_WITH_IMM, 4, &ss, 1, (uintptr_t)b->buf + 65536,
-		 b->mr->rkey, htonl(0xabcdef01)) ||
+	    post(a, IBV_WR_RDMA_WRITE_WITH_IMM, 4, &ss, 1, (uintptr_t)b->buf + 65536, b->mr->rkey,
+		 htonl(0xabcdef01)) ||
 	    expect_wc(a->cq, 4, IBV_WC_SUCCESS, NULL, 10) ||
 	    expect_wc(b->cq, 78, IBV_WC_SUCCESS, &wc, 10))
 		return -1;
@@ -385,13 +394,13 @@ static int case_atomics(struct end *a, struct end *b)
 static int case_sge(struct end *a, struct end *b)
 {
 	struct ibv_sge ss[3] = {
-		{ .addr = (uintptr_t)a->buf + 10, .length = 1000, .lkey = a->mr->lkey },
-		{ .addr = (uintptr_t)a->buf + 50000, .length = 3000, .lkey = a->mr->lkey },
-		{ .addr = (uintptr_t)a->buf + 9000, .length = 7, .lkey = a->mr->lkey },
+	    {.addr = (uintptr_t)a->buf + 10, .length = 1000, .lkey = a->mr->lkey},
+	    {.addr = (uintptr_t)a->buf + 50000, .length = 3000, .lkey = a->mr->lkey},
+	    {.addr = (uintptr_t)a->buf + 9000, .length = 7, .lkey = a->mr->lkey},
 	};
 	struct ibv_sge rs[2] = {
-		{ .addr = (uintptr_t)b->buf + 100, .length = 2500, .lkey = b->mr->lkey },
-		{ .addr = (uintptr_t)b->buf + 200000, .length = 5000, .lkey = b->mr->lkey },
+	    {.addr = (uintptr_t)b->buf + 100, .length = 2500, .lkey = b->mr->lkey},
+	    {.addr = (uintptr_t)b->buf + 200000, .length = 5000, .lkey = b->mr->lkey},
 	};
 	uint8_t want[4007];
 	struct ibv_wc wc;
@@ -417,7 +426,7 @@ static int expect_error_then_flush(struct end *a, uint64_t wr_id, enum ibv_wc_st
 {
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qia;
-	struct ibv_sge sg = { .addr = (uintptr_t)a->buf, .length = 8, .lkey = a->mr->lkey };
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = 8, .lkey = a->mr->lkey};
 
 	if (expect_wc(a->cq, wr_id, st, NULL, 30))
 		return -1;
@@ -433,27 +442,26 @@ static int expect_error_then_flush(struct end *a, uint64_t wr_id, enum ibv_wc_st
 
 static int case_bad_rkey(struct end *a, struct end *b)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)a->buf, .length = 64, .lkey = a->mr->lkey };
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = 64, .lkey = a->mr->lkey};
 
-	if (post(a, IBV_WR_RDMA_WRITE, 10, &sg, 1, (uintptr_t)b->buf, b->mr->rkey ^ 0x5a5a00,
-		 0))
+	if (post(a, IBV_WR_RDMA_WRITE, 10, &sg, 1, (uintptr_t)b->buf, b->mr->rkey ^ 0x5a5a00, 0))
 		return -1;
 	return expect_error_then_flush(a, 10, IBV_WC_REM_ACCESS_ERR);
 }
 
 static int case_out_of_range(struct end *a, struct end *b)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)a->buf, .length = 4096, .lkey = a->mr->lkey };
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = 4096, .lkey = a->mr->lkey};
 
-	if (post(a, IBV_WR_RDMA_READ, 20, &sg, 1, (uintptr_t)b->buf + BUF_BYTES - 100,
-		 b->mr->rkey, 0))
+	if (post(a, IBV_WR_RDMA_READ, 20, &sg, 1, (uintptr_t)b->buf + BUF_BYTES - 100, b->mr->rkey,
+		 0))
 		return -1;
 	return expect_error_then_flush(a, 20, IBV_WC_REM_ACCESS_ERR);
 }
 
 static int case_no_remote_write(struct end *a, struct end *b)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)a->buf, .length = 64, .lkey = a->mr->lkey };
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = 64, .lkey = a->mr->lkey};
 
 	if (post(a, IBV_WR_RDMA_WRITE, 30, &sg, 1, (uintptr_t)b->buf, b->mr->rkey, 0))
 		return -1;
@@ -467,7 +475,7 @@ static int case_no_remote_write(struct end *a, struct end *b)
 
 static int case_peer_gone(struct end *a, struct end *b)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)a->buf, .length = 64, .lkey = a->mr->lkey };
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = 64, .lkey = a->mr->lkey};
 	double t0;
 
 	/* The peer's QP disappears: its RNIC drops every packet for the unknown QPN. */
@@ -487,7 +495,7 @@ static int case_peer_gone(struct end *a, struct end *b)
 
 static int case_rnr(struct end *a, struct end *b)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)a->buf, .length = 64, .lkey = a->mr->lkey };
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = 64, .lkey = a->mr->lkey};
 
 	(void)b; /* b posts no receive */
 	if (post(a, IBV_WR_SEND, 50, &sg, 1, 0, 0, 0))
@@ -505,18 +513,20 @@ struct rc_case {
 int main(int argc, char **argv)
 {
 	static const struct rc_case cases[] = {
-		{ "write", case_write, FULL_ACCESS, { 7, 7, 14, 1, IBV_MTU_1024 } },
-		{ "read", case_read, FULL_ACCESS, { 7, 7, 14, 1, IBV_MTU_4096 } },
-		{ "send_imm", case_send_imm, FULL_ACCESS, { 7, 7, 14, 1, IBV_MTU_256 } },
-		{ "write_imm", case_write_imm, FULL_ACCESS, { 7, 7, 14, 1, IBV_MTU_512 } },
-		{ "atomics", case_atomics, FULL_ACCESS, { 7, 7, 14, 1, IBV_MTU_1024 } },
-		{ "sge", case_sge, FULL_ACCESS, { 7, 7, 14, 1, IBV_MTU_1024 } },
-		{ "bad_rkey", case_bad_rkey, FULL_ACCESS, { 7, 7, 14, 1, IBV_MTU_1024 } },
-		{ "out_of_range", case_out_of_range, FULL_ACCESS, { 7, 7, 14, 1, IBV_MTU_1024 } },
-		{ "no_remote_write", case_no_remote_write,
-		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, { 7, 7, 14, 1, IBV_MTU_1024 } },
-		{ "peer_gone", case_peer_gone, FULL_ACCESS, { 2, 7, 12, 1, IBV_MTU_1024 } },
-		{ "rnr", case_rnr, FULL_ACCESS, { 7, 2, 14, 1, IBV_MTU_1024 } },
+	    {"write", case_write, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"read", case_read, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_4096}},
+	    {"send_imm", case_send_imm, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_256}},
+	    {"write_imm", case_write_imm, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_512}},
+	    {"atomics", case_atomics, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"sge", case_sge, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"bad_rkey", case_bad_rkey, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"out_of_range", case_out_of_range, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"no_remote_write",
+	     case_no_remote_write,
+	     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+	     {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"peer_gone", case_peer_gone, FULL_ACCESS, {2, 7, 12, 1, IBV_MTU_1024}},
+	    {"rnr", case_rnr, FULL_ACCESS, {7, 2, 14, 1, IBV_MTU_1024}},
 	};
 	int failed = 0, ran = 0;
 

@@ -539,7 +539,8 @@ void fake_conn_defaults(struct fake_conn *c)
 	c->min_rnr_timer = 1;
 	c->max_rd_atomic = 16;
 	c->max_dest_rd_atomic = 16;
-	c->access = UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+	c->access =
+	    UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
 	c->psn_a = 100;
 	c->psn_b = 5000;
 }
@@ -565,8 +566,8 @@ static void fake_bring_up(struct fake_qp *q, struct fake_qp *peer, const struct 
 	a.max_dest_rd_atomic = c->max_dest_rd_atomic;
 	a.min_rnr_timer = c->min_rnr_timer;
 	xport_modify(&q->x, &a,
-			 UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_DEST_QPN |
-			     UROCE_QP_RQ_PSN | UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER);
+		     UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_DEST_QPN |
+			 UROCE_QP_RQ_PSN | UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER);
 
 	a.state = UROCE_QPS_RTS;
 	a.timeout = c->timeout;
@@ -575,8 +576,8 @@ static void fake_bring_up(struct fake_qp *q, struct fake_qp *peer, const struct 
 	a.sq_psn = sq_psn;
 	a.max_rd_atomic = c->max_rd_atomic;
 	xport_modify(&q->x, &a,
-			 UROCE_QP_STATE | UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-			     UROCE_QP_SQ_PSN | UROCE_QP_MAX_QP_RD_ATOMIC);
+		     UROCE_QP_STATE | UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
+			 UROCE_QP_SQ_PSN | UROCE_QP_MAX_QP_RD_ATOMIC);
 }
 
 void fake_connect(struct fake_qp *a, struct fake_qp *b, const struct fake_conn *c)
@@ -751,8 +752,8 @@ void fake_dump(const struct fake_net *net)
 		const struct fake_log *e = &net->log[i];
 
 		fprintf(stderr, "%4u %c op 0x%02x psn %u%s syn %d len %u%s\n", i, "AB"[e->from & 1],
-			e->opcode, e->psn, e->ackreq ? " A" : "", e->syndrome, e->paylen,
-			e->fate & FAKE_DROP ? " DROP" : "");
+			e -> opcode, e -> psn, e -> ackreq ? " A" : "", e->syndrome, e->paylen,
+			e->fate &FAKE_DROP ? " DROP" : "");
 	}
 }
 

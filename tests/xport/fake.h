@@ -141,7 +141,7 @@ struct fake_net {
 	struct fake_timed **heap; /* min-heap on (at, seq) */
 	unsigned nheap, capheap;
 	uint64_t seq;
-	bool nolog; /* keep no per-packet log (long benchmarks) */
+	bool nolog;	 /* keep no per-packet log (long benchmarks) */
 	unsigned logged; /* packets sent, also when nolog */
 };
 
@@ -224,7 +224,7 @@ struct fake_env {
 	struct fake_conn conn;
 };
 #define FAKE_MR_BYTES (4u << 20)
-#define FAKE_ALL_ACCESS                                                                 \
+#define FAKE_ALL_ACCESS                                                                    \
 	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
 	 UROCE_ACCESS_REMOTE_ATOMIC)
 /* c NULL: fake_conn_defaults. type: UROCE_QPT_RC/UC. */

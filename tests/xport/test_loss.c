@@ -505,7 +505,7 @@ START_TEST(test_nak_once_then_silent)
 	fake_pattern(env->ma->buf, len, 12);
 	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		int n = order[i] < 0 ? -order[i] : order[i];
-		uint8_t op = n == 0 ? WIRE_OP_RC_RDMA_WRITE_FIRST
+		uint8_t op = n == 0   ? WIRE_OP_RC_RDMA_WRITE_FIRST
 			     : n == 7 ? WIRE_OP_RC_RDMA_WRITE_LAST
 				      : WIRE_OP_RC_RDMA_WRITE_MIDDLE;
 
@@ -558,8 +558,13 @@ START_TEST(test_one_rewind_per_loss)
 	static const struct {
 		uint32_t psn;
 		int syndrome;
-	} answers[] = {{1, NAK(WIRE_NAK_PSN_SEQ_ERR)}, {3, 0x1f}, {4, NAK(WIRE_NAK_PSN_SEQ_ERR)},
-		       {5, 0x1f}, {5, 0x1f}, {5, 0x1f}, {5, 0x1f}};
+	} answers[] = {{1, NAK(WIRE_NAK_PSN_SEQ_ERR)},
+		       {3, 0x1f},
+		       {4, NAK(WIRE_NAK_PSN_SEQ_ERR)},
+		       {5, 0x1f},
+		       {5, 0x1f},
+		       {5, 0x1f},
+		       {5, 0x1f}};
 	struct xport_wqe w;
 
 	setup_env(NULL);
@@ -575,9 +580,10 @@ START_TEST(test_one_rewind_per_loss)
 
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 10);
 	for (unsigned i = 0; i < 6; i++)
-		expect(0, i, i == 0 ? WIRE_OP_RC_RDMA_WRITE_FIRST
-			     : i == 5 ? WIRE_OP_RC_RDMA_WRITE_LAST
-				      : WIRE_OP_RC_RDMA_WRITE_MIDDLE,
+		expect(0, i,
+		       i == 0	? WIRE_OP_RC_RDMA_WRITE_FIRST
+		       : i == 5 ? WIRE_OP_RC_RDMA_WRITE_LAST
+				: WIRE_OP_RC_RDMA_WRITE_MIDDLE,
 		       P(i));
 	for (unsigned i = 0; i < 4; i++) {
 		ck_assert_uint_eq(pkt_at(0, 6 + i)->psn, P(resent[i]));

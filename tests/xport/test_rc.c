@@ -138,8 +138,8 @@ START_TEST(test_send_imm_solicited)
 	env = fake_env_new(1, UROCE_QPT_RC, NULL);
 	fake_pattern(env->ma->buf, 2000, 5);
 	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
-	fake_wqe(&w, 9, UROCE_WR_SEND_WITH_IMM, UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED, env->ma, 0,
-		 2000);
+	fake_wqe(&w, 9, UROCE_WR_SEND_WITH_IMM, UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED, env->ma,
+		 0, 2000);
 	w.imm_data = 0x78563412; /* stays as the bytes 12 34 56 78 */
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);

@@ -87,8 +87,10 @@ START_TEST(test_opcode_choice)
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND, false, false), 0x01);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND, false, true), 0x02);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND, true, true), 0x04);
-	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_IMM, true, false), 0x00);
-	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_IMM, false, true), 0x03);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_IMM, true, false),
+			 0x00);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_IMM, false, true),
+			 0x03);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_IMM, true, true), 0x05);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE, true, false), 0x06);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE, false, false), 0x07);
@@ -99,7 +101,8 @@ START_TEST(test_opcode_choice)
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_WRITE_WITH_IMM, true, true),
 			 0x0b);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_RDMA_READ, true, true), 0x0c);
-	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true), 0x13);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
+			 0x13);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_FETCH_AND_ADD, true, true),
 			 0x14);
 	/* A READ is never segmented on the request side. */
@@ -109,7 +112,8 @@ START_TEST(test_opcode_choice)
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_UC, UROCE_WR_RDMA_WRITE_WITH_IMM, true, true),
 			 0x2b);
 	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_UC, UROCE_WR_RDMA_READ, true, true), 0);
-	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_UC, UROCE_WR_ATOMIC_FETCH_AND_ADD, true, true), 0);
+	ck_assert_int_lt(xport__req_opcode(UROCE_QPT_UC, UROCE_WR_ATOMIC_FETCH_AND_ADD, true, true),
+			 0);
 	/* UD: SEND Only (with immediate) and nothing else. */
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_UD, UROCE_WR_SEND, true, true), 0x64);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_UD, UROCE_WR_SEND_WITH_IMM, true, true), 0x65);
@@ -193,8 +197,10 @@ START_TEST(test_comp_check_psn)
 	ck_assert_int_eq(xport__comp_check_psn(12, 10, 12, true, false), XPORT__COMP_PSN_PROCESS);
 	ck_assert_int_eq(xport__comp_check_psn(11, 10, 12, true, true), XPORT__COMP_PSN_GAP);
 	ck_assert_int_eq(xport__comp_check_psn(9, 10, 12, true, false), XPORT__COMP_PSN_STALE);
-	ck_assert_int_eq(xport__comp_check_psn(13, 10, 12, true, false), XPORT__COMP_PSN_COMPLETE_PREV);
-	ck_assert_int_eq(xport__comp_check_psn(13, 10, 12, true, true), XPORT__COMP_PSN_IMPLIED_NAK);
+	ck_assert_int_eq(xport__comp_check_psn(13, 10, 12, true, false),
+			 XPORT__COMP_PSN_COMPLETE_PREV);
+	ck_assert_int_eq(xport__comp_check_psn(13, 10, 12, true, true),
+			 XPORT__COMP_PSN_IMPLIED_NAK);
 	ck_assert_int_eq(xport__comp_check_psn(13, 10, 12, false, false), XPORT__COMP_PSN_BOGUS);
 	/* Across the 24-bit wrap. */
 	ck_assert_int_eq(xport__comp_check_psn(0x000001, 0xfffffe, 0x000002, true, false),
@@ -249,8 +255,8 @@ START_TEST(test_pkey_timers_names)
 	ck_assert(!xport__recv_pkey_ok(0x8001, 0xffff));
 	ck_assert(!xport__recv_pkey_ok(0x8000, 0x8000));
 	ck_assert_uint_eq(xport_timeout_us(0), 0);
-	ck_assert_uint_eq(xport_timeout_us(1), 9);		    /* 8.192 us, rounded up */
-	ck_assert_uint_eq(xport_timeout_us(14), 67109);	    /* 67.108864 ms */
+	ck_assert_uint_eq(xport_timeout_us(1), 9);		/* 8.192 us, rounded up */
+	ck_assert_uint_eq(xport_timeout_us(14), 67109);		/* 67.108864 ms */
 	ck_assert_uint_eq(xport_timeout_us(31), 8796093023ull); /* 2.4 hours */
 	ck_assert_uint_eq(wire_aeth_rnr_usec(1), 10);
 	ck_assert_uint_eq(wire_aeth_rnr_usec(0), 655360);

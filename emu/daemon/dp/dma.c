@@ -40,7 +40,7 @@
 #include "dp.h"
 
 /* Access bits the transport asks for (same values as ibv_access_flags). */
-#define DMA_ACCESS_BITS                                                                 \
+#define DMA_ACCESS_BITS                                                                    \
 	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
 	 UROCE_ACCESS_REMOTE_ATOMIC)
 

@@ -56,8 +56,7 @@ void emu_event_last_wqe(struct emu_qp *qp)
 {
 	if (qp->srq && !qp->last_wqe_sent) {
 		qp->last_wqe_sent = 1;
-		emu_event_async(qp->obj.ctx, UROCE_EVENT_QP_LAST_WQE_REACHED,
-				    qp->obj.hnode.key);
+		emu_event_async(qp->obj.ctx, UROCE_EVENT_QP_LAST_WQE_REACHED, qp->obj.hnode.key);
 	}
 }
 
@@ -222,7 +221,6 @@ void emu_event_srq_limit(struct emu_srq *srq)
 	n = emu_ring_pending(&srq->ring);
 	if (n >= 0 && (uint64_t)n < srq->srq_limit) {
 		srq->srq_limit = 0; /* one event per arming */
-		emu_event_async(srq->obj.ctx, UROCE_EVENT_SRQ_LIMIT_REACHED,
-				    srq->obj.hnode.key);
+		emu_event_async(srq->obj.ctx, UROCE_EVENT_SRQ_LIMIT_REACHED, srq->obj.hnode.key);
 	}
 }

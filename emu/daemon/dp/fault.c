@@ -498,8 +498,8 @@ static bool hold(struct emu_dev *dev, unsigned dir, const struct common_fault_ru
 	return true;
 }
 
-static void account(struct emu_dev *dev, struct emu_fault_rule *fr, const struct common_fault_pkt *p,
-		    uint64_t seq)
+static void account(struct emu_dev *dev, struct emu_fault_rule *fr,
+		    const struct common_fault_pkt *p, uint64_t seq)
 {
 	struct emu_fault *f = dev->fault;
 	const struct wire_opcode_info *info = wire_opcode_info(p->opcode);
@@ -598,7 +598,7 @@ static int fault_packet(struct emu_dev *dev, unsigned dir, const struct xport_ro
 		memcpy(copy, pkt, len);
 		snprintf(what, sizeof(what), "bit %llu flipped: bad ICRC",
 			 (unsigned long long)emu_fault_corrupt(copy, len,
-								 emu_fault_rng_next(&fr->st.rng)));
+							       emu_fault_rng_next(&fr->st.rng)));
 		describe(note, sizeof(note), fr, what);
 		emit_noted(dev, dir, rt, copy, len, note);
 		release(dev, (int)dir, 0);
@@ -611,7 +611,8 @@ static int fault_packet(struct emu_dev *dev, unsigned dir, const struct xport_ro
 			const struct wire_opcode_info *was = wire_opcode_info(p.opcode);
 
 			snprintf(what, sizeof(what), "forged %s in place of %s PSN 0x%06x",
-				 common_fault_action_name(fr->r.action), was ? was->sym : "?", p.psn);
+				 common_fault_action_name(fr->r.action), was ? was->sym : "?",
+				 p.psn);
 			describe(note, sizeof(note), fr, what);
 			emit_noted(dev, dir, rt, copy, n, note);
 		}

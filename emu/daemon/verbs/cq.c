@@ -212,4 +212,3 @@ void emu_cq_free(struct emu_cq *cq)
 	emu_dev_obj_del(&cq->obj);
 	free(cq);
 }
-

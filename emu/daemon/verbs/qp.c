@@ -175,15 +175,15 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	 * the SGEs and inline bytes the QP's ring holds (no more: memory for
 	 * thousands of QPs). */
 	err = xport_qp_init(&dev->x, &qp->x,
-				&(struct xport_qp_init){
-				    .type = qp->type,
-				    .qpn = qp->qpn,
-				    .max_send_wr = sq_entries,
-				    .max_sge = qp->cap.max_send_sge,
-				    .max_inline = qp->cap.max_inline_data,
-				    .sq_sig_all = qp->sq_sig_all,
-				    .srq = qp->srq != NULL,
-				});
+			    &(struct xport_qp_init){
+				.type = qp->type,
+				.qpn = qp->qpn,
+				.max_send_wr = sq_entries,
+				.max_sge = qp->cap.max_send_sge,
+				.max_inline = qp->cap.max_inline_data,
+				.sq_sig_all = qp->sq_sig_all,
+				.srq = qp->srq != NULL,
+			    });
 	if (err)
 		goto err_refs;
 	/* One socket sends every packet: its port is every QP's source

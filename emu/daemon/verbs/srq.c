@@ -130,4 +130,3 @@ void emu_srq_free(struct emu_srq *srq)
 	emu_dev_obj_del(&srq->obj);
 	free(srq);
 }
-

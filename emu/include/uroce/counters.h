@@ -11,39 +11,39 @@
 #define UROCE_COUNTERS_H
 
 /* X(symbol, "name", "what it means") */
-#define XPORT_DROP_LIST(X)                                                                      \
-	X(SHORT, "short", "packet shorter than the headers its opcode needs")                  \
-	X(BAD_ICRC, "bad_icrc", "ICRC does not match")                                         \
-	X(BAD_TVER, "bad_tver", "BTH transport version is not 0")                              \
-	X(BAD_OPCODE, "bad_opcode", "opcode unknown or not supported")                         \
-	X(BAD_PAD, "bad_pad",                                                                  \
-	  "pad count larger than the payload area or on a payload-less opcode")                \
-	X(MULTICAST, "multicast", "destination QP 0xFFFFFF (multicast is not supported)")      \
-	X(NO_QP, "no_qp", "destination QP does not exist")                                     \
-	X(QP_TYPE, "qp_type", "opcode transport does not match the QP type")                   \
-	X(QP_STATE, "qp_state", "QP state does not accept this packet")                        \
-	X(BAD_ADDR, "bad_addr", "source or destination address is not the QP's path")          \
-	X(BAD_PKEY, "bad_pkey", "P_Key does not match the QP's partition")                     \
-	X(BAD_QKEY, "bad_qkey", "DETH Q_Key does not match the QP's Q_Key")                    \
-	X(CNP, "cnp", "congestion notification (counted, no rate control yet)")                \
-	X(OUT_OF_SEQ, "out_of_seq", "request beyond the expected PSN after the one NAK")       \
-	X(DUP_NO_RES, "dup_no_res", "duplicate READ/atomic with no responder resource left")   \
-	X(DUP_OTHER, "dup_other", "duplicate request of another kind")                         \
-	X(RESP_BUSY, "resp_busy", "request arrived while the responder's queue was full")      \
-	X(RNR, "rnr", "SEND with no receive WQE (RNR NAK sent on RC)")                         \
-	X(NO_RECV_WQE, "no_recv_wqe", "UC/UD SEND with no receive WQE")                        \
-	X(UC_MSG, "uc_msg", "UC packet of a message already dropped")                          \
-	X(REQ_ERR, "req_err", "request answered with a NAK (invalid, access, operational)")    \
-	X(RESP_NO_WQE, "resp_no_wqe", "response with no outstanding request")                  \
-	X(RESP_DUP, "resp_dup", "response older than the oldest unacknowledged PSN")           \
-	X(RESP_GAP, "resp_gap", "READ/atomic response beyond the expected PSN")                \
-	X(RESP_BAD, "resp_bad", "response that does not fit the request it acknowledges")      \
-	X(RESP_RNR_WAIT, "resp_rnr_wait", "PSN NAK received while waiting for the RNR timer")  \
-	X(UD_TOO_LONG, "ud_too_long", "UD message larger than the receive WQE")                \
+#define XPORT_DROP_LIST(X)                                                                    \
+	X(SHORT, "short", "packet shorter than the headers its opcode needs")                 \
+	X(BAD_ICRC, "bad_icrc", "ICRC does not match")                                        \
+	X(BAD_TVER, "bad_tver", "BTH transport version is not 0")                             \
+	X(BAD_OPCODE, "bad_opcode", "opcode unknown or not supported")                        \
+	X(BAD_PAD, "bad_pad",                                                                 \
+	  "pad count larger than the payload area or on a payload-less opcode")               \
+	X(MULTICAST, "multicast", "destination QP 0xFFFFFF (multicast is not supported)")     \
+	X(NO_QP, "no_qp", "destination QP does not exist")                                    \
+	X(QP_TYPE, "qp_type", "opcode transport does not match the QP type")                  \
+	X(QP_STATE, "qp_state", "QP state does not accept this packet")                       \
+	X(BAD_ADDR, "bad_addr", "source or destination address is not the QP's path")         \
+	X(BAD_PKEY, "bad_pkey", "P_Key does not match the QP's partition")                    \
+	X(BAD_QKEY, "bad_qkey", "DETH Q_Key does not match the QP's Q_Key")                   \
+	X(CNP, "cnp", "congestion notification (counted, no rate control yet)")               \
+	X(OUT_OF_SEQ, "out_of_seq", "request beyond the expected PSN after the one NAK")      \
+	X(DUP_NO_RES, "dup_no_res", "duplicate READ/atomic with no responder resource left")  \
+	X(DUP_OTHER, "dup_other", "duplicate request of another kind")                        \
+	X(RESP_BUSY, "resp_busy", "request arrived while the responder's queue was full")     \
+	X(RNR, "rnr", "SEND with no receive WQE (RNR NAK sent on RC)")                        \
+	X(NO_RECV_WQE, "no_recv_wqe", "UC/UD SEND with no receive WQE")                       \
+	X(UC_MSG, "uc_msg", "UC packet of a message already dropped")                         \
+	X(REQ_ERR, "req_err", "request answered with a NAK (invalid, access, operational)")   \
+	X(RESP_NO_WQE, "resp_no_wqe", "response with no outstanding request")                 \
+	X(RESP_DUP, "resp_dup", "response older than the oldest unacknowledged PSN")          \
+	X(RESP_GAP, "resp_gap", "READ/atomic response beyond the expected PSN")               \
+	X(RESP_BAD, "resp_bad", "response that does not fit the request it acknowledges")     \
+	X(RESP_RNR_WAIT, "resp_rnr_wait", "PSN NAK received while waiting for the RNR timer") \
+	X(UD_TOO_LONG, "ud_too_long", "UD message larger than the receive WQE")               \
 	X(COMP_BUSY, "comp_busy", "response arrived while the completer's queue was full")
 
 /* X(symbol, "name", "what it counts") */
-#define XPORT_CNT_LIST(X)                                                                          \
+#define XPORT_CNT_LIST(X)                                                                         \
 	X(TX_PKTS, "tx_pkts", "packets sent")                                                     \
 	X(TX_BYTES, "tx_bytes", "payload bytes sent")                                             \
 	X(RX_PKTS, "rx_pkts", "packets received (before checks)")                                 \
@@ -76,14 +76,14 @@
 	X(FLUSHED, "flushed", "work requests completed with IBV_WC_WR_FLUSH_ERR")                 \
 	X(QP_ERROR, "qp_error", "transitions to the Error state caused by the transport")         \
 	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")       \
-	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")   \
-	X(GSI_RX, "gsi_rx", "management datagrams received on QP1 (the GSI QP)")                 \
-	X(GSI_TX, "gsi_tx", "management datagrams sent from QP1")                                \
-	X(DUP_SILENT, "dup_silent", "duplicate SEND/WRITE packets without AckReq, not answered") \
-	X(NAK_ECHO, "nak_echo", "NAKs and implied NAKs about a loss already being sent again") \
+	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")  \
+	X(GSI_RX, "gsi_rx", "management datagrams received on QP1 (the GSI QP)")                  \
+	X(GSI_TX, "gsi_tx", "management datagrams sent from QP1")                                 \
+	X(DUP_SILENT, "dup_silent", "duplicate SEND/WRITE packets without AckReq, not answered")  \
+	X(NAK_ECHO, "nak_echo", "NAKs and implied NAKs about a loss already being sent again")    \
 	X(RETRY_FAST, "retry_fast", "resends after the adaptive timer (no retry_cnt spent)")      \
-	X(RETRY_SPURIOUS, "retry_spurious", "rewinds undone: the original arrived after all") \
-	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills") \
+	X(RETRY_SPURIOUS, "retry_spurious", "rewinds undone: the original arrived after all")     \
+	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills")  \
 	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")
 
 enum xport_drop {

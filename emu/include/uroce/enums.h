@@ -141,7 +141,7 @@ enum uroce_wc_opcode {
 };
 
 /* X-macro: completion status (symbol, value, ibv_wc_status_str() text). */
-#define UROCE_WC_STATUS_LIST(X)                                   \
+#define UROCE_WC_STATUS_LIST(X)                                  \
 	X(SUCCESS, 0, "success")                                 \
 	X(LOC_LEN_ERR, 1, "local length error")                  \
 	X(LOC_QP_OP_ERR, 2, "local QP operation error")          \

@@ -538,8 +538,8 @@ enum uroce_fault_cmd {
 
 struct uroce_fault_req {
 	struct uroce_msg_hdr hdr;
-	uint32_t cmd; /* enum uroce_fault_cmd */
-	uint32_t id;  /* DEL: the rule; LIST: the first id to list */
+	uint32_t cmd;			   /* enum uroce_fault_cmd */
+	uint32_t id;			   /* DEL: the rule; LIST: the first id to list */
 	char rule[UROCE_FAULT_RULE_BYTES]; /* ADD */
 };
 
@@ -663,12 +663,12 @@ struct uroce_mr_list_resp {
 
 struct uroce_cq_info {
 	uint32_t handle;
-	uint32_t cqe;	     /* capacity: entries of the ring */
+	uint32_t cqe;		/* capacity: entries of the ring */
 	uint32_t cqe_requested; /* as the application asked */
-	uint32_t unpolled;   /* CQEs written and not yet polled (prod - cons) */
-	uint32_t arm;	     /* enum uroce_cq_arm */
-	uint32_t overflowed; /* 1 after a CQE was lost */
-	uint32_t channel;    /* handle of its completion channel, 0: none */
+	uint32_t unpolled;	/* CQEs written and not yet polled (prod - cons) */
+	uint32_t arm;		/* enum uroce_cq_arm */
+	uint32_t overflowed;	/* 1 after a CQE was lost */
+	uint32_t channel;	/* handle of its completion channel, 0: none */
 	uint32_t comp_vector;
 	uint64_t events; /* completion events sent to the channel */
 	uint64_t lost;	 /* completions lost since the overrun */
@@ -842,7 +842,6 @@ struct uroce_recv_wqe {
 
 #define UROCE_RECV_WQE_BYTES 16
 
-
 /* Layout checks: both sides compile these. */
 _Static_assert(sizeof(struct uroce_ring_hdr) == 5 * UROCE_CACHELINE_BYTES, "ring header layout");
 _Static_assert(sizeof(struct uroce_ring_hdr) <= UROCE_RING_HDR_BYTES, "ring header fits");
@@ -861,13 +860,14 @@ _Static_assert(sizeof(struct uroce_qp_list_resp) <= UROCE_MSG_MAX_BYTES, "QP lis
 _Static_assert(sizeof(struct uroce_mr_list_resp) <= UROCE_MSG_MAX_BYTES, "MR list fits");
 _Static_assert(sizeof(struct uroce_cq_list_resp) <= UROCE_MSG_MAX_BYTES, "CQ list fits");
 _Static_assert(sizeof(struct uroce_res_list_req) == sizeof(struct uroce_qp_list_req) &&
-		   offsetof(struct uroce_res_list_req, from) == offsetof(struct uroce_qp_list_req, qpn),
+		   offsetof(struct uroce_res_list_req, from) ==
+		       offsetof(struct uroce_qp_list_req, qpn),
 	       "the list requests share a layout");
-_Static_assert(offsetof(struct uroce_mr_list_resp, mrs) == offsetof(struct uroce_qp_list_resp, qps) &&
-		   offsetof(struct uroce_cq_list_resp, cqs) == offsetof(struct uroce_qp_list_resp, qps) &&
-		   offsetof(struct uroce_mr_list_resp, next) ==
-		       offsetof(struct uroce_qp_list_resp, next_qpn),
-	       "the list answers share a head");
+_Static_assert(
+    offsetof(struct uroce_mr_list_resp, mrs) == offsetof(struct uroce_qp_list_resp, qps) &&
+	offsetof(struct uroce_cq_list_resp, cqs) == offsetof(struct uroce_qp_list_resp, qps) &&
+	offsetof(struct uroce_mr_list_resp, next) == offsetof(struct uroce_qp_list_resp, next_qpn),
+    "the list answers share a head");
 _Static_assert(sizeof(struct uroce_comp_event) == 8, "comp event record");
 _Static_assert(sizeof(struct uroce_async_event) == 16, "async event record");
 

@@ -27,7 +27,7 @@
 	X(BAD_ICRC, "bad_icrc", "ICRC mismatch")                                               \
 	X(MAD_SHORT, "mad_short", "management datagram not 256 bytes")                         \
 	X(MAD_VERSION, "mad_version", "MAD base or class version not supported")               \
-	X(MAD_CLASS, "mad_class", "MAD of a management class other than the CM")             \
+	X(MAD_CLASS, "mad_class", "MAD of a management class other than the CM")               \
 	X(MAD_ATTR, "mad_attr", "CM MAD with an attribute the CM class does not define")
 
 enum wire_reason {
