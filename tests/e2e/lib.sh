@@ -243,6 +243,34 @@ run_pair() {
 	PAIR_MS=$(($(now_ms) - t0))
 }
 
+# run_perftest LABEL SECS VIA SERVER... -- CLIENT...: run_pair for a perftest
+# pair, run once more if perftest could not measure the CPU clock. perftest
+# times with the TSC, whose rate it first measures; on a loaded machine that
+# measurement can fail ("Correlation coefficient r^2 ... < 0.9") and every
+# figure is then 0, which says nothing about the RNIC. Anything else is
+# judged as it is. The command lines must not contain the TCP port: each
+# program gets -p TCP_PORT (a fresh port per attempt) after its name.
+run_perftest() {
+	local label=$1 secs=$2 via=$3 attempt args=() a first
+	shift 3
+	for attempt in 1 2; do
+		next_tcp_port
+		args=()
+		first=1
+		for a in "$@"; do
+			args+=("$a")
+			if [ "$first" = 1 ]; then
+				args+=(-p "$TCP_PORT")
+				first=0
+			fi
+			[ "$a" = -- ] && first=1
+		done
+		run_pair "$label" "$secs" "$via" "${args[@]}"
+		grep -q "Correlation coefficient" "$T/$label.client" "$T/$label.server" || return 0
+		echo "    $label: perftest could not measure the CPU clock (attempt $attempt)"
+	done
+}
+
 # perftest_row FILE: perftest's result row, the first line that starts with a
 # number after the "#bytes" header line.
 perftest_row() {

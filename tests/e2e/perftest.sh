@@ -28,10 +28,9 @@ start_rnics
 lo_capture_start
 for t in "${TESTS[@]}"; do
 	read -r prog iters <<<"$t"
-	next_tcp_port
-	run_pair "$prog" 120 run \
-		"$prog" -d uroce0 -x 0 -F -n "$iters" -p "$TCP_PORT" -- \
-		"$prog" -d uroce1 -x 0 -F -n "$iters" -p "$TCP_PORT" "$ADDR0"
+	run_perftest "$prog" 120 run \
+		"$prog" -d uroce0 -x 0 -F -n "$iters" -- \
+		"$prog" -d uroce1 -x 0 -F -n "$iters" "$ADDR0"
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
 		perftest_plausible "$prog" "$T/$prog.client"; then
 		pass "$prog -n $iters: $(perftest_row "$T/$prog.client" | tr -s ' ') [${PAIR_MS} ms]"

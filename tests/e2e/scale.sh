@@ -66,12 +66,11 @@ start_rnics
 for r in "${RUNS[@]}"; do
 	IFS='|' read -r prog qps opts secs <<<"$r"
 	label="$prog-q$qps"
-	next_tcp_port
 	drops0=$(rcvbuf_errors)
 	# shellcheck disable=SC2086 # opts is a list of words
-	run_pair "$label" "$secs" run \
-		"$prog" -d uroce0 -x 0 -F -N -q "$qps" $opts -p "$TCP_PORT" -- \
-		"$prog" -d uroce1 -x 0 -F -N -q "$qps" $opts -p "$TCP_PORT" "$ADDR0"
+	run_perftest "$label" "$secs" run \
+		"$prog" -d uroce0 -x 0 -F -N -q "$qps" $opts -- \
+		"$prog" -d uroce1 -x 0 -F -N -q "$qps" $opts "$ADDR0"
 	drops=$(($(rcvbuf_errors) - drops0))
 	what="$prog -q $qps $opts"
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
