@@ -236,8 +236,10 @@ static int wire_frame_put_ip(uint8_t *buf, size_t size, const struct wire_frame_
 		struct wire_ipv4_params h = {
 		    .tos = p->tos,
 		    .total_len = (uint16_t)total,
-		    .id = 0,		  /* ID 0, as Linux does for DF */
-		    .frag = WIRE_IPV4_DF, /* RoCEv2 packets are never fragmented */
+		    /* ID 0 with DF, as Linux sends from an unconnected DF socket,
+		     * unless the caller saw the real header. */
+		    .id = p->ip_hdr_known ? p->ip_id : 0,
+		    .frag = p->ip_hdr_known ? p->ip_frag : WIRE_IPV4_DF,
 		    .ttl = ttl,
 		    .proto = WIRE_IPPROTO_UDP,
 		};

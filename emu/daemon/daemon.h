@@ -348,6 +348,17 @@ enum emu_rl {
 	EMU_RL_COUNT
 };
 
+/*
+ * --icrc: how the ICRC of a received IPv4 packet is checked, given that it
+ * covers the IP ID, which a UDP socket does not show (docs/daemon.md).
+ */
+enum emu_icrc {
+	EMU_ICRC_AUTO,	  /* exact where a raw socket can be opened, else tracked */
+	EMU_ICRC_EXACT,	  /* receive on a raw socket: the real IP header */
+	EMU_ICRC_TRACKED, /* UDP socket; solved IDs held to each sender's sequence */
+	EMU_ICRC_ANY,	  /* UDP socket; any solved ID (--icrc-any-id) */
+};
+
 struct emu_dev {
 	char name[UROCE_NAME_MAX];
 	char addr_str[UROCE_ADDR_MAX];
@@ -370,7 +381,13 @@ struct emu_dev {
 
 	uv_loop_t *loop;
 	int udp_fd;
-	uv_poll_t udp_poll;
+	/* --icrc exact (IPv4): the raw socket datagrams are received from
+	 * (udp_fd then receives nothing); -1 otherwise. */
+	int raw_fd;
+	int rx_fd;		   /* raw_fd, or udp_fd: where datagrams arrive */
+	enum emu_icrc icrc;	   /* the mode running (never AUTO once bound) */
+	enum emu_icrc icrc_req;	   /* the mode asked for */
+	uv_poll_t udp_poll;	   /* on rx_fd */
 	int ctl_fd;
 	uv_poll_t ctl_poll;
 	int ctl_spare_fd;	  /* given up to refuse a client when out of fds */
@@ -429,7 +446,7 @@ struct emu_opts {
 	int verbosity;		  /* enum emu_log_level */
 	int nice;		  /* --nice, or EMU_NICE_DEFAULT */
 	int nice_set;		  /* --nice was given */
-	int icrc_any_id;	  /* --icrc-any-id */
+	int icrc;		  /* --icrc: enum emu_icrc */
 	const char **fault_rules; /* --fault RULE..., checked by parse() */
 	unsigned nfault_rules;
 	const char *fault_file; /* --fault-file */
@@ -464,10 +481,15 @@ struct emu_reply {
 int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o);
 /* Bind the UDP socket (RoCEv2) on addr:port with buffers of sockbuf_req
  * bytes (forced past net.core.[rw]mem_max when privileged); the sizes
- * obtained are in rcvbuf_bytes/sndbuf_bytes and logged. -1 with a message
- * on failure. */
+ * obtained are in rcvbuf_bytes/sndbuf_bytes and logged. Then the ICRC mode
+ * of icrc_req: for exact (or auto with CAP_NET_RAW) over IPv4, the raw
+ * receive socket; dev->icrc is the mode that runs, logged with why, and
+ * the engine's icrc_mode is set. -1 with a message on failure (exact asked
+ * for and no raw socket is one). */
 int emu_dev_bind_udp(struct emu_dev *dev);
-/* Close the UDP socket (no-op when not bound). */
+/* The --icrc mode's name (exact, tracked, any, auto). */
+const char *emu_dev_icrc_name(enum emu_icrc m);
+/* Close the UDP socket (and the raw one; no-op when not bound). */
 void emu_dev_unbind_udp(struct emu_dev *dev);
 /* Create the sealed device status page. 0 or -errno. */
 int emu_dev_status_page(struct emu_dev *dev);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -235,6 +236,9 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	dev->udp_port = o->port;
 	dev->lim = default_limits;
 	dev->udp_fd = -1;
+	dev->raw_fd = -1;
+	dev->rx_fd = -1;
+	dev->icrc_req = (enum emu_icrc)o->icrc;
 	dev->ctl_fd = -1;
 	dev->ctl_spare_fd = -1;
 	dev->status_fd = -1;
@@ -363,6 +367,151 @@ static void size_buffers(struct emu_dev *dev, int fd)
 			 dev->rcvbuf_bytes, dev->sndbuf_bytes);
 }
 
+const char *emu_dev_icrc_name(enum emu_icrc m)
+{
+	switch (m) {
+	case EMU_ICRC_EXACT:
+		return "exact";
+	case EMU_ICRC_TRACKED:
+		return "tracked";
+	case EMU_ICRC_ANY:
+		return "any";
+	case EMU_ICRC_AUTO:
+	default:
+		return "auto";
+	}
+}
+
+/*
+ * The raw socket's filter (classic BPF, run on the IPv4 header): UDP
+ * datagrams to our address and port only, so that the kernel queues nothing
+ * else (a raw IPPROTO_UDP socket otherwise gets a copy of every UDP
+ * datagram the host receives for its bound address).
+ */
+static int raw_attach_filter(int fd, const uint8_t addr[4], uint16_t port)
+{
+	uint32_t a = (uint32_t)addr[0] << 24 | (uint32_t)addr[1] << 16 | (uint32_t)addr[2] << 8 |
+		     addr[3];
+	struct sock_filter code[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),		    /* destination address */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a, 0, 5),	    /* not ours: drop */
+	    BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),		    /* flags + fragment offset */
+	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 3, 0),	    /* a later fragment: drop */
+	    BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),		    /* X = IHL * 4 */
+	    BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),		    /* UDP destination port */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 1, 0),	    /* ours: accept */
+	    BPF_STMT(BPF_RET | BPF_K, 0),			    /* drop */
+	    BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),		    /* the whole datagram */
+	};
+	struct sock_fprog prog = {.len = sizeof(code) / sizeof(code[0]), .filter = code};
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
+
+/* A filter that drops everything: the UDP socket's receive side when the
+ * raw socket receives (no datagram is seen twice). */
+static int udp_attach_drop_all(int fd)
+{
+	struct sock_filter code[] = {BPF_STMT(BPF_RET | BPF_K, 0)};
+	struct sock_fprog prog = {.len = 1, .filter = code};
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
+
+/*
+ * Open the exact mode's raw receive socket: IPv4, IPPROTO_UDP (it sees each
+ * datagram's whole IP header, ID included; the kernel hands raw sockets
+ * datagrams one by one, UDP GRO does not merge them), bound to our address,
+ * filtered to our port, with the receive buffer the UDP socket would have
+ * had. Returns the fd, or -errno (-EPERM without CAP_NET_RAW).
+ */
+static int raw_open(struct emu_dev *dev)
+{
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)&dev->addr;
+	struct sockaddr_in b = {.sin_family = AF_INET, .sin_addr = s4->sin_addr};
+	int want = (int)(dev->sockbuf_req ? dev->sockbuf_req : EMU_SOCKBUF_DEFAULT_BYTES);
+	bool forced;
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (fd < 0)
+		return -errno;
+	if (raw_attach_filter(fd, (const uint8_t *)&s4->sin_addr, dev->udp_port) ||
+	    bind(fd, (struct sockaddr *)&b, sizeof(b)))
+		goto err_fd;
+	dev->rcvbuf_bytes = set_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF, want, &forced);
+	return fd;
+
+err_fd:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * Decide the ICRC mode (before the UDP socket is bound, so that in exact
+ * mode it never queues a datagram) and say which runs and why.
+ */
+static int icrc_setup(struct emu_dev *dev, int udp_fd)
+{
+	enum emu_icrc m = dev->icrc_req;
+	const char *why;
+	int fd;
+
+	if (dev->family != AF_INET) {
+		dev->icrc = m == EMU_ICRC_AUTO ? EMU_ICRC_EXACT : m;
+		emu_info("ICRC check: exact (IPv6 has no IP ID: the UDP socket shows all the ICRC "
+			 "covers)%s",
+			 m == EMU_ICRC_AUTO || m == EMU_ICRC_EXACT ? "" : "; --icrc changes nothing");
+		dev->x.icrc_mode = XPORT_ICRC_ID0;
+		return 0;
+	}
+	if (m == EMU_ICRC_AUTO || m == EMU_ICRC_EXACT) {
+		fd = raw_open(dev);
+		if (fd >= 0 && udp_attach_drop_all(udp_fd)) {
+			int err = -errno;
+
+			close(fd);
+			fd = err;
+		}
+		if (fd >= 0) {
+			dev->raw_fd = fd;
+			dev->icrc = EMU_ICRC_EXACT;
+			dev->x.icrc_mode = XPORT_ICRC_ID0;
+			emu_info("ICRC check: exact (%s; a raw socket receives each datagram with "
+				 "its IP header: 32 bits for every sender)",
+				 m == EMU_ICRC_AUTO ? "default with CAP_NET_RAW" : "--icrc=exact");
+			return 0;
+		}
+		if (m == EMU_ICRC_EXACT) {
+			fprintf(stderr,
+				"uroced: --icrc=exact needs a raw IPv4 socket (CAP_NET_RAW): %s\n",
+				strerror(-fd));
+			return -1;
+		}
+		why = fd == -EPERM || fd == -EACCES ? "default without CAP_NET_RAW"
+						    : "default: no raw socket";
+		emu_dbg("raw socket: %s", strerror(-fd));
+		m = EMU_ICRC_TRACKED;
+	} else {
+		why = m == EMU_ICRC_TRACKED ? "--icrc=tracked" : "--icrc=any";
+	}
+	dev->icrc = m;
+	if (m == EMU_ICRC_TRACKED) {
+		dev->x.icrc_mode = XPORT_ICRC_TRACKED;
+		emu_info("ICRC check: tracked (%s; IPv4 IDs the UDP socket cannot see are solved "
+			 "and held to each sender's sequence: 32 bits for ID-0 senders, >= 28 "
+			 "bits within a stream)",
+			 why);
+	} else {
+		dev->x.icrc_mode = XPORT_ICRC_ANY;
+		emu_info("ICRC check: any (%s; any solved IPv4 ID is accepted: 16 bits for "
+			 "senders with non-zero IDs)",
+			 why);
+	}
+	return 0;
+}
+
 int emu_dev_bind_udp(struct emu_dev *dev)
 {
 	int one = 1, fd;
@@ -389,13 +538,19 @@ int emu_dev_bind_udp(struct emu_dev *dev)
 			goto err_opt;
 	}
 	size_buffers(dev, fd);
+	if (icrc_setup(dev, fd)) {
+		close(fd);
+		return -1;
+	}
 	if (bind(fd, (struct sockaddr *)&dev->addr, dev->addr_len)) {
 		fprintf(stderr, "uroced: cannot bind UDP %s port %u: %s\n", dev->addr_str,
 			dev->udp_port, strerror(errno));
 		close(fd);
+		emu_dev_unbind_udp(dev);
 		return -1;
 	}
 	dev->udp_fd = fd;
+	dev->rx_fd = dev->raw_fd >= 0 ? dev->raw_fd : fd;
 	return 0;
 
 err_opt:
@@ -408,7 +563,9 @@ void emu_dev_unbind_udp(struct emu_dev *dev)
 {
 	if (dev->udp_fd >= 0)
 		close(dev->udp_fd);
-	dev->udp_fd = -1;
+	if (dev->raw_fd >= 0)
+		close(dev->raw_fd);
+	dev->udp_fd = dev->raw_fd = dev->rx_fd = -1;
 }
 
 int emu_dev_status_page(struct emu_dev *dev)

@@ -66,12 +66,19 @@ static void usage(FILE *f)
 		   "work before\n"
 		   "                      sleeping (default 100; 0: sleep whenever "
 		   "idle)\n"
-		   "  -I, --icrc-any-id   accept IPv4 packets whose ICRC matches for "
-		   "an IP ID other\n"
-		   "                      than 0 (senders such as Linux rxe; the "
-		   "check then keeps\n"
-		   "                      16 bits of strength; counted as "
-		   "icrc_id_guessed)\n"
+		   "      --icrc MODE     how IPv4 ICRCs are checked (they cover the IP "
+		   "ID):\n"
+		   "                      exact: receive on a raw socket, which shows "
+		   "the ID\n"
+		   "                      (CAP_NET_RAW); tracked: solve the ID a UDP "
+		   "socket hides\n"
+		   "                      and accept it only if it follows the "
+		   "sender's IDs;\n"
+		   "                      any: accept any solved ID (16 bits). "
+		   "Default: $UROCE_ICRC,\n"
+		   "                      else exact with CAP_NET_RAW, else "
+		   "tracked\n"
+		   "  -I, --icrc-any-id   the same as --icrc=any\n"
 		   "  -f, --fault RULE    inject faults: RULE is DIR:ACTION[:CONDITIONS], "
 		   "e.g.\n"
 		   "                      tx:drop:opcode=write,nth=3 (repeatable; see "
@@ -101,6 +108,25 @@ static int parse_u32(const char *s, uint32_t max, uint32_t *out)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
+}
+
+/* --icrc MODE (or $UROCE_ICRC) into *out; -1 with a message when unknown. */
+static int parse_icrc(const char *s, const char *what, int *out)
+{
+	static const char *const names[] = {
+	    [EMU_ICRC_AUTO] = "auto",
+	    [EMU_ICRC_EXACT] = "exact",
+	    [EMU_ICRC_TRACKED] = "tracked",
+	    [EMU_ICRC_ANY] = "any",
+	};
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	fprintf(stderr, "uroced: %s %s: must be exact, tracked, any or auto\n", what, s);
+	return -1;
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -178,6 +204,8 @@ struct uroced {
 
 /* parse() result: start the daemon (otherwise: exit with the value). */
 #define UROCED_RUN (-1)
+/* Long options without a short form. */
+#define OPT_ICRC 0x100
 
 /* Check one fault rule and append a copy to o->fault_rules (sized for
  * every argument and line). where names it in the message. 0, or 2. */
@@ -263,6 +291,7 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"spin-us", required_argument, NULL, 's'},
 	    {"nice", required_argument, NULL, 'N'},
 	    {"icrc-any-id", no_argument, NULL, 'I'},
+	    {"icrc", required_argument, NULL, OPT_ICRC},
 	    {"sockbuf", required_argument, NULL, 'b'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"fault", required_argument, NULL, 'f'},
@@ -337,7 +366,11 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			o->spin_set = 1;
 			break;
 		case 'I':
-			o->icrc_any_id = 1;
+			o->icrc = EMU_ICRC_ANY;
+			break;
+		case OPT_ICRC:
+			if (parse_icrc(optarg, "--icrc", &o->icrc))
+				return 2;
 			break;
 		case 'f':
 			if (add_fault_rule(o, &fault_cap, optarg, "--fault"))
@@ -418,6 +451,9 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 		fprintf(stderr, "uroced: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
+	if (o->icrc == EMU_ICRC_AUTO && getenv("UROCE_ICRC") && *getenv("UROCE_ICRC") &&
+	    parse_icrc(getenv("UROCE_ICRC"), "UROCE_ICRC", &o->icrc))
+		return 2;
 	if (!o->name || !o->addr) {
 		fprintf(stderr, "uroced: --name and --addr are required "
 				"(see --help)\n");
@@ -458,8 +494,6 @@ static int start(struct uroced *u)
 	emu_cm_start(dev);
 	if (o->spin_set)
 		dev->wait.spin_us = o->spin_us;
-	/* PROTOCOL.md 12: interoperating with senders that do not use ID 0. */
-	dev->x.icrc_solve_id = o->icrc_any_id;
 	u->done = UROCED_DEVICE;
 
 	if (emu_dev_bind_udp(dev))

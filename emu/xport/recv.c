@@ -78,29 +78,6 @@ bool xport__recv_pkey_ok(uint16_t a, uint16_t b)
 	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) && ((a | b) & 0x8000);
 }
 
-bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, const uint8_t *buf,
-			 size_t len)
-{
-	size_t ib_len = len - WIRE_ICRC_BYTES;
-	uint32_t icrc = wire_icrc_get(buf + ib_len);
-	uint16_t id;
-
-	if (xport__icrc(rt, buf, ib_len) == icrc)
-		return true;
-	/*
-	 * A sender whose kernel picks another IPv4 ID (Linux rxe counts up):
-	 * only when the device is told to interoperate, since the solve keeps
-	 * 16 bits of strength (PROTOCOL.md 12).
-	 */
-	if (dev->icrc_solve_id && !rt->ip_id_known && xport__gid_is_v4(rt->sgid) &&
-	    wire_icrc_solve_ipv4_id(rt->sgid + 12, rt->dgid + 12, WIRE_IPV4_DF, rt->sport,
-				    rt->dport, buf, ib_len, icrc, &id) == 0) {
-		dev->cnt[XPORT_CNT_ICRC_ID_GUESSED]++;
-		return true;
-	}
-	return false;
-}
-
 static bool recv_type_ok(uint32_t qp_type, uint8_t opcode)
 {
 	switch (wire_opcode_transport(opcode)) {

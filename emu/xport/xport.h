@@ -291,17 +291,49 @@ struct xport_flow {
 	struct xport_qp *head, *tail; /* waiting QPs, oldest first */
 };
 
+/*
+ * How the ICRC of an IPv4 packet is checked when the net layer could not see
+ * its IP header (rt.ip_id_known false: a UDP socket hides the IP ID, which
+ * the ICRC covers). With the header known, every mode checks it exactly.
+ */
+enum xport_icrc_mode {
+	/* ID 0 with DF only: what a uroce peer sends (full 32 bits). */
+	XPORT_ICRC_ID0,
+	/*
+	 * ID 0 first; otherwise solve for the ID and accept it only when it
+	 * follows the sender's previous IDs (icrc.c: the per-sender tracker).
+	 */
+	XPORT_ICRC_TRACKED,
+	/* ID 0 first; otherwise accept any solved ID (16 bits of strength). */
+	XPORT_ICRC_ANY,
+};
+
+/* Slots of the per-sender IPv4 ID tracker (bounded: a flood of spoofed
+ * sources cannot grow it). */
+#define XPORT_IDTRACK_SLOTS 64
+
+/* What the tracker remembers of one IPv4 sender (icrc.c). */
+struct xport_idtrack_ent {
+	uint8_t addr[4];  /* source address; 0.0.0.0 = free slot */
+	bool counting;	  /* its IDs count up (else it sends ID 0) */
+	bool has_cand;	  /* a rejected ID that may start a new sequence */
+	uint16_t last;	  /* last accepted ID */
+	uint16_t cand;	  /* the rejected ID */
+	uint64_t last_us; /* when `last` (or an ID-0 packet) was accepted */
+	uint64_t cand_us;
+};
+
+struct xport_idtrack {
+	struct xport_idtrack_ent ent[XPORT_IDTRACK_SLOTS];
+};
+
 /* Per-device state: one per RNIC. */
 struct xport_dev {
 	const struct xport_ops *ops;
 	void *ctx;
-	/*
-	 * Accept IPv4 packets whose ICRC only matches for some other IP ID
-	 * (senders that do not use ID 0, e.g. Linux rxe), by solving for the ID
-	 * (wire_icrc_solve_ipv4_id). Off by default: such a check keeps only 16
-	 * bits of strength, and a uroce peer always sends ID 0.
-	 */
-	bool icrc_solve_id;
+	/* ICRC check without the IP header (zero-initialised: ID 0 only). */
+	enum xport_icrc_mode icrc_mode;
+	struct xport_idtrack idtrack;
 	uint32_t gsi_psn;    /* PSN of QP1's next send (UD: any sequence will do) */
 	uint64_t held_bytes; /* bytes of requests held by all its QPs (recv.c) */
 	struct xport_flow flow;

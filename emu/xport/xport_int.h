@@ -237,13 +237,45 @@ void xport__flow_sync(struct xport_qp *qp);
  * and place in the FIFO are given up and waiters woken. */
 void xport__flow_forget(struct xport_qp *qp);
 
+/* icrc.c */
+
+/*
+ * Check the ICRC of buf (BTH .. ICRC, len >= BTH + ICRC bytes) as received
+ * on path rt, as the device's icrc_mode says when the IPv4 header was not
+ * seen; every outcome is counted (XPORT_CNT_ICRC_*). True: accept.
+ */
+bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, const uint8_t *buf,
+			 size_t len);
+
+/* The tracker's verdict on a solved, non-zero IPv4 ID. */
+enum xport_idtrack_verdict {
+	XPORT_IDT_TRACKED,   /* follows the sender's last ID: accept */
+	XPORT_IDT_FIRST,     /* a sender not seen before: accept, remembered */
+	XPORT_IDT_UNTRACKED, /* unknown, and no slot free or idle: accept, not remembered */
+	XPORT_IDT_RESYNC,    /* follows an ID rejected before: accept, new sequence */
+	XPORT_IDT_REJECT,    /* outside the window: drop (remembered as candidate) */
+};
+
+/*
+ * Pure: how many IDs past the previous one a sender may be after a pause of
+ * elapsed_us (7, plus one per millisecond, at most 1024 more).
+ */
+uint32_t xport__idtrack_window(uint64_t elapsed_us);
+/*
+ * Pure (but for t): a packet from IPv4 source addr matched its ICRC only
+ * with IP ID `id` at time now_us; decide and update the sender's state.
+ * *evicted: an idle sender's slot was taken for this one.
+ */
+enum xport_idtrack_verdict xport__idtrack_solved(struct xport_idtrack *t, const uint8_t addr[4],
+						 uint16_t id, uint64_t now_us, bool *evicted);
+/* A packet from addr matched with ID 0 at now_us: remember it. */
+void xport__idtrack_zero(struct xport_idtrack *t, const uint8_t addr[4], uint64_t now_us,
+			 bool *evicted);
+
 /* recv.c */
 
 /* Pure: does packet P_Key a match QP P_Key b (PROTOCOL.md 10)? */
 bool xport__recv_pkey_ok(uint16_t a, uint16_t b);
-/* Check the ICRC of buf (BTH .. ICRC) as received on path rt. */
-bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, const uint8_t *buf,
-			 size_t len);
 /*
  * Pure: does QP state accept a packet with opcode mask `mask` (rxe
  * check_type_state)? Checked on arrival, and again by the responder and

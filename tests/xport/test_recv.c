@@ -259,14 +259,14 @@ START_TEST(test_foreign_ip_id)
 	xport_recv_packet(&env->b.dev, &rt, buf, n + 4);
 	ck_assert_uint_eq(env->b.dev.drops[XPORT_DROP_BAD_ICRC], 1);
 	ck_assert_uint_eq(env->qb->nrcq, 0);
-	env->b.dev.icrc_solve_id = true;
+	env->b.dev.icrc_mode = XPORT_ICRC_ANY;
 	xport_recv_packet(&env->b.dev, &rt, buf, n + 4);
 	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_ICRC_ID_GUESSED], 1);
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	/* A net layer that saw the real header checks it exactly. */
 	rt.ip_id_known = true;
 	rt.ip_id = 0x1234;
-	env->b.dev.icrc_solve_id = false;
+	env->b.dev.icrc_mode = XPORT_ICRC_ID0;
 	wire_bth_set_psn((struct wire_bth *)buf, env->conn.psn_a + 1);
 	wire_icrc_put(buf + n, xport__icrc(&rt, buf, n));
 	fake_post_recv(env->qb, 2, env->mb, 64, 64);

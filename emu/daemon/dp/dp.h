@@ -77,6 +77,16 @@ int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family
 int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port, struct xport_route *rt);
 /* The locally administered MAC uroce derives from a GID. */
 void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6]);
+/*
+ * The route of an IPv4 datagram read from the raw socket (ip: its IPv4
+ * header, len bytes in all): addresses, ports, TOS, TTL and the real ID and
+ * DF (rt->ip_id_known). *off is where the UDP payload starts. Returns 0,
+ * -EBADMSG (not IPv4 + UDP without options, inconsistent lengths, a
+ * fragment), -ENOENT (another UDP port) or -EPROTO (a wrong non-zero UDP
+ * checksum).
+ */
+int emu_route_from_ipv4(const uint8_t *ip, size_t len, uint16_t local_port,
+			struct xport_route *rt, size_t *off);
 /* Ethernet/IP/UDP framing of a packet of route rt (ID 0, DF; the packet's
  * own ICRC is kept). */
 void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_params *p);
@@ -145,7 +155,8 @@ void emu_wait_start(struct emu_wait *w, uv_loop_t *loop, struct uroce_status_pag
 void emu_wait_note_work(struct emu_wait *w);
 
 /* net.c */
-/* Allocate the batches and start receiving on dev->udp_fd. 0 or -errno. */
+/* Allocate the batches and start receiving on dev->rx_fd (the UDP socket,
+ * or the raw one in exact ICRC mode). 0 or -errno. */
 int emu_net_start(struct emu_dev *dev);
 /* Send what is batched and free the batches. */
 void emu_net_stop(struct emu_dev *dev);

@@ -8,7 +8,11 @@
  * Receive: a libuv poll handle; datagrams come in recvmmsg batches with
  * IP_PKTINFO / IPV6_PKTINFO (the destination address the ICRC covers) and
  * the TOS/TTL control messages; each becomes a transport route
- * (route.c) and goes to xport_recv_packet. After a batch, the packets the
+ * (route.c) and goes to xport_recv_packet. In the exact ICRC mode
+ * (dev.c) the batches come from a raw IPv4 socket instead: each datagram
+ * starts with its IPv4 header, whose ID and flags go into the route, so
+ * that the engine checks the ICRC over the header as sent; the UDP socket
+ * then only sends (a drop-all filter keeps its receive queue empty). After a batch, the packets the
  * transport answered with (ACKs, READ responses) leave in one batch.
  *
  * Send: the transport's send_packet op copies each packet into a batch that
@@ -120,7 +124,7 @@ int emu_net_start(struct emu_dev *dev)
 	if (dev->rcvbuf_bytes > 0)
 		xport_flow_set_budget(&dev->x, (uint64_t)dev->rcvbuf_bytes / NET_BUDGET_SHARE);
 	dev->net = n;
-	uv_poll_init(dev->loop, &dev->udp_poll, dev->udp_fd);
+	uv_poll_init(dev->loop, &dev->udp_poll, dev->rx_fd);
 	dev->udp_poll.data = dev;
 	uv_poll_start(&dev->udp_poll, UV_READABLE, on_udp);
 	return 0;
@@ -263,6 +267,7 @@ static void rx_batch_prepare(struct emu_net *n)
 static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 {
 	struct xport_route rt;
+	uint8_t *pkt = m->msg_hdr.msg_iov->iov_base;
 	size_t len = m->msg_len;
 
 	dev->dcnt[EMU_DCNT_RX_DATAGRAMS]++;
@@ -270,7 +275,26 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		dev->dcnt[EMU_DCNT_RX_TRUNCATED]++;
 		return;
 	}
-	if (emu_route_from_msg(&m->msg_hdr, dev->udp_port, &rt)) {
+	if (dev->raw_fd >= 0) {
+		/* The raw socket: the IPv4 header, with the ID, comes first. */
+		size_t off;
+
+		switch (emu_route_from_ipv4(pkt, len, dev->udp_port, &rt, &off)) {
+		case 0:
+			break;
+		case -ENOENT:
+			dev->dcnt[EMU_DCNT_RX_NOT_OURS]++;
+			return;
+		case -EPROTO:
+			dev->dcnt[EMU_DCNT_RX_UDP_CSUM]++;
+			return;
+		default:
+			dev->dcnt[EMU_DCNT_RX_BAD_IP]++;
+			return;
+		}
+		pkt += off;
+		len -= off;
+	} else if (emu_route_from_msg(&m->msg_hdr, dev->udp_port, &rt)) {
 		dev->dcnt[EMU_DCNT_RX_NO_PKTINFO]++;
 		return;
 	}
@@ -280,9 +304,9 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		return;
 	}
 	if (dev->fault_on)
-		emu_fault_rx(dev, &rt, m->msg_hdr.msg_iov->iov_base, len);
+		emu_fault_rx(dev, &rt, pkt, len);
 	else
-		emu_net_deliver(dev, &rt, m->msg_hdr.msg_iov->iov_base, len);
+		emu_net_deliver(dev, &rt, pkt, len);
 }
 
 void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
@@ -301,7 +325,7 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
 		int got;
 
 		rx_batch_prepare(n);
-		got = recvmmsg(dev->udp_fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
+		got = recvmmsg(dev->rx_fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (got < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				dev->dcnt[EMU_DCNT_RX_ERRORS]++;

@@ -4,7 +4,8 @@
  * ::ffff:a.b.c.d, or IPv6) to socket addresses and back, the transport
  * route of a received datagram from what recvmsg() reports (the source from
  * the message name, the destination from IP_PKTINFO / IPV6_PKTINFO, the
- * TOS/traffic class and TTL/hop limit from their control messages), and the
+ * TOS/traffic class and TTL/hop limit from their control messages) or
+ * from the IPv4 header a raw socket shows (--icrc exact), and the
  * Ethernet/IP/UDP framing parameters a capture needs for a packet of a
  * route. Pure: no I/O.
  */
@@ -13,7 +14,9 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include <wire/bytes.h>
 #include <wire/frame.h>
+#include <wire/inet.h>
 #include "dp.h"
 
 static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -159,4 +162,55 @@ void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_para
 	p->tos = rt->tclass;
 	p->ttl = rt->hop_limit;
 	p->fill_icrc = 0; /* the packet's own ICRC, right or wrong */
+	p->ip_hdr_known = v4 && rt->ip_id_known;
+	p->ip_id = rt->ip_id;
+	p->ip_frag = rt->ip_df ? WIRE_IPV4_DF : 0;
+}
+
+int emu_route_from_ipv4(const uint8_t *ip, size_t len, uint16_t local_port,
+			struct xport_route *rt, size_t *off)
+{
+	uint16_t total, frag, udp_len, csum;
+	const uint8_t *udp;
+
+	memset(rt, 0, sizeof(*rt));
+	if (len < WIRE_IPV4_BYTES + WIRE_UDP_BYTES || ip[0] >> 4 != 4)
+		return -EBADMSG;
+	/* Options would be covered by the ICRC; RoCEv2 senders use none. */
+	if ((ip[0] & 0xf) != 5 || ip[9] != WIRE_IPPROTO_UDP)
+		return -EBADMSG;
+	total = wire_get_be16(ip + 2);
+	frag = wire_get_be16(ip + 6);
+	udp = ip + WIRE_IPV4_BYTES;
+	udp_len = wire_get_be16(udp + 4);
+	if (total != len || udp_len != total - WIRE_IPV4_BYTES || (frag & ~WIRE_IPV4_DF))
+		return -EBADMSG;
+	if (wire_get_be16(udp + 2) != local_port)
+		return -ENOENT;
+	/* What the UDP socket would have checked: a non-zero checksum must be
+	 * right (RoCEv2 senders send 0; the ICRC masks the field). */
+	csum = wire_get_be16(udp + 6);
+	if (csum) {
+		uint8_t ph[12];
+		uint32_t sum;
+
+		memcpy(ph, ip + 12, 8);
+		ph[8] = 0;
+		ph[9] = WIRE_IPPROTO_UDP;
+		wire_put_be16(ph + 10, udp_len);
+		sum = wire_inet_sum(wire_inet_sum(0, ph, sizeof(ph)), udp, udp_len);
+		if (wire_inet_fold(sum))
+			return -EPROTO;
+	}
+	emu_route_gid_from_v4((const struct in_addr *)(const void *)(ip + 12), rt->sgid);
+	emu_route_gid_from_v4((const struct in_addr *)(const void *)(ip + 16), rt->dgid);
+	rt->sport = wire_get_be16(udp);
+	rt->dport = local_port;
+	rt->tclass = ip[1];
+	rt->hop_limit = ip[8];
+	rt->ip_id_known = true;
+	rt->ip_id = wire_get_be16(ip + 4);
+	rt->ip_df = (frag & WIRE_IPV4_DF) != 0;
+	*off = WIRE_IPV4_BYTES + WIRE_UDP_BYTES;
+	return 0;
 }

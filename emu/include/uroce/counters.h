@@ -49,7 +49,7 @@
 	X(RX_PKTS, "rx_pkts", "packets received (before checks)")                                 \
 	X(RX_BYTES, "rx_bytes", "payload bytes of accepted packets")                              \
 	X(TX_ERR, "tx_err", "send_packet failures (packet lost locally)")                         \
-	X(ICRC_ID_GUESSED, "icrc_id_guessed", "ICRC matched only after recovering the IPv4 ID")   \
+	X(ICRC_ID_GUESSED, "icrc_id_guessed", "ICRC matched with any solved IPv4 ID (mode any)")  \
 	X(RETRY_TIMEOUT, "retry_timeout", "retransmission timer expiries that retried")           \
 	X(RETRY_NAK_SEQ, "retry_nak_seq", "retries caused by a PSN sequence error NAK")           \
 	X(RETRY_IMPLIED, "retry_implied", "retries caused by an implied NAK (skipped response)")  \
@@ -84,7 +84,16 @@
 	X(RETRY_FAST, "retry_fast", "resends after the adaptive timer (no retry_cnt spent)")      \
 	X(RETRY_SPURIOUS, "retry_spurious", "rewinds undone: the original arrived after all")     \
 	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills")  \
-	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")
+	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")       \
+	X(ICRC_EXACT, "icrc_exact", "ICRC checked over the real IP header (raw socket, IPv6)")    \
+	X(ICRC_ID0, "icrc_id0", "IPv4 ICRC matched with ID 0 and DF (header not seen)")           \
+	X(ICRC_ID_TRACKED, "icrc_id_tracked", "ICRC matched with an ID following the sender's")   \
+	X(ICRC_ID_FIRST, "icrc_id_first", "ICRC matched with any ID: first packet of a sender")   \
+	X(ICRC_ID_RESYNC, "icrc_id_resync", "ICRC matched with an ID following a rejected one")   \
+	X(ICRC_ID_REJECTED_WINDOW, "icrc_id_rejected_window",                                     \
+	  "ICRC matched only with an ID outside the sender's window (dropped as bad_icrc)")       \
+	X(ICRC_ID_UNTRACKED, "icrc_id_untracked", "first-seen senders the full tracker forgot")   \
+	X(ICRC_ID_EVICTED, "icrc_id_evicted", "idle senders the ID tracker forgot for new ones")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,

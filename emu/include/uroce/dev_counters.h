@@ -59,7 +59,10 @@
 	X(ASYNC_LOST, "async_lost", "async events lost: the application's event pipe was full") \
 	X(COMP_EVENTS_LOST, "comp_events_lost", "completion channel events lost (pipe full)")   \
 	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")  \
-	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")
+	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")    \
+	X(RX_BAD_IP, "rx_bad_ip",                                                               \
+	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")           \
+	X(RX_UDP_CSUM, "rx_udp_csum", "raw-socket datagrams with a wrong UDP checksum (dropped)")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,

@@ -89,6 +89,9 @@ struct wire_frame_params {
 	uint8_t ttl;	    /* 0 means WIRE_DEFAULT_TTL (IPv4 TTL / IPv6 hop limit) */
 	uint32_t flow;	    /* IPv6 flow label */
 	unsigned fill_icrc; /* 1: compute the ICRC into the last 4 bytes of the IB packet */
+	unsigned ip_hdr_known; /* 1: IPv4 ID and flags below as received; 0: ID 0, DF */
+	uint16_t ip_id;
+	uint16_t ip_frag; /* flags + fragment offset word */
 };
 
 /* Bytes of Ethernet + IP + UDP headers build_eth() writes for these params. */
@@ -96,7 +99,7 @@ size_t wire_frame_hdr_bytes(const struct wire_frame_params *p);
 
 /*
  * Build an Ethernet frame into buf (size bytes): Ethernet, IPv4 (DF, ID 0,
- * checksum computed) or IPv6, UDP (checksum 0), then the ib_len bytes of the
+ * unless p->ip_hdr_known gives them; checksum computed) or IPv6, UDP (checksum 0), then the ib_len bytes of the
  * IB packet (BTH..ICRC inclusive, ib_len >= 4) copied from ib. With
  * p->fill_icrc the ICRC trailer is computed and written into the frame,
  * otherwise the 4 trailer bytes are copied as given. ib may point into buf
