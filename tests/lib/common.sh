@@ -138,7 +138,9 @@ trap 'echo "interrupted" >&2; exit 130' INT TERM
 # ---------------------------------------------------------------- daemons
 
 # start_uroced NAME ADDR LOG RUNDIR NS [uroced options...]: starts uroced in
-# network namespace NS ("" = this one) with its stderr in LOG and waits (10 s
+# network namespace NS ("" = this one), under the command words of
+# UROCED_WRAP when set (a program that execs it, e.g. setpriv dropping
+# capabilities), with its stderr in LOG and waits (10 s
 # at most) until it serves: its start-up line "device NAME on" is logged
 # (once the socket listens and the signal handlers are in place), the socket
 # exists and `uroce devices` lists it. Sets LAST_PID. A daemon that exits or
@@ -153,7 +155,7 @@ start_uroced() {
 	_s_nsx=""
 	[ -z "$_s_ns" ] || _s_nsx="ip netns exec $_s_ns"
 	# a simple command, so that $! is uroced itself (ip netns exec execs it)
-	$_s_nsx "$UROCE_BIN/uroced" --name "$_s_name" --addr "$_s_addr" --rundir "$_s_rundir" \
+	$_s_nsx ${UROCED_WRAP:-} "$UROCE_BIN/uroced" --name "$_s_name" --addr "$_s_addr" --rundir "$_s_rundir" \
 		"$@" 2>"$_s_log" 9>&- &
 	LAST_PID=$!
 	BG_PIDS="$BG_PIDS $LAST_PID"

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The ICRC modes of uroced (--icrc, docs/daemon.md) against senders that use
+# non-zero, incrementing IPv4 IDs, as Linux rxe and hardware RNICs do. A raw
+# socket in this test (icrc_send.py, root) sends RoCEv2 packets from
+# E2E_NET.9 with chosen IDs and correct ICRCs to a QP that does not exist,
+# so that each is checked, counted by its ICRC path and then dropped as no_qp:
+#
+#   uroce0  default, with CAP_NET_RAW: exact (raw receive socket); every ID
+#           passes, and an ICRC computed for another ID than the header's is
+#           caught (no solve could catch that)
+#   uroce1  default, started without CAP_NET_RAW (setpriv): tracked; IDs
+#           counting up and a jump after a pause pass, a far ID is dropped
+#   uroce2  --icrc-any-id, the alias of --icrc=any: any solved ID passes
+#
+# and ibv_rc_pingpong between uroce0 (exact) and uroce1 (tracked), uroce
+# peers sending ID 0, works with its data check, counted as exact on one side
+# and id0 on the other; uroce0's capture shows the real IDs (all its ICRCs
+# good but the two broken packets sent on purpose).
+#
+#   icrc.sh rxe SHARED_DIR   replay Linux rxe's rping capture (10.77.0.3 ->
+#           10.77.0.2, the kernel's IDs) with its timing into an RNIC owning
+#           10.77.0.2 in a network namespace of this test, once exact and once
+#           tracked; skipped (77) when SHARED_DIR/captures is absent
+. "$(dirname "$0")/lib.sh"
+MODE=${1:-local}
+need_prog setpriv
+SEND=(timeout 60 "$TEST_PY" "$(dirname "$0")/icrc_send.py")
+
+# cnt NAME COUNTER [RUNDIR]: the counter's value (0 when absent).
+cnt() {
+	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all --rundir "${3:-$UROCE_RUNDIR}" |
+		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
+}
+
+# expect NAME COUNTER VALUE [RUNDIR]
+expect() {
+	local v
+	v=$(cnt "$1" "$2" "${4:-}")
+	if [ "$v" = "$3" ]; then pass "$1 $2 = $3"; else fail "$1 $2 = $v, want $3"; fi
+}
+
+seq_ids() { seq -s, "$1" "$2"; }
+
+if [ "$MODE" = rxe ]; then
+	CAPS=${2:-}/captures
+	PCAP=$CAPS/real_rxe-2host_rdmacm-rping.pcap
+	[ -r "$PCAP" ] || skip "no reference captures: $CAPS is absent (UROCE_SHARED_DIR)"
+	need_prog ip
+	NS=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-rxe
+	ns_cleanup() { ip netns del "$NS" 2>/dev/null; }
+	ns_cleanup
+	ip netns add "$NS" 2>"$T/netns.err" ||
+		skip "cannot create network namespaces here: $(cat "$T/netns.err")"
+	at_exit ns_cleanup
+	# The capture's two hosts, inside this test's own namespace only.
+	ip -n "$NS" link set lo up && ip -n "$NS" addr add 10.77.0.2/24 dev lo &&
+		ip -n "$NS" addr add 10.77.0.3/24 dev lo ||
+		skip "cannot set up the capture's addresses in $NS"
+	RD=$(rundir_of "$NS")
+	mkdir -p "$RD"
+	# rping's client sent 21 packets to the server (3 CM MADs, 18 RC).
+	for how in exact tracked; do
+		wrap=()
+		[ $how = tracked ] && wrap=(setpriv --inh-caps=-all --bounding-set=-net_raw)
+		UROCED_WRAP="${wrap[*]}" HOST_NS=$NS start_rnic "rxe_$how" 10.77.0.2
+		check "rxe_$how runs the $how check by default" \
+			grep -q "ICRC check: $how (default" "$T/rxe_$how.log"
+		ns_exec "$NS" "${SEND[@]}" replay "$PCAP" 10.77.0.3 --timing >"$T/replay.$how" 2>&1 ||
+			fail "replay into rxe_$how: $(cat "$T/replay.$how")"
+		sleep 0.3
+		n=$(ns_exec "$NS" "$UROCE_BIN/uroce" counters "rxe_$how" --all --rundir "$RD" |
+			awk '$1 == "xport.rx_pkts" { print $2 }')
+		check "rxe_$how received the 21 packets of rxe's client ($n)" [ "$n" = 21 ]
+		expect "rxe_$how" drop.bad_icrc 0 "$RD"
+		if [ $how = exact ]; then
+			expect "rxe_$how" xport.icrc_exact 21 "$RD"
+		else
+			expect "rxe_$how" xport.icrc_id_first 1 "$RD"
+			expect "rxe_$how" xport.icrc_id_tracked 20 "$RD"
+			expect "rxe_$how" xport.icrc_id_rejected_window 0 "$RD"
+		fi
+		# The CM MADs reached QP1 and were answered (no listener: REJ).
+		check "rxe_$how took rxe's CM MADs" [ "$(cnt "rxe_$how" daemon.cm_rx "$RD")" -ge 1 ]
+		stop_rnic "rxe_$how"
+	done
+	finish
+fi
+
+need_prog ibv_rc_pingpong
+SRC=$E2E_NET.9
+ADDR2=$E2E_NET.3
+start_rnic uroce0 "$ADDR0"
+UROCED_WRAP="setpriv --inh-caps=-all --bounding-set=-net_raw" start_rnic uroce1 "$ADDR1"
+start_rnic uroce2 "$ADDR2" --icrc-any-id
+check "uroce0 (CAP_NET_RAW) runs the exact check by default" \
+	grep -q "ICRC check: exact (default with CAP_NET_RAW" "$T/uroce0.log"
+check "uroce1 (no CAP_NET_RAW) runs the tracked check by default" \
+	grep -q "ICRC check: tracked (default without CAP_NET_RAW" "$T/uroce1.log"
+check "uroce2 (--icrc-any-id) runs the any check" \
+	grep -q "ICRC check: any (--icrc=any" "$T/uroce2.log"
+rc=0
+timeout 10 "$UROCE_BIN/uroced" --name x --addr "$E2E_NET.4" --rundir "$T/x" --icrc=loose \
+	>"$T/bad_mode.out" 2>&1 || rc=$?
+check "an unknown --icrc mode is refused (exit $rc)" \
+	grep -q "uroced: --icrc loose: must be exact, tracked, any or auto" "$T/bad_mode.out"
+rc=0
+timeout 10 setpriv --inh-caps=-all --bounding-set=-net_raw "$UROCE_BIN/uroced" --name x \
+	--addr "$E2E_NET.4" --rundir "$T/x" --icrc=exact >"$T/no_raw.out" 2>&1 || rc=$?
+check "--icrc=exact without CAP_NET_RAW fails (exit $rc) with a clear message" \
+	grep -q "needs a raw IPv4 socket (CAP_NET_RAW)" "$T/no_raw.out"
+check "  ... and exits 1" [ "$rc" = 1 ]
+
+# --- exact: every ID passes; an ICRC over another ID than the header's does not.
+"${SEND[@]}" ids "$SRC" "$ADDR0" "$(seq_ids 1000 1019),7,40000,1020" >/dev/null
+"${SEND[@]}" ids "$SRC" "$ADDR0" 1021 --icrc-id 1022 >/dev/null
+"${SEND[@]}" ids "$SRC" "$ADDR0" 1023 --corrupt >/dev/null
+sleep 0.3
+expect uroce0 xport.icrc_exact 23
+expect uroce0 drop.bad_icrc 2
+expect uroce0 drop.no_qp 23
+expect uroce0 xport.icrc_id_tracked 0
+
+# --- tracked: counting up, a pause, a far ID.
+"${SEND[@]}" ids "$SRC" "$ADDR1" "$(seq_ids 1000 1019)" >/dev/null
+sleep 0.3
+expect uroce1 xport.icrc_id_first 1
+expect uroce1 xport.icrc_id_tracked 19
+"${SEND[@]}" ids "$SRC" "$ADDR1" 41000 >/dev/null
+sleep 0.05
+expect uroce1 xport.icrc_id_rejected_window 1
+expect uroce1 drop.bad_icrc 1
+# 0.3 s after the last accepted ID, a jump of 200 is what Linux may do.
+"${SEND[@]}" ids "$SRC" "$ADDR1" 1020,1220,1221 --gap-ms 300 >/dev/null
+sleep 0.1
+expect uroce1 xport.icrc_id_tracked 22
+expect uroce1 drop.no_qp 23
+# The ID wraps: 65534, 65535, 0 (the ID-0 check), 1.
+"${SEND[@]}" ids "$SRC" "$ADDR1" 1222 >/dev/null
+"${SEND[@]}" ids "$E2E_NET.10" "$ADDR1" 65533,65534,65535,0,1,2 >/dev/null
+sleep 0.1
+expect uroce1 xport.icrc_id_tracked 27
+expect uroce1 xport.icrc_id_first 2
+expect uroce1 xport.icrc_id0 1
+expect uroce1 xport.icrc_id_rejected_window 1
+
+# --- any: far IDs pass too.
+"${SEND[@]}" ids "$SRC" "$ADDR2" 5,41000,9 >/dev/null
+sleep 0.1
+expect uroce2 xport.icrc_id_guessed 3
+expect uroce2 drop.bad_icrc 0
+
+# --- uroce peers (ID 0): exact on one side, id0 on the other.
+e0=$(cnt uroce0 xport.icrc_exact)
+z1=$(cnt uroce1 xport.icrc_id0)
+next_tcp_port
+run_pair pingpong 60 run \
+	ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 4096 -n 500 -- \
+	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 4096 -n 500 "$ADDR0"
+if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
+	grep -q 'bytes in' "$T/pingpong.client" &&
+	! grep -qi 'invalid data' "$T/pingpong.server" "$T/pingpong.client"; then
+	pass "ibv_rc_pingpong -c between exact uroce0 and tracked uroce1"
+else
+	fail "ibv_rc_pingpong between exact uroce0 and tracked uroce1"
+	show_pair pingpong
+fi
+e0b=$(cnt uroce0 xport.icrc_exact)
+z1b=$(cnt uroce1 xport.icrc_id0)
+check "uroce0 checked the pingpong exactly ($((e0b - e0)) packets)" [ $((e0b - e0)) -ge 1000 ]
+check "uroce1 checked it with ID 0 ($((z1b - z1)) packets)" [ $((z1b - z1)) -ge 1000 ]
+expect uroce1 xport.icrc_id_rejected_window 1
+expect uroce0 drop.bad_icrc 2
+expect uroce1 drop.bad_icrc 1
+
+stop_rnic uroce0
+stop_rnic uroce1
+stop_rnic uroce2
+# uroce0's capture holds the packets with their real IDs: only the two
+# broken on purpose are bad.
+decode_summary "$T/uroce0.pcap"
+check "uroce decode uroce0.pcap: $DEC_N packets, ICRC bad $DEC_BAD (want 2), malformed $DEC_MAL" \
+	test "$DEC_BAD" -eq 2 -a "$DEC_MAL" -eq 0 -a "$DEC_N" -gt 1000
+check "the capture shows the senders' IP IDs" \
+	bash -c "tshark -r '$T/uroce0.pcap' -Y 'ip.src == $SRC' -T fields -e ip.id 2>/dev/null | grep -qx 0x03f3"
+finish
