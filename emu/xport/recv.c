@@ -2,7 +2,8 @@
 /*
  * Receive: validate an incoming RoCEv2 packet and queue it (rxe_recv.c). It
  * applies the checks of PROTOCOL.md section 10 once, in order (structure
- * via wire_validate, ICRC over the IPv4/IPv6 pseudo header, destination QP,
+ * via wire_validate, ICRC (icrc.c, which decides how without the IPv4
+ * header), destination QP,
  * transport vs QP type, QP state, the QP's path addresses, P_Key, Q_Key for
  * UD), counts every drop by reason on the device and, once the QP is known,
  * on the QP, and queues a copy of the parsed packet on the QP's responder

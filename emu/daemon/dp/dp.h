@@ -82,8 +82,8 @@ void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6]);
  * header, len bytes in all): addresses, ports, TOS, TTL and the real ID and
  * DF (rt->ip_id_known). *off is where the UDP payload starts. Returns 0,
  * -EBADMSG (not IPv4 + UDP without options, inconsistent lengths, a
- * fragment), -ENOENT (another UDP port) or -EPROTO (a wrong non-zero UDP
- * checksum).
+ * fragment) or -ENOENT (another UDP port). The UDP checksum is not checked
+ * (the ICRC is; see route.c).
  */
 int emu_route_from_ipv4(const uint8_t *ip, size_t len, uint16_t local_port,
 			struct xport_route *rt, size_t *off);

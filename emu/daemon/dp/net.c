@@ -285,9 +285,6 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		case -ENOENT:
 			dev->dcnt[EMU_DCNT_RX_NOT_OURS]++;
 			return;
-		case -EPROTO:
-			dev->dcnt[EMU_DCNT_RX_UDP_CSUM]++;
-			return;
 		default:
 			dev->dcnt[EMU_DCNT_RX_BAD_IP]++;
 			return;

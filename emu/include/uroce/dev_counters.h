@@ -61,8 +61,7 @@
 	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")  \
 	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")    \
 	X(RX_BAD_IP, "rx_bad_ip",                                                               \
-	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")           \
-	X(RX_UDP_CSUM, "rx_udp_csum", "raw-socket datagrams with a wrong UDP checksum (dropped)")
+	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
