@@ -304,80 +304,81 @@ static void wire_crc32_shift(uint32_t *vec, int n, size_t nbytes)
 	}
 }
 
+void wire_icrc_id_solver_init(struct wire_icrc_id_solver *sv, size_t ib_len)
+{
+	/* Bytes that follow the ID field in the CRC input: rest of IPv4 + UDP + IB. */
+	const size_t after = (WIRE_IPV4_BYTES - 6) + WIRE_UDP_BYTES + ib_len;
+	static const uint8_t zero_id[2] = {0, 0};
+	/* Any register before the ID will do: the difference does not depend on it. */
+	const uint32_t reg0 = wire_icrc_begin();
+	const uint32_t r0 = wire_crc32_update(reg0, zero_id, 2);
+	uint32_t *vec = sv->row;
+	uint16_t *comb = sv->comb;
+	int rank = 0;
+
+	/* Each ID bit's effect on the final CRC: register delta then shifted. */
+	for (int bit = 0; bit < 16; bit++) {
+		uint8_t id[2];
+
+		wire_put_be16(id, (uint16_t)(1u << bit));
+		vec[bit] = wire_crc32_update(reg0, id, 2) ^ r0;
+		comb[bit] = (uint16_t)(1u << bit);
+	}
+	wire_crc32_shift(vec, 16, after);
+	/* Gauss-Jordan elimination over GF(2), pivot = highest set bit: every
+	 * row keeps its pivot bit and no other row's. */
+	for (int bit = 31; bit >= 0 && rank < 16; bit--) {
+		int piv = -1;
+
+		for (int i = rank; i < 16; i++)
+			if (vec[i] >> bit & 1) {
+				piv = i;
+				break;
+			}
+		if (piv < 0)
+			continue;
+		uint32_t tv = vec[piv];
+		uint16_t tc = comb[piv];
+
+		vec[piv] = vec[rank];
+		comb[piv] = comb[rank];
+		vec[rank] = tv;
+		comb[rank] = tc;
+		for (int i = 0; i < 16; i++)
+			if (i != rank && vec[i] >> bit & 1) {
+				vec[i] ^= vec[rank];
+				comb[i] ^= comb[rank];
+			}
+		sv->pivot[rank] = (uint8_t)bit;
+		rank++;
+	}
+	sv->rank = (uint8_t)rank;
+	sv->ib_len = ib_len;
+}
+
+int wire_icrc_id_solve(const struct wire_icrc_id_solver *sv, uint32_t delta, uint16_t *ip_id)
+{
+	uint16_t sol = 0;
+
+	for (int r = 0; r < sv->rank; r++)
+		if (delta >> sv->pivot[r] & 1) {
+			delta ^= sv->row[r];
+			sol ^= sv->comb[r];
+		}
+	if (delta != 0)
+		return -ENOENT;
+	*ip_id = sol;
+	return 0;
+}
+
 int wire_icrc_solve_ipv4_id(const uint8_t src[4], const uint8_t dst[4], uint16_t frag,
 			    uint16_t sport, uint16_t dport, const void *ib, size_t ib_len,
 			    uint32_t icrc, uint16_t *ip_id)
 {
-	/* Bytes that follow the ID field in the CRC input: rest of IPv4 + UDP + IB. */
-	const size_t after = (WIRE_IPV4_BYTES - 6) + WIRE_UDP_BYTES + ib_len;
 	uint32_t base = wire_icrc_end(wire_icrc_add_ib(
 	    wire_icrc_begin_udp4(src, dst, 0, frag, sport, dport, ib_len), 0, ib, ib_len));
-	uint32_t target = base ^ icrc;
-	uint32_t basis[16];
-	uint32_t reg0;
-	uint8_t hdr[WIRE_IPV4_BYTES + WIRE_UDP_BYTES];
+	struct wire_icrc_id_solver sv;
 
-	/* The register just before the ID bytes: LRH + the first 4 IPv4 bytes. */
-	wire_icrc_pseudo4(hdr, src, dst, 0, frag, sport, dport, ib_len);
-	reg0 = wire_crc32_update(wire_icrc_begin(), hdr, 4);
-	{
-		static const uint8_t zero_id[2] = {0, 0};
-		uint32_t r0 = wire_crc32_update(reg0, zero_id, 2);
-
-		/* Each ID bit's effect on the final CRC: register delta then shifted. */
-		for (int bit = 0; bit < 16; bit++) {
-			uint8_t id[2];
-
-			wire_put_be16(id, (uint16_t)(1u << bit));
-			basis[bit] = wire_crc32_update(reg0, id, 2) ^ r0;
-		}
-		wire_crc32_shift(basis, 16, after);
-	}
-
-	/* Solve sum(x_i * basis[i]) = target by elimination over GF(2). */
-	{
-		uint32_t vec[16];
-		uint16_t comb[16];
-		uint32_t t = target;
-		uint16_t sol = 0;
-		int rank = 0;
-
-		for (int i = 0; i < 16; i++) {
-			vec[i] = basis[i];
-			comb[i] = (uint16_t)(1u << i);
-		}
-		/* Gaussian elimination with pivot = highest set bit. */
-		for (int bit = 31; bit >= 0 && rank < 16; bit--) {
-			int piv = -1;
-
-			for (int i = rank; i < 16; i++)
-				if (vec[i] >> bit & 1) {
-					piv = i;
-					break;
-				}
-			if (piv < 0)
-				continue;
-			uint32_t tv = vec[piv];
-			uint16_t tc = comb[piv];
-
-			vec[piv] = vec[rank];
-			comb[piv] = comb[rank];
-			vec[rank] = tv;
-			comb[rank] = tc;
-			for (int i = 0; i < 16; i++)
-				if (i != rank && vec[i] >> bit & 1) {
-					vec[i] ^= vec[rank];
-					comb[i] ^= comb[rank];
-				}
-			if (t >> bit & 1) {
-				t ^= vec[rank];
-				sol ^= comb[rank];
-			}
-			rank++;
-		}
-		if (t != 0)
-			return -ENOENT;
-		*ip_id = sol;
-	}
-	return 0;
+	wire_icrc_id_solver_init(&sv, ib_len);
+	return wire_icrc_id_solve(&sv, base ^ icrc, ip_id);
 }

@@ -5,8 +5,9 @@
  * UDP socket does not show. When the net layer saw the IP header
  * (rt.ip_id_known, a raw socket) the check is exact for every sender. When
  * it did not, the check first assumes what a uroce peer sends (ID 0 with
- * DF); a packet that does not match is solved for its ID
- * (wire_icrc_solve_ipv4_id: the CRC is linear in the 16 ID bits), and the
+ * DF); a packet that does not match is solved for its ID (wire's ID
+ * solver: the CRC is linear in the 16 ID bits; one solver is kept per
+ * recent packet length), and the
  * device's mode decides whether that ID is believable:
  *
  *  - XPORT_ICRC_ID0: never (a uroce-only network; full 32 bits).
@@ -167,6 +168,23 @@ void xport__idtrack_zero(struct xport_idtrack *t, const uint8_t addr[4], uint64_
 	e->last_us = now_us;
 }
 
+/*
+ * The ID solver for IB packets of ib_len bytes, kept for the last few
+ * lengths: preparing one costs tens of microseconds (GF(2) matrix powers),
+ * a solve with it a few dozen operations.
+ */
+static const struct wire_icrc_id_solver *icrc_solver(struct xport_dev *dev, size_t ib_len)
+{
+	struct wire_icrc_id_solver *sv;
+
+	for (unsigned i = 0; i < XPORT_ID_SOLVERS; i++)
+		if (dev->id_solver[i].ib_len == ib_len)
+			return &dev->id_solver[i];
+	sv = &dev->id_solver[dev->id_solver_next++ % XPORT_ID_SOLVERS];
+	wire_icrc_id_solver_init(sv, ib_len);
+	return sv;
+}
+
 /* The ID of a packet that matched only for another ID: believable? */
 static bool icrc_id_ok(struct xport_dev *dev, const struct xport_route *rt, uint16_t id)
 {
@@ -208,10 +226,11 @@ bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, co
 {
 	size_t ib_len = len - WIRE_ICRC_BYTES;
 	uint32_t icrc = wire_icrc_get(buf + ib_len);
+	uint32_t got = xport__icrc(rt, buf, ib_len);
 	bool v4 = xport__gid_is_v4(rt->sgid);
 	uint16_t id;
 
-	if (xport__icrc(rt, buf, ib_len) == icrc) {
+	if (got == icrc) {
 		if (!v4 || rt->ip_id_known) {
 			dev->cnt[XPORT_CNT_ICRC_EXACT]++;
 		} else {
@@ -231,8 +250,7 @@ bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, co
 	if (!v4 || rt->ip_id_known || dev->icrc_mode == XPORT_ICRC_ID0)
 		return false;
 	/* PROTOCOL.md 12: a sender whose kernel picks non-zero IDs (Linux rxe). */
-	if (wire_icrc_solve_ipv4_id(rt->sgid + 12, rt->dgid + 12, WIRE_IPV4_DF, rt->sport,
-				    rt->dport, buf, ib_len, icrc, &id))
+	if (wire_icrc_id_solve(icrc_solver(dev, ib_len), got ^ icrc, &id))
 		return false;
 	return icrc_id_ok(dev, rt, id);
 }

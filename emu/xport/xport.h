@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <wire/icrc.h>
 #include <wire/opcode.h>
 #include <uroce/counters.h>
 #include <uroce/cqe.h>
@@ -323,6 +324,10 @@ struct xport_idtrack_ent {
 	uint64_t cand_us;
 };
 
+/* Packet lengths whose ID solver is kept (a stream has few: MTU-sized
+ * packets, its last ones, ACKs). */
+#define XPORT_ID_SOLVERS 4
+
 struct xport_idtrack {
 	struct xport_idtrack_ent ent[XPORT_IDTRACK_SLOTS];
 };
@@ -334,6 +339,9 @@ struct xport_dev {
 	/* ICRC check without the IP header (zero-initialised: ID 0 only). */
 	enum xport_icrc_mode icrc_mode;
 	struct xport_idtrack idtrack;
+	/* ID solvers of the last few packet lengths (icrc.c). */
+	struct wire_icrc_id_solver id_solver[XPORT_ID_SOLVERS];
+	unsigned id_solver_next;
 	uint32_t gsi_psn;    /* PSN of QP1's next send (UD: any sequence will do) */
 	uint64_t held_bytes; /* bytes of requests held by all its QPs (recv.c) */
 	struct xport_flow flow;

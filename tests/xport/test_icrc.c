@@ -21,6 +21,7 @@
 
 static struct fake_env *env;
 static struct xport_dev *dev;
+static size_t paylen = 24; /* payload bytes of the packets pkt() builds */
 
 static void setup(void)
 {
@@ -28,6 +29,7 @@ static void setup(void)
 	dev = &env->b.dev;
 	dev->icrc_mode = XPORT_ICRC_TRACKED;
 	env->net.now = 1000000;
+	paylen = 24;
 }
 
 static void teardown(void)
@@ -36,20 +38,20 @@ static void teardown(void)
 	env = NULL;
 }
 
-/* Packet BTH..ICRC (an RC SEND Only to QP 0x22, 24 payload bytes) sent
+/* Packet BTH..ICRC (an RC SEND Only to QP 0x22, paylen payload bytes) sent
  * from src with IPv4 ID `id` and DF; its route as a UDP socket reports it. */
 static size_t pkt(uint8_t *buf, const uint8_t src[4], uint16_t id, uint32_t psn,
 		  struct xport_route *rt)
 {
 	struct wire_bth *b = (struct wire_bth *)buf;
-	size_t n = WIRE_BTH_BYTES + 24;
+	size_t n = WIRE_BTH_BYTES + paylen;
 
 	memset(buf, 0, n + 4);
 	wire_bth_set_opcode(b, WIRE_OP_RC_SEND_ONLY);
 	wire_bth_set_pkey(b, 0xffff);
 	wire_bth_set_destqp(b, 0x22);
 	wire_bth_set_psn(b, psn);
-	fake_pattern(buf + WIRE_BTH_BYTES, 24, psn);
+	fake_pattern(buf + WIRE_BTH_BYTES, paylen, psn);
 	memset(rt, 0, sizeof(*rt));
 	memcpy(rt->sgid, env->a.gid, 16);
 	memcpy(rt->sgid + 12, src, 4);
@@ -69,7 +71,7 @@ static const uint8_t rxe[4] = {10, 0, 0, 1};
 /* Is a packet from src with this ID accepted now? */
 static bool check(const uint8_t src[4], uint16_t id)
 {
-	uint8_t buf[128];
+	uint8_t buf[4200];
 	struct xport_route rt;
 	size_t n = pkt(buf, src, id, 7, &rt);
 
@@ -324,6 +326,26 @@ START_TEST(test_modes)
 }
 END_TEST
 
+START_TEST(test_many_lengths)
+{
+	/* More packet lengths than the engine keeps solvers for, interleaved:
+	 * every ID is still solved right (and no other would pass). */
+	static const size_t lens[] = {0, 4, 24, 256, 1024, 4096, 100};
+	uint16_t id = 7000;
+
+	ck_assert(check(rxe, id));
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			paylen = lens[i];
+			env->net.now += 10;
+			ck_assert(check(rxe, ++id));
+			ck_assert(!check(rxe, (uint16_t)(id + 100)));
+			ck_assert(check(rxe, ++id));
+		}
+	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_TRACKED], 3 * 7 * 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("xport_icrc");
@@ -339,6 +361,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bounded_table);
 	tcase_add_test(tc, test_strength);
 	tcase_add_test(tc, test_modes);
+	tcase_add_test(tc, test_many_lengths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -129,4 +129,24 @@ int wire_icrc_solve_ipv4_id(const uint8_t src[4], const uint8_t dst[4], uint16_t
 			    uint16_t sport, uint16_t dport, const void *ib, size_t ib_len,
 			    uint32_t icrc, uint16_t *ip_id);
 
+/*
+ * The ID solve in two halves, for receivers that solve often: the solver
+ * depends only on ib_len (the CRC difference an ID makes does not depend on
+ * the rest of the packet), so it can be kept per length. `delta` is the
+ * received ICRC XOR the ICRC computed with ID 0 (same frag word).
+ */
+struct wire_icrc_id_solver {
+	size_t ib_len;	   /* the length it was made for */
+	uint32_t row[16];  /* reduced CRC differences, one pivot bit each */
+	uint16_t comb[16]; /* the ID bits each row stands for */
+	uint8_t pivot[16];
+	uint8_t rank;
+};
+
+/* Prepare the solver for IB packets (BTH..pad) of ib_len bytes. */
+void wire_icrc_id_solver_init(struct wire_icrc_id_solver *sv, size_t ib_len);
+
+/* The one ID whose CRC difference is delta: 0 and *ip_id, or -ENOENT. */
+int wire_icrc_id_solve(const struct wire_icrc_id_solver *sv, uint32_t delta, uint16_t *ip_id);
+
 #endif /* WIRE_ICRC_H */
