@@ -384,10 +384,10 @@ struct emu_dev {
 	/* --icrc exact (IPv4): the raw socket datagrams are received from
 	 * (udp_fd then receives nothing); -1 otherwise. */
 	int raw_fd;
-	int rx_fd;		   /* raw_fd, or udp_fd: where datagrams arrive */
-	enum emu_icrc icrc;	   /* the mode running (never AUTO once bound) */
-	enum emu_icrc icrc_req;	   /* the mode asked for */
-	uv_poll_t udp_poll;	   /* on rx_fd */
+	int rx_fd;		/* raw_fd, or udp_fd: where datagrams arrive */
+	enum emu_icrc icrc;	/* the mode running (never AUTO once bound) */
+	enum emu_icrc icrc_req; /* the mode asked for */
+	uv_poll_t udp_poll;	/* on rx_fd */
 	int ctl_fd;
 	uv_poll_t ctl_poll;
 	int ctl_spare_fd;	  /* given up to refuse a client when out of fds */

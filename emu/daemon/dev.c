@@ -390,18 +390,18 @@ const char *emu_dev_icrc_name(enum emu_icrc m)
  */
 static int raw_attach_filter(int fd, const uint8_t addr[4], uint16_t port)
 {
-	uint32_t a = (uint32_t)addr[0] << 24 | (uint32_t)addr[1] << 16 | (uint32_t)addr[2] << 8 |
-		     addr[3];
+	uint32_t a =
+	    (uint32_t)addr[0] << 24 | (uint32_t)addr[1] << 16 | (uint32_t)addr[2] << 8 | addr[3];
 	struct sock_filter code[] = {
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),		    /* destination address */
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a, 0, 5),	    /* not ours: drop */
-	    BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),		    /* flags + fragment offset */
-	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 3, 0),	    /* a later fragment: drop */
-	    BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),		    /* X = IHL * 4 */
-	    BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),		    /* UDP destination port */
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 1, 0),	    /* ours: accept */
-	    BPF_STMT(BPF_RET | BPF_K, 0),			    /* drop */
-	    BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),		    /* the whole datagram */
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),		/* destination address */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a, 0, 5),	/* not ours: drop */
+	    BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),		/* flags + fragment offset */
+	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 3, 0), /* a later fragment: drop */
+	    BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),		/* X = IHL * 4 */
+	    BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),		/* UDP destination port */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 1, 0),	/* ours: accept */
+	    BPF_STMT(BPF_RET | BPF_K, 0),			/* drop */
+	    BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),		/* the whole datagram */
 	};
 	struct sock_fprog prog = {.len = sizeof(code) / sizeof(code[0]), .filter = code};
 
@@ -462,7 +462,8 @@ static int icrc_setup(struct emu_dev *dev, int udp_fd)
 		dev->icrc = m == EMU_ICRC_AUTO ? EMU_ICRC_EXACT : m;
 		emu_info("ICRC check: exact (IPv6 has no IP ID: the UDP socket shows all the ICRC "
 			 "covers)%s",
-			 m == EMU_ICRC_AUTO || m == EMU_ICRC_EXACT ? "" : "; --icrc changes nothing");
+			 m == EMU_ICRC_AUTO || m == EMU_ICRC_EXACT ? ""
+								   : "; --icrc changes nothing");
 		dev->x.icrc_mode = XPORT_ICRC_ID0;
 		return 0;
 	}

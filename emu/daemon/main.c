@@ -291,7 +291,7 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"spin-us", required_argument, NULL, 's'},
 	    {"nice", required_argument, NULL, 'N'},
 	    {"icrc-any-id", no_argument, NULL, 'I'},
-	    {"icrc", required_argument, NULL, OPT_ICRC},
+	    {"icrc", required_argument, NULL, OPT_ICRC}, /* no short form */
 	    {"sockbuf", required_argument, NULL, 'b'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"fault", required_argument, NULL, 'f'},

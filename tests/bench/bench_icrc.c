@@ -160,9 +160,10 @@ int main(int argc, char **argv)
 		bp.ib_len = (size_t)n - 4;
 		bp.src = p.src;
 		bp.dst = p.dst;
-		bp.icrc_id = wire_icrc_end(wire_icrc_add_ib(
-		    wire_icrc_begin_udp4(p.src, p.dst, 0x1234, WIRE_IPV4_DF, 0xc000, 4791, bp.ib_len),
-		    0, ib, bp.ib_len));
+		bp.icrc_id = wire_icrc_end(
+		    wire_icrc_add_ib(wire_icrc_begin_udp4(p.src, p.dst, 0x1234, WIRE_IPV4_DF,
+							  0xc000, 4791, bp.ib_len),
+				     0, ib, bp.ib_len));
 		bp.icrc_0 = u;
 		wire_icrc_id_solver_init(&bp.sv, bp.ib_len);
 		if (run_solve(&bp) != 0x1234 || run_solver(&bp) != 0x1234) {
@@ -175,9 +176,9 @@ int main(int argc, char **argv)
 		t_udp = time_it(secs, run_udp4, &bp);
 		t_solve = time_it(secs, run_solve, &bp);
 		t_kept = time_it(secs, run_solver, &bp);
-		printf("%-8zu %12.1f %12.1f %12.1f %12.1f %8.1fx %7.2f %12.1f %10.1f\n", plen, t_ref,
-		       t_s8, t_fast, t_udp, t_ref / t_fast, (double)(ip_len + 8) / t_fast, t_solve,
-		       t_kept);
+		printf("%-8zu %12.1f %12.1f %12.1f %12.1f %8.1fx %7.2f %12.1f %10.1f\n", plen,
+		       t_ref, t_s8, t_fast, t_udp, t_ref / t_fast, (double)(ip_len + 8) / t_fast,
+		       t_solve, t_kept);
 	}
 	return status;
 }

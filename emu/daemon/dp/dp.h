@@ -85,10 +85,10 @@ void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6]);
  * fragment) or -ENOENT (another UDP port). The UDP checksum is not checked
  * (the ICRC is; see route.c).
  */
-int emu_route_from_ipv4(const uint8_t *ip, size_t len, uint16_t local_port,
-			struct xport_route *rt, size_t *off);
-/* Ethernet/IP/UDP framing of a packet of route rt (ID 0, DF; the packet's
- * own ICRC is kept). */
+int emu_route_from_ipv4(const uint8_t *ip, size_t len, uint16_t local_port, struct xport_route *rt,
+			size_t *off);
+/* Ethernet/IP/UDP framing of a packet of route rt (IPv4: the route's ID and
+ * DF when it has them, else ID 0 and DF; the packet's own ICRC is kept). */
 void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_params *p);
 
 /* dma.c */

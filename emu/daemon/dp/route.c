@@ -167,8 +167,8 @@ void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_para
 	p->ip_frag = rt->ip_df ? WIRE_IPV4_DF : 0;
 }
 
-int emu_route_from_ipv4(const uint8_t *ip, size_t len, uint16_t local_port,
-			struct xport_route *rt, size_t *off)
+int emu_route_from_ipv4(const uint8_t *ip, size_t len, uint16_t local_port, struct xport_route *rt,
+			size_t *off)
 {
 	uint16_t total, frag, udp_len;
 	const uint8_t *udp;

@@ -83,12 +83,12 @@ struct wire_frame_params {
 	uint8_t dst[16];
 	uint8_t eth_src[6];
 	uint8_t eth_dst[6];
-	uint16_t sport;	    /* 0 means WIRE_UDP_SPORT_BASE */
-	uint16_t dport;	    /* 0 means WIRE_ROCEV2_PORT */
-	uint8_t tos;	    /* IPv4 TOS / IPv6 traffic class */
-	uint8_t ttl;	    /* 0 means WIRE_DEFAULT_TTL (IPv4 TTL / IPv6 hop limit) */
-	uint32_t flow;	    /* IPv6 flow label */
-	unsigned fill_icrc; /* 1: compute the ICRC into the last 4 bytes of the IB packet */
+	uint16_t sport;	       /* 0 means WIRE_UDP_SPORT_BASE */
+	uint16_t dport;	       /* 0 means WIRE_ROCEV2_PORT */
+	uint8_t tos;	       /* IPv4 TOS / IPv6 traffic class */
+	uint8_t ttl;	       /* 0 means WIRE_DEFAULT_TTL (IPv4 TTL / IPv6 hop limit) */
+	uint32_t flow;	       /* IPv6 flow label */
+	unsigned fill_icrc;    /* 1: compute the ICRC into the last 4 bytes of the IB packet */
 	unsigned ip_hdr_known; /* 1: IPv4 ID and flags below as received; 0: ID 0, DF */
 	uint16_t ip_id;
 	uint16_t ip_frag; /* flags + fragment offset word */
@@ -99,13 +99,12 @@ size_t wire_frame_hdr_bytes(const struct wire_frame_params *p);
 
 /*
  * Build an Ethernet frame into buf (size bytes): Ethernet, IPv4 (DF, ID 0,
- * unless p->ip_hdr_known gives them; checksum computed) or IPv6, UDP (checksum 0), then the ib_len bytes of the
- * IB packet (BTH..ICRC inclusive, ib_len >= 4) copied from ib. With
- * p->fill_icrc the ICRC trailer is computed and written into the frame,
- * otherwise the 4 trailer bytes are copied as given. ib may point into buf
- * at the right offset (no copy is made then). Returns the frame length, or
- * -EINVAL (bad params, ib_len < 4 or too long for the IP length fields) or
- * -ENOSPC (buffer too small).
+ * unless p->ip_hdr_known gives them; checksum computed) or IPv6, UDP (checksum 0), then the ib_len
+ * bytes of the IB packet (BTH..ICRC inclusive, ib_len >= 4) copied from ib. With p->fill_icrc the
+ * ICRC trailer is computed and written into the frame, otherwise the 4 trailer bytes are copied as
+ * given. ib may point into buf at the right offset (no copy is made then). Returns the frame
+ * length, or -EINVAL (bad params, ib_len < 4 or too long for the IP length fields) or -ENOSPC
+ * (buffer too small).
  */
 int wire_frame_build_eth(uint8_t *buf, size_t size, const struct wire_frame_params *p,
 			 const uint8_t *ib, size_t ib_len);
