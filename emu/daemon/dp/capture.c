@@ -13,6 +13,14 @@
  * comment (emu_capture_note: fault.c says what a fault rule did to it); a
  * pcap file holds the frames alone.
  *
+ * Bounded as tcpdump's are: --pcap-snaplen cuts each frame to its first
+ * bytes (the frame keeps its original length, and a comment says whether the
+ * whole packet's ICRC was good, since a reader can no longer check it), and
+ * --pcap-size starts a new file when one has grown past that many bytes:
+ * FILE's name gets a number before its extension (u0.pcapng: u0.0.pcapng,
+ * u0.1.pcapng, ...), and with --pcap-files N only the newest N are kept, the
+ * numbers going round 0..N-1 so that the oldest file is overwritten.
+ *
  * The file is flushed at most EMU_CAPTURE_FLUSH_MS after a frame was
  * written (a daemon that is killed leaves a nearly complete file) and on a
  * clean exit (SIGINT, SIGTERM). A daemon whose start fails after opening
@@ -26,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <wire/decode.h>
 #include <wire/frame.h>
 #include <wire/inet.h>
 #include "pcapfile.h"
@@ -44,13 +53,46 @@ struct emu_capture {
 	uv_timer_t flush_timer;
 	bool timer_started;
 	bool dirty;
-	const char *path;
+	const char *path; /* --pcap FILE */
+	char *cur;	  /* the file being written: path, or a numbered one of the ring */
+	uint32_t snaplen;
+	uint64_t size; /* 0: one file */
+	uint32_t files;
+	uint64_t seq; /* number of the current file (ring: modulo files) */
 	bool created; /* the file did not exist before: a discard removes it */
 	bool has_note;
 	char note[CAPTURE_NOTE_BYTES]; /* the comment of the next frame */
 };
 
-int emu_capture_open(struct emu_dev *dev, const char *path)
+/* FILE with number n before its extension (.pcap or .pcapng), or after it. */
+static char *capture_name(const char *path, uint64_t n)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	char *name;
+	int len;
+
+	if (!dot || (slash && dot < slash) || (strcmp(dot, ".pcap") && strcmp(dot, ".pcapng")))
+		dot = path + strlen(path);
+	len = asprintf(&name, "%.*s.%llu%s", (int)(dot - path), path, (unsigned long long)n, dot);
+	return len < 0 ? NULL : name;
+}
+
+static int capture_open_file(struct emu_capture *c, char *err, size_t errlen)
+{
+	char *name = c->size ? capture_name(c->path, c->files ? c->seq % c->files : c->seq)
+			     : strdup(c->path);
+
+	if (!name) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	free(c->cur);
+	c->cur = name;
+	return common_pcap_open_write_snap(&c->w, name, c->snaplen, err, errlen);
+}
+
+int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, uint64_t size_bytes,
+		     uint32_t files)
 {
 	struct emu_capture *c = calloc(1, sizeof(*c));
 	struct stat st;
@@ -62,15 +104,36 @@ int emu_capture_open(struct emu_dev *dev, const char *path)
 		return -1;
 	}
 	c->path = path;
-	c->created = lstat(path, &st) && errno == ENOENT;
-	rc = common_pcap_open_write(&c->w, path, err, sizeof(err));
+	c->snaplen = snaplen;
+	c->size = size_bytes;
+	c->files = files;
+	c->created = !size_bytes && lstat(path, &st) && errno == ENOENT;
+	rc = capture_open_file(c, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "uroced: --pcap %s: %s\n", path, err);
+		free(c->cur);
 		free(c);
 		return -1;
 	}
 	dev->capture = c;
 	return 0;
+}
+
+/* The current file is full: close it and go on in the next one. */
+static void capture_rotate(struct emu_dev *dev, struct emu_capture *c)
+{
+	char err[256];
+
+	if (common_pcap_close_write(&c->w))
+		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+	c->seq++;
+	if (capture_open_file(c, err, sizeof(err))) {
+		emu_warn("capture: %s; capture stopped", err);
+		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		return;
+	}
+	dev->dcnt[EMU_DCNT_PCAP_FILES]++;
+	emu_dbg("capture: now writing %s", c->cur);
 }
 
 static void on_flush_timer(uv_timer_t *h)
@@ -102,6 +165,7 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 	struct emu_capture *c = dev->capture;
 	uint8_t frame[CAPTURE_FRAME_BYTES];
 	struct wire_frame_params p;
+	char cut[CAPTURE_NOTE_BYTES + 96];
 	const char *note;
 	int n;
 
@@ -120,11 +184,27 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 	/* The note is this frame's alone. */
 	note = c->has_note ? c->note : NULL;
 	c->has_note = false;
+	if (n > 0 && (size_t)n > c->w.snaplen && c->w.ng) {
+		/* Cut: say what a reader can no longer check. */
+		struct wire_decoded d;
+
+		wire_decode_eth(frame, (size_t)n, &d);
+		snprintf(cut, sizeof(cut), "%s%scut at %u of %d bytes; ICRC %s", note ? note : "",
+			 note ? "; " : "", c->w.snaplen, n,
+			 d.icrc == WIRE_ICRC_OK	   ? "good"
+			 : d.icrc == WIRE_ICRC_BAD ? "BAD"
+						   : "not checked");
+		note = cut;
+	}
+	if (!c->w.ng && !c->w.dumper)
+		return; /* a ring whose next file could not be opened */
 	if (n < 0 || common_pcap_write_frame_comment(&c->w, NULL, frame, (size_t)n, note)) {
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 		return;
 	}
 	dev->dcnt[EMU_DCNT_PCAP_FRAMES]++;
+	if (c->size && c->w.bytes >= c->size)
+		capture_rotate(dev, c);
 	if (!c->dirty && c->timer_started) {
 		c->dirty = true;
 		uv_timer_start(&c->flush_timer, on_flush_timer, EMU_CAPTURE_FLUSH_MS, 0);
@@ -148,10 +228,11 @@ void emu_capture_close(struct emu_dev *dev)
 
 	if (!c)
 		return;
-	if (common_pcap_close_write(&c->w))
+	if ((c->w.ng || c->w.dumper) && common_pcap_close_write(&c->w))
 		emu_warn("capture: the last frames could not be written");
 	dev->capture = NULL;
 	/* The timer handle was closed with the loop; free after it. */
+	free(c->cur);
 	free(c);
 }
 

@@ -167,8 +167,11 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
 
 /* capture.c */
 /* Open the --pcap file (prints a message and returns -1 on failure); path
- * must stay valid until the capture is closed. */
-int emu_capture_open(struct emu_dev *dev, const char *path);
+ * must stay valid until the capture is closed. snaplen cuts frames (0: not),
+ * size_bytes starts a new file when one reaches it (0: one file), files keeps
+ * only the newest that many (a ring; 0: all). */
+int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, uint64_t size_bytes,
+		     uint32_t files);
 /* Once the loop exists: the periodic flush. */
 void emu_capture_start(struct emu_dev *dev);
 /* Append one packet (BTH..ICRC) of route rt (dev->capture must be set). */
