@@ -11,7 +11,12 @@
 # ("ICRC good"); `uroce decode` decodes the cut frames' headers, counts them
 # as cut (0 malformed, 0 bad, exit 0); all of uroce1's files together hold
 # every frame its counter says it wrote. Bad command lines exit 2 with a
-# one-line reason.
+# one-line reason. Then the annotations of a pcapng capture (a comment on each
+# packet): a short ping-pong with a SEND dropped on uroce1's way out and one
+# corrupted on uroce0's way in must show each request's WR (wr_id, opcode,
+# length, SGE count), the retransmission and its reason, the completions a
+# received packet caused, the fault rules, and the received packet uroce0
+# refused with its drop reason.
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_rc_pingpong
 
@@ -123,4 +128,39 @@ for f in "$T"/all.*.pcap; do
 done
 [ "$total" -eq "$frames1" ] && pass "uroce1's files hold all $frames1 frames it wrote" ||
 	fail "uroce1's files hold $total frames, its counter says $frames1"
+
+# annotations
+rm -f "$T"/uroce*.pcapng
+start_rnic uroce0 "$ADDR0" --pcap "$T/uroce0.pcapng" --fault 'rx:corrupt:opcode=send,nth=5'
+start_rnic uroce1 "$ADDR1" --pcap "$T/uroce1.pcapng" --fault 'tx:drop:opcode=send,nth=3'
+next_tcp_port
+run_pair ann 60 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 2048 -n 5 -- \
+	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 2048 -n 5 "$ADDR0"
+[ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && pass "ping-pong with two faults completes" ||
+	{ fail "ping-pong with two faults: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair ann; }
+stop_rnics
+# has CAP TEXT DESCRIPTION: some frame's Info<TAB>comment matches the ERE TEXT
+has() {
+	if grep -Eq "$2" "$1.ann"; then pass "$(basename "$1"): $3"; else
+		fail "$(basename "$1"): no frame with $3 (/$2/)"
+		head -n 12 "$1.ann" | sed 's/^/    | /'
+	fi
+}
+if command -v tshark >/dev/null; then
+	for f in "$T/uroce0.pcapng" "$T/uroce1.pcapng"; do
+		tshark -r "$f" -T fields -e _ws.col.Info -e frame.comment >"$f.ann" 2>/dev/null
+	done
+	has "$T/uroce1.pcapng" $'RC Send First .*\tWR wr_id=0x2 SEND len=2048 sge=1$' \
+		"a first transmission annotated with its WR"
+	has "$T/uroce1.pcapng" $'RC Send First .*\turoce fault rule 1, fault 1 \\(tx:drop:opcode=send,nth=3\\): dropped, never sent; WR wr_id=0x2 SEND' \
+		"the dropped SEND marked by its rule and its WR"
+	has "$T/uroce1.pcapng" $'RC Send First .*\tWR wr_id=0x2 SEND len=2048 sge=1; retransmission \\(retry_nak_seq\\)$' \
+		"the retransmission and its reason (sequence NAK)"
+	has "$T/uroce1.pcapng" $'RC Acknowledge .*\tcompletes send WR wr_id=0x2: success$' \
+		"the ACK that completed the SEND"
+	has "$T/uroce0.pcapng" $'RC Send Last .*\t.*completes receive WR wr_id=0x1: success$' \
+		"the SEND Last that completed a receive"
+	has "$T/uroce0.pcapng" $'RC Send .*\turoce fault rule 1, fault 1 \\(rx:corrupt:opcode=send,nth=5\\): bit [0-9]+ flipped: bad ICRC; dropped: bad_icrc$' \
+		"the corrupted packet, refused as bad_icrc"
+fi
 finish
