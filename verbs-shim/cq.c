@@ -407,8 +407,11 @@ struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_i
 
 	if (attr->comp_mask & ~known_mask)
 		return shim_fail_null(-EINVAL);
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
-		return shim_fail_null(-EOPNOTSUPP); /* no parent domains */
+	/* A CQ may name the parent domain it belongs to (and nothing else). */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != context ||
+	     !shim_pd_is_parent(attr->parent_domain)))
+		return shim_fail_null(-EINVAL);
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
 		if (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
 			return shim_fail_null(-EOPNOTSUPP);

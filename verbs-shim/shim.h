@@ -131,9 +131,29 @@ struct shim_srq {
 	uint32_t events_reported;
 };
 
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain) that
+ * wraps one: it carries the wrapped PD's handle, so every call that takes
+ * a PD takes it as that PD.
+ */
 struct shim_pd {
 	struct ibv_pd pd;
+	struct shim_pd *wraps; /* a parent domain: the PD it wraps; else NULL */
+	struct shim_td *td;    /* a parent domain's thread domain, or NULL */
+	unsigned parents;      /* parent domains wrapping this PD */
 };
+
+struct shim_td {
+	struct ibv_td td;
+	unsigned parents; /* parent domains using it */
+};
+
+struct ibv_td *shim_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
+int shim_dealloc_td(struct ibv_td *td);
+struct ibv_pd *shim_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr);
+/* pd is a parent domain of this shim. */
+bool shim_pd_is_parent(const struct ibv_pd *pd);
 
 struct shim_mr {
 	struct ibv_mr mr;
