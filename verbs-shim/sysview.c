@@ -17,7 +17,8 @@
  * (SIGKILL, exec) are removed by the next process that builds one. This file
  * does not hook anything and does not create character devices: there are
  * no umad or uverbs device files, so infiniband_mad and infiniband_verbs are
- * not part of the view.
+ * not part of the view; class/misc/rdma_cm is, only when the RDMA CM device
+ * emulation (shim_ucm_open) is linked in.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -40,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rdma/rdma_user_cm.h>
+
 #include "shim.h"
 #include "rundir.h"
 #include "uroce/counters.h"
@@ -47,6 +50,7 @@
 
 #define VIEW_CLASS "/sys/class/infiniband"
 #define VIEW_DEVICES "/sys/devices/uroce"
+#define VIEW_UCM "/sys/class/misc/rdma_cm"
 #define VIEW_MAX_AGE_NS 1000000000LL
 #define VIEW_PORT 1
 
@@ -702,7 +706,10 @@ static void view_refresh(void)
 			goto out_free;
 		}
 		view_pid = getpid();
-		if (make_dirs("class/infiniband") || make_dirs("devices/uroce")) {
+		if (make_dirs("class/infiniband") || make_dirs("devices/uroce") ||
+		    (shim_ucm_open && (make_dirs("class/misc/rdma_cm") ||
+				       put_file("class/misc/rdma_cm/abi_version", "%d\n",
+						RDMA_USER_CM_ABI_VERSION)))) {
 			view_remove_own();
 			goto out_free;
 		}
@@ -739,6 +746,8 @@ static int view_kind(const char *path)
 		return path[n] == '/' ? 1 : 0;
 	}
 	if (!strncmp(path, VIEW_DEVICES, n = sizeof(VIEW_DEVICES) - 1))
+		return path[n] == '/' || !path[n] ? 1 : 0;
+	if (shim_ucm_open && !strncmp(path, VIEW_UCM, n = sizeof(VIEW_UCM) - 1))
 		return path[n] == '/' || !path[n] ? 1 : 0;
 	return 0;
 }
