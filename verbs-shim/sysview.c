@@ -127,7 +127,9 @@ static void view_init_once(void)
 }
 
 /* Trees of processes that no longer exist, or of an earlier image of this
- * process (exec keeps the pid and runs no exit handlers). */
+ * process (exec keeps the pid and runs no exit handlers). The run directory
+ * is the user's, so a pid now held by another user's process (EPERM) was
+ * reused: its tree is stale too. */
 static void remove_stale(const char *rundir)
 {
 	struct dirent *e;
@@ -144,7 +146,7 @@ static void remove_stale(const char *rundir)
 		pid = strtol(e->d_name + 6, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		if (pid == getpid() || (kill((pid_t)pid, 0) && errno == ESRCH))
+		if (pid == getpid() || (kill((pid_t)pid, 0) && (errno == ESRCH || errno == EPERM)))
 			rm_tree(dirfd(d), e->d_name);
 	}
 	closedir(d);
