@@ -257,6 +257,13 @@ void shim_device_put(struct shim_device *dev);
  * while the tree is written pass through).
  */
 const char *shim_sysview_path(const char *path, char *buf, size_t len);
+/*
+ * The RDMA CM device emulation's open (another part of the shim, when it is
+ * linked in; weak: NULL otherwise): an fd, -1 with errno, or -2 for "not
+ * mine, carry on". interpose.c offers it every path of the open family; the
+ * view has class/misc/rdma_cm only when it exists.
+ */
+int shim_ucm_open(const char *path, int flags) __attribute__((weak));
 /* The cheap test the hooks make first: can @path be part of the view? */
 static inline bool shim_sysview_maybe(const char *path)
 {
