@@ -787,6 +787,38 @@ static void check_parent_domain(struct ibv_context *c, struct ibv_context *other
 	EXPECT_RET(ibv_dealloc_pd(pd2), 0, "dealloc the other context's PD");
 }
 
+/*
+ * Completion timestamps: the device clock is 1 GHz and 64 bits wide,
+ * ibv_query_rt_values_ex reads it (going forward), and an extended CQ can
+ * carry both timestamps.
+ */
+static void check_timestamps(struct ibv_context *c)
+{
+	struct ibv_device_attr_ex ax = {0};
+	struct ibv_values_ex v1 = {.comp_mask = IBV_VALUES_MASK_RAW_CLOCK}, v2 = v1;
+	struct ibv_cq_init_attr_ex ca = {.cqe = 8,
+					 .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+						     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK};
+	struct ibv_cq_ex *cq;
+
+	check(!ibv_query_device_ex(c, NULL, &ax) && ax.hca_core_clock == 1000000 &&
+		      ax.completion_timestamp_mask == UINT64_MAX,
+	      "hca_core_clock %llu kHz, completion_timestamp_mask 0x%llx",
+	      (unsigned long long)ax.hca_core_clock,
+	      (unsigned long long)ax.completion_timestamp_mask);
+	EXPECT_RET(ibv_query_rt_values_ex(c, &v1), 0, "ibv_query_rt_values_ex");
+	EXPECT_RET(ibv_query_rt_values_ex(c, &v2), 0, "ibv_query_rt_values_ex again");
+	check(v2.raw_clock.tv_sec > v1.raw_clock.tv_sec ||
+		      (v2.raw_clock.tv_sec == v1.raw_clock.tv_sec &&
+		       v2.raw_clock.tv_nsec >= v1.raw_clock.tv_nsec),
+	      "the raw clock goes forward");
+	cq = ibv_create_cq_ex(c, &ca);
+	check(cq && cq->read_completion_ts && cq->read_completion_wallclock_ns,
+	      "extended CQ with both completion timestamps: %s", cq ? "ok" : strerror(errno));
+	if (cq)
+		EXPECT_RET(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "destroy it");
+}
+
 static int cmd_check(const char *dev_a, const char *dev_b)
 {
 	struct ibv_context *a = open_dev(dev_a), *a2 = open_dev(dev_a);
@@ -813,6 +845,7 @@ static int cmd_check(const char *dev_a, const char *dev_b)
 	check_async(a, pd);
 	check_fork(dev_b);
 	check_parent_domain(a, b);
+	check_timestamps(a);
 	ibv_destroy_cq(cq);
 	EXPECT_RET(ibv_dealloc_pd(pd), 0, "dealloc PD");
 	ibv_close_device(a);
