@@ -15,8 +15,9 @@
 #
 # and ibv_rc_pingpong between uroce0 (exact) and uroce1 (tracked), uroce
 # peers sending ID 0, works with its data check, counted as exact on one side
-# and id0 on the other; uroce0's capture shows the real IDs (all its ICRCs
-# good but the two broken packets sent on purpose).
+# and id0 on the other; ib_write_bw between them keeps recvmmsg batching on
+# the raw socket; uroce0's capture shows the real IDs (all its ICRCs good
+# but the two broken packets sent on purpose).
 #
 #   icrc.sh rxe SHARED_DIR   replay Linux rxe's rping capture (10.77.0.3 ->
 #           10.77.0.2, the kernel's IDs) with its timing into an RNIC owning
@@ -174,6 +175,27 @@ check "uroce1 checked it with ID 0 ($((z1b - z1)) packets)" [ $((z1b - z1)) -ge 
 expect uroce1 xport.icrc_id_rejected_window 1
 expect uroce0 drop.bad_icrc 2
 expect uroce1 drop.bad_icrc 1
+
+# Bandwidth through the raw socket: recvmmsg still takes several datagrams
+# per call (the kernel queues each datagram on the raw socket, GRO does not
+# merge them).
+need_prog ib_write_bw
+d0=$(cnt uroce0 daemon.rx_datagrams)
+b0=$(cnt uroce0 daemon.rx_batches)
+run_perftest write_bw 120 run \
+	ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 2000 -- \
+	ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 2000 "$ADDR0"
+if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && [ -n "$(perftest_row "$T/write_bw.client")" ]; then
+	pass "ib_write_bw 64 KiB, tracked uroce1 -> exact uroce0: $(perftest_row "$T/write_bw.client" | tr -s ' ')"
+else
+	fail "ib_write_bw between tracked uroce1 and exact uroce0"
+	show_pair write_bw
+fi
+d=$(($(cnt uroce0 daemon.rx_datagrams) - d0))
+b=$(($(cnt uroce0 daemon.rx_batches) - b0))
+check "uroce0's raw socket took $d datagrams in $b recvmmsg batches (more than 1.5 each)" \
+	test $((2 * d)) -gt $((3 * b))
+expect uroce0 drop.bad_icrc 2
 
 stop_rnic uroce0
 stop_rnic uroce1
