@@ -10,7 +10,12 @@
  *   0 DST LEN_LO LEN_HI BYTES...  a datagram to host DST&1 from the peer's
  *                                 GID (DST&4: from a stranger's), its ICRC
  *                                 recomputed first when DST&2 (so that the
- *                                 checks past the ICRC are reached)
+ *                                 checks past the ICRC are reached), over
+ *                                 an IPv4 ID of DST * 0x101 + LEN_LO when
+ *                                 DST&0x10 (host 0 checks the ICRC in the
+ *                                 tracked mode, host 1 in the any mode);
+ *                                 with DST&0x20 the route says the net
+ *                                 layer saw that ID (the exact mode)
  *   1 QP OP FLAGS LEN RKEY        post a send WR (any opcode and flags, a
  *                                 valid or a mangled R_Key)
  *   2 N                           run the network for N+1 events
@@ -63,6 +68,8 @@ static void fz_setup(struct fz_env *e)
 		fake_host_init(&e->h[i], &e->net, i, ip[i]);
 		e->mr[i] = fake_mr_reg(&e->h[i], FZ_MR_BYTES, FAKE_ALL_ACCESS);
 	}
+	e->h[0].dev.icrc_mode = XPORT_ICRC_TRACKED;
+	e->h[1].dev.icrc_mode = XPORT_ICRC_ANY;
 	e->q[0][0] = fake_qp_create(&e->h[0], UROCE_QPT_RC, 0x11, 64, true);
 	e->q[1][0] = fake_qp_create(&e->h[1], UROCE_QPT_RC, 0x22, 64, true);
 	e->q[0][1] = fake_qp_create(&e->h[0], UROCE_QPT_UC, 0x12, 64, true);
@@ -150,8 +157,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rt.sport = (uint16_t)(dst & 8 ? 49152 + dst : 4791);
 			rt.dport = 4791;
 			rt.hop_limit = 64;
+			if (dst & 0x10) {
+				rt.ip_id_known = true; /* for the ICRC only, unless 0x20 */
+				rt.ip_df = true;
+				rt.ip_id = (uint16_t)(dst * 0x101u + data[i - len - 2]);
+			}
 			if ((dst & 2) && len >= 16)
 				wire_icrc_put(pkt + len - 4, xport__icrc(&rt, pkt, len - 4));
+			rt.ip_id_known = (dst & 0x30) == 0x30;
 			xport_recv_packet(&to->dev, &rt, pkt, len);
 		} else if (op == 1 && i + 5 <= size) {
 			fz_post(&e, data + i);
