@@ -30,6 +30,19 @@ struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key)
 	return NULL;
 }
 
+/* The memory windows dma.c consults for R_Keys (dev.c in the daemon). */
+#define NMW 2
+static struct emu_mw mws[NMW];
+
+struct emu_mw *emu_dev_mw_by_index(struct emu_dev *dev, uint32_t key)
+{
+	(void)dev;
+	for (int i = 0; i < NMW; i++)
+		if (mws[i].rkey && mws[i].rkey >> 8 == key >> 8)
+			return &mws[i];
+	return NULL;
+}
+
 static struct emu_dev dev;
 static struct emu_ctx ctx;
 static struct emu_pd pd, other_pd;
@@ -43,6 +56,7 @@ static void setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(&ctx, 0, sizeof(ctx));
 	memset(mrs, 0, sizeof(mrs));
+	memset(mws, 0, sizeof(mws));
 	ctx.dev = &dev;
 	ctx.pid = getpid();
 	pd.obj.ctx = &ctx;
