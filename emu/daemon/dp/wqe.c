@@ -76,6 +76,14 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 		w->bind.addr = s.wr.bind.addr;
 		w->bind.length = s.wr.bind.length;
 	}
+	if (wr_flags & UROCE_WR_F_LOCAL) {
+		/* BIND_MW, LOCAL_INV move no data: a buffer makes the WQE malformed. */
+		if (s.num_sge || w->flags & UROCE_SEND_INLINE) {
+			status = UROCE_WC_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		return UROCE_WC_SUCCESS;
+	}
 	if (qp_type == UROCE_QPT_UD) {
 		*ah_handle = s.ud.ah_handle;
 		w->ud_remote_qpn = s.ud.remote_qpn & 0xffffffu;
