@@ -215,8 +215,8 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 
 		w.send_flags &= ~(uint32_t)IBV_SEND_INLINE;
 		if (wr->opcode == IBV_WR_BIND_MW)
-			err = fill_bind(qp, wr->bind_mw.mw, wr->bind_mw.rkey, &wr->bind_mw.bind_info,
-					type1, &w);
+			err = fill_bind(qp, wr->bind_mw.mw, wr->bind_mw.rkey,
+					&wr->bind_mw.bind_info, type1, &w);
 		if (err)
 			return err;
 	} else if ((wr->send_flags & IBV_SEND_INLINE) && can_inline(wr->opcode)) {
@@ -300,9 +300,8 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
 			err = shim_fatal_check(shim_ctx(ibqp->context)) ? EIO : ENOMEM;
 			break;
 		}
-		err = fill_send_wqe(qp, wr,
-				    uroce_ring_entry(wq->ring, wq->entries, wq->stride, wq->prod),
-				    type1);
+		err = fill_send_wqe(
+		    qp, wr, uroce_ring_entry(wq->ring, wq->entries, wq->stride, wq->prod), type1);
 		if (err)
 			break;
 		wq->prod++;
@@ -340,8 +339,7 @@ int shim_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw, struct ibv_mw_bind *mw_
 	 * zero based and lies inside its MR. */
 	if (bi->mw_access_flags & IBV_ACCESS_ZERO_BASED)
 		return EINVAL;
-	if (bi->mr && (bi->addr < (uintptr_t)bi->mr->addr ||
-		       bi->length > bi->mr->length ||
+	if (bi->mr && (bi->addr < (uintptr_t)bi->mr->addr || bi->length > bi->mr->length ||
 		       bi->addr - (uintptr_t)bi->mr->addr > bi->mr->length - bi->length))
 		return EINVAL;
 	if (ibqp->context != mw->context)

@@ -149,7 +149,8 @@ static void req_seek(struct xport_qp *qp)
 		struct xport_swqe *w = xport__sq_at(qp, i);
 
 		/* A local operation was executed once and is never redone. */
-		if (w->state == XPORT_WQE_DONE_LOCAL && uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_LOCAL)
+		if (w->state == XPORT_WQE_DONE_LOCAL &&
+		    uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_LOCAL)
 			continue;
 		if (w->state != XPORT_WQE_PROCESSING && w->state != XPORT_WQE_PENDING)
 			break;

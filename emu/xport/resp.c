@@ -494,8 +494,7 @@ static void resp_complete_recv(struct xport_qp *qp, const struct xport_pkt *pkt)
  * a window bound to another QP or of another PD): NAK Invalid Request, the
  * receive WQE completes with IBV_WC_REM_INV_REQ_ERR (as Linux rxe).
  */
-static int resp_invalidate(struct xport_qp *qp, const struct xport_pkt *pkt,
-			   uint32_t *wqe_status)
+static int resp_invalidate(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t *wqe_status)
 {
 	int rc = -EINVAL;
 

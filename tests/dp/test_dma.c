@@ -192,9 +192,8 @@ START_TEST(test_window_copies)
 			 0);
 	emu_dma_before_reveal(&dev);
 	ck_assert_uint_eq(mem[512], 0x1234);
-	ck_assert_int_eq(emu_dma_atomic(&qp, mw->rkey, IOVA + 4096, XPORT_ATOMIC_FETCH_ADD, 1, 0,
-					&orig),
-			 0);
+	ck_assert_int_eq(
+	    emu_dma_atomic(&qp, mw->rkey, IOVA + 4096, XPORT_ATOMIC_FETCH_ADD, 1, 0, &orig), 0);
 	ck_assert_uint_eq(orig, 0x1234);
 	ck_assert_uint_eq(mem[512], 0x1235);
 	ck_assert_int_eq(emu_dma_rkey(&qp, mw->rkey, IOVA + 4096, &in, 8, UROCE_ACCESS_REMOTE_READ,

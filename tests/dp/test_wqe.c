@@ -153,7 +153,8 @@ START_TEST(test_opcode_per_type)
 			struct xport_wqe w;
 			uint32_t ah, st;
 			/* A local operation (BIND_MW, LOCAL_INV) with a buffer is malformed. */
-			bool ok = uroce_wr_ok(types[t], op) && !(uroce_wr_flags(op) & UROCE_WR_F_LOCAL);
+			bool ok =
+			    uroce_wr_ok(types[t], op) && !(uroce_wr_flags(op) & UROCE_WR_F_LOCAL);
 
 			s->num_sge = 1;
 			put_sge(0, 0x1000, 8, 0x100);

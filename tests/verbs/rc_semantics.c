@@ -6,8 +6,9 @@
  * error paths (bad rkey, range outside the MR, missing remote access flag, a vanished peer,
  * no receive posted), and memory windows: type 1 and 2 binds, WRITE/READ through a window,
  * zero-based windows, invalidation by LOCAL_INV and by SEND with Invalidate with the next
- * access failing, and the bind and invalidation rules of IBA 10.6.7. It opens two devices in one process, connects one QP on each, and
- * runs every case on a fresh pair. It knows nothing about uroce: run it under the shim.
+ * access failing, and the bind and invalidation rules of IBA 10.6.7. It opens two devices in one
+ * process, connects one QP on each, and runs every case on a fresh pair. It knows nothing about
+ * uroce: run it under the shim.
  *
  *   rc_semantics DEV_A DEV_B [CASE...]
  *
@@ -545,8 +546,8 @@ static int post_inv(struct end *e, enum ibv_wr_opcode op, uint64_t wr_id, uint32
 			   *bad;
 	int ret = ibv_post_send(e->qp, &wr, &bad);
 
-	return ret ? fail("ibv_post_send (%s): %s", op == IBV_WR_LOCAL_INV ? "LOCAL_INV" : "SEND_INV",
-			  strerror(ret))
+	return ret ? fail("ibv_post_send (%s): %s",
+			  op == IBV_WR_LOCAL_INV ? "LOCAL_INV" : "SEND_INV", strerror(ret))
 		   : 0;
 }
 
@@ -562,7 +563,8 @@ static int case_mw_type2(struct end *a, struct end *b)
 	const size_t off = 4096, wlen = 65536, len = 10000;
 	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey};
 	struct ibv_sge rs = {.addr = (uintptr_t)b->buf + 200000, .length = 64, .lkey = b->mr->lkey};
-	struct ibv_sge rd = {.addr = (uintptr_t)a->buf + 300000, .length = 512, .lkey = a->mr->lkey};
+	struct ibv_sge rd = {
+	    .addr = (uintptr_t)a->buf + 300000, .length = 512, .lkey = a->mr->lkey};
 	uint64_t base = (uintptr_t)b->buf + off;
 	struct ibv_device_attr da;
 	struct ibv_mw *mw;
@@ -608,8 +610,9 @@ static int case_mw_type2(struct end *a, struct end *b)
 		return -1;
 	if (wc.opcode != IBV_WC_RECV || !(wc.wc_flags & IBV_WC_WITH_INV) ||
 	    wc.invalidated_rkey != rkey || wc.byte_len != 64)
-		return fail("SEND_WITH_INV receive: opcode %d flags 0x%x rkey 0x%x (want 0x%x) len %u",
-			    wc.opcode, wc.wc_flags, wc.invalidated_rkey, rkey, wc.byte_len);
+		return fail(
+		    "SEND_WITH_INV receive: opcode %d flags 0x%x rkey 0x%x (want 0x%x) len %u",
+		    wc.opcode, wc.wc_flags, wc.invalidated_rkey, rkey, wc.byte_len);
 	/* The window is dead: nothing is written, and the QPs go to ERR. */
 	memset(b->buf + off, 0, 64);
 	if (post(a, IBV_WR_RDMA_WRITE, 105, &sg, 1, base, rkey, 0) ||
@@ -662,7 +665,8 @@ static int case_mw_type1(struct end *a, struct end *b)
 	bind.wr_id = 112;
 	bind.bind_info.length = 0;
 	bind.bind_info.mw_access_flags = 0;
-	if ((ret = ibv_bind_mw(b->qp, mw, &bind)) || expect_wc(b->cq, 112, IBV_WC_SUCCESS, NULL, 10))
+	if ((ret = ibv_bind_mw(b->qp, mw, &bind)) ||
+	    expect_wc(b->cq, 112, IBV_WC_SUCCESS, NULL, 10))
 		return ret ? fail("ibv_bind_mw (length 0): %s", strerror(ret)) : -1;
 	if (mw->rkey != next_rkey(before))
 		return fail("rkey not rolled by the rebind");
@@ -752,8 +756,8 @@ static int case_mw_rules(struct end *a, struct end *b)
 	    expect_mw_err(b, a, 130, "bind over an MR without MW_BIND"))
 		return ret ? fail("post: %s", strerror(ret)) : -1;
 	/* C10-74: remote write through a window needs local write on the MR. */
-	if ((ret = post_bind2(b, 131, mw2, next_rkey(mw2->rkey), nolocal,
-			      (uintptr_t)b->buf + 65536, 4096, IBV_ACCESS_REMOTE_WRITE)) ||
+	if ((ret = post_bind2(b, 131, mw2, next_rkey(mw2->rkey), nolocal, (uintptr_t)b->buf + 65536,
+			      4096, IBV_ACCESS_REMOTE_WRITE)) ||
 	    expect_mw_err(b, a, 131, "remote write window over an MR without local write"))
 		return ret ? fail("post: %s", strerror(ret)) : -1;
 	/* C10-75: inside the MR. */
@@ -777,7 +781,8 @@ static int case_mw_rules(struct end *a, struct end *b)
 	 * one through ibv_bind_mw, a zero-based type 1 window. */
 	if ((ret = post_bind2(b, 136, mw1, next_rkey(mw1->rkey), mr, (uintptr_t)b->buf, 4096, 0)) !=
 	    EINVAL)
-		return fail("IBV_WR_BIND_MW of a type 1 window: %s, expected EINVAL", strerror(ret));
+		return fail("IBV_WR_BIND_MW of a type 1 window: %s, expected EINVAL",
+			    strerror(ret));
 	bind.bind_info.mr = mr;
 	bind.bind_info.addr = (uintptr_t)b->buf;
 	bind.bind_info.length = 4096;
@@ -798,12 +803,11 @@ static int case_mw_rules(struct end *a, struct end *b)
 		return ret ? fail("post: %s", strerror(ret)) : -1;
 	if ((ret = ibv_dereg_mr(mr)) != EBUSY)
 		return fail("ibv_dereg_mr with a bound window: %s, expected EBUSY", strerror(ret));
-	if ((ret = ibv_dealloc_mw(mw2)) || (ret = ibv_dereg_mr(mr)) || (ret = ibv_dereg_mr(nolocal)) ||
-	    (ret = ibv_dealloc_mw(mw1)))
+	if ((ret = ibv_dealloc_mw(mw2)) || (ret = ibv_dereg_mr(mr)) ||
+	    (ret = ibv_dereg_mr(nolocal)) || (ret = ibv_dealloc_mw(mw1)))
 		return fail("release: %s", strerror(ret));
 	return 0;
 }
-
 
 struct rc_case {
 	const char *name;

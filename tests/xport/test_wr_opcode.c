@@ -169,7 +169,8 @@ START_TEST(test_wire_agrees)
 				uint32_t m;
 
 				/* A local operation puts nothing on the wire. */
-				if (!expected_on(i, qpt) || f & LOC || (single && !(first && last))) {
+				if (!expected_on(i, qpt) || f & LOC ||
+				    (single && !(first && last))) {
 					ck_assert_int_eq(bth, -EINVAL);
 					continue;
 				}

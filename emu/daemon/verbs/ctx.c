@@ -194,10 +194,9 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 			 "%u MR, %u MW, %u PD, %u SRQ, %u AH, %u channels; %llu async events lost",
 			 ctx->handle, (int)ctx->pid, before.qp - dev->counts.qp,
 			 before.cq - dev->counts.cq, before.mr - dev->counts.mr,
-			 before.mw - dev->counts.mw,
-			 before.pd - dev->counts.pd, before.srq - dev->counts.srq,
-			 before.ah - dev->counts.ah, before.channel - dev->counts.channel,
-			 (unsigned long long)ctx->async_lost);
+			 before.mw - dev->counts.mw, before.pd - dev->counts.pd,
+			 before.srq - dev->counts.srq, before.ah - dev->counts.ah,
+			 before.channel - dev->counts.channel, (unsigned long long)ctx->async_lost);
 	if (ctx->async_wfd >= 0)
 		close(ctx->async_wfd);
 	ctx->async_wfd = -1;
