@@ -119,9 +119,8 @@ int cli_devices_main(int argc, char **argv)
 		return 0;
 	}
 	qsort(devs, n, sizeof(*devs), by_name);
-	printf("%-12s %-24s %5s %5s %8s %4s %4s %5s %4s %4s %4s %4s %5s %5s\n", "DEVICE",
-	       "ADDRESS", "PORT", "MTU", "PID", "CTX", "PD", "MR", "CQ", "QP", "SRQ", "AH", "CHAN",
-	       "MW");
+	printf("%-12s %-24s %5s %5s %8s %4s %4s %5s %4s %4s %4s %4s %5s %5s\n", "DEVICE", "ADDRESS",
+	       "PORT", "MTU", "PID", "CTX", "PD", "MR", "CQ", "QP", "SRQ", "AH", "CHAN", "MW");
 	for (size_t i = 0; i < n; i++) {
 		const struct uroce_hello_resp *d = &devs[i];
 
