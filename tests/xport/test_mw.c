@@ -271,6 +271,37 @@ START_TEST(test_retry_across_bind)
 }
 END_TEST
 
+/* UC: a bind between two SENDs completes between them, nothing on the wire for it. */
+START_TEST(test_uc_bind)
+{
+	struct fake_mr *wa;
+	struct xport_wqe w;
+
+	env = fake_env_new(6, UROCE_QPT_UC, NULL);
+	wa = window(&env->a, 4096, false);
+	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
+	fake_post_recv(env->qb, 2, env->mb, 4096, 4096);
+	fake_wqe(&w, 60, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 10);
+	fake_post(env->qa, &w);
+	bind_wqe(&w, 61, &env->a, wa, 0x55);
+	fake_post(env->qa, &w);
+	fake_wqe(&w, 62, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 20);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 2);
+	ck_assert_uint_eq(env->qa->nscq, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_uint_eq(env->qa->scq[i].wr_id, 60 + i);
+		ck_assert_uint_eq(env->qa->scq[i].status, UROCE_WC_SUCCESS);
+	}
+	ck_assert_uint_eq(env->qa->scq[1].opcode, UROCE_WC_BIND_MW);
+	ck_assert_uint_eq(wa->key, 0x55);
+	ck_assert(!wa->dead);
+	ck_assert_uint_eq(env->qb->nrcq, 2);
+}
+END_TEST
+
 /* A local operation with a buffer is a malformed WQE; none on UD. */
 START_TEST(test_check_wqe)
 {
@@ -301,6 +332,7 @@ static Suite *mw_suite(void)
 	tcase_add_test(tc, test_send_inv_bad_key);
 	tcase_add_test(tc, test_bind_fails);
 	tcase_add_test(tc, test_retry_across_bind);
+	tcase_add_test(tc, test_uc_bind);
 	tcase_add_test(tc, test_check_wqe);
 	suite_add_tcase(s, tc);
 	return s;
