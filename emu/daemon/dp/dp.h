@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The daemon's data path (emu/daemon/dp/): rings, WQE conversion, DMA into
- * application memory, the UDP socket and routes, transport timers, the
- * spin-or-sleep loop, captures, and the glue that runs the transport engine
+ * application memory, memory-window binds and invalidations, the UDP socket and routes, transport
+ * timers, the spin-or-sleep loop, captures, and the glue that runs the transport engine
  * (datapath.c). Cross-file functions, grouped by defining file. The data
  * path depends on the daemon core (daemon.h) and the engine (xport.h),
  * never on the control path (emu/daemon/verbs/).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The daemon's control path (emu/daemon/verbs/): the control socket and its
- * reply builder, verbs contexts, the PD/MR/CQ/SRQ/QP/AH objects, the QP
+ * reply builder, verbs contexts, the PD/MR/MW/CQ/SRQ/QP/AH objects, the QP
  * state table, the counters query, the fault rules and the QP, MR and CQ listings. Cross-file
  * functions, grouped by defining file. The control path may call the data path (dp.h); the data
  * path never calls it.
