@@ -103,9 +103,10 @@ int emu_mw_bind(struct emu_qp *qp, const struct xport_bind *b)
 	}
 	mw_clear(mw);
 	mw->rkey = b->rkey;
-	mw->mr = mr;
-	if (mr)
+	if (mr && b->length) { /* a zero-length window holds no MR */
+		mw->mr = mr;
 		mr->nmw++;
+	}
 	mw->qp = mw->type == 2 ? qp : NULL; /* type 2B: usable through this QP only */
 	mw->addr = b->addr;
 	mw->length = b->length;

@@ -6,7 +6,7 @@
  * anybody write: otherwise EFAULT), the access-flag rules of IBA 10.6.3
  * (remote write or atomic needs local write: EINVAL), and key allocation.
  * MRs with memory windows bound to them (IBV_ACCESS_MW_BIND) are neither
- * re-registered nor deregistered (EBUSY). The MR table is what the DMA
+ * re-registered nor deregistered (EINVAL, as Linux rxe). The MR table is what the DMA
  * engine (process_vm_readv/writev in the transport) consults:
  * emu_dev_mr_by_key().
  */
@@ -185,9 +185,9 @@ int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	mr = EMU_CONTAINER_OF(obj, struct emu_mr, obj);
 	if (!r->flags || (r->flags & ~known))
 		return -EINVAL;
-	/* IBA 10.6.7.2.6: not while memory windows are bound to it. */
+	/* IBA 10.6.7.2.6: not while memory windows are bound to it (EINVAL as rxe). */
 	if (mr->nmw)
-		return -EBUSY;
+		return -EINVAL;
 	if (r->flags & UROCE_REREG_CHANGE_PD) {
 		obj = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
 		if (!obj)
@@ -239,9 +239,9 @@ int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	(void)rep;
 	if (!obj)
 		return -EINVAL;
-	/* IBA 10.6.7.2.6: not while memory windows are bound to it. */
+	/* IBA 10.6.7.2.6: not while memory windows are bound to it (EINVAL as rxe). */
 	if (EMU_CONTAINER_OF(obj, struct emu_mr, obj)->nmw)
-		return -EBUSY;
+		return -EINVAL;
 	emu_mr_free(EMU_CONTAINER_OF(obj, struct emu_mr, obj));
 	return 0;
 }
