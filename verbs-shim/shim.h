@@ -254,6 +254,8 @@ int shim_query_rt_values(struct ibv_context *context, struct ibv_values_ex *valu
 int shim_query_dev_attr(struct shim_context *ctx, struct uroce_device_attr *a);
 
 /* pd.c */
+int shim_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+		   struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr);
 int shim_close_xrcd(struct ibv_xrcd *xrcd);
 

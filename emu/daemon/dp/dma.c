@@ -269,6 +269,16 @@ static int dma_copy(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf, si
 }
 
 /*
+ * A copy that faults on ODP memory (unmapped at this moment) is an access
+ * error of the key, as on ODP hardware (a remote access error NAK, a local
+ * protection error); on pinned memory it stays -EFAULT.
+ */
+static int odp_fault(const struct emu_mr *mr, int rc)
+{
+	return rc == -EFAULT && (mr->access & UROCE_ACCESS_ON_DEMAND) ? -EACCES : rc;
+}
+
+/*
  * The MR and host address of [addr, addr+len) under key for QP qp, every
  * check done: an L_Key names an MR; an R_Key (remote) names an MR or a
  * memory window (mw.c resolves it to the MR it covers). 0 or the check's
@@ -309,11 +319,14 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 	if (rc)
 		return rc;
 	if (!dev->dma || dir == XPORT_DMA_CHECK || !len)
-		return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+		return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 	if (dir == XPORT_DMA_FROM_BUF) {
-		if (len > DMA_WRITE_STAGE) {
+		/* ODP memory may be unmapped at any time: its writes are done
+		 * at once, so that a fault fails this access (a staged write
+		 * would fail after the answer went out). */
+		if (len > DMA_WRITE_STAGE || (mr->access & UROCE_ACCESS_ON_DEMAND)) {
 			dma_flush(dev);
-			return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+			return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 		}
 		dma_stage(dev, mr->obj.ctx->pid, host, buf, len);
 		return 0;
@@ -323,7 +336,7 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 		dma_flush(dev);
 	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr + mr->length))
 		return 0;
-	return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+	return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 }
 
 int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
