@@ -502,6 +502,10 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->max_pkeys = UROCE_PKEY_TBL_LEN;
 	a->local_ca_ack_delay = 15;
 	a->phys_port_cnt = 1;
+	/* Completion timestamps count ns of CLOCK_MONOTONIC: a 1 GHz core
+	 * clock, 64 bits wide (dp/event.c, ibv_query_rt_values_ex). */
+	a->hca_core_clock_khz = 1000000;
+	a->completion_timestamp_mask = UINT64_MAX;
 	/*
 	 * On-demand paging: the daemon reaches the owner's memory through
 	 * process_vm_readv/writev at the moment of each access and pins
