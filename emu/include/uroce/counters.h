@@ -43,56 +43,60 @@
 	X(COMP_BUSY, "comp_busy", "response arrived while the completer's queue was full")
 
 /* X(symbol, "name", "what it counts") */
-#define XPORT_CNT_LIST(X)                                                                         \
-	X(TX_PKTS, "tx_pkts", "packets sent")                                                     \
-	X(TX_BYTES, "tx_bytes", "payload bytes sent")                                             \
-	X(RX_PKTS, "rx_pkts", "packets received (before checks)")                                 \
-	X(RX_BYTES, "rx_bytes", "payload bytes of accepted packets")                              \
-	X(TX_ERR, "tx_err", "send_packet failures (packet lost locally)")                         \
-	X(ICRC_ID_GUESSED, "icrc_id_guessed", "ICRC matched with any solved IPv4 ID (mode any)")  \
-	X(RETRY_TIMEOUT, "retry_timeout", "retransmission timer expiries that retried")           \
-	X(RETRY_NAK_SEQ, "retry_nak_seq", "retries caused by a PSN sequence error NAK")           \
-	X(RETRY_IMPLIED, "retry_implied", "retries caused by an implied NAK (skipped response)")  \
-	X(RETRY_RNR, "retry_rnr", "retries after an RNR wait")                                    \
-	X(RETX_PKTS, "retx_pkts", "packets sent again by go-back-N")                              \
-	X(RNR_NAK_RCVD, "rnr_nak_rcvd", "RNR NAKs received")                                      \
-	X(RNR_NAK_SENT, "rnr_nak_sent", "RNR NAKs sent")                                          \
-	X(SEQ_NAK_SENT, "seq_nak_sent", "PSN sequence error NAKs sent")                           \
-	X(SEQ_NAK_RCVD, "seq_nak_rcvd", "PSN sequence error NAKs received")                       \
-	X(ERR_NAK_SENT, "err_nak_sent", "fatal NAKs sent (invalid request, access, operational)") \
-	X(ERR_NAK_RCVD, "err_nak_rcvd", "fatal NAKs received")                                    \
-	X(ACK_SENT, "ack_sent", "Acknowledge packets sent")                                       \
-	X(ACK_RCVD, "ack_rcvd", "Acknowledge packets received")                                   \
-	X(DUP_REQ, "dup_req", "duplicate requests received")                                      \
-	X(DUP_ACKED, "dup_acked", "duplicate SEND/WRITE packets acknowledged again")              \
-	X(READ_REPLAYED, "read_replayed", "READ responses regenerated for a duplicate READ")      \
-	X(ATOMIC_REPLAYED, "atomic_replayed",                                                     \
-	  "atomic results re-sent from the responder resource")                                   \
-	X(ATOMIC_EXECUTED, "atomic_executed", "atomic operations executed")                       \
-	X(READ_RESP_SENT, "read_resp_sent", "READ response packets sent")                         \
-	X(MSG_RCVD, "msg_rcvd", "messages (SEND/WRITE/READ/atomic) executed as responder")        \
-	X(SEND_CQE, "send_cqe", "send completions pushed")                                        \
-	X(RECV_CQE, "recv_cqe", "receive completions pushed")                                     \
-	X(FLUSHED, "flushed", "work requests completed with IBV_WC_WR_FLUSH_ERR")                 \
-	X(QP_ERROR, "qp_error", "transitions to the Error state caused by the transport")         \
-	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")       \
-	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")  \
-	X(GSI_RX, "gsi_rx", "management datagrams received on QP1 (the GSI QP)")                  \
-	X(GSI_TX, "gsi_tx", "management datagrams sent from QP1")                                 \
-	X(DUP_SILENT, "dup_silent", "duplicate SEND/WRITE packets without AckReq, not answered")  \
-	X(NAK_ECHO, "nak_echo", "NAKs and implied NAKs about a loss already being sent again")    \
-	X(RETRY_FAST, "retry_fast", "resends after the adaptive timer (no retry_cnt spent)")      \
-	X(RETRY_SPURIOUS, "retry_spurious", "rewinds undone: the original arrived after all")     \
-	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills")  \
-	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")       \
-	X(ICRC_EXACT, "icrc_exact", "ICRC checked over the real IP header (raw socket, IPv6)")    \
-	X(ICRC_ID0, "icrc_id0", "IPv4 ICRC matched with ID 0 and DF (header not seen)")           \
-	X(ICRC_ID_TRACKED, "icrc_id_tracked", "ICRC matched with an ID following the sender's")   \
-	X(ICRC_ID_FIRST, "icrc_id_first", "ICRC matched with any ID: first packet of a sender")   \
-	X(ICRC_ID_RESYNC, "icrc_id_resync", "ICRC matched with an ID following a rejected one")   \
-	X(ICRC_ID_REJECTED_WINDOW, "icrc_id_rejected_window",                                     \
-	  "ICRC matched only with an ID outside the sender's window (dropped as bad_icrc)")       \
-	X(ICRC_ID_UNTRACKED, "icrc_id_untracked", "first-seen senders the full tracker forgot")   \
+#define XPORT_CNT_LIST(X)                                                                          \
+	X(TX_PKTS, "tx_pkts", "packets sent")                                                      \
+	X(TX_BYTES, "tx_bytes", "payload bytes sent")                                              \
+	X(RX_PKTS, "rx_pkts", "packets received (before checks)")                                  \
+	X(RX_BYTES, "rx_bytes", "payload bytes of accepted packets")                               \
+	X(TX_ERR, "tx_err", "send_packet failures (packet lost locally)")                          \
+	X(ICRC_ID_GUESSED, "icrc_id_guessed", "ICRC matched with any solved IPv4 ID (mode any)")   \
+	X(RETRY_TIMEOUT, "retry_timeout", "retransmission timer expiries that retried")            \
+	X(RETRY_NAK_SEQ, "retry_nak_seq", "retries caused by a PSN sequence error NAK")            \
+	X(RETRY_IMPLIED, "retry_implied", "retries caused by an implied NAK (skipped response)")   \
+	X(RETRY_RNR, "retry_rnr", "retries after an RNR wait")                                     \
+	X(RETX_PKTS, "retx_pkts", "packets sent again by go-back-N")                               \
+	X(RNR_NAK_RCVD, "rnr_nak_rcvd", "RNR NAKs received")                                       \
+	X(RNR_NAK_SENT, "rnr_nak_sent", "RNR NAKs sent")                                           \
+	X(SEQ_NAK_SENT, "seq_nak_sent", "PSN sequence error NAKs sent")                            \
+	X(SEQ_NAK_RCVD, "seq_nak_rcvd", "PSN sequence error NAKs received")                        \
+	X(ERR_NAK_SENT, "err_nak_sent", "fatal NAKs sent (invalid request, access, operational)")  \
+	X(ERR_NAK_RCVD, "err_nak_rcvd", "fatal NAKs received")                                     \
+	X(ACK_SENT, "ack_sent", "Acknowledge packets sent")                                        \
+	X(ACK_RCVD, "ack_rcvd", "Acknowledge packets received")                                    \
+	X(DUP_REQ, "dup_req", "duplicate requests received")                                       \
+	X(DUP_ACKED, "dup_acked", "duplicate SEND/WRITE packets acknowledged again")               \
+	X(READ_REPLAYED, "read_replayed", "READ responses regenerated for a duplicate READ")       \
+	X(ATOMIC_REPLAYED, "atomic_replayed",                                                      \
+	  "atomic results re-sent from the responder resource")                                    \
+	X(ATOMIC_EXECUTED, "atomic_executed", "atomic operations executed")                        \
+	X(READ_RESP_SENT, "read_resp_sent", "READ response packets sent")                          \
+	X(MSG_RCVD, "msg_rcvd", "messages (SEND/WRITE/READ/atomic) executed as responder")         \
+	X(SEND_CQE, "send_cqe", "send completions pushed")                                         \
+	X(RECV_CQE, "recv_cqe", "receive completions pushed")                                      \
+	X(FLUSHED, "flushed", "work requests completed with IBV_WC_WR_FLUSH_ERR")                  \
+	X(QP_ERROR, "qp_error", "transitions to the Error state caused by the transport")          \
+	X(DEFERRED, "deferred", "requests queued while READ responses were being streamed")        \
+	X(UD_OVERSIZE, "ud_oversize", "UD sends longer than the MTU, completed without sending")   \
+	X(GSI_RX, "gsi_rx", "management datagrams received on QP1 (the GSI QP)")                   \
+	X(GSI_TX, "gsi_tx", "management datagrams sent from QP1")                                  \
+	X(DUP_SILENT, "dup_silent", "duplicate SEND/WRITE packets without AckReq, not answered")   \
+	X(NAK_ECHO, "nak_echo", "NAKs and implied NAKs about a loss already being sent again")     \
+	X(RETRY_FAST, "retry_fast", "resends after the adaptive timer (no retry_cnt spent)")       \
+	X(RETRY_SPURIOUS, "retry_spurious", "rewinds undone: the original arrived after all")      \
+	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills")   \
+	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")        \
+	X(MW_BIND, "mw_bind", "memory window binds executed")                                      \
+	X(INV_LOCAL, "inv_local", "R_Keys invalidated by LOCAL_INV")                               \
+	X(INV_REMOTE, "inv_remote", "R_Keys invalidated by a received SEND with Invalidate")       \
+	X(INV_REFUSED, "inv_refused", "SEND with Invalidate whose R_Key could not be invalidated") \
+	X(ICRC_EXACT, "icrc_exact", "ICRC checked over the real IP header (raw socket, IPv6)")     \
+	X(ICRC_ID0, "icrc_id0", "IPv4 ICRC matched with ID 0 and DF (header not seen)")            \
+	X(ICRC_ID_TRACKED, "icrc_id_tracked", "ICRC matched with an ID following the sender's")    \
+	X(ICRC_ID_FIRST, "icrc_id_first", "ICRC matched with any ID: first packet of a sender")    \
+	X(ICRC_ID_RESYNC, "icrc_id_resync", "ICRC matched with an ID following a rejected one")    \
+	X(ICRC_ID_REJECTED_WINDOW, "icrc_id_rejected_window",                                      \
+	  "ICRC matched only with an ID outside the sender's window (dropped as bad_icrc)")        \
+	X(ICRC_ID_UNTRACKED, "icrc_id_untracked", "first-seen senders the full tracker forgot")    \
 	X(ICRC_ID_EVICTED, "icrc_id_evicted", "idle senders the ID tracker forgot for new ones")
 
 enum xport_drop {
