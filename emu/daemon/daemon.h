@@ -412,6 +412,7 @@ struct emu_dev {
 	int rx_fd;		/* raw_fd, or udp_fd: where datagrams arrive */
 	enum emu_icrc icrc;	/* the mode running (never AUTO once bound) */
 	enum emu_icrc icrc_req; /* the mode asked for */
+	const char *icrc_src;	/* by what (emu_opts.icrc_src) */
 	uv_poll_t udp_poll;	/* on rx_fd */
 	int ctl_fd;
 	uv_poll_t ctl_poll;
@@ -470,12 +471,13 @@ struct emu_opts {
 	uint32_t pcap_snaplen; /* --pcap-snaplen, 0: whole frames */
 	uint64_t pcap_size;    /* --pcap-size BYTES: a new file past it, 0: one file */
 	uint32_t pcap_files;   /* --pcap-files N: keep the last N (ring), 0: all */
-	uint32_t spin_us; /* --spin-us, when spin_set */
+	uint32_t spin_us;      /* --spin-us, when spin_set */
 	int spin_set;
 	int verbosity;		  /* enum emu_log_level */
 	int nice;		  /* --nice, or EMU_NICE_DEFAULT */
 	int nice_set;		  /* --nice was given */
 	int icrc;		  /* --icrc: enum emu_icrc */
+	const char *icrc_src;	  /* what set it ("--icrc", "UROCE_ICRC"...), NULL: default */
 	const char **fault_rules; /* --fault RULE..., checked by parse() */
 	unsigned nfault_rules;
 	const char *fault_file; /* --fault-file */

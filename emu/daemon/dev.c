@@ -242,6 +242,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	dev->raw_fd = -1;
 	dev->rx_fd = -1;
 	dev->icrc_req = (enum emu_icrc)o->icrc;
+	dev->icrc_src = o->icrc_src;
 	dev->ctl_fd = -1;
 	dev->ctl_spare_fd = -1;
 	dev->status_fd = -1;
@@ -458,8 +459,12 @@ err_fd:
 static int icrc_setup(struct emu_dev *dev, int udp_fd)
 {
 	enum emu_icrc m = dev->icrc_req;
-	const char *why;
+	char asked[48];
+	const char *why = asked;
 	int fd;
+
+	snprintf(asked, sizeof(asked), "%s=%s", dev->icrc_src ? dev->icrc_src : "--icrc",
+		 emu_dev_icrc_name(m));
 
 	if (dev->family != AF_INET) {
 		dev->icrc = m == EMU_ICRC_AUTO ? EMU_ICRC_EXACT : m;
@@ -484,21 +489,18 @@ static int icrc_setup(struct emu_dev *dev, int udp_fd)
 			dev->x.icrc_mode = XPORT_ICRC_ID0;
 			emu_info("ICRC check: exact (%s; a raw socket receives each datagram with "
 				 "its IP header: 32 bits for every sender)",
-				 m == EMU_ICRC_AUTO ? "default with CAP_NET_RAW" : "--icrc=exact");
+				 m == EMU_ICRC_AUTO ? "default with CAP_NET_RAW" : asked);
 			return 0;
 		}
 		if (m == EMU_ICRC_EXACT) {
-			fprintf(stderr,
-				"uroced: --icrc=exact needs a raw IPv4 socket (CAP_NET_RAW): %s\n",
-				strerror(-fd));
+			fprintf(stderr, "uroced: %s needs a raw IPv4 socket (CAP_NET_RAW): %s\n",
+				asked, strerror(-fd));
 			return -1;
 		}
 		why = fd == -EPERM || fd == -EACCES ? "default without CAP_NET_RAW"
 						    : "default: no raw socket";
 		emu_dbg("raw socket: %s", strerror(-fd));
 		m = EMU_ICRC_TRACKED;
-	} else {
-		why = m == EMU_ICRC_TRACKED ? "--icrc=tracked" : "--icrc=any";
 	}
 	dev->icrc = m;
 	if (m == EMU_ICRC_TRACKED) {

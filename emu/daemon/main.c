@@ -432,10 +432,12 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			break;
 		case 'I':
 			o->icrc = EMU_ICRC_ANY;
+			o->icrc_src = "--icrc-any-id, i.e. --icrc";
 			break;
 		case OPT_ICRC:
 			if (parse_icrc(optarg, "--icrc", &o->icrc))
 				return 2;
+			o->icrc_src = "--icrc";
 			break;
 		case 'f':
 			if (add_fault_rule(o, &fault_cap, optarg, "--fault"))
@@ -525,9 +527,11 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 		fprintf(stderr, "uroced: --pcap-files needs --pcap-size (the size of each file)\n");
 		return 2;
 	}
-	if (o->icrc == EMU_ICRC_AUTO && getenv("UROCE_ICRC") && *getenv("UROCE_ICRC") &&
-	    parse_icrc(getenv("UROCE_ICRC"), "UROCE_ICRC", &o->icrc))
-		return 2;
+	if (!o->icrc_src && getenv("UROCE_ICRC") && *getenv("UROCE_ICRC")) {
+		if (parse_icrc(getenv("UROCE_ICRC"), "UROCE_ICRC", &o->icrc))
+			return 2;
+		o->icrc_src = "UROCE_ICRC";
+	}
 	if (!o->name || !o->addr) {
 		fprintf(stderr, "uroced: --name and --addr are required "
 				"(see --help)\n");

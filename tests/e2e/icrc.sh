@@ -101,7 +101,7 @@ check "uroce0 (CAP_NET_RAW) runs the exact check by default" \
 check "uroce1 (no CAP_NET_RAW) runs the tracked check by default" \
 	grep -q "ICRC check: tracked (default without CAP_NET_RAW" "$T/uroce1.log"
 check "uroce2 (--icrc-any-id) runs the any check" \
-	grep -q "ICRC check: any (--icrc=any" "$T/uroce2.log"
+	grep -q "ICRC check: any (--icrc-any-id, i.e. --icrc=any;" "$T/uroce2.log"
 rc=0
 timeout 10 "$UROCE_BIN/uroced" --name x --addr "$E2E_NET.4" --rundir "$T/x" --icrc=loose \
 	>"$T/bad_mode.out" 2>&1 || rc=$?
