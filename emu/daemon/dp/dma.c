@@ -295,8 +295,12 @@ static int dma_resolve(struct emu_qp *qp, uint32_t key, bool remote, uint64_t ad
 		*mr = mw->mr;
 		rc = emu_dma_check_mw(mw, qp, key, addr, len, access, host);
 	} else {
+		/* A receive WQE of an SRQ scatters under the SRQ's PD. */
+		const struct emu_pd *pd =
+		    (access & XPORT_ACCESS_RECV_WQE) && qp->srq ? qp->srq->pd : qp->pd;
+
 		*mr = emu_dev_mr_by_key(dev, key);
-		rc = emu_dma_check(*mr, qp->pd, addr, len, access, host);
+		rc = emu_dma_check(*mr, pd, addr, len, access & ~XPORT_ACCESS_RECV_WQE, host);
 	}
 	if (rc)
 		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
