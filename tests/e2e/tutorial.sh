@@ -309,6 +309,11 @@ check_09() {
 	exactly "09: uroce1 xport.flushed (the pingpong's 500 receive WRs)" "$(cval 3 uroce1 xport.flushed)" 500
 	has "09: the server's QP is still RTS, RQ-PSN the client's first PSN" 3 \
 		"^uroce0 +0x[0-9a-f]+ +0x[0-9a-f]+ +RC +RTS +0x[0-9a-f]+ +0x[0-9a-f]+ +0x0*$(printf %x "$c") "
+	# (retry_cnt + 1) x 4.096 us x 2^14: 7 periods between the first and the last
+	# transmission, none shorter than the timeout
+	check "09: the transmissions are at least 67 ms apart (tshark frame.time_relative)" \
+		awk -F'\t' 'NF == 2 && $2 ~ /^[0-9]+$/ { n++; if (n > 1 && $1 - t < 0.0671) bad = 1; t = $1 }
+			END { exit bad || n != 8 }' "$D/block-4.out"
 	has "09: the daemon's log names the status" 4 'send WR 0x2 completed with transport retry counter exceeded \(status 12\)'
 }
 
