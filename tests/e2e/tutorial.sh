@@ -339,6 +339,11 @@ chapters=("$@")
 if [ ${#chapters[@]} -eq 0 ]; then
 	for f in "$TUT"/[0-9][0-9]-*.md; do chapters+=("$(basename "$f" .md)"); done
 fi
+# the index links every chapter, and every chapter has its checks here
+for f in "$TUT"/[0-9][0-9]-*.md; do
+	c=$(basename "$f" .md)
+	grep -q "]($c.md)" "$TUT/README.md" || fail "docs/tutorial/README.md does not link $c.md"
+done
 for c in "${chapters[@]}"; do
 	[ -e "$TUT/$c.md" ] || c=$(basename "$(ls "$TUT/$c"-*.md 2>/dev/null | head -n 1)" .md)
 	echo "--- $c"
