@@ -142,18 +142,23 @@ check_01() {
 	has "01: the server's SEND carries the server's PSN $s and completes the receive WR" 4 \
 		"<-+ RC Send Only QP=0x[0-9a-f]+ PSN=$s A len=64 --\| # completes receive WR wr_id=0x1: success$"
 	has "01: tshark shows the comments" 4 $'^RC Send Only QP=0x[0-9a-f]+ ?\tWR wr_id=0x2 SEND len=64 sge=1$'
-	for n in send_cqe recv_cqe ack_sent ack_rcvd; do
-		exactly "01: uroce1 xport.$n" "$(cval 3 uroce1 xport.$n)" 2
-	done
+	# completions are exact; packet counts grow when the adaptive timer resends (RETX
+	# retry_fast rows on a busy machine: duplicates, acknowledged again)
+	exactly "01: uroce1 xport.send_cqe" "$(cval 3 uroce1 xport.send_cqe)" 2
+	exactly "01: uroce1 xport.recv_cqe" "$(cval 3 uroce1 xport.recv_cqe)" 2
+	at_least "01: uroce1 xport.ack_sent" "$(cval 3 uroce1 xport.ack_sent)" 2
+	at_least "01: uroce1 xport.ack_rcvd" "$(cval 3 uroce1 xport.ack_rcvd)" 2
 }
 
 # 2: two packets per WRITE, AckReq on the Last, the RETH on the First only with the
 # server's address and key, one completion (perftest's moderation), none on the responder.
 check_02() {
-	local va rkey
+	local va rkey msns
 	exactly "02: WRITE First packets in the ladder" "$(ladder_rows 4 '\|-- RC RDMA Write First .* len=1024 -+>\| # WR wr_id=0x0 RDMA_WRITE len=2048 sge=1$')" 5
-	exactly "02: WRITE Last packets with AckReq" "$(ladder_rows 4 '\|-- RC RDMA Write Last QP=0x[0-9a-f]+ PSN=[0-9]+ A len=1024 ')" 5
-	exactly "02: ACKs with MSN 1 to 5" "$(ladder_rows 4 '\|<-+ RC Acknowledge .* ACK credits=unlimited msn=[1-5] ')" 5
+	exactly "02: WRITE Last packets with AckReq" "$(ladder_rows 4 '\|-- RC RDMA Write Last QP=0x[0-9a-f]+ PSN=[0-9]+ A len=1024 -+>\| #')" 5
+	msns=$(grep -Eo '\|<-+ RC Acknowledge .* ACK credits=unlimited msn=[0-9]+ ' "$D/block-4.out" |
+		grep -Eo 'msn=[0-9]+' | sort -u -t= -k2n | tr '\n' ' ')
+	check "02: the ACKs carry MSN 1 to 5 ($msns)" test "$msns" = "msn=1 msn=2 msn=3 msn=4 msn=5 "
 	exactly "02: ACKs that complete a WR (one signaled WR)" "$(ladder_rows 4 'completes send WR wr_id=0x0: success')" 1
 	rkey=$(sed -n 's/^ *remote address: .* RKey 0x\([0-9a-f]*\) VAddr 0x\([0-9a-f]*\)$/\1/p' "$D/block-3.out")
 	va=$(sed -n 's/^ *remote address: .* RKey 0x\([0-9a-f]*\) VAddr 0x\([0-9a-f]*\)$/\2/p' "$D/block-3.out")
@@ -162,7 +167,7 @@ check_02() {
 	has "02: the Last packet has no RETH" 4 "^2 .* RC RDMA Write Last .* A=1 .* pad=0 len=1024 icrc=ok$"
 	exactly "02: uroce1 xport.send_cqe" "$(cval 3 uroce1 xport.send_cqe)" 1
 	exactly "02: uroce0 xport.msg_rcvd" "$(cval 3 uroce0 xport.msg_rcvd)" 5
-	exactly "02: uroce0 xport.ack_sent" "$(cval 3 uroce0 xport.ack_sent)" 5
+	at_least "02: uroce0 xport.ack_sent" "$(cval 3 uroce0 xport.ack_sent)" 5
 	exactly "02: uroce0 xport.recv_cqe" "$(cval 3 uroce0 xport.recv_cqe)" 0
 }
 
@@ -183,9 +188,9 @@ check_03() {
 	has "03: the request's RETH asks for 3000 bytes" 4 "^1 .* RC RDMA Read Request .* RETH va=0x[0-9a-f]+ rkey=0x[0-9a-f]+ dmalen=3000 icrc=ok$"
 	exactly "03: RC Acknowledge rows" "$(ladder_rows 4 'RC Acknowledge')" 0
 	has "03: the last response completes the signaled WR" 4 "Read Response Last .* # completes send WR wr_id=0x0: success$"
-	exactly "03: uroce0 xport.read_resp_sent" "$(cval 3 uroce0 xport.read_resp_sent)" 15
+	at_least "03: uroce0 xport.read_resp_sent" "$(cval 3 uroce0 xport.read_resp_sent)" 15
 	exactly "03: uroce0 xport.ack_sent" "$(cval 3 uroce0 xport.ack_sent)" 0
-	exactly "03: uroce1 xport.rx_pkts" "$(cval 3 uroce1 xport.rx_pkts)" 15
+	at_least "03: uroce1 xport.rx_pkts" "$(cval 3 uroce1 xport.rx_pkts)" 15
 	exactly "03: uroce1 xport.send_cqe" "$(cval 3 uroce1 xport.send_cqe)" 1
 }
 
@@ -195,9 +200,9 @@ check_04() {
 	has "04: Compare Swap 100 -> 200" 4 'RC Compare Swap .* swap_add=0x0+c8 compare=0x0+64 icrc=ok$'
 	has "04: Compare Swap 100 -> 300" 4 'RC Compare Swap .* swap_add=0x0+12c compare=0x0+64 icrc=ok$'
 	has "04: Fetch Add 5" 4 'RC Fetch Add .* swap_add=0x0+5 compare=0x0+ icrc=ok$'
-	has "04: the first returns 100" 4 '^2 .* RC Atomic Acknowledge .* msn=1 AtomicAckETH orig=0x0+64 icrc=ok$'
-	has "04: the second returns 200 (no swap)" 4 '^4 .* RC Atomic Acknowledge .* msn=2 AtomicAckETH orig=0x0+c8 icrc=ok$'
-	has "04: the Fetch Add returns 200" 4 '^6 .* RC Atomic Acknowledge .* msn=3 AtomicAckETH orig=0x0+c8 icrc=ok$'
+	has "04: the first returns 100" 4 ' RC Atomic Acknowledge QP=0x[0-9a-f]+ PSN=291 .* msn=1 AtomicAckETH orig=0x0+64 icrc=ok$'
+	has "04: the second returns 200 (no swap)" 4 ' RC Atomic Acknowledge QP=0x[0-9a-f]+ PSN=292 .* msn=2 AtomicAckETH orig=0x0+c8 icrc=ok$'
+	has "04: the Fetch Add returns 200" 4 ' RC Atomic Acknowledge QP=0x[0-9a-f]+ PSN=293 .* msn=3 AtomicAckETH orig=0x0+c8 icrc=ok$'
 	exactly "04: completions named in the ladder" "$(ladder_rows 4 '<-- RC Atomic Acknowledge .* # completes send WR wr_id=0x[567]: success$')" 3
 	exactly "04: uroce0 xport.atomic_executed" "$(cval 3 uroce0 xport.atomic_executed)" 3
 }
@@ -215,10 +220,10 @@ check_05() {
 	has "05: one ACK for the Last PSN completes the SEND" 4 \
 		"^ +5 \|<-+ RC Acknowledge QP=0x[0-9a-f]+ PSN=$(((p + 3) & 0xffffff)) ACK credits=unlimited msn=1 --\| # completes send WR wr_id=0x2: success$"
 	exactly "05: rows with AckReq at MTU 512 (one per message)" \
-		"$(ladder_rows 4 'RC Send (First|Middle|Last) QP=0x[0-9a-f]+ PSN=[0-9]+ A ')" 2
+		"$(ladder_rows 4 'RC Send (First|Middle|Last) QP=0x[0-9a-f]+ PSN=[0-9]+ A len=[0-9]+ (-+>\| #|--\|( #|$))')" 2
 	exactly "05: receive completions, on the Last packets" "$(ladder_rows 4 'Send Last .* # completes receive WR wr_id=0x1: success$')" 1
 	exactly "05: Send Only packets of 2000 bytes at MTU 4096" \
-		"$(ladder_rows 4 'RC Send Only QP=0x[0-9a-f]+ PSN=[0-9]+ A len=2000 ')" 2
+		"$(ladder_rows 4 'RC Send Only QP=0x[0-9a-f]+ PSN=[0-9]+ A len=2000 (-+>\| #|--\|( #|$))')" 2
 }
 
 # 6: the dropped PSN in the client's capture, one sequence NAK for it, the resend
@@ -259,16 +264,16 @@ check_07() {
 	has "07: its second copy is marked RETX" 5 "^ +2 \|-- RC Send Only QP=0x[0-9a-f]+ PSN=$p A len=64 -+>\| RETX # uroce fault rule 1, fault 1 .*copy 2 of 2"
 	exactly "07: ACKs for PSN $p, both MSN 1" "$(ladder_rows 5 "<-+ RC Acknowledge QP=0x[0-9a-f]+ PSN=$p ACK credits=unlimited msn=1 ")" 2
 	has "07: the second ACK completes nothing (resp_no_wqe)" 5 "PSN=$p ACK credits=unlimited msn=1 --\| # dropped: resp_no_wqe$"
-	exactly "07: uroce0 xport.dup_req" "$(cval 3 uroce0 xport.dup_req)" 1
-	exactly "07: uroce0 xport.dup_acked" "$(cval 3 uroce0 xport.dup_acked)" 1
+	at_least "07: uroce0 xport.dup_req" "$(cval 3 uroce0 xport.dup_req)" 1
+	at_least "07: uroce0 xport.dup_acked" "$(cval 3 uroce0 xport.dup_acked)" 1
 	exactly "07: uroce0 xport.recv_cqe (two messages, two completions)" "$(cval 3 uroce0 xport.recv_cqe)" 2
-	exactly "07: uroce1 drop.resp_no_wqe" "$(cval 3 uroce1 drop.resp_no_wqe)" 1
+	at_least "07: uroce1 drop.resp_no_wqe" "$(cval 3 uroce1 drop.resp_no_wqe)" 1
 	check "07: ibv_rc_pingpong -c found no bad data" bash -c "! grep -qi 'invalid data' '$D/server.txt' '$D/block-3.out'"
 	has "07: rc_semantics atomics ok with every atomic sent twice" 4 '^atomics +ok$'
-	has "07: the atomics rule faulted 3 times" 4 '^2 +[0-9]+ +3  tx:dup:opcode=atomic$'
-	exactly "07: uroce0 xport.atomic_replayed" "$(cval 4 uroce0 xport.atomic_replayed)" 3
+	has "07: the atomics rule faulted 3 times or more" 4 '^2 +[0-9]+ +([3-9]|[1-9][0-9]+)  tx:dup:opcode=atomic$'
+	at_least "07: uroce0 xport.atomic_replayed" "$(cval 4 uroce0 xport.atomic_replayed)" 3
 	exactly "07: uroce0 xport.atomic_executed" "$(cval 4 uroce0 xport.atomic_executed)" 3
-	exactly "07: atomic ACKs completing nothing" "$(ladder_rows 5 'RC Atomic Acknowledge .* # dropped: resp_no_wqe$')" 3
+	at_least "07: atomic ACKs completing nothing" "$(ladder_rows 5 'RC Atomic Acknowledge .* # dropped: resp_no_wqe$')" 3
 }
 
 # 8: a forged RNR NAK, waited out; real RNR NAKs until rnr_retry (2) is used up.
