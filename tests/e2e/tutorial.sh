@@ -287,6 +287,8 @@ check_08() {
 	has "08: then acknowledged and completed" 5 "PSN=$p ACK credits=unlimited msn=1 --\| # completes send WR wr_id=0x2: success$"
 	exactly "08: uroce1 xport.rnr_nak_rcvd (forged)" "$(cval 3 uroce1 xport.rnr_nak_rcvd)" 1
 	exactly "08: uroce1 xport.retry_rnr (forged)" "$(cval 3 uroce1 xport.retry_rnr)" 1
+	at_least "08: uroce0 xport.dup_acked (the resend was a duplicate)" "$(cval 3 uroce0 xport.dup_acked)" 1
+	exactly "08: uroce0 xport.recv_cqe (executed once per message)" "$(cval 3 uroce0 xport.recv_cqe)" 2
 	has "08: rc_semantics rnr ok" 4 '^rnr +ok$'
 	exactly "08: transmissions of rc_semantics's SEND (1 + rnr_retry 2)" \
 		"$(ladder_rows 5 '\|-- RC Send Only .* # WR wr_id=0x32 SEND len=64 sge=1')" 3
