@@ -58,25 +58,28 @@ run_chapter() {
 		done
 	} >"$D/chapter.sh"
 	rc=0
+	# in a session of its own, so that timeout's signal reaches everything it started
 	(cd "$D" && PATH=$UROCE_BIN:$PATH UROCE_RUNDIR=$D/run \
 		setsid timeout -k 5 60 bash chapter.sh >"$D/block-1.out" 2>&1) &
 	CH_PID=$!
 	wait "$CH_PID" || rc=$?
-	# whatever the chapter left running (its process group, by the setsid's id)
-	pkill_group "$D"
+	end_leftovers "$D"
 	check "$1: its commands ran to the end (exit $rc)" test "$rc" -eq 0
 	[ "$rc" -eq 0 ] || tail -n 20 "$D"/block-*.out | sed 's/^/    | /'
 }
 
-# pkill_group DIR: ends the daemons and programs the chapter in DIR started and left
-# (found by their working directory, each by its pid).
-pkill_group() {
-	local p
+# end_leftovers DIR: ends the daemons and programs that a chapter run in DIR (or, for
+# $T, any chapter) started and left running, found by their working directory, each
+# by its pid. Also run at exit, should the test be interrupted while a chapter runs.
+end_leftovers() {
+	local p cwd
 	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] || continue
-		kill -TERM "${p#/proc/}" 2>/dev/null
+		cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+		case $cwd in "$1" | "$1"/*) kill -TERM "${p#/proc/}" 2>/dev/null ;; esac
 	done
 }
+end_all_leftovers() { end_leftovers "$T"; }
+at_exit end_all_leftovers
 
 # out K: block K's output. has WHAT K REGEX: it matches a line of it (grep -E).
 out() { cat "$D/block-$1.out"; }
