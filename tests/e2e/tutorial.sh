@@ -211,7 +211,7 @@ check_04() {
 }
 
 # 5: 2000 bytes at MTU 512 = 512 + 512 + 512 + 464 on consecutive PSNs, AckReq on the
-# Last only, one ACK for the Last; at MTU 4096 one Send Only.
+# Last only, one ACK for the Last; -m 4096 on ports of MTU 1024 clamped: 1024 + 976.
 check_05() {
 	local p
 	p=$(sed -n 's/^ *1 |-- RC Send First QP=0x[0-9a-f]* PSN=\([0-9]*\) len=512 -*>| # WR wr_id=0x2 SEND len=2000 sge=1$/\1/p' "$D/block-4.out")
@@ -223,10 +223,15 @@ check_05() {
 	has "05: one ACK for the Last PSN completes the SEND" 4 \
 		"^ +5 \|<-+ RC Acknowledge QP=0x[0-9a-f]+ PSN=$(((p + 3) & 0xffffff)) ACK credits=unlimited msn=1 --\| # completes send WR wr_id=0x2: success$"
 	exactly "05: rows with AckReq at MTU 512 (one per message)" \
-		"$(ladder_rows 4 'RC Send (First|Middle|Last) QP=0x[0-9a-f]+ PSN=[0-9]+ A len=[0-9]+ (-+>\| #|--\|( #|$))')" 2
-	exactly "05: receive completions, on the Last packets" "$(ladder_rows 4 'Send Last .* # completes receive WR wr_id=0x1: success$')" 1
-	exactly "05: Send Only packets of 2000 bytes at MTU 4096" \
-		"$(ladder_rows 4 'RC Send Only QP=0x[0-9a-f]+ PSN=[0-9]+ A len=2000 (-+>\| #|--\|( #|$))')" 2
+		"$(ladder_rows 4 'RC Send (First|Middle|Last) QP=0x[0-9a-f]+ PSN=[0-9]+ A len=(512|464) (-+>\| #|--\|( #|$))')" 2
+	exactly "05: receive completions, on the Last packets" "$(ladder_rows 4 'Send Last .* len=464 .*# completes receive WR wr_id=0x1: success$')" 1
+	# -m 4096 on ports with an active MTU of 1024: 1024 + 976
+	exactly "05: Send First packets of 1024 bytes (MTU 4096 clamped)" \
+		"$(ladder_rows 4 'RC Send First QP=0x[0-9a-f]+ PSN=[0-9]+ len=1024 (-+>\| #|--\|( #|$))')" 2
+	exactly "05: Send Last packets of 976 bytes with AckReq" \
+		"$(ladder_rows 4 'RC Send Last QP=0x[0-9a-f]+ PSN=[0-9]+ A len=976 (-+>\| #|--\|( #|$))')" 2
+	exactly "05: uroce1 daemon.mtu_clamped" "$(cval 3 uroce1 daemon.mtu_clamped)" 1
+	has "05: the log says so" 3 'path MTU 4096 above the active MTU, clamped to 1024$'
 }
 
 # 6: the dropped PSN in the client's capture, one sequence NAK for it, the resend
