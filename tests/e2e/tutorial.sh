@@ -255,6 +255,8 @@ check_06() {
 	exactly "06: uroce1 daemon.fault_dropped" "$(cval 3 uroce1 daemon.fault_dropped)" 1
 	has "06: uroce fault list counts one fault" 3 '^1 +[0-9]+ +1  tx:drop:opcode=send,nth=2,count=1$'
 	exactly "06: uroce0 xport.recv_cqe (the message arrived once)" "$(cval 3 uroce0 xport.recv_cqe)" 1
+	exactly "06: red arrows in loss.svg (as many as RETX rows in the client's ladder)" \
+		"$(tail -n 1 "$D/block-4.out")" "$(ladder_of 4 u1.pcapng '\| RETX #')"
 	# the server's ladder (the second one in block 4) has no copy of the dropped packet
 	# before the NAK
 	check "06: the server's capture shows PSN $p only after the NAK" awk -v p="PSN=$p " '
