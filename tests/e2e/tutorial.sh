@@ -136,6 +136,8 @@ check_01() {
 	local c s
 	c=$(psn_of 3 local)
 	s=$(psn_of 3 remote)
+	has "01: before the client connects, the server's QP is INIT, no peer, 500 receive WRs" 3 \
+		'^uroce0 +0x[0-9a-f]+ +0x000000 +RC +INIT +0x000000 +0x000000 +0x000000 +0 +500 .* ibv_rc_pingpong$'
 	has "01: the client's first SEND carries its PSN $c, AckReq, 64 bytes" 4 \
 		"^ +1 \|-- RC Send Only QP=0x[0-9a-f]+ PSN=$c A len=64 -+>\| # WR wr_id=0x2 SEND len=64 sge=1$"
 	has "01: the ACK repeats PSN $c with MSN 1 and completes the SEND" 4 \
