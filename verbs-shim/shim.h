@@ -63,8 +63,11 @@ struct shim_context {
 	int doorbell_fd;
 	uint32_t handle;
 	uint32_t daemon_pid;
-	uint32_t seq;
-	pthread_mutex_t call_lock; /* one request in flight per context */
+	/* One request in flight per context, also across fork(): a child may
+	 * use its parent's context (as it may use an inherited uverbs fd), so
+	 * the lock and the sequence number live in a page fork() shares
+	 * (client.c). */
+	struct shim_call_page *call;
 	const struct uroce_status_page *status;
 	int async_eof;
 	int dead; /* the daemon went away (fatal.c); atomic */
@@ -136,6 +139,14 @@ struct shim_srq {
  * wraps one: it carries the wrapped PD's handle, so every call that takes
  * a PD takes it as that PD.
  */
+struct shim_call_page {
+	pthread_mutex_t lock; /* process-shared, robust */
+	uint32_t seq;
+};
+/* The shared call page of a new context, or NULL (errno). */
+struct shim_call_page *shim_call_page_new(void);
+void shim_call_page_free(struct shim_call_page *p);
+
 struct shim_pd {
 	struct ibv_pd pd;
 	struct shim_pd *wraps; /* a parent domain: the PD it wraps; else NULL */
@@ -148,6 +159,10 @@ struct shim_td {
 	unsigned parents; /* parent domains using it */
 };
 
+struct ibv_dm *shim_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
+int shim_free_dm(struct ibv_dm *dm);
+struct ibv_mr *shim_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t offset, size_t length,
+			      unsigned int access);
 struct ibv_td *shim_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
 int shim_dealloc_td(struct ibv_td *td);
 struct ibv_pd *shim_alloc_parent_domain(struct ibv_context *context,
@@ -286,6 +301,11 @@ int shim_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t
 struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr);
 int shim_close_xrcd(struct ibv_xrcd *xrcd);
 
+/* mr.c */
+/* ops.alloc_mw / ops.dealloc_mw (ibv_alloc_mw, ibv_dealloc_mw). */
+struct ibv_mw *shim_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int shim_dealloc_mw(struct ibv_mw *mw);
+
 /* cq.c */
 int shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int shim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
@@ -295,6 +315,8 @@ void shim_cq_clean(struct shim_cq *cq, uint32_t qpn);
 
 /* qp.c */
 int shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+/* ops.bind_mw: bind a type 1 window with a BIND_MW WQE (positive errno). */
+int shim_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
 int shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
 /* Map a work queue from a create response. 0 or -errno. */

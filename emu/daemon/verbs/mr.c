@@ -5,8 +5,10 @@
  * mapped in the owner's address space, writable when the access flags let
  * anybody write: otherwise EFAULT), the access-flag rules of IBA 10.6.3
  * (remote write or atomic needs local write: EINVAL), and key allocation.
- * The MR table is what the DMA engine (process_vm_readv/writev in the
- * transport) consults: emu_dev_mr_by_key().
+ * MRs with memory windows bound to them (IBV_ACCESS_MW_BIND) are neither
+ * re-registered nor deregistered (EINVAL, as Linux rxe). The MR table is
+ * what the DMA engine (process_vm_readv/writev in the transport) consults:
+ * emu_dev_mr_by_key().
  *
  * On-demand paging (IBV_ACCESS_ON_DEMAND) is what this DMA engine does
  * anyway: it reaches memory at the moment of each access and pins nothing.
@@ -87,24 +89,34 @@ int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 	return cur >= end ? 0 : -EFAULT;
 }
 
-static int alloc_key(struct emu_dev *dev, struct emu_mr *mr)
+int emu_mr_new_key(struct emu_dev *dev, uint32_t *key)
 {
 	uint32_t idx;
 	int tries = 0;
 
+	/* MRs and memory windows share the index space: an R_Key names one. */
 	do {
 		idx = dev->next_mr_index++ & 0xffffff;
 		if (dev->next_mr_index > 0xffffff)
 			dev->next_mr_index = 1;
 		if (++tries > 0x1000000)
 			return -ENOMEM;
-	} while (idx == 0 || emu_htab_find(&dev->mr_keys, idx));
-	if (emu_htab_insert(&dev->mr_keys, &mr->key_node, idx))
-		return -ENOMEM;
+	} while (idx == 0 || emu_htab_find(&dev->mr_keys, idx) ||
+		 emu_htab_find(&dev->mw_keys, idx));
 	/* The low byte is a "key" that changes between registrations so
 	 * that a stale key is unlikely to hit a new MR (as rxe/mlx5). */
 	dev->next_key_byte = (uint8_t)(dev->next_key_byte * 5 + 1);
-	mr->lkey = idx << 8 | dev->next_key_byte;
+	*key = idx << 8 | dev->next_key_byte;
+	return 0;
+}
+
+static int alloc_key(struct emu_dev *dev, struct emu_mr *mr)
+{
+	uint32_t key;
+
+	if (emu_mr_new_key(dev, &key) || emu_htab_insert(&dev->mr_keys, &mr->key_node, key >> 8))
+		return -ENOMEM;
+	mr->lkey = key;
 	mr->rkey = mr->lkey;
 	return 0;
 }
@@ -173,6 +185,66 @@ int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	return 0;
 }
 
+/*
+ * ibv_reg_dm_mr: a zero-based MR over [offset, offset+length) of device
+ * memory (dm.c). libibverbs already refused one without ZERO_BASED; the
+ * daemon checks it again, the range (EINVAL past the DM) and the access
+ * rules of any MR.
+ */
+int emu_mr_reg_dm(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_reg_dm_mr_req *r = req;
+	struct emu_dev *dev = ctx->dev;
+	struct uroce_reg_mr_resp *o;
+	struct emu_obj *pdo, *dmo;
+	struct emu_dm *dm;
+	struct emu_mr *mr;
+	int err;
+
+	pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
+	dmo = emu_dev_obj_find(ctx, r->dm_handle, EMU_OBJ_DM);
+	if (!pdo || !dmo)
+		return -EINVAL;
+	dm = EMU_CONTAINER_OF(dmo, struct emu_dm, obj);
+	if (!(r->access & UROCE_ACCESS_ZERO_BASED) ||
+	    (r->access & (UROCE_ACCESS_ON_DEMAND | UROCE_ACCESS_HUGETLB)))
+		return -EINVAL;
+	err = check_access(r->access);
+	if (err)
+		return err;
+	/* A zero-length MR is allowed, as the kernel allows it. */
+	if (r->offset > dm->length || r->length > dm->length - r->offset)
+		return -EINVAL;
+	if (dev->counts.mr >= dev->lim.max_mr)
+		return -ENOMEM;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	if (alloc_key(dev, mr)) {
+		free(mr);
+		return -ENOMEM;
+	}
+	if (emu_dev_obj_add(ctx, &mr->obj, EMU_OBJ_MR)) {
+		emu_htab_remove(&dev->mr_keys, &mr->key_node);
+		free(mr);
+		return -ENOMEM;
+	}
+	mr->pd = EMU_CONTAINER_OF(pdo, struct emu_pd, obj);
+	mr->pd->obj.usecnt++;
+	mr->dm = dm;
+	dm->obj.usecnt++;
+	mr->addr = r->offset; /* in the DM */
+	mr->length = r->length;
+	mr->iova = 0;
+	mr->access = r->access & ~(uint32_t)UROCE_ACCESS_OPTIONAL_MASK;
+
+	o = EMU_REPLY(rep, struct uroce_reg_mr_resp);
+	o->handle = mr->obj.hnode.key;
+	o->lkey = mr->lkey;
+	o->rkey = mr->rkey;
+	return 0;
+}
+
 int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_rereg_mr_req *r = req;
@@ -191,6 +263,11 @@ int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -EINVAL;
 	mr = EMU_CONTAINER_OF(obj, struct emu_mr, obj);
 	if (!r->flags || (r->flags & ~known))
+		return -EINVAL;
+	if (mr->dm) /* device memory is registered with ibv_reg_dm_mr only */
+		return -EINVAL;
+	/* IBA 10.6.7.2.6: not while memory windows are bound to it (EINVAL as rxe). */
+	if (mr->nmw)
 		return -EINVAL;
 	if (r->flags & UROCE_REREG_CHANGE_PD) {
 		obj = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
@@ -242,6 +319,9 @@ int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 
 	(void)rep;
 	if (!obj)
+		return -EINVAL;
+	/* IBA 10.6.7.2.6: not while memory windows are bound to it (EINVAL as rxe). */
+	if (EMU_CONTAINER_OF(obj, struct emu_mr, obj)->nmw)
 		return -EINVAL;
 	emu_mr_free(EMU_CONTAINER_OF(obj, struct emu_mr, obj));
 	return 0;
@@ -315,8 +395,12 @@ void emu_mr_free(struct emu_mr *mr)
 {
 	struct emu_dev *dev = mr->obj.ctx->dev;
 
+	if (mr->nmw) /* the context goes away: its windows first */
+		emu_mw_unbind_all(mr->obj.ctx, NULL, mr);
 	emu_htab_remove(&dev->mr_keys, &mr->key_node);
 	mr->pd->obj.usecnt--;
+	if (mr->dm)
+		mr->dm->obj.usecnt--;
 	emu_dev_obj_del(&mr->obj);
 	free(mr);
 }
