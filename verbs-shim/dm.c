@@ -115,27 +115,8 @@ struct ibv_mr *shim_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t off
 					  .offset = offset,
 					  .length = length,
 					  .access = access};
-	struct uroce_reg_mr_resp resp;
-	struct shim_mr *mr;
-	int err;
 
 	if (dm->context != pd->context)
 		return shim_fail_null(-EINVAL);
-	mr = calloc(1, sizeof(*mr));
-	if (!mr)
-		return shim_fail_null(-ENOMEM);
-	err =
-	    shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
-	if (err) {
-		free(mr);
-		return shim_fail_null(err);
-	}
-	mr->mr.context = pd->context;
-	mr->mr.pd = pd;
-	mr->mr.addr = NULL; /* zero based */
-	mr->mr.length = length;
-	mr->mr.handle = resp.handle;
-	mr->mr.lkey = resp.lkey;
-	mr->mr.rkey = resp.rkey;
-	return &mr->mr;
+	return shim_mr_register(pd, &req, sizeof(req), NULL, length); /* zero based */
 }

@@ -159,6 +159,9 @@ struct shim_td {
 	unsigned parents; /* parent domains using it */
 };
 
+/* Send a REG_MR-like request (the answer a uroce_reg_mr_resp) and make the ibv_mr. */
+struct ibv_mr *shim_mr_register(struct ibv_pd *pd, void *req, size_t req_len, void *addr,
+				size_t length);
 struct ibv_dm *shim_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
 int shim_free_dm(struct ibv_dm *dm);
 struct ibv_mr *shim_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t offset, size_t length,
