@@ -445,6 +445,13 @@ static int raw_open(struct emu_dev *dev)
 	if (raw_attach_filter(fd, (const uint8_t *)&s4->sin_addr, dev->udp_port) ||
 	    bind(fd, (struct sockaddr *)&b, sizeof(b)))
 		goto err_fd;
+	/*
+	 * Until the filter and the bind took effect the socket got a copy of
+	 * every UDP datagram the host received: throw those away (nothing of
+	 * ours can be among them, the UDP socket is not bound yet).
+	 */
+	while (recv(fd, &b, sizeof(b), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+		;
 	dev->rcvbuf_bytes = set_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF, want, &forced);
 	return fd;
 
