@@ -112,6 +112,9 @@ static struct shim_device *probe(const char *rundir, const char *sock_path)
 	}
 	d->guid = resp.node_guid;
 	d->daemon_pid = resp.daemon_pid;
+	resp.addr[sizeof(resp.addr) - 1] = '\0';
+	memcpy(d->addr, resp.addr, sizeof(d->addr));
+	d->active_mtu = resp.active_mtu;
 	d->refcnt = 1;
 	return d;
 }

@@ -36,6 +36,8 @@ struct shim_device {
 	char sock_path[108];
 	uint64_t guid; /* network order */
 	uint32_t daemon_pid;
+	char addr[UROCE_ADDR_MAX]; /* the RNIC's IP address (HELLO), for the RDMA CM */
+	uint32_t active_mtu;	   /* enum ibv_mtu */
 	int refcnt; /* device lists and open contexts holding it */
 };
 
@@ -225,6 +227,14 @@ void shim_fatal_forget_qp(struct shim_cq *cq, uint32_t qpn);
 
 /* device.c */
 void shim_device_put(struct shim_device *dev);
+
+/* ucm.c: the kernel's rdma_ucm interface (/dev/infiniband/rdma_cm) for librdmacm */
+/*
+ * Called by the libc open-family hooks for every path opened: a new RDMA CM
+ * event channel fd for "/dev/infiniband/rdma_cm", -1 with errno when that
+ * fails, -2 when path is another file (the caller opens it as usual).
+ */
+int shim_ucm_open(const char *path, int flags);
 
 /* context.c */
 int shim_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *port_attr,

@@ -62,6 +62,12 @@ static void usage(FILE *f)
 		   "a quarter of the\n"
 		   "                      receive buffer is the in-flight budget of "
 		   "RC requests\n"
+		   "      --cm-timeout N  the CM's response timeout, 4.096 us * 2^N "
+		   "(default 20,\n"
+		   "                      ~4.3 s); an unanswered REQ, REP or DREQ is "
+		   "resent after it\n"
+		   "      --cm-retries N  resends before a connection attempt gives up "
+		   "(default 15)\n"
 		   "  -s, --spin-us US    keep polling this long after the last "
 		   "work before\n"
 		   "                      sleeping (default 100; 0: sleep whenever "
@@ -249,6 +255,9 @@ static void free_fault_rules(struct emu_opts *o)
 	o->nfault_rules = 0;
 }
 
+/* Long options without a short letter. */
+enum { OPT_CM_TIMEOUT = 0x100, OPT_CM_RETRIES };
+
 /* Options into *o. UROCED_RUN, or the exit status: 0 (--help, --version),
  * 2 (a usage error, reported in one line). */
 static int parse(int argc, char **argv, struct emu_opts *o)
@@ -264,6 +273,8 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"nice", required_argument, NULL, 'N'},
 	    {"icrc-any-id", no_argument, NULL, 'I'},
 	    {"sockbuf", required_argument, NULL, 'b'},
+	    {"cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT},
+	    {"cm-retries", required_argument, NULL, OPT_CM_RETRIES},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"fault", required_argument, NULL, 'f'},
 	    {"fault-file", required_argument, NULL, 'F'},
@@ -282,6 +293,8 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	o->port = 4791;
 	o->verbosity = EMU_LOG_INFO;
 	o->nice = EMU_NICE_DEFAULT;
+	o->cm_timeout = EMU_CM_TIMEOUT_DEFAULT;
+	o->cm_retries = EMU_CM_RETRIES_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:b:N:f:F:S:L:IvqVh", longopts, NULL)) !=
 	       -1) {
@@ -375,6 +388,23 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			}
 			o->sockbuf = v;
 			break;
+		case OPT_CM_TIMEOUT: /* IBA 12.7.34: a 5-bit exponent */
+			if (parse_u32(optarg, 31, &v)) {
+				fprintf(stderr, "uroced: --cm-timeout %s: must be an exponent in "
+						"0..31 (4.096 us * 2^N)\n",
+					optarg);
+				return 2;
+			}
+			o->cm_timeout = (uint8_t)v;
+			break;
+		case OPT_CM_RETRIES: /* IBA 12.7.27: Max CM Retries is 4 bits */
+			if (parse_u32(optarg, 15, &v)) {
+				fprintf(stderr, "uroced: --cm-retries %s: must be a number in 0..15\n",
+					optarg);
+				return 2;
+			}
+			o->cm_retries = (uint8_t)v;
+			break;
 		case 'N': {
 			char *end;
 			long n;
@@ -460,6 +490,8 @@ static int start(struct uroced *u)
 		dev->wait.spin_us = o->spin_us;
 	/* PROTOCOL.md 12: interoperating with senders that do not use ID 0. */
 	dev->x.icrc_solve_id = o->icrc_any_id;
+	dev->cm_timeout = o->cm_timeout;
+	dev->cm_retries = o->cm_retries;
 	u->done = UROCED_DEVICE;
 
 	if (emu_dev_bind_udp(dev))

@@ -46,8 +46,8 @@
 	X(CM_TX, "cm_tx", "CM MADs sent from QP1")                                              \
 	X(CM_TX_ERR, "cm_tx_err", "CM MADs that could not be sent")                             \
 	X(CM_REJ_SENT, "cm_rej_sent",                                                           \
-	  "ConnectRequests rejected (no listener: invalid service ID)")                         \
-	X(CM_DREP_SENT, "cm_drep_sent", "DisconnectReplies sent to DisconnectRequests")         \
+	  "ConnectRejects sent (no listener, consumer reject, timeout)")                        \
+	X(CM_DREP_SENT, "cm_drep_sent", "DisconnectReplies sent")                                      \
 	X(CM_SIDR_REP_SENT, "cm_sidr_rep_sent", "SIDR replies sent (no listener: unsupported)") \
 	X(FAULT_DROPPED, "fault_dropped", "packets a fault rule dropped")                       \
 	X(FAULT_DUPLICATED, "fault_duplicated", "packets a fault rule duplicated")              \
@@ -59,7 +59,18 @@
 	X(ASYNC_LOST, "async_lost", "async events lost: the application's event pipe was full") \
 	X(COMP_EVENTS_LOST, "comp_events_lost", "completion channel events lost (pipe full)")   \
 	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")  \
-	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")
+	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")    \
+	X(CM_REQ_SENT, "cm_req_sent", "ConnectRequests sent (first sends)")                    \
+	X(CM_REQ_RCVD, "cm_req_rcvd", "ConnectRequests given to a listener")                   \
+	X(CM_REP_SENT, "cm_rep_sent", "ConnectReplies sent (first sends)")                     \
+	X(CM_REP_RCVD, "cm_rep_rcvd", "ConnectReplies that answered our ConnectRequest")       \
+	X(CM_RTU_SENT, "cm_rtu_sent", "ReadyToUse messages sent")                              \
+	X(CM_DREQ_SENT, "cm_dreq_sent", "DisconnectRequests sent (first sends)")               \
+	X(CM_ESTABLISHED, "cm_established", "connections established (either side)")          \
+	X(CM_RESENT, "cm_resent", "CM requests resent after their response timeout")           \
+	X(CM_TIMEOUTS, "cm_timeouts", "CM requests unanswered after every retry")              \
+	X(CM_DUPLICATES, "cm_duplicates", "repeated or late CM MADs (answered again or ignored)") \
+	X(CM_EVENTS_LOST, "cm_events_lost", "rdma_cm events lost: the channel's socket was full")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
