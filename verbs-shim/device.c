@@ -71,7 +71,7 @@ static void device_get(struct shim_device *dev)
 }
 
 /* Ask one socket who it is. NULL if nothing (alive) answers. */
-static struct shim_device *probe(const char *rundir, const char *sock_path)
+static struct shim_device *probe(const char *sock_path)
 {
 	struct uroce_hello_req req = {.hdr.op = UROCE_OP_HELLO, .version = UROCE_UAPI_VERSION};
 	struct uroce_hello_resp resp;
@@ -95,25 +95,25 @@ static struct shim_device *probe(const char *rundir, const char *sock_path)
 	resp.name[sizeof(resp.name) - 1] = '\0';
 	d->dev.node_type = IBV_NODE_CA;
 	d->dev.transport_type = IBV_TRANSPORT_IB;
-	/* ibdev_path is not a sysfs directory and does not exist: sysfs
-	 * readers (ibv_devinfo's board_id) find nothing. */
+	/* ibdev_path is the device's directory in the sysfs view (sysview.c),
+	 * where ibv_devinfo reads board_id. */
 	if (snprintf(d->dev.name, sizeof(d->dev.name), "%s", resp.name) >=
 		(int)sizeof(d->dev.name) ||
 	    snprintf(d->dev.dev_name, sizeof(d->dev.dev_name), "%s", resp.name) >=
 		(int)sizeof(d->dev.dev_name) ||
 	    snprintf(d->dev.dev_path, sizeof(d->dev.dev_path), "%s", sock_path) >=
 		(int)sizeof(d->dev.dev_path) ||
-	    snprintf(d->dev.ibdev_path, sizeof(d->dev.ibdev_path), "%s/%s", rundir, resp.name) >=
-		(int)sizeof(d->dev.ibdev_path) ||
+	    snprintf(d->dev.ibdev_path, sizeof(d->dev.ibdev_path), "/sys/class/infiniband/%s",
+		     resp.name) >= (int)sizeof(d->dev.ibdev_path) ||
 	    snprintf(d->sock_path, sizeof(d->sock_path), "%s", sock_path) >=
 		(int)sizeof(d->sock_path)) {
 		free(d);
 		return NULL;
 	}
-	d->guid = resp.node_guid;
-	d->daemon_pid = resp.daemon_pid;
 	resp.addr[sizeof(resp.addr) - 1] = '\0';
 	memcpy(d->addr, resp.addr, sizeof(d->addr));
+	d->guid = resp.node_guid;
+	d->daemon_pid = resp.daemon_pid;
 	d->active_mtu = resp.active_mtu;
 	d->refcnt = 1;
 	return d;
@@ -150,7 +150,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 				continue;
 			if (snprintf(path, sizeof(path), "%s/%s", rundir, e->d_name) >= 108)
 				continue;
-			d = probe(rundir, path);
+			d = probe(path);
 			if (!d)
 				continue; /* stale socket file */
 			if (n + 1 >= cap) {

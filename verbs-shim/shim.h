@@ -34,9 +34,9 @@
 struct shim_device {
 	struct ibv_device dev; /* handed to applications */
 	char sock_path[108];
-	uint64_t guid; /* network order */
+	char addr[UROCE_ADDR_MAX]; /* the daemon's IP address, text */
+	uint64_t guid;		   /* network order */
 	uint32_t daemon_pid;
-	char addr[UROCE_ADDR_MAX]; /* the RNIC's IP address (HELLO), for the RDMA CM */
 	uint32_t active_mtu;	   /* enum ibv_mtu */
 	int refcnt; /* device lists and open contexts holding it */
 };
@@ -235,6 +235,23 @@ void shim_device_put(struct shim_device *dev);
  * fails, -2 when path is another file (the caller opens it as usual).
  */
 int shim_ucm_open(const char *path, int flags);
+
+/* sysview.c: the sysfs view (see the file) */
+/*
+ * The path to use for @path: @path itself when it is not part of the view
+ * (/sys/class/infiniband[/...], /sys/devices/uroce[/...]) or no uroce device
+ * has been seen yet; otherwise its place in this process's tree, written to
+ * @buf (@len bytes), refreshed first when due. NULL with errno ENAMETOOLONG
+ * when that does not fit. Safe to call from libc hooks (reentrant calls made
+ * while the tree is written pass through).
+ */
+const char *shim_sysview_path(const char *path, char *buf, size_t len);
+/* The cheap test the hooks make first: can @path be part of the view? */
+static inline bool shim_sysview_maybe(const char *path)
+{
+	return path && path[0] == '/' && path[1] == 's' && path[2] == 'y' && path[3] == 's' &&
+	       path[4] == '/';
+}
 
 /* context.c */
 int shim_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *port_attr,

@@ -3,8 +3,11 @@
  * `uroce decode [--json] FILE...`: read pcap/pcapng captures, print one line
  * (or one JSON object) per RoCEv2 packet - UDP destination port 4791,
  * whatever the source port - and a final summary:
- *   roce packets: N, icrc ok: N, icrc bad: N, malformed: N
- * Exit 0 when every RoCEv2 packet is well formed with a valid ICRC, 1
+ *   roce packets: N, icrc ok: N, icrc bad: N, malformed: N[, cut: N]
+ * A frame that the capture's snap length cut (uroced --pcap-snaplen,
+ * tcpdump -s) is decoded as far as it goes and counted as cut: its ICRC
+ * cannot be checked (uroced's pcapng comment says what it was).
+ * Exit 0 when every RoCEv2 packet is well formed with a valid ICRC (or cut), 1
  * otherwise, 2 for bad usage or a file that cannot be read. All files are
  * opened before any output, so an unreadable one fails fast.
  */
@@ -21,7 +24,7 @@
 #include "pcapfile.h"
 
 struct cli_decode_totals {
-	uint64_t roce, icrc_ok, icrc_bad, malformed;
+	uint64_t roce, icrc_ok, icrc_bad, malformed, cut;
 };
 
 static void cli_decode_usage(FILE *out)
@@ -36,7 +39,7 @@ static void cli_decode_usage(FILE *out)
 }
 
 static void cli_decode_print(FILE *out, int json, int many, const char *path, uint64_t frame,
-			     const struct wire_decoded *d)
+			     const struct wire_decoded *d, size_t cut_at, size_t wire_len)
 {
 	char line[2048];
 
@@ -49,12 +52,19 @@ static void cli_decode_print(FILE *out, int json, int many, const char *path, ui
 			fputs(",", out);
 		}
 		/* line starts with '{': splice our keys in front of the describer's. */
-		fprintf(out, "\"frame\":%" PRIu64 ",%s\n", frame, line + 1);
+		fprintf(out, "\"frame\":%" PRIu64 ",", frame);
+		if (cut_at)
+			fprintf(out, "\"cut_at\":%zu,\"frame_len\":%zu,", cut_at, wire_len);
+		fprintf(out, "%s\n", line + 1);
 	} else {
 		wire_describe(line, sizeof(line), d);
 		if (many)
 			fprintf(out, "%s:", path);
-		fprintf(out, "%" PRIu64 " %s\n", frame, line);
+		if (cut_at)
+			fprintf(out, "%" PRIu64 " %s (cut at %zu of %zu bytes)\n", frame, line, cut_at,
+				wire_len);
+		else
+			fprintf(out, "%" PRIu64 " %s\n", frame, line);
 	}
 }
 
@@ -64,19 +74,22 @@ static int cli_decode_file(struct common_pcap_reader *r, const char *path, int j
 {
 	char err[512];
 	struct wire_decoded d;
+	size_t wire_len;
 	int ret;
 
-	while ((ret = common_pcap_next(r, &d, NULL, err, sizeof(err))) == 1) {
+	while ((ret = common_pcap_next(r, &d, &wire_len, err, sizeof(err))) == 1) {
 		if (d.reason == WIRE_R_NOT_ROCE)
 			continue;
 		t->roce++;
 		if (d.reason != WIRE_R_OK)
 			t->malformed++;
+		else if (r->cut_at)
+			t->cut++;
 		else if (d.icrc == WIRE_ICRC_OK)
 			t->icrc_ok++;
 		else
 			t->icrc_bad++;
-		cli_decode_print(stdout, json, many, path, r->frames, &d);
+		cli_decode_print(stdout, json, many, path, r->frames, &d, r->cut_at, wire_len);
 	}
 	if (ret < 0) {
 		fflush(stdout);
@@ -136,8 +149,11 @@ int cli_decode(int argc, char **argv)
 	}
 	free(readers);
 	printf("roce packets: %" PRIu64 ", icrc ok: %" PRIu64 ", icrc bad: %" PRIu64
-	       ", malformed: %" PRIu64 "\n",
+	       ", malformed: %" PRIu64,
 	       t.roce, t.icrc_ok, t.icrc_bad, t.malformed);
+	if (t.cut)
+		printf(", cut: %" PRIu64, t.cut);
+	printf("\n");
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "uroce decode: cannot write output: %s\n", strerror(errno));
 		return CLI_EXIT_USAGE;

@@ -14,6 +14,7 @@
 #include <pcap/pcap.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pcapfile.h"
@@ -152,8 +153,26 @@ int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_
 	r->frames++;
 	if (wire_len)
 		*wire_len = h->len;
-	/* A frame cut by the snap length fails the IP length check: truncated. */
-	common_pcap_decode(r->linktype, data, h->caplen, d);
+	r->cut_at = 0;
+	if (h->caplen >= h->len || h->len > COMMON_PCAP_SNAPLEN) {
+		common_pcap_decode(r->linktype, data, h->caplen, d);
+		return 1;
+	}
+	/* Cut by the snap length: decode the headers it kept. */
+	if (!r->pad && !(r->pad = malloc(COMMON_PCAP_SNAPLEN))) {
+		common_pcap_seterr(err, errlen, "%s%s", "out of memory", "");
+		return -EIO;
+	}
+	memcpy(r->pad, data, h->caplen);
+	memset(r->pad + h->caplen, 0, h->len - h->caplen);
+	r->cut_at = h->caplen;
+	common_pcap_decode(r->linktype, r->pad, h->len, d);
+	if (d->reason == WIRE_R_NOT_ROCE)
+		return 1;
+	d->icrc = WIRE_ICRC_UNCHECKED;
+	if (d->reason == WIRE_R_OK &&
+	    d->frame.ib_off + d->pkt.payload_off > (size_t)h->caplen)
+		d->reason = WIRE_R_SHORT_FOR_OPCODE;
 	return 1;
 }
 
@@ -162,6 +181,8 @@ void common_pcap_close_read(struct common_pcap_reader *r)
 	if (r->pcap)
 		pcap_close(r->pcap);
 	r->pcap = NULL;
+	free(r->pad);
+	r->pad = NULL;
 }
 
 /* pcapng block types and the option that carries a comment (pcapng spec, IETF draft). */
@@ -192,7 +213,7 @@ static size_t put16(uint8_t *p, uint16_t v)
 }
 
 /* The section header and the one Ethernet interface of a new pcapng file. */
-static int pcapng_start(FILE *f)
+static int pcapng_start(FILE *f, uint32_t snaplen)
 {
 	uint8_t b[48];
 	size_t n = 0;
@@ -209,19 +230,30 @@ static int pcapng_start(FILE *f)
 	n += put32(b + n, 20);
 	n += put16(b + n, DLT_EN10MB);
 	n += put16(b + n, 0);
-	n += put32(b + n, COMMON_PCAP_SNAPLEN); /* microsecond timestamps: the default */
+	n += put32(b + n, snaplen); /* microsecond timestamps: the default */
 	n += put32(b + n, 20);
 	return fwrite(b, 1, n, f) == n ? 0 : -EIO;
 }
 
 int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char *err, size_t errlen)
 {
+	return common_pcap_open_write_snap(w, path, 0, err, errlen);
+}
+
+int common_pcap_open_write_snap(struct common_pcap_writer *w, const char *path, uint32_t snaplen,
+				char *err, size_t errlen)
+{
 	FILE *f;
 
 	memset(w, 0, sizeof(*w));
+	if (snaplen && (snaplen < 64 || snaplen > COMMON_PCAP_SNAPLEN)) {
+		common_pcap_seterr(err, errlen, "%s: %s", path, "snap length must be 64..65535");
+		return -EINVAL;
+	}
+	w->snaplen = snaplen ? snaplen : COMMON_PCAP_SNAPLEN;
 	if (ends_with(path, ".pcapng")) {
 		f = fopen(path, "wb");
-		if (!f || pcapng_start(f)) {
+		if (!f || pcapng_start(f, w->snaplen)) {
 			int e = f ? EIO : errno;
 
 			common_pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
@@ -230,9 +262,10 @@ int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char 
 			return -e;
 		}
 		w->ng = f;
+		w->bytes = 28 + 20;
 		return 0;
 	}
-	w->dead = pcap_open_dead(DLT_EN10MB, COMMON_PCAP_SNAPLEN);
+	w->dead = pcap_open_dead(DLT_EN10MB, (int)w->snaplen);
 	if (!w->dead) {
 		common_pcap_seterr(err, errlen, "%s: %s", path, "cannot create a pcap handle");
 		return -ENOMEM;
@@ -255,12 +288,13 @@ int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char 
 		w->dead = NULL;
 		return -EIO;
 	}
+	w->bytes = 24; /* the pcap file header */
 	return 0;
 }
 
 /* One enhanced packet block, with the comment as its opt_comment. */
 static int pcapng_packet(FILE *f, const struct timeval *ts, const uint8_t *frame, size_t len,
-			 const char *comment)
+			 size_t orig_len, const char *comment, uint64_t *bytes)
 {
 	static const uint8_t zero[4];
 	size_t clen = comment ? strnlen(comment, PCAPNG_COMMENT_MAX) : 0;
@@ -277,8 +311,9 @@ static int pcapng_packet(FILE *f, const struct timeval *ts, const uint8_t *frame
 	n += put32(h + n, (uint32_t)(us >> 32));
 	n += put32(h + n, (uint32_t)us);
 	n += put32(h + n, (uint32_t)len);
-	n += put32(h + n, (uint32_t)len);
+	n += put32(h + n, (uint32_t)orig_len);
 	put32(t, total);
+	*bytes += total;
 	if (fwrite(h, 1, n, f) != n || fwrite(frame, 1, len, f) != len ||
 	    fwrite(zero, 1, dpad, f) != dpad)
 		return -EIO;
@@ -297,20 +332,24 @@ int common_pcap_write_frame_comment(struct common_pcap_writer *w, const struct t
 				    const uint8_t *frame, size_t len, const char *comment)
 {
 	struct pcap_pkthdr h;
+	size_t cap = len;
 
 	if ((!w->dumper && !w->ng) || len > COMMON_PCAP_SNAPLEN)
 		return -EINVAL;
+	if (cap > w->snaplen)
+		cap = w->snaplen;
 	if (ts)
 		h.ts = *ts;
 	else
 		gettimeofday(&h.ts, NULL);
 	if (w->ng) {
-		if (pcapng_packet(w->ng, &h.ts, frame, len, comment))
+		if (pcapng_packet(w->ng, &h.ts, frame, cap, len, comment, &w->bytes))
 			return -EIO;
 	} else {
-		h.caplen = (bpf_u_int32)len;
+		h.caplen = (bpf_u_int32)cap;
 		h.len = (bpf_u_int32)len;
 		pcap_dump((u_char *)w->dumper, &h, frame);
+		w->bytes += 16 + cap;
 	}
 	w->frames++;
 	return 0;

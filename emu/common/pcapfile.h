@@ -25,6 +25,10 @@ struct common_pcap_reader {
 	struct pcap *pcap;
 	int linktype;	 /* DLT_* of the file */
 	uint64_t frames; /* frames read so far; the last one read is frame number `frames` */
+	/* The last frame read was cut by the file's snap length: only its first
+	 * cut_at bytes are in the file (0: it is whole). */
+	size_t cut_at;
+	uint8_t *pad; /* a cut frame, completed with zeros, for decoding */
 };
 
 /*
@@ -40,6 +44,11 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
  * with a message in err when the file is damaged. *wire_len (may be NULL)
  * receives the original frame length (larger than the captured length when
  * the capture was cut at a snap length).
+ * A frame cut by the snap length (r->cut_at set) is decoded as far as it
+ * goes: its headers are checked as whole ones are, the bytes the file lacks
+ * count as zeros, and its ICRC is WIRE_ICRC_UNCHECKED (the file cannot tell);
+ * when the cut falls inside its IB headers, d->reason is
+ * WIRE_R_SHORT_FOR_OPCODE.
  */
 int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len,
 		     char *err, size_t errlen);
@@ -58,6 +67,8 @@ struct common_pcap_writer {
 	struct pcap_dumper *dumper;
 	FILE *ng; /* pcapng: written here, not by libpcap */
 	uint64_t frames;
+	uint64_t bytes;	  /* of the file so far, headers included */
+	uint32_t snaplen; /* frames are cut to this many bytes */
 };
 
 /*
@@ -67,6 +78,10 @@ struct common_pcap_writer {
  */
 int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char *err,
 			   size_t errlen);
+/* The same with a snap length (0: 65535; else 64..65535): a longer frame is
+ * written cut to snaplen bytes, with its original length, as tcpdump -s does. */
+int common_pcap_open_write_snap(struct common_pcap_writer *w, const char *path, uint32_t snaplen,
+				char *err, size_t errlen);
 
 /* Append one complete frame with timestamp ts (NULL: now). Returns 0 or -EIO. */
 int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts,

@@ -56,6 +56,14 @@ static void usage(FILE *f)
 		   "owning IP)\n"
 		   "  -w, --pcap FILE     write every packet sent or received to a "
 		   "pcap file\n"
+		   "                      (pcapng, with a comment per packet, when FILE "
+		   "ends in .pcapng)\n"
+		   "      --pcap-snaplen BYTES  keep only the first BYTES of each frame "
+		   "(64..65535)\n"
+		   "      --pcap-size SIZE  a new file when one reaches SIZE (e.g. 100M): "
+		   "FILE.0, FILE.1...\n"
+		   "      --pcap-files N  with --pcap-size: keep only the newest N files "
+		   "(a ring)\n"
 		   "  -b, --sockbuf BYTES size of each UDP socket buffer (default "
 		   "16 MiB; forced past\n"
 		   "                      net.core.[rw]mem_max when privileged); "
@@ -94,6 +102,34 @@ static void usage(FILE *f)
 		   "  -q, --quiet         only errors and warnings\n"
 		   "  -V, --version       print the version and exit\n"
 		   "  -h, --help          print this help and exit\n");
+}
+
+/* Long options without a short form. */
+enum { OPT_PCAP_SNAPLEN = 0x100, OPT_PCAP_SIZE, OPT_PCAP_FILES, OPT_CM_TIMEOUT, OPT_CM_RETRIES };
+
+/* "4096", "64K", "10M", "1G" (K = 1024) into *out; -1 on junk. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
 }
 
 static int parse_u32(const char *s, uint32_t max, uint32_t *out)
@@ -255,9 +291,6 @@ static void free_fault_rules(struct emu_opts *o)
 	o->nfault_rules = 0;
 }
 
-/* Long options without a short letter. */
-enum { OPT_CM_TIMEOUT = 0x100, OPT_CM_RETRIES };
-
 /* Options into *o. UROCED_RUN, or the exit status: 0 (--help, --version),
  * 2 (a usage error, reported in one line). */
 static int parse(int argc, char **argv, struct emu_opts *o)
@@ -269,6 +302,9 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"rundir", required_argument, NULL, 'r'},
 	    {"mtu", required_argument, NULL, 'm'},
 	    {"pcap", required_argument, NULL, 'w'},
+	    {"pcap-snaplen", required_argument, NULL, OPT_PCAP_SNAPLEN},
+	    {"pcap-size", required_argument, NULL, OPT_PCAP_SIZE},
+	    {"pcap-files", required_argument, NULL, OPT_PCAP_FILES},
 	    {"spin-us", required_argument, NULL, 's'},
 	    {"nice", required_argument, NULL, 'N'},
 	    {"icrc-any-id", no_argument, NULL, 'I'},
@@ -337,6 +373,34 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			break;
 		case 'w':
 			o->pcap_path = optarg;
+			break;
+		case OPT_PCAP_SNAPLEN:
+			if (parse_u32(optarg, 65535, &v) || (v && v < 64)) {
+				fprintf(stderr,
+					"uroced: --pcap-snaplen %s: must be a number of bytes "
+					"in 64..65535 (0: whole frames)\n",
+					optarg);
+				return 2;
+			}
+			o->pcap_snaplen = v;
+			break;
+		case OPT_PCAP_SIZE:
+			if (parse_size(optarg, &o->pcap_size) || o->pcap_size < 65536) {
+				fprintf(stderr,
+					"uroced: --pcap-size %s: must be a size of at least 64K "
+					"(bytes, or with K, M or G)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_PCAP_FILES:
+			if (parse_u32(optarg, 1000000, &v) || v < 1) {
+				fprintf(stderr,
+					"uroced: --pcap-files %s: must be a number in 1..1000000\n",
+					optarg);
+				return 2;
+			}
+			o->pcap_files = v;
 			break;
 		case 's':
 			if (parse_u32(optarg, 1000000, &v)) {
@@ -448,6 +512,15 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 		fprintf(stderr, "uroced: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
+	if ((o->pcap_snaplen || o->pcap_size) && !o->pcap_path) {
+		fprintf(stderr, "uroced: --pcap-%s needs --pcap FILE\n",
+			o->pcap_snaplen ? "snaplen" : "size");
+		return 2;
+	}
+	if (o->pcap_files && !o->pcap_size) {
+		fprintf(stderr, "uroced: --pcap-files needs --pcap-size (the size of each file)\n");
+		return 2;
+	}
 	if (!o->name || !o->addr) {
 		fprintf(stderr, "uroced: --name and --addr are required "
 				"(see --help)\n");
@@ -545,7 +618,8 @@ static int start(struct uroced *u)
 		emu_info("fault injection: %u rule%s, seed %llu", o->nfault_rules,
 			 o->nfault_rules == 1 ? "" : "s", (unsigned long long)o->seed);
 
-	if (o->pcap_path && emu_capture_open(dev, o->pcap_path))
+	if (o->pcap_path &&
+	    emu_capture_open(dev, o->pcap_path, o->pcap_snaplen, o->pcap_size, o->pcap_files))
 		goto err_unwind;
 	u->done = UROCED_CAPTURE;
 

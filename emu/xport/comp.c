@@ -257,6 +257,7 @@ static void comp_retry(struct xport_qp *qp, struct xport_swqe *w, enum xport_cnt
 		xport__cc_timeout(qp);
 	else if (!inside || overdue)
 		xport__cc_loss(qp);
+	qp->req.retx_why = (uint8_t)why;
 	comp_rewind(qp, now, nak, !inside || overdue);
 	comp_set_timers(qp, now, true);
 }
@@ -281,6 +282,7 @@ static void comp_fast_retry(struct xport_qp *qp, uint64_t now)
 		xport__cc_timeout(qp);
 	else
 		xport__cc_expired(qp);
+	qp->req.retx_why = XPORT_CNT_RETRY_FAST;
 	comp_rewind(qp, now, false, true);
 	comp_set_timers(qp, now, false);
 }
@@ -541,6 +543,7 @@ void xport__comp_timeout(struct xport_qp *qp, uint64_t now)
 		qp->comp.rnr_deadline = 0;
 		qp->req.wait_rnr = false;
 		qp->req.need_retry = true;
+		qp->req.retx_why = XPORT_CNT_RETRY_RNR;
 		xport__count(qp, XPORT_CNT_RETRY_RNR, 1);
 		xport__req_run(qp);
 	}

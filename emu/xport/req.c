@@ -201,6 +201,23 @@ static void req_sent_psns(struct xport_qp *qp, uint32_t psn, uint32_t n, bool ac
 	qp->req.psn = end;
 }
 
+/*
+ * Say what the packet about to be sent at psn is for (xport_tx_info): its
+ * WR, and whether it is sent again and why. Before req_sent_psns.
+ */
+static void req_note(struct xport_qp *qp, const struct xport_swqe *w, uint32_t psn)
+{
+	struct xport_tx_info *t = &qp->dev->tx_info;
+
+	t->request = true;
+	t->retx_why = wire_psn_cmp(psn, qp->req.hw_psn) >= 0 ? 0 : qp->req.retx_why;
+	t->wr_opcode = w->wr.opcode;
+	t->wr_id = w->wr.wr_id;
+	t->length = w->length;
+	t->num_sge = w->wr.flags & UROCE_SEND_INLINE ? 0 : w->wr.num_sge;
+	t->psn = psn;
+}
+
 /* READ request: one packet, consumes one PSN per response packet (PROTOCOL.md 7). */
 static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
 {
@@ -216,6 +233,7 @@ static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	wire_reth_set_va(reth, w->wr.remote_addr + w->offset);
 	wire_reth_set_rkey(reth, w->wr.rkey);
 	wire_reth_set_dmalen(reth, resid);
+	req_note(qp, w, psn);
 	req_sent_psns(qp, psn, xport__req_npkts(resid, qp->pmtu), true);
 	qp->req.noack_pkts = 0;
 	qp->req.rd_atomic++;
@@ -242,6 +260,7 @@ static int req_send_atomic(struct xport_qp *qp, struct xport_swqe *w, uint8_t *p
 	/* CmpSwap: swap data + compare data; FetchAdd: the addend, compare unused. */
 	wire_atmeth_set_swap_add(a, cas ? w->wr.swap : w->wr.compare_add);
 	wire_atmeth_set_compare(a, cas ? w->wr.compare_add : 0);
+	req_note(qp, w, psn);
 	req_sent_psns(qp, psn, 1, true);
 	qp->req.noack_pkts = 0;
 	qp->req.rd_atomic++;
@@ -320,6 +339,7 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 			return UROCE_WC_LOC_PROT_ERR;
 	}
 	qp->req.noack_pkts = ack ? 0 : qp->req.noack_pkts + 1;
+	req_note(qp, w, psn);
 	req_sent_psns(qp, psn, 1, ack);
 	w->offset += pay;
 	if (last) {

@@ -89,6 +89,7 @@ int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt,
 
 	len = xport__seal(rt, pkt, len, paylen);
 	rc = dev->ops->send_packet(dev->ctx, qp, rt, pkt, len);
+	dev->tx_info.request = false; /* the requester sets it for each of its packets */
 	if (rc) {
 		xport__count(qp, XPORT_CNT_TX_ERR, 1);
 		return rc;

@@ -292,6 +292,20 @@ struct xport_flow {
 };
 
 /* Per-device state: one per RNIC. */
+/*
+ * What a request packet is for, for annotations (a capture's comments):
+ * valid during the send_packet call that sends it (xport_tx_info).
+ */
+struct xport_tx_info {
+	bool request;	   /* a request of an application WR (else a response or a MAD) */
+	uint8_t retx_why;  /* 0: first transmission; else why it is sent again (XPORT_CNT_RETRY_*) */
+	uint32_t wr_opcode; /* enum uroce_wr_opcode */
+	uint64_t wr_id;
+	uint32_t length; /* of the whole message */
+	uint32_t num_sge;
+	uint32_t psn; /* of the packet (a check that the info is this packet's) */
+};
+
 struct xport_dev {
 	const struct xport_ops *ops;
 	void *ctx;
@@ -307,6 +321,8 @@ struct xport_dev {
 	struct xport_flow flow;
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
+	struct xport_tx_info tx_info; /* of the packet send_packet is sending */
+	unsigned last_drop;	      /* the last drop reason counted (xport_rx_verdict) */
 };
 
 /* Attributes the engine keeps (ibv_qp_attr subset, values as in verbs). */
@@ -392,6 +408,7 @@ struct xport_req {
 	uint32_t noack_pkts; /* packets sent since the last AckReq */
 	uint32_t rd_atomic;  /* READ/atomic WQEs issued and not completed */
 	bool need_retry;     /* go back to comp.psn before sending anything */
+	uint8_t retx_why;    /* why the last rewind happened (enum xport_cnt RETRY_*) */
 	bool wait_rnr;	     /* RNR NAK received: nothing until the RNR timer */
 	bool drained_told;   /* sq_drained already reported for this SQD */
 };
@@ -567,6 +584,8 @@ struct xport_qp {
 	struct xport_qp_flow flow;
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
+	struct xport_tx_info tx_info; /* of the packet send_packet is sending */
+	unsigned last_drop;	      /* the last drop reason counted (xport_rx_verdict) */
 };
 
 /* ---- Entry points for the daemon ------------------------------------ */
@@ -645,6 +664,26 @@ void xport_flow_set_budget(struct xport_dev *dev, uint64_t bytes);
  */
 void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf,
 		       size_t len);
+
+/*
+ * For annotating the packet being received (a capture's comment): reset
+ * before xport_recv_packet; afterwards xport_rx_verdict is the drop reason
+ * the engine counted for it, or XPORT_DROP_COUNT when it was accepted.
+ */
+static inline void xport_rx_verdict_reset(struct xport_dev *dev)
+{
+	dev->last_drop = XPORT_DROP_COUNT;
+}
+static inline unsigned xport_rx_verdict(const struct xport_dev *dev)
+{
+	return dev->last_drop;
+}
+
+/* What the packet send_packet is sending right now is for (see struct xport_tx_info). */
+static inline const struct xport_tx_info *xport_tx_info(const struct xport_dev *dev)
+{
+	return &dev->tx_info;
+}
 
 /* gsi.c */
 

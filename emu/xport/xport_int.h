@@ -30,6 +30,7 @@ static inline void xport__count(struct xport_qp *qp, enum xport_cnt c, uint64_t 
 static inline void xport__drop(struct xport_dev *dev, struct xport_qp *qp, enum xport_drop r)
 {
 	dev->drops[r]++;
+	dev->last_drop = r;
 	if (qp)
 		qp->drops[r]++;
 }

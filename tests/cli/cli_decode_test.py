@@ -161,18 +161,35 @@ with tempfile.TemporaryDirectory(prefix="uroce-cli-test-") as tmp:
     check(rc == 0 and lines[-1] == summary(83, 0, 0) and lines[0].startswith("2 "),
           "dport 4790 skipped: %r" % lines[-1])
 
-    # a capture cut by a snap length: the cut packet is malformed (truncated)
-    header, recs = pcap_records(sample)
-    rh = bytearray(recs[0][0])
-    caplen = struct.unpack("<I", rh[8:12])[0]
-    rh[8:12] = struct.pack("<I", caplen - 10)
-    recs[0] = [bytes(rh), recs[0][1][:caplen - 10]]
-    cut = os.path.join(tmp, "cut.pcap")
-    pcap_write(cut, header, recs)
+    # a capture cut by a snap length: the cut packet is decoded as far as it
+    # goes and counted as cut (its ICRC cannot be checked), not as bad or
+    # malformed; cut inside its IB headers, it is malformed
+    def cut_sample(keep):
+        header, recs = pcap_records(sample)
+        rh = bytearray(recs[0][0])
+        caplen = struct.unpack("<I", rh[8:12])[0]
+        keep = keep if keep > 0 else caplen + keep
+        rh[8:12] = struct.pack("<I", keep)
+        recs[0] = [bytes(rh), recs[0][1][:keep]]
+        path = os.path.join(tmp, "cut%d.pcap" % keep)
+        pcap_write(path, header, recs)
+        return path, caplen
+    cut, caplen = cut_sample(-10)
     rc, out, err = run("decode", cut)
     lines = out.splitlines()
-    check(rc == 1 and lines[-1] == summary(83, 0, 1) and "frame ends inside" in lines[0],
-          "snap-length cut: %r %r" % (lines[0], lines[-1]))
+    check(rc == 0 and lines[-1] == "roce packets: 84, icrc ok: 83, icrc bad: 0, malformed: 0, cut: 1" and
+          lines[0].endswith("icrc=unchecked (cut at %d of %d bytes)" % (caplen - 10, caplen)) and
+          " RC Send First " in lines[0],
+          "snap-length cut in the payload: %r %r" % (lines[0], lines[-1]))
+    rc, out, err = run("decode", "--json", cut)
+    o = json.loads(out.splitlines()[0])
+    check(o["cut_at"] == caplen - 10 and o["frame_len"] == caplen and o["icrc"] == "unchecked" and
+          o["malformed"] is False, "snap-length cut, JSON: %r" % out.splitlines()[0][:160])
+    cut, caplen = cut_sample(14 + 20 + 8 + 8)
+    rc, out, err = run("decode", cut)
+    lines = out.splitlines()
+    check(rc == 1 and lines[-1] == summary(83, 0, 1) and "too short for the opcode" in lines[0],
+          "snap-length cut inside the BTH: %r %r" % (lines[0], lines[-1]))
 
     # an empty capture: zero packets, exit 0
     empty = os.path.join(tmp, "empty.pcap")

@@ -366,7 +366,8 @@ lo_capture_stop() {
 }
 
 # decode_summary CAP: runs `uroce decode`; sets DEC_RC and DEC_N, DEC_OK,
-# DEC_BAD, DEC_MAL from its summary line (-1 when missing); the packet lines
+# DEC_BAD, DEC_MAL from its summary line (-1 when missing; frames cut by a
+# snap length are in DEC_N but in none of the others); the packet lines
 # are left in CAP.decode.
 decode_summary() {
 	local last
@@ -374,7 +375,7 @@ decode_summary() {
 	timeout -k 5 120 "$UROCE_BIN/uroce" decode "$1" >"$1.decode" 2>"$1.decode.err" || DEC_RC=$?
 	last=$(tail -n 1 "$1.decode")
 	DEC_N=-1 DEC_OK=-1 DEC_BAD=-1 DEC_MAL=-1
-	if [[ $last =~ ^roce\ packets:\ ([0-9]+),\ icrc\ ok:\ ([0-9]+),\ icrc\ bad:\ ([0-9]+),\ malformed:\ ([0-9]+)$ ]]; then
+	if [[ $last =~ ^roce\ packets:\ ([0-9]+),\ icrc\ ok:\ ([0-9]+),\ icrc\ bad:\ ([0-9]+),\ malformed:\ ([0-9]+)(,\ cut:\ [0-9]+)?$ ]]; then
 		DEC_N=${BASH_REMATCH[1]} DEC_OK=${BASH_REMATCH[2]}
 		DEC_BAD=${BASH_REMATCH[3]} DEC_MAL=${BASH_REMATCH[4]}
 	fi

@@ -95,6 +95,12 @@ report() {
 	if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$passed" -eq 0 ]; then
 		verdict=FAIL
 		grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$log" | grep -vE 'Passed|Skipped' | sed 's/^/      /'
+		# what each failed test printed last (a CI log is all there is to read)
+		grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$log" | grep -vE 'Passed|Skipped' |
+			sed -E 's/.*Test +#([0-9]+):.*/\1/' | while read -r n; do
+			echo "      output of test #$n (last 25 lines):"
+			grep -E "^$n: " "$log" | tail -n 25 | sed 's/^/        /'
+		done
 	fi
 	if [ -n "$taken" ]; then
 		verdict=FAIL

@@ -64,6 +64,10 @@ struct impair_spec {
 
 struct impair_stats {
 	uint64_t in, sent, passed, lost, outage, dup, reordered, corrupted, tx_err;
+	/* frames held for a delay: how long each was meant to be held (the
+	 * tool's own decision, independent of the machine's load), and how late
+	 * the tool released the latest one */
+	uint64_t held, hold_min_ns, hold_max_ns, hold_sum_ns, late_max_ns;
 };
 
 struct impair_dir {
@@ -273,10 +277,24 @@ static void handle(struct impair_dir *d, uint8_t *buf, size_t len, bool all, uin
 		d->st.dup++;
 	}
 	while (copies--) {
-		if (due <= t && !nheap)
+		if (due <= t && !nheap) {
 			send_frame(d, buf, len);
-		else if (queue_frame(d, buf, len, due))
+			continue;
+		}
+		if (queue_frame(d, buf, len, due)) {
 			d->st.tx_err++;
+			continue;
+		}
+		if (due > t) {
+			uint64_t h = due - t;
+
+			if (!d->st.held || h < d->st.hold_min_ns)
+				d->st.hold_min_ns = h;
+			if (h > d->st.hold_max_ns)
+				d->st.hold_max_ns = h;
+			d->st.hold_sum_ns += h;
+			d->st.held++;
+		}
 	}
 }
 
@@ -402,12 +420,16 @@ static void print_stats(FILE *f, const struct impair_dir *d)
 
 	fprintf(f,
 		"%s in %llu sent %llu passed %llu lost %llu outage %llu dup %llu reordered %llu "
-		"corrupted %llu tx_err %llu\n",
+		"corrupted %llu tx_err %llu held %llu hold_min_us %llu hold_avg_us %llu "
+		"hold_max_us %llu late_max_us %llu\n",
 		d->name, (unsigned long long)s->in, (unsigned long long)s->sent,
 		(unsigned long long)s->passed, (unsigned long long)s->lost,
 		(unsigned long long)s->outage, (unsigned long long)s->dup,
 		(unsigned long long)s->reordered, (unsigned long long)s->corrupted,
-		(unsigned long long)s->tx_err);
+		(unsigned long long)s->tx_err, (unsigned long long)s->held,
+		(unsigned long long)(s->hold_min_ns / 1000),
+		(unsigned long long)(s->held ? s->hold_sum_ns / s->held / 1000 : 0),
+		(unsigned long long)(s->hold_max_ns / 1000), (unsigned long long)(s->late_max_ns / 1000));
 }
 
 static void on_signal(int sig)
@@ -504,6 +526,8 @@ int main(int argc, char **argv)
 		while (nheap && heap[0]->due <= t) {
 			struct impair_item *it = heap_pop();
 
+			if (t - it->due > it->dir->st.late_max_ns)
+				it->dir->st.late_max_ns = t - it->due;
 			send_frame(it->dir, it->buf, it->len);
 			free(it);
 		}

@@ -20,7 +20,8 @@
 #   impair_outage            start an outage now (SIGUSR1, --outage-len long)
 #   impair_count DIR FIELD   a counter of the last run: DIR a->b or b->a,
 #                            FIELD in sent passed lost outage dup reordered
-#                            corrupted tx_err
+#                            corrupted tx_err held hold_min_us hold_avg_us
+#                            hold_max_us late_max_us
 
 IMP_NS_A=uroce-t${UROCE_TEST_SLOT:?}-${UROCE_TEST_INDEX:?}-a
 IMP_NS_B=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-b

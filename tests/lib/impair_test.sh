@@ -75,16 +75,21 @@ c=$(impair_count a-\>b corrupted)
 expect "corrupt 10 %: $c corrupted (130..270), each caught" "$c" -gt 130 -a "$c" -lt 270 -a \
 	"$(val corrupt corrupt)" = "$c" -a $(($(val corrupt unique) + c)) = $N
 
-# paced (200 us apart), so that what is measured is the tool's delay, not the
-# receiver working through a burst on a busy machine. The lower bounds are the
-# tool's (nothing may arrive before 10 ms, and the delays average 20 ms); what
-# the machine adds on top is not, so the upper bounds only catch a delay of the
-# wrong order (CI runs two suites at once on two cores: stalls of tens of ms).
+# paced (200 us apart). What the tool decided is checked exactly from its own
+# counters: every datagram held, 10..30 ms each, 17..23 on average. What the
+# receiver measures includes the machine: nothing may arrive before 10 ms
+# (the tool really holds them) and they reorder; on top the machine adds its
+# own stalls (CI runs two suites at once on two cores: tens of ms), so the
+# receiver's median is only held to the right order of magnitude.
 run_case delay "--seed 4 -x delay=20,jitter=10" 4791 $N 200 1
-expect "delay 20 +- 10 ms: none under 10 ms late, average 17..40 (max $(val delay delay_max_ms) under 150), reordered" \
+expect "delay 20 +- 10 ms: the tool held $(impair_count a-\>b held), for $(impair_count a-\>b hold_min_us)..$(impair_count a-\>b hold_max_us) us, $(impair_count a-\>b hold_avg_us) on average" \
+	"$(impair_count a-\>b held)" = $N -a "$(impair_count a-\>b hold_min_us)" -ge 10000 -a \
+	"$(impair_count a-\>b hold_max_us)" -le 30000 -a "$(impair_count a-\>b hold_avg_us)" -ge 17000 -a \
+	"$(impair_count a-\>b hold_avg_us)" -le 23000
+expect "delay 20 +- 10 ms: all arrive, none under 10 ms late, median $(val delay delay_p50_ms) ms under 100 (max $(val delay delay_max_ms)), reordered" \
 	"$(val delay unique)" = $N -a \
-	"$(awk -v a="$(val delay delay_min_ms)" -v m="$(val delay delay_avg_ms)" -v b="$(val delay delay_max_ms)" \
-		'BEGIN { print (a >= 9.5 && b <= 150 && m >= 17 && m <= 40) ? 1 : 0 }')" = 1 -a \
+	"$(awk -v a="$(val delay delay_min_ms)" -v m="$(val delay delay_p50_ms)" \
+		'BEGIN { print (a >= 9.5 && m >= 10 && m < 100) ? 1 : 0 }')" = 1 -a \
 	"$(val delay reordered)" -gt 100
 
 run_case reorder "--seed 5 -x reorder=25,reorder_delay=5" 4791 $N 0 1

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * abi_sysfs.c: libibverbs' sysfs helpers. uroce devices have no sysfs
- * entries (there is no kernel driver), but the helpers are generic and
+ * abi_sysfs.c: libibverbs' sysfs helpers. The helpers are generic and
  * callers use them on their own paths: librdmacm reads
  * <sysfs>/class/misc/rdma_cm/abi_version with them, ibv_devinfo reads
  * <ibdev_path>/board_id. So they really read files, and a missing file
- * gives -1 exactly as with rdma-core (ibv_devinfo then omits the line).
+ * gives -1 exactly as with rdma-core. A uroce device's ibdev_path is in the
+ * sysfs view (sysview.c), which ibv_read_sysfs_file reaches itself, so that
+ * it works in the drop-in library too, where no libc call is hooked.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "shim.h"
 
 static const char *shim_sysfs_path;
 static pthread_once_t shim_sysfs_once = PTHREAD_ONCE_INIT;
@@ -63,13 +66,15 @@ const char *ibv_get_sysfs_path(void)
  */
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
 {
-	char *path;
+	char *path, view[PATH_MAX];
+	const char *real;
 	ssize_t len;
 	int fd;
 
 	if (asprintf(&path, "%s/%s", dir, file) < 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	real = shim_sysview_path(path, view, sizeof(view));
+	fd = real ? open(real, O_RDONLY | O_CLOEXEC) : -1;
 	free(path);
 	if (fd < 0)
 		return -1;

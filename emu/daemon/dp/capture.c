@@ -9,9 +9,23 @@
  * and the IPv6 UDP checksum the kernel computes; MAC addresses are the
  * locally administered ones derived from the IP addresses (route.c). Received packets are captured
  * before the transport checks them, so dropped ones (bad ICRC...) appear too.
- * A FILE named *.pcapng is written as pcapng, and a frame may then carry a
- * comment (emu_capture_note: fault.c says what a fault rule did to it); a
- * pcap file holds the frames alone.
+ * A FILE named *.pcapng is written as pcapng, and a frame then carries a
+ * comment saying why it exists and what became of it: the WR a request
+ * belongs to (wr_id, opcode, length, SGE count) and, when it is sent again,
+ * why (the retry counter of the cause: timeout, sequence NAK, RNR...; from
+ * the engine's xport_tx_info); what a fault rule did to it (fault.c,
+ * emu_capture_note); on receive, the drop reason the engine counted
+ * (xport_rx_verdict) and the completions it caused. A received frame is held
+ * while the engine processes it, so that what it provokes (an ACK) is
+ * written after it. A pcap file holds the frames alone.
+ *
+ * Bounded as tcpdump's are: --pcap-snaplen cuts each frame to its first
+ * bytes (the frame keeps its original length, and a comment says whether the
+ * whole packet's ICRC was good, since a reader can no longer check it), and
+ * --pcap-size starts a new file when one has grown past that many bytes:
+ * FILE's name gets a number before its extension (u0.pcapng: u0.0.pcapng,
+ * u0.1.pcapng, ...), and with --pcap-files N only the newest N are kept, the
+ * numbers going round 0..N-1 so that the oldest file is overwritten.
  *
  * The file is flushed at most EMU_CAPTURE_FLUSH_MS after a frame was
  * written (a daemon that is killed leaves a nearly complete file) and on a
@@ -20,12 +34,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <wire/bth.h>
+#include <wire/decode.h>
 #include <wire/frame.h>
 #include <wire/inet.h>
 #include "pcapfile.h"
@@ -44,13 +62,51 @@ struct emu_capture {
 	uv_timer_t flush_timer;
 	bool timer_started;
 	bool dirty;
-	const char *path;
+	const char *path; /* --pcap FILE */
+	char *cur;	  /* the file being written: path, or a numbered one of the ring */
+	uint32_t snaplen;
+	uint64_t size; /* 0: one file */
+	uint32_t files;
+	uint64_t seq; /* number of the current file (ring: modulo files) */
 	bool created; /* the file did not exist before: a discard removes it */
 	bool has_note;
 	char note[CAPTURE_NOTE_BYTES]; /* the comment of the next frame */
+	/* a received frame held while the engine processes it (emu_capture_rx_begin) */
+	bool holding;
+	size_t held_len;
+	char held_note[CAPTURE_NOTE_BYTES];
+	uint8_t held[CAPTURE_FRAME_BYTES];
 };
 
-int emu_capture_open(struct emu_dev *dev, const char *path)
+/* FILE with number n before its extension (.pcap or .pcapng), or after it. */
+static char *capture_name(const char *path, uint64_t n)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	char *name;
+	int len;
+
+	if (!dot || (slash && dot < slash) || (strcmp(dot, ".pcap") && strcmp(dot, ".pcapng")))
+		dot = path + strlen(path);
+	len = asprintf(&name, "%.*s.%llu%s", (int)(dot - path), path, (unsigned long long)n, dot);
+	return len < 0 ? NULL : name;
+}
+
+static int capture_open_file(struct emu_capture *c, char *err, size_t errlen)
+{
+	char *name = c->size ? capture_name(c->path, c->files ? c->seq % c->files : c->seq)
+			     : strdup(c->path);
+
+	if (!name) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	free(c->cur);
+	c->cur = name;
+	return common_pcap_open_write_snap(&c->w, name, c->snaplen, err, errlen);
+}
+
+int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, uint64_t size_bytes,
+		     uint32_t files)
 {
 	struct emu_capture *c = calloc(1, sizeof(*c));
 	struct stat st;
@@ -62,15 +118,36 @@ int emu_capture_open(struct emu_dev *dev, const char *path)
 		return -1;
 	}
 	c->path = path;
-	c->created = lstat(path, &st) && errno == ENOENT;
-	rc = common_pcap_open_write(&c->w, path, err, sizeof(err));
+	c->snaplen = snaplen;
+	c->size = size_bytes;
+	c->files = files;
+	c->created = !size_bytes && lstat(path, &st) && errno == ENOENT;
+	rc = capture_open_file(c, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "uroced: --pcap %s: %s\n", path, err);
+		free(c->cur);
 		free(c);
 		return -1;
 	}
 	dev->capture = c;
 	return 0;
+}
+
+/* The current file is full: close it and go on in the next one. */
+static void capture_rotate(struct emu_dev *dev, struct emu_capture *c)
+{
+	char err[256];
+
+	if (common_pcap_close_write(&c->w))
+		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+	c->seq++;
+	if (capture_open_file(c, err, sizeof(err))) {
+		emu_warn("capture: %s; capture stopped", err);
+		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		return;
+	}
+	dev->dcnt[EMU_DCNT_PCAP_FILES]++;
+	emu_dbg("capture: now writing %s", c->cur);
 }
 
 static void on_flush_timer(uv_timer_t *h)
@@ -96,17 +173,14 @@ void emu_capture_start(struct emu_dev *dev)
 	c->timer_started = true;
 }
 
-void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
-			size_t len)
+/* The frame of packet pkt (BTH..ICRC) of route rt, as on the wire: its length or -1. */
+static int capture_frame(const struct xport_route *rt, const void *pkt, size_t len, uint8_t *frame)
 {
-	struct emu_capture *c = dev->capture;
-	uint8_t frame[CAPTURE_FRAME_BYTES];
 	struct wire_frame_params p;
-	const char *note;
 	int n;
 
 	emu_route_frame_params(rt, &p);
-	n = wire_frame_build_eth(frame, sizeof(frame), &p, pkt, len);
+	n = wire_frame_build_eth(frame, CAPTURE_FRAME_BYTES, &p, pkt, len);
 	if (n > 0 && p.ip_version == 6) {
 		/* IPv6 UDP always carries a checksum (the kernel computed it
 		 * for the real packet); IPv4 RoCEv2 sends 0 (net.c). */
@@ -117,18 +191,142 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
 		udp[6] = (uint8_t)(sum >> 8);
 		udp[7] = (uint8_t)sum;
 	}
-	/* The note is this frame's alone. */
-	note = c->has_note ? c->note : NULL;
-	c->has_note = false;
+	return n;
+}
+
+/* Append "; " (unless at the start) and the formatted text to note (size bytes). */
+static void note_add(char *note, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_add(char *note, size_t size, const char *fmt, ...)
+{
+	size_t used = strnlen(note, size);
+	va_list ap;
+
+	if (used + 3 >= size)
+		return;
+	if (used) {
+		memcpy(note + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(note + used, size - used, fmt, ap);
+	va_end(ap);
+}
+
+static void capture_write(struct emu_dev *dev, uint8_t *frame, int n, const char *note)
+{
+	struct emu_capture *c = dev->capture;
+	char cut[CAPTURE_NOTE_BYTES + 96];
+
+	if (note && !*note)
+		note = NULL;
+	if (n > 0 && (size_t)n > c->w.snaplen && c->w.ng) {
+		/* Cut: say what a reader can no longer check. */
+		struct wire_decoded d;
+
+		wire_decode_eth(frame, (size_t)n, &d);
+		snprintf(cut, sizeof(cut), "%s%scut at %u of %d bytes; ICRC %s", note ? note : "",
+			 note ? "; " : "", c->w.snaplen, n,
+			 d.icrc == WIRE_ICRC_OK	   ? "good"
+			 : d.icrc == WIRE_ICRC_BAD ? "BAD"
+						   : "not checked");
+		note = cut;
+	}
+	if (!c->w.ng && !c->w.dumper)
+		return; /* a ring whose next file could not be opened */
 	if (n < 0 || common_pcap_write_frame_comment(&c->w, NULL, frame, (size_t)n, note)) {
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 		return;
 	}
 	dev->dcnt[EMU_DCNT_PCAP_FRAMES]++;
+	if (c->size && c->w.bytes >= c->size)
+		capture_rotate(dev, c);
 	if (!c->dirty && c->timer_started) {
 		c->dirty = true;
 		uv_timer_start(&c->flush_timer, on_flush_timer, EMU_CAPTURE_FLUSH_MS, 0);
 	}
+}
+
+/* Write the held received frame, with what the engine said about it. */
+static void capture_release_held(struct emu_dev *dev)
+{
+	struct emu_capture *c = dev->capture;
+	unsigned v = xport_rx_verdict(&dev->x);
+
+	c->holding = false;
+	if (v < XPORT_DROP_COUNT)
+		note_add(c->held_note, sizeof(c->held_note), "dropped: %s", xport_drop_name(v));
+	capture_write(dev, c->held, (int)c->held_len, c->held_note);
+}
+
+/* The WR a request packet belongs to, and why it is sent again. */
+static void note_tx(const struct emu_dev *dev, const void *pkt, size_t len, char *note,
+		    size_t size)
+{
+	const struct xport_tx_info *t = xport_tx_info(&dev->x);
+
+	if (!t->request || len < WIRE_BTH_BYTES ||
+	    wire_bth_get_psn((const struct wire_bth *)pkt) != t->psn)
+		return;
+	note_add(note, size, "WR wr_id=0x%" PRIx64 " %s len=%u sge=%u", t->wr_id,
+		 xport_wr_opcode_name(t->wr_opcode), t->length, t->num_sge);
+	if (t->retx_why)
+		note_add(note, size, "retransmission (%s)", xport_cnt_name(t->retx_why));
+}
+
+void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
+			size_t len)
+{
+	struct emu_capture *c = dev->capture;
+	uint8_t frame[CAPTURE_FRAME_BYTES];
+	char note[CAPTURE_NOTE_BYTES] = "";
+
+	/* A packet the one being received provoked comes after it. */
+	if (c->holding)
+		capture_release_held(dev);
+	/* The note is this frame's alone. */
+	if (c->has_note)
+		snprintf(note, sizeof(note), "%s", c->note);
+	c->has_note = false;
+	note_tx(dev, pkt, len, note, sizeof(note));
+	capture_write(dev, frame, capture_frame(rt, pkt, len, frame), note);
+}
+
+void emu_capture_rx_begin(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
+			  size_t len)
+{
+	struct emu_capture *c = dev->capture;
+	int n;
+
+	if (c->holding)
+		capture_release_held(dev);
+	c->held_note[0] = 0;
+	if (c->has_note)
+		snprintf(c->held_note, sizeof(c->held_note), "%s", c->note);
+	c->has_note = false;
+	n = capture_frame(rt, pkt, len, c->held);
+	if (n < 0) {
+		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		return;
+	}
+	c->held_len = (size_t)n;
+	c->holding = true;
+}
+
+void emu_capture_cqe(struct emu_dev *dev, bool recv, const struct uroce_cqe *cqe)
+{
+	struct emu_capture *c = dev->capture;
+
+	if (!c->holding)
+		return;
+	note_add(c->held_note, sizeof(c->held_note), "completes %s WR wr_id=0x%" PRIx64 ": %s",
+		 recv ? "receive" : "send", cqe->wr_id, xport_wc_status_name(cqe->status));
+}
+
+void emu_capture_rx_end(struct emu_dev *dev)
+{
+	if (dev->capture->holding)
+		capture_release_held(dev);
 }
 
 void emu_capture_note(struct emu_dev *dev, const char *note)
@@ -148,10 +346,11 @@ void emu_capture_close(struct emu_dev *dev)
 
 	if (!c)
 		return;
-	if (common_pcap_close_write(&c->w))
+	if ((c->w.ng || c->w.dumper) && common_pcap_close_write(&c->w))
 		emu_warn("capture: the last frames could not be written");
 	dev->capture = NULL;
 	/* The timer handle was closed with the loop; free after it. */
+	free(c->cur);
 	free(c);
 }
 

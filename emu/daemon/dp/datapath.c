@@ -142,6 +142,8 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct u
 
 	/* The data a completion announces is in memory before it. */
 	emu_dma_before_reveal(dev);
+	if (dev->capture)
+		emu_capture_cqe(dev, recv, c);
 	if (!recv)
 		/* A CQE pushed while the engine holds WQEs is for the oldest
 		 * one (completions are in order); with none held it is a WR

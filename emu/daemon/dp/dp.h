@@ -167,8 +167,11 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
 
 /* capture.c */
 /* Open the --pcap file (prints a message and returns -1 on failure); path
- * must stay valid until the capture is closed. */
-int emu_capture_open(struct emu_dev *dev, const char *path);
+ * must stay valid until the capture is closed. snaplen cuts frames (0: not),
+ * size_bytes starts a new file when one reaches it (0: one file), files keeps
+ * only the newest that many (a ring; 0: all). */
+int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, uint64_t size_bytes,
+		     uint32_t files);
 /* Once the loop exists: the periodic flush. */
 void emu_capture_start(struct emu_dev *dev);
 /* Append one packet (BTH..ICRC) of route rt (dev->capture must be set). */
@@ -178,6 +181,17 @@ void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const
  * frame takes it; set it just before the packet goes out or in, and clear
  * it after, since a packet may fail before it is captured. */
 void emu_capture_note(struct emu_dev *dev, const char *note);
+/*
+ * A received packet: emu_capture_rx_begin builds its frame and holds it while
+ * the engine processes the packet, emu_capture_cqe adds the completions the
+ * packet caused to its comment, and emu_capture_rx_end writes it with the
+ * engine's verdict (the drop reason, if any). A frame sent in between (an ACK
+ * the packet provoked) is written after the held one, in wire order.
+ */
+void emu_capture_rx_begin(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
+			  size_t len);
+void emu_capture_cqe(struct emu_dev *dev, bool recv, const struct uroce_cqe *cqe);
+void emu_capture_rx_end(struct emu_dev *dev);
 /* Flush and close (after the loop's handles are closed). */
 void emu_capture_close(struct emu_dev *dev);
 /* Close and remove the file if emu_capture_open created it (a failed start). */

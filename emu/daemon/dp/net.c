@@ -287,9 +287,14 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 
 void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
 {
-	if (dev->capture)
-		emu_capture_packet(dev, rt, pkt, len);
+	if (!dev->capture) {
+		xport_recv_packet(&dev->x, rt, pkt, len);
+		return;
+	}
+	emu_capture_rx_begin(dev, rt, pkt, len);
+	xport_rx_verdict_reset(&dev->x);
 	xport_recv_packet(&dev->x, rt, pkt, len);
+	emu_capture_rx_end(dev);
 }
 
 unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)

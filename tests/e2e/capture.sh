@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Bounded captures (uroced --pcap-snaplen, --pcap-size, --pcap-files), as
+# tcpdump's -s, -C and -W bound theirs: an ibv_rc_pingpong of 4 KiB messages
+# between uroce0 (pcapng, frames cut at 128 bytes, a ring of three 64 KiB
+# files) and uroce1 (pcap, frames cut at 100 bytes, 64 KiB files, all kept).
+# Checks: exactly the ring's files exist and none is much past its size; the
+# daemon's pcap_files counter says how many were started; tshark reads every
+# file, no frame is longer than the snap length while the original lengths are
+# kept; each cut frame's comment gives the whole packet's ICRC verdict
+# ("ICRC good"); `uroce decode` decodes the cut frames' headers, counts them
+# as cut (0 malformed, 0 bad, exit 0); all of uroce1's files together hold
+# every frame its counter says it wrote. Bad command lines exit 2 with a
+# one-line reason. Then the annotations of a pcapng capture (a comment on each
+# packet): a short ping-pong with a SEND dropped on uroce1's way out and one
+# corrupted on uroce0's way in must show each request's WR (wr_id, opcode,
+# length, SGE count), the retransmission and its reason, the completions a
+# received packet caused, the fault rules, and the received packet uroce0
+# refused with its drop reason.
+. "$(dirname "$0")/lib.sh"
+need_prog ibv_rc_pingpong
+
+# Bad command lines: exit 2, one line naming the option.
+bad_opts() {
+	local want=$1 out rc=0
+	shift
+	out=$("$UROCE_BIN/uroced" --name capbad --addr "$ADDR0" --rundir "$T/badrun" "$@" 2>&1) || rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q -- "$want" <<<"$out"; then
+		pass "uroced $*: exit 2, '$out'"
+	else
+		fail "uroced $*: exit $rc, '$out' (wanted exit 2 naming $want)"
+	fi
+}
+bad_opts --pcap-files --pcap "$T/x.pcapng" --pcap-files 3
+bad_opts --pcap-snaplen --pcap "$T/x.pcapng" --pcap-snaplen 10
+bad_opts --pcap-size --pcap "$T/x.pcapng" --pcap-size 1k
+bad_opts --pcap-size --pcap "$T/x.pcapng" --pcap-size 12Q
+bad_opts --pcap-size --pcap-size 1M
+[ ! -e "$T/x.pcapng" ] && pass "no capture file was created by a refused command line" ||
+	fail "a refused command line left $T/x.pcapng"
+
+RNIC_PCAP=0
+start_rnic uroce0 "$ADDR0" --pcap "$T/ring.pcapng" --pcap-snaplen 128 --pcap-size 64K \
+	--pcap-files 3
+start_rnic uroce1 "$ADDR1" --pcap "$T/all.pcap" --pcap-snaplen 100 --pcap-size 64K
+next_tcp_port
+run_pair pp 120 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 1000 -- \
+	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 1000 "$ADDR0"
+if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ]; then
+	pass "ibv_rc_pingpong -s 4096 -n 1000: $(grep 'iters in' "$T/pp.client")"
+else
+	fail "ibv_rc_pingpong: server exit $SERVER_RC, client exit $CLIENT_RC"
+	show_pair pp
+fi
+counter() { # DEVICE NAME
+	timeout 10 "$UROCE_BIN/uroce" counters "$1" | awk -v n="daemon.$2" '$1 == n { print $2 }'
+}
+sleep 1 # the last ACKs settle before the counters are read
+files0=$(counter uroce0 pcap_files)
+files1=$(counter uroce1 pcap_files)
+frames1=$(counter uroce1 pcap_frames)
+stop_rnics
+
+# uroce0: a ring of three, numbered before the extension
+ls "$T"/ring* >"$T/ring.ls" 2>&1
+if [ "$(sort "$T/ring.ls" | tr '\n' ' ')" = "$T/ring.0.pcapng $T/ring.1.pcapng $T/ring.2.pcapng " ]; then
+	pass "ring: exactly ring.0/1/2.pcapng exist ($files0 files started after the first)"
+else
+	fail "ring: files $(tr '\n' ' ' <"$T/ring.ls")"
+fi
+[ "${files0:-0}" -ge 3 ] && pass "ring: the counter pcap_files ($files0) says the ring went round" ||
+	fail "ring: pcap_files is '$files0' (wanted >= 3: 1000 round trips of 4 KiB fill more than 3 files)"
+over=0
+for f in "$T"/ring.*.pcapng "$T"/all.*.pcap; do
+	# a file is closed by the frame that takes it past 64 KiB: at most one frame more
+	[ "$(stat -c %s "$f")" -le $((65536 + 1024)) ] || over=$((over + 1))
+done
+[ $over -eq 0 ] && pass "no capture file is more than one frame past 64 KiB" ||
+	fail "$over capture files are more than one frame past 64 KiB"
+
+# check_cut FILE SNAP: tshark reads it; no frame is longer than SNAP and the
+# data packets kept their original lengths; with comments (pcapng), every
+# cut frame says the whole packet's ICRC was good; uroce decode counts them
+# as cut, nothing malformed or bad.
+check_cut() {
+	local f=$1 snap=$2 name rc=0
+	name=$(basename "$f")
+	if command -v tshark >/dev/null; then
+		tshark -r "$f" -T fields -e frame.len -e frame.cap_len -e frame.comment \
+			>"$f.fields" 2>"$f.tshark.err" || rc=$?
+		if [ $rc -eq 0 ] && awk -F'\t' -v s="$snap" '$2 > s { bad++ } $1 > s { cut++ }
+			END { exit !(cut > 0 && !bad) }' "$f.fields"; then
+			pass "tshark $name: $(awk -F'\t' -v s="$snap" '$1 > s' "$f.fields" | wc -l) frames cut to $snap bytes, original lengths kept"
+		else
+			fail "tshark $name (exit $rc): lengths wrong"
+			head -n 5 "$f.fields" "$f.tshark.err" | sed 's/^/    | /'
+		fi
+		if [ "${3:-}" = comments ]; then
+			if awk -F'\t' -v s="$snap" '$1 > s && $3 !~ ("cut at " s " of " $1 " bytes; ICRC good") { bad++ }
+				$1 > s { n++ } END { exit !(n > 0 && !bad) }' "$f.fields"; then
+				pass "$name: every cut frame's comment gives its length and 'ICRC good'"
+			else
+				fail "$name: a cut frame without the right comment"
+				awk -F'\t' -v s="$snap" '$1 > s' "$f.fields" | head -n 3 | sed 's/^/    | /'
+			fi
+		fi
+	fi
+	decode_summary "$f"
+	if [ "$DEC_RC" -eq 0 ] && [ "$DEC_MAL" -eq 0 ] && [ "$DEC_BAD" -eq 0 ] &&
+		grep -Eq ', cut: [1-9][0-9]*$' "$f.decode" && grep -q "(cut at $snap of " "$f.decode"; then
+		pass "uroce decode $name: $(tail -n 1 "$f.decode")"
+	else
+		fail "uroce decode $name (exit $DEC_RC): $(tail -n 1 "$f.decode")"
+		grep -v 'icrc=ok' "$f.decode" | head -n 3 | sed 's/^/    | /'
+	fi
+}
+for f in "$T"/ring.*.pcapng; do check_cut "$f" 128 comments; done
+
+# uroce1: 64 KiB files without a ring: all kept, numbered from 0
+n1=$(ls "$T"/all.*.pcap | wc -l)
+[ "$n1" -eq $((files1 + 1)) ] && [ -e "$T/all.0.pcap" ] && [ ! -e "$T/all.pcap" ] &&
+	pass "size limit without a ring: $n1 files all.0.pcap.. kept (pcap_files $files1)" ||
+	fail "size limit without a ring: $n1 files, pcap_files '$files1'"
+for f in "$T"/all.0.pcap "$T/all.$files1.pcap"; do check_cut "$f" 100; done
+total=0
+for f in "$T"/all.*.pcap; do
+	total=$((total + $(tshark -r "$f" 2>/dev/null | wc -l)))
+done
+[ "$total" -eq "$frames1" ] && pass "uroce1's files hold all $frames1 frames it wrote" ||
+	fail "uroce1's files hold $total frames, its counter says $frames1"
+
+# annotations
+rm -f "$T"/uroce*.pcapng
+start_rnic uroce0 "$ADDR0" --pcap "$T/uroce0.pcapng" --fault 'rx:corrupt:opcode=send,nth=5'
+start_rnic uroce1 "$ADDR1" --pcap "$T/uroce1.pcapng" --fault 'tx:drop:opcode=send,nth=3'
+next_tcp_port
+run_pair ann 60 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 2048 -n 5 -- \
+	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 2048 -n 5 "$ADDR0"
+[ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && pass "ping-pong with two faults completes" ||
+	{ fail "ping-pong with two faults: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair ann; }
+stop_rnics
+# has CAP TEXT DESCRIPTION: some frame's Info<TAB>comment matches the ERE TEXT
+has() {
+	if grep -Eq "$2" "$1.ann"; then pass "$(basename "$1"): $3"; else
+		fail "$(basename "$1"): no frame with $3 (/$2/)"
+		head -n 12 "$1.ann" | sed 's/^/    | /'
+	fi
+}
+if command -v tshark >/dev/null; then
+	for f in "$T/uroce0.pcapng" "$T/uroce1.pcapng"; do
+		tshark -r "$f" -T fields -e _ws.col.Info -e frame.comment >"$f.ann" 2>/dev/null
+	done
+	has "$T/uroce1.pcapng" $'RC Send First .*\tWR wr_id=0x2 SEND len=2048 sge=1$' \
+		"a first transmission annotated with its WR"
+	has "$T/uroce1.pcapng" $'RC Send First .*\turoce fault rule 1, fault 1 \\(tx:drop:opcode=send,nth=3\\): dropped, never sent; WR wr_id=0x2 SEND' \
+		"the dropped SEND marked by its rule and its WR"
+	has "$T/uroce1.pcapng" $'RC Send First .*\tWR wr_id=0x2 SEND len=2048 sge=1; retransmission \\(retry_nak_seq\\)$' \
+		"the retransmission and its reason (sequence NAK)"
+	has "$T/uroce1.pcapng" $'RC Acknowledge .*\tcompletes send WR wr_id=0x2: success$' \
+		"the ACK that completed the SEND"
+	has "$T/uroce0.pcapng" $'RC Send Last .*\t.*completes receive WR wr_id=0x1: success$' \
+		"the SEND Last that completed a receive"
+	has "$T/uroce0.pcapng" $'RC Send .*\turoce fault rule 1, fault 1 \\(rx:corrupt:opcode=send,nth=5\\): bit [0-9]+ flipped: bad ICRC; dropped: bad_icrc$' \
+		"the corrupted packet, refused as bad_icrc"
+fi
+finish
