@@ -534,6 +534,9 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 	id->remote_comm_id = req->local_comm_id;
 	id->remote_qpn = req->qpn;
 	id->remote_psn = req->starting_psn;
+	/* Ours now: librdmacm moves the QP to RTR (rq_psn) before it accepts. */
+	id->local_comm_id = cm_new_comm_id(dev);
+	id->psn = cm_random() & 0xffffff;
 	/* The REQ's resources are the active side's: its responder resources
 	 * bound our initiator depth and the other way round (IBA 12.7.8-9). */
 	id->initiator_depth = (uint8_t)wire_cm_get(mad, WIRE_CM_REQ_RESPONDER_RESOURCES);
@@ -951,9 +954,7 @@ int emu_cm_accept(struct emu_ctx *ctx, const struct uroce_cm_accept_req *req)
 		return -EINVAL;
 	if (cp->private_data_len > wire_cm_field_bytes(WIRE_CM_REP_PRIVATE_DATA))
 		return -EINVAL;
-	id->local_comm_id = cm_new_comm_id(dev);
 	id->local_qpn = cp->qp_num & 0xffffff;
-	id->psn = cm_random() & 0xffffff;
 	if (cp->responder_resources < id->responder_resources)
 		id->responder_resources = cp->responder_resources;
 	if (cp->initiator_depth < id->initiator_depth)
