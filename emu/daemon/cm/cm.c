@@ -840,6 +840,9 @@ int emu_cm_listen(struct emu_ctx *ctx, const struct uroce_cm_listen_req *req, ui
 	id->wildcard = req->wildcard;
 	id->local = req->addr;
 	cm_set_state(id, CM_LISTEN);
+	emu_info("CM: pid %d listens on service 0x%016llx (%s port %u)", (int)ctx->pid,
+		 (unsigned long long)sid, req->wildcard ? "any address," : "the device's address,",
+		 req->addr.port);
 	*handle = id->handle;
 	return 0;
 }
