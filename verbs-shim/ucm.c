@@ -11,7 +11,7 @@
  * the daemon of the id's device (CM_* ops in uroce/uapi.h), which speaks
  * the IB CM on the wire. Only the IP commands exist: AF_IB is refused as a
  * kernel without it refuses it, so librdmacm keeps to the IP path.
- * Multicast, rdma_notify and rdma_migrate_id are not implemented (ENOSYS,
+ * Multicast and rdma_notify are not implemented (ENOSYS,
  * the kernel's answer to a command it has no handler for).
  *
  * The libc hooks here (write, close, fstat, fstat64) pass every other fd
@@ -216,6 +216,12 @@ struct ucm_event_resp {
 	struct ucm_ece ece;
 };
 
+struct ucm_migrate_id {
+	uint64_t response;
+	uint32_t id;
+	uint32_t fd;
+};
+
 struct ucm_set_option {
 	uint64_t optval;
 	uint32_t id;
@@ -299,13 +305,15 @@ struct ucm_chan {
 	pthread_mutex_t lock;
 	struct ucm_dev *devs;
 	struct ucm_id *ids;
-	uint32_t next_handle;
 	struct ucm_local_ev *lq, **lq_tail;
 };
 
 static pthread_mutex_t ucm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ucm_chan *ucm_chans;
 static int ucm_nchans; /* atomic: the hooks' fast path */
+/* Id handles are the process's, as the kernel's are the system's: an id
+ * keeps its handle when it moves to another channel (MIGRATE_ID). */
+static uint32_t ucm_next_handle; /* atomic */
 
 static struct ucm_chan *ucm_chan_of(int fd)
 {
@@ -552,8 +560,8 @@ static struct ucm_id *ucm_id_new(struct ucm_chan *c)
 	if (!id)
 		return NULL;
 	do
-		id->handle = ++c->next_handle;
-	while (!id->handle || ucm_id_find(c, id->handle));
+		id->handle = __atomic_add_fetch(&ucm_next_handle, 1, __ATOMIC_RELAXED);
+	while (!id->handle);
 	id->next = c->ids;
 	c->ids = id;
 	return id;
@@ -684,6 +692,18 @@ static int ucm_bind(struct ucm_chan *c, struct ucm_id *id, const struct sockaddr
 		id->dev = ucm_dev_get(c, &r, &err);
 		if (!id->dev)
 			return err;
+	} else {
+		/*
+		 * The wildcard: connect to every RNIC's daemon now, so that
+		 * rdma_listen is one request per RNIC. Programs (qperf) send
+		 * their port to the peer right after binding, and the peer's
+		 * REQ must find the listener.
+		 */
+		struct ucm_rnic all[UCM_MAX_DEVS];
+		int n = ucm_rnics(all, UCM_MAX_DEVS);
+
+		for (int i = 0; i < n; i++)
+			ucm_dev_get(c, &all[i], &err);
 	}
 	id->src = *ss;
 	if (!port)
@@ -930,7 +950,6 @@ static int cmd_listen(struct ucm_chan *c, const void *in)
 {
 	const struct ucm_listen *cmd = in;
 	struct ucm_id *id = ucm_id_find(c, cmd->id);
-	struct ucm_rnic r[UCM_MAX_DEVS];
 	int n, err = 0;
 
 	if (!id || id->listening || id->addr_resolved || id->dh)
@@ -952,18 +971,18 @@ static int cmd_listen(struct ucm_chan *c, const void *in)
 			id->listening = 1;
 		return err;
 	}
-	/* A wildcard: listen on every RNIC. */
-	n = ucm_rnics(r, UCM_MAX_DEVS);
+	/* A wildcard: listen on every RNIC (the channel connected to each at bind). */
+	n = 0;
+	for (struct ucm_dev *d = c->devs; d; d = d->next)
+		n += !d->dead;
 	if (!n)
 		return -ENODEV;
 	id->ls = calloc((size_t)n, sizeof(*id->ls));
 	if (!id->ls)
 		return -ENOMEM;
-	for (int i = 0; i < n && !err; i++) {
-		struct ucm_dev *d = ucm_dev_get(c, &r[i], &err);
-
-		if (!d)
-			break;
+	for (struct ucm_dev *d = c->devs; d && !err && id->nls < n; d = d->next) {
+		if (d->dead)
+			continue;
 		err = ucm_listen_one(id, d, 1, cmd->backlog, &id->ls[id->nls].handle);
 		if (!err)
 			id->ls[id->nls++].dev = d;
@@ -1134,6 +1153,77 @@ static int cmd_set_option(struct ucm_chan *c, const void *in)
 	default:
 		return -ENOSYS;
 	}
+}
+
+/* c's connection to the daemon of another channel's connection od. */
+static struct ucm_dev *ucm_dev_like(struct ucm_chan *c, const struct ucm_dev *od, int *err)
+{
+	struct ucm_rnic r;
+
+	snprintf(r.sock_path, sizeof(r.sock_path), "%s", od->sock_path);
+	r.guid = od->guid;
+	memcpy(r.gid, od->gid, 16);
+	r.active_mtu = od->active_mtu;
+	return ucm_dev_get(c, &r, err);
+}
+
+/*
+ * MIGRATE_ID, written on the new channel c: the id of the channel whose fd
+ * the command names moves to c, in the daemons too (CM_MIGRATE on c's
+ * connections), with its handle and its event count.
+ */
+static int cmd_migrate_id(struct ucm_chan *c, const void *in)
+{
+	const struct ucm_migrate_id *cmd = in;
+	uint32_t *resp = (uint32_t *)(uintptr_t)cmd->response;
+	struct ucm_chan *old = ucm_chan_of((int)cmd->fd);
+	struct ucm_id *id;
+	int err = 0;
+
+	if (!old)
+		return -EINVAL;
+	if (old == c) {
+		id = ucm_id_find(c, cmd->id);
+		if (!id)
+			return -EINVAL;
+		*resp = id->events_reported;
+		return 0;
+	}
+	pthread_mutex_lock(&old->lock);
+	id = ucm_id_find(old, cmd->id);
+	if (!id) {
+		pthread_mutex_unlock(&old->lock);
+		return -EINVAL;
+	}
+	/* The daemons first: each daemon-side id moves to c's connection. */
+	if (id->dev) {
+		struct ucm_dev *d = ucm_dev_like(c, id->dev, &err);
+
+		if (d && id->dh)
+			err = ucm_call_handle(d, UROCE_OP_CM_MIGRATE, id->dh);
+		if (!err)
+			id->dev = d;
+	}
+	for (int i = 0; !err && i < id->nls; i++) {
+		struct ucm_dev *d = ucm_dev_like(c, id->ls[i].dev, &err);
+
+		if (d)
+			err = ucm_call_handle(d, UROCE_OP_CM_MIGRATE, id->ls[i].handle);
+		if (!err)
+			id->ls[i].dev = d;
+	}
+	if (err) {
+		pthread_mutex_unlock(&old->lock);
+		return err;
+	}
+	/* Its events still queued on the old channel here are dropped with the
+	 * unlink; the ones already in a daemon's socket stay there (not moved). */
+	ucm_id_unlink(old, id);
+	pthread_mutex_unlock(&old->lock);
+	id->next = c->ids;
+	c->ids = id;
+	*resp = id->events_reported;
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1317,6 +1407,7 @@ static const struct ucm_cmd_desc ucm_cmds[] = {
     [UCM_CMD_INIT_QP_ATTR] = {sizeof(struct ucm_init_qp_attr), NULL, cmd_init_qp_attr, 1},
     [UCM_CMD_GET_EVENT] = {sizeof(struct ucm_get_event), NULL, cmd_get_event, 0},
     [UCM_CMD_SET_OPTION] = {sizeof(struct ucm_set_option), cmd_set_option, NULL, 1},
+    [UCM_CMD_MIGRATE_ID] = {sizeof(struct ucm_migrate_id), cmd_migrate_id, NULL, 1},
     [UCM_CMD_BIND] = {8, cmd_refuse_af_ib, NULL, 1},
     [UCM_CMD_RESOLVE_ADDR] = {8, cmd_refuse_af_ib, NULL, 1},
 };
@@ -1346,7 +1437,7 @@ static ssize_t ucm_write(struct ucm_chan *c, const void *buf, size_t len)
 	}
 	d = &ucm_cmds[h.cmd];
 	if (!d->fn && !d->fn_out) {
-		errno = ENOSYS; /* GET_OPTION, NOTIFY, multicast, MIGRATE_ID, QUERY */
+		errno = ENOSYS; /* GET_OPTION, NOTIFY, multicast, QUERY */
 		return -1;
 	}
 	if (h.in < d->in || d->in > sizeof(in.b)) {

@@ -1069,6 +1069,22 @@ int emu_cm_destroy(struct emu_ctx *ctx, uint32_t handle)
 	return 0;
 }
 
+int emu_cm_migrate(struct emu_ctx *ctx, uint32_t handle)
+{
+	struct cm_id *id = cm_find(ctx->dev, handle);
+
+	/* Only between channels of one process, as rdma_migrate_id moves an
+	 * id between the event channels of one application. */
+	if (!ctx->cm_chan || !id || !id->chan || id->chan->ctx->pid != ctx->pid)
+		return -EINVAL;
+	if (id->chan == ctx->cm_chan)
+		return 0;
+	emu_list_del(&id->chan_link);
+	id->chan = ctx->cm_chan;
+	emu_list_add_tail(&id->chan->ids, &id->chan_link);
+	return 0;
+}
+
 int emu_cm_init_qp_attr(struct emu_ctx *ctx, uint32_t handle, uint32_t qp_state,
 			struct uroce_cm_qp_attr *a)
 {

@@ -37,6 +37,8 @@ int emu_cm_accept(struct emu_ctx *ctx, const struct uroce_cm_accept_req *req);
 int emu_cm_reject(struct emu_ctx *ctx, const struct uroce_cm_reject_req *req);
 int emu_cm_disconnect(struct emu_ctx *ctx, uint32_t handle);
 int emu_cm_destroy(struct emu_ctx *ctx, uint32_t handle);
+/* Move an id of another channel of the same process to ctx's. */
+int emu_cm_migrate(struct emu_ctx *ctx, uint32_t handle);
 int emu_cm_init_qp_attr(struct emu_ctx *ctx, uint32_t handle, uint32_t qp_state,
 			struct uroce_cm_qp_attr *attr);
 

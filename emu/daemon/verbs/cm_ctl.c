@@ -72,6 +72,12 @@ int emu_cm_ctl_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *r
 	return emu_cm_destroy(ctx, ((const struct uroce_handle_req *)req)->handle);
 }
 
+int emu_cm_ctl_migrate(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	(void)rep;
+	return emu_cm_migrate(ctx, ((const struct uroce_handle_req *)req)->handle);
+}
+
 int emu_cm_ctl_init_qp_attr(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_cm_init_qp_attr_req *r = req;

@@ -96,7 +96,8 @@
 	X(CM_REJECT, 74)       \
 	X(CM_DISCONNECT, 75)   \
 	X(CM_DESTROY, 76)      \
-	X(CM_INIT_QP_ATTR, 77)
+	X(CM_INIT_QP_ATTR, 77) \
+	X(CM_MIGRATE, 78)
 
 enum uroce_op {
 #define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
@@ -974,7 +975,9 @@ struct uroce_cm_reject_req {
 	uint8_t private_data[UROCE_CM_PRIVATE_DATA_MAX];
 };
 
-/* CM_DISCONNECT and CM_DESTROY take a struct uroce_handle_req. */
+/* CM_DISCONNECT and CM_DESTROY take a struct uroce_handle_req; so does
+ * CM_MIGRATE, sent on another channel of the same process: the id moves to
+ * that channel (rdma_migrate_id), its later events go there. */
 
 /* CM_INIT_QP_ATTR: the attributes of a QP state for this id's connection,
  * as ib_uverbs_qp_attr carries them (mask: IBV_QP_* bits). */
