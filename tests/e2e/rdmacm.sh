@@ -17,39 +17,18 @@ need_prog rping
 start_rnics --cm-timeout 16 --cm-retries 3
 via_cmd run
 
-# wait_listens LOG N: waits (10 s at most) until LOG has N listen lines.
-wait_listens() {
-	for _ in $(seq 200); do
-		[ "$(grep -c 'CM: pid .* listens on service' "$1")" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-LISTENS0=0
-LISTENS1=0
-
-# rping_pair LABEL COUNT PORT SERVER_ARGS -- CLIENT_ARGS: rping -s with
-# SERVER_ARGS, once it listens rping -c with CLIENT_ARGS, -C COUNT -v -V each.
+# rping_pair LABEL COUNT PORT NLISTEN SERVER_ARGS -- CLIENT_ARGS: rping -s
+# with SERVER_ARGS, once it listens (NLISTEN RNICs) rping -c with
+# CLIENT_ARGS, -C COUNT -v -V each (cm_pair).
 rping_pair() {
-	local label=$1 count=$2 port=$3 spid
-	shift 3
+	local label=$1 count=$2 port=$3 n=$4
+	shift 4
 	local -a srv=() cli=()
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
-	bg_via "$label.server" 60 rping -s -v -V -C "$count" -p "$port" "${srv[@]}"
-	spid=$BG_PID
-	case " ${srv[*]} " in
-	*" $ADDR1 "*) LISTENS1=$((LISTENS1 + 1)); wait_listens "$T/uroce1.log" $LISTENS1 ;;
-	*" $ADDR0 "*) LISTENS0=$((LISTENS0 + 1)); wait_listens "$T/uroce0.log" $LISTENS0 ;;
-	*) LISTENS0=$((LISTENS0 + 1)) LISTENS1=$((LISTENS1 + 1))
-	   wait_listens "$T/uroce0.log" $LISTENS0 && wait_listens "$T/uroce1.log" $LISTENS1 ;;
-	esac || fail "$label: the server does not listen"
-	CLIENT_RC=0
-	"${VIA[@]}" timeout -k 5 60 rping -c -v -V -C "$count" -p "$port" "${cli[@]}" \
-		>"$T/$label.client" 2>&1 || CLIENT_RC=$?
-	SERVER_RC=0
-	wait "$spid" || SERVER_RC=$?
+	cm_pair "$label" 60 "$n" rping -s -v -V -C "$count" -p "$port" "${srv[@]}" -- \
+		rping -c -v -V -C "$count" -p "$port" "${cli[@]}"
 }
 
 check_rping() { # LABEL COUNT
@@ -65,11 +44,11 @@ check_rping() { # LABEL COUNT
 	fi
 }
 
-rping_pair same-rnic 10 7174 -a "$ADDR0" -- -a "$ADDR0"
+rping_pair same-rnic 10 7174 1 -a "$ADDR0" -- -a "$ADDR0"
 check_rping same-rnic 10
-rping_pair two-rnics 10 7175 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
+rping_pair two-rnics 10 7175 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
 check_rping two-rnics 10
-rping_pair wildcard 5 7176 -- -I "$ADDR1" -a "$ADDR0"
+rping_pair wildcard 5 7176 2 -- -I "$ADDR1" -a "$ADDR0"
 check_rping wildcard 5
 
 # Nobody listens on port 7999: the REQ is rejected (reason 8).
@@ -99,10 +78,10 @@ grep -q 'RDMA_CM_EVENT_UNREACHABLE' "$T/unreach" && [ "$rc" -ne 0 ] && [ "$ms" -
 
 # A server killed in the middle of a long run: its daemon ends its
 # connection (DREQ), the client sees the disconnect and exits; no hang.
+want=$(($(cm_listens) + 1))
 bg_via kill.server 60 rping -s -v -C 1000000 -p 7177 -a "$ADDR1"
 KSPID=$BG_PID
-LISTENS1=$((LISTENS1 + 1))
-wait_listens "$T/uroce1.log" $LISTENS1 || fail "kill: the server does not listen"
+wait_cm_listens "$want" "$KSPID" || fail "kill: the server does not listen"
 bg_via kill.client 60 rping -c -v -C 1000000 -p 7177 -a "$ADDR1" -I "$ADDR0"
 KCPID=$BG_PID
 for _ in $(seq 100); do
@@ -127,7 +106,7 @@ fi
 grep -v '^ping data' "$T/kill.client" | grep -q 'DISCONNECT EVENT\|state 10$\|error\|failed' &&
 	pass "the client reports the disconnect: $(grep -v '^ping data' "$T/kill.client" | head -1)" ||
 	{ fail "the client says nothing about the end"; show "$T/kill.client" 10; }
-rping_pair after-kill 3 7178 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
+rping_pair after-kill 3 7178 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
 check_rping after-kill 3
 
 # The drop-in alone has no libc hooks: no /dev/infiniband/rdma_cm.
