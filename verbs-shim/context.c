@@ -108,6 +108,11 @@ int shim_query_device_ex(struct ibv_context *context, const struct ibv_query_dev
 	ex.cq_mod_caps.max_cq_count = (uint16_t)a.max_cq_moderation_count;
 	ex.cq_mod_caps.max_cq_period = (uint16_t)a.max_cq_moderation_period;
 	ex.phys_port_cnt_ex = a.phys_port_cnt;
+	ex.odp_caps.general_caps = a.odp_general_caps;
+	ex.odp_caps.per_transport_caps.rc_odp_caps = a.odp_rc_caps;
+	ex.odp_caps.per_transport_caps.uc_odp_caps = a.odp_uc_caps;
+	ex.odp_caps.per_transport_caps.ud_odp_caps = a.odp_ud_caps;
+	ex.xrc_odp_caps = a.odp_xrc_caps;
 	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
 	return 0;
 }

@@ -22,7 +22,8 @@
 #define SUPPORTED_WC_FLAGS                                                      \
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | \
 	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |      \
-	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+	 IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |  \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 _Static_assert((int)UROCE_WC_RECV == (int)IBV_WC_RECV, "wc opcode values");
 _Static_assert((int)UROCE_WC_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR, "wc status values");
@@ -327,6 +328,17 @@ static uint8_t ex_read_dlid_path_bits(struct ibv_cq_ex *c)
 	return CUR(c)->dlid_path_bits;
 }
 
+/* The device clock: ns at hca_core_clock 1 GHz (the same clock as ibv_query_rt_values_ex). */
+static uint64_t ex_read_completion_ts(struct ibv_cq_ex *c)
+{
+	return CUR(c)->timestamp_ns;
+}
+
+static uint64_t ex_read_completion_wallclock_ns(struct ibv_cq_ex *c)
+{
+	return CUR(c)->wallclock_ns;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Creation and destruction.                                                 */
 
@@ -406,8 +418,11 @@ struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_i
 
 	if (attr->comp_mask & ~known_mask)
 		return shim_fail_null(-EINVAL);
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
-		return shim_fail_null(-EOPNOTSUPP); /* no parent domains */
+	/* A CQ may name the parent domain it belongs to (and nothing else). */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != context ||
+	     !shim_pd_is_parent(attr->parent_domain)))
+		return shim_fail_null(-EINVAL);
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
 		if (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
 			return shim_fail_null(-EOPNOTSUPP);
@@ -442,6 +457,10 @@ struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_i
 		cq->cqx.read_sl = ex_read_sl;
 	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		cq->cqx.read_dlid_path_bits = ex_read_dlid_path_bits;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		cq->cqx.read_completion_ts = ex_read_completion_ts;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		cq->cqx.read_completion_wallclock_ns = ex_read_completion_wallclock_ns;
 	return &cq->cqx;
 }
 

@@ -222,6 +222,10 @@ static void fill_ops(struct shim_context *c)
 	v->get_srq_num = shim_get_srq_num;
 	v->open_xrcd = shim_open_xrcd;
 	v->close_xrcd = shim_close_xrcd;
+	v->advise_mr = shim_advise_mr;
+	v->alloc_td = shim_alloc_td;
+	v->dealloc_td = shim_dealloc_td;
+	v->alloc_parent_domain = shim_alloc_parent_domain;
 
 	ctx->ops.poll_cq = shim_poll_cq;
 	ctx->ops.req_notify_cq = shim_req_notify_cq;

@@ -3,7 +3,8 @@
  * interpose.c: libc path interposition for the preloaded shim (liburoce.so
  * only; the drop-in libibverbs.so.1 does not contain this file). Each hook
  * below has libc's name and signature; a path of the sysfs view
- * (/sys/class/infiniband..., /sys/devices/uroce..., see sysview.c) is
+ * (/sys/class/infiniband..., /sys/devices/uroce..., and
+ * /sys/class/misc/rdma_cm... with the CM device emulation; see sysview.c) is
  * rewritten to this process's tree, every other path goes unchanged to the
  * next definition (libc's, found with dlsym(RTLD_NEXT)) after a five-byte
  * prefix compare. The open family first offers the path to the RDMA CM
@@ -33,12 +34,6 @@
 #include <unistd.h>
 
 #include "shim.h"
-
-/*
- * The RDMA CM device emulation's open: an fd, -1 with errno, or -2 for "not
- * mine, carry on". Weak: absent unless that emulation is linked in.
- */
-int shim_ucm_open(const char *path, int flags) __attribute__((weak));
 
 /* Every hook is exported under libc's name, unversioned (the preload
  * library's version script leaves them so; ABI notes in docs/abi.md). */

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shim.h"
 
@@ -101,6 +102,45 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	}
 	mr->lkey = resp.lkey;
 	mr->rkey = resp.rkey;
+	return 0;
+}
+
+/*
+ * ibv_advise_mr (the verbs_context op): the daemon checks every SGE against
+ * the ODP MRs of the PD and prefetches; a list longer than one request holds
+ * goes in several, in order, stopping at the first error.
+ */
+int shim_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+		   struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	struct uroce_advise_mr_req req;
+	struct uroce_msg_hdr resp;
+	uint32_t done = 0;
+
+	if (!num_sge || !sg_list)
+		return EINVAL;
+	while (done < num_sge) {
+		uint32_t n = num_sge - done < UROCE_ADVISE_MAX_SGE ? num_sge - done
+								    : UROCE_ADVISE_MAX_SGE;
+		int err;
+
+		memset(&req, 0, sizeof(req));
+		req.hdr.op = UROCE_OP_ADVISE_MR;
+		req.pd_handle = pd->handle;
+		req.advice = (uint32_t)advice;
+		req.flags = flags;
+		req.num_sge = n;
+		for (uint32_t i = 0; i < n; i++) {
+			req.sge[i].addr = sg_list[done + i].addr;
+			req.sge[i].length = sg_list[done + i].length;
+			req.sge[i].lkey = sg_list[done + i].lkey;
+		}
+		err = shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp, sizeof(resp), NULL,
+				0, NULL);
+		if (err)
+			return -err;
+		done += n;
+	}
 	return 0;
 }
 

@@ -132,9 +132,29 @@ struct shim_srq {
 	uint32_t events_reported;
 };
 
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain) that
+ * wraps one: it carries the wrapped PD's handle, so every call that takes
+ * a PD takes it as that PD.
+ */
 struct shim_pd {
 	struct ibv_pd pd;
+	struct shim_pd *wraps; /* a parent domain: the PD it wraps; else NULL */
+	struct shim_td *td;    /* a parent domain's thread domain, or NULL */
+	unsigned parents;      /* parent domains wrapping this PD */
 };
+
+struct shim_td {
+	struct ibv_td td;
+	unsigned parents; /* parent domains using it */
+};
+
+struct ibv_td *shim_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
+int shim_dealloc_td(struct ibv_td *td);
+struct ibv_pd *shim_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr);
+/* pd is a parent domain of this shim. */
+bool shim_pd_is_parent(const struct ibv_pd *pd);
 
 struct shim_mr {
 	struct ibv_mr mr;
@@ -246,6 +266,13 @@ int shim_ucm_open(const char *path, int flags);
  * while the tree is written pass through).
  */
 const char *shim_sysview_path(const char *path, char *buf, size_t len);
+/*
+ * The RDMA CM device emulation's open (another part of the shim, when it is
+ * linked in; weak: NULL otherwise): an fd, -1 with errno, or -2 for "not
+ * mine, carry on". interpose.c offers it every path of the open family; the
+ * view has class/misc/rdma_cm only when it exists.
+ */
+int shim_ucm_open(const char *path, int flags) __attribute__((weak));
 /* The cheap test the hooks make first: can @path be part of the view? */
 static inline bool shim_sysview_maybe(const char *path)
 {
@@ -263,6 +290,8 @@ int shim_query_rt_values(struct ibv_context *context, struct ibv_values_ex *valu
 int shim_query_dev_attr(struct shim_context *ctx, struct uroce_device_attr *a);
 
 /* pd.c */
+int shim_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+		   struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr);
 int shim_close_xrcd(struct ibv_xrcd *xrcd);
 

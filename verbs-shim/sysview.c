@@ -17,13 +17,15 @@
  * (SIGKILL, exec) are removed by the next process that builds one. This file
  * does not hook anything and does not create character devices: there are
  * no umad or uverbs device files, so infiniband_mad and infiniband_verbs are
- * not part of the view.
+ * not part of the view; class/misc/rdma_cm is, only when the RDMA CM device
+ * emulation (shim_ucm_open) is linked in.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ifaddrs.h>
 #include <limits.h>
 #include <net/if.h>
@@ -33,15 +35,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <rdma/rdma_user_cm.h>
+
 #include "shim.h"
 #include "rundir.h"
+#include "uroce/counters.h"
+#include "uroce/dev_counters.h"
 
 #define VIEW_CLASS "/sys/class/infiniband"
 #define VIEW_DEVICES "/sys/devices/uroce"
+#define VIEW_UCM "/sys/class/misc/rdma_cm"
 #define VIEW_MAX_AGE_NS 1000000000LL
 #define VIEW_PORT 1
 
@@ -118,7 +127,9 @@ static void view_init_once(void)
 }
 
 /* Trees of processes that no longer exist, or of an earlier image of this
- * process (exec keeps the pid and runs no exit handlers). */
+ * process (exec keeps the pid and runs no exit handlers). The run directory
+ * is the user's, so a pid now held by another user's process (EPERM) was
+ * reused: its tree is stale too. */
 static void remove_stale(const char *rundir)
 {
 	struct dirent *e;
@@ -135,7 +146,7 @@ static void remove_stale(const char *rundir)
 		pid = strtol(e->d_name + 6, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		if (pid == getpid() || (kill((pid_t)pid, 0) && errno == ESRCH))
+		if (pid == getpid() || (kill((pid_t)pid, 0) && (errno == ESRCH || errno == EPERM)))
 			rm_tree(dirfd(d), e->d_name);
 	}
 	closedir(d);
@@ -163,8 +174,23 @@ static int make_dirs(const char *rel)
 	}
 }
 
+/* Does the file at @path hold exactly @text (@n bytes)? */
+static int same_content(const char *path, const char *text, int n)
+{
+	char old[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return 0;
+	r = read(fd, old, sizeof(old));
+	close(fd);
+	return r == n && !memcmp(old, text, (size_t)n);
+}
+
 /* Replace root/rel atomically: write <root>/.tmp, rename it into place, so
- * that a reader sees the old or the new content, never a partial one. */
+ * that a reader sees the old or the new content, never a partial one. A
+ * file that already holds the text is left alone (most are, at a refresh). */
 static int put_file(const char *rel, const char *fmt, ...)
 {
 	char path[PATH_MAX], tmp[PATH_MAX], text[256];
@@ -180,6 +206,8 @@ static int put_file(const char *rel, const char *fmt, ...)
 	if (snprintf(path, sizeof(path), "%s/%s", view_root, rel) >= (int)sizeof(path) ||
 	    snprintf(tmp, sizeof(tmp), "%s/.tmp", view_root) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
+	if (same_content(path, text, n))
+		return 0;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
 	if (fd < 0)
 		return -errno;
@@ -378,6 +406,102 @@ static void guid_text(uint64_t be_guid, char *out, size_t len)
 		 (unsigned)(g >> 32) & 0xffff, (unsigned)(g >> 16) & 0xffff, (unsigned)g & 0xffff);
 }
 
+/* The device's counters, as `uroce counters` names them. */
+static const char *const counter_names[] = {
+#define X_NAME(sym, name, doc) name,
+    XPORT_DROP_LIST(X_NAME) XPORT_CNT_LIST(X_NAME) EMU_DCNT_LIST(X_NAME)
+#undef X_NAME
+};
+enum {
+	N_DROP = 0
+#define X_ONE(sym, name, doc) +1
+	XPORT_DROP_LIST(X_ONE),
+	N_EVENT = 0 XPORT_CNT_LIST(X_ONE),
+	N_DAEMON = 0 EMU_DCNT_LIST(X_ONE),
+#undef X_ONE
+};
+
+/* Drop reasons that are malformed packets (PMA PortRcvErrors, IBA 16.1.3.5). */
+static const int rcv_error_drops[] = {XPORT_DROP_SHORT, XPORT_DROP_BAD_ICRC, XPORT_DROP_BAD_TVER,
+				      XPORT_DROP_BAD_OPCODE, XPORT_DROP_BAD_PAD};
+
+/*
+ * ports/1/hw_counters/<name>: every counter of the device (QUERY_COUNTERS,
+ * asked on the device socket, no context needed), and ports/1/counters/
+ * with the PortCounters the device really counts: packets sent and
+ * received, malformed packets received, packets lost locally. (There are
+ * no octet counters: uroce counts payload bytes, not whole packets.) With
+ * @only ("hw_counters/rx_pkts"), just that file is written.
+ */
+static int write_counters(const char *name, const char *only)
+{
+	struct uroce_query_counters_req req = {.hdr.op = UROCE_OP_QUERY_COUNTERS};
+	struct uroce_query_counters_resp resp;
+	char rundir[256], sock[256], p[160], rel[PATH_MAX];
+	struct timeval tv = {.tv_sec = 2};
+	uint64_t v[N_DROP + N_EVENT + N_DAEMON] = {0}, rcv_errors = 0;
+	int fd, err;
+
+	if (common_rundir_resolve(NULL, rundir, sizeof(rundir)) ||
+	    common_rundir_sock_path(rundir, name, sock, sizeof(sock)))
+		return -ENAMETOOLONG;
+	fd = common_rundir_connect(sock);
+	if (fd < 0)
+		return fd;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	err = shim_exchange(fd, 1, &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
+	close(fd);
+	if (err)
+		return err;
+	if ((uint64_t)resp.ndrop + resp.nevent + resp.ndaemon > UROCE_COUNTERS_MAX)
+		return -EPROTO;
+	/* Each list as far as both sides know it (lists only grow). */
+	for (uint32_t i = 0; i < resp.ndrop && i < N_DROP; i++)
+		v[i] = resp.values[i];
+	for (uint32_t i = 0; i < resp.nevent && i < N_EVENT; i++)
+		v[N_DROP + i] = resp.values[resp.ndrop + i];
+	for (uint32_t i = 0; i < resp.ndaemon && i < N_DAEMON; i++)
+		v[N_DROP + N_EVENT + i] = resp.values[resp.ndrop + resp.nevent + i];
+
+	snprintf(p, sizeof(p), "class/infiniband/%s/ports/%d", name, VIEW_PORT);
+	snprintf(rel, sizeof(rel), "%s/hw_counters", p);
+	if ((err = make_dirs(rel)) < 0)
+		return err;
+	snprintf(rel, sizeof(rel), "%s/counters", p);
+	if ((err = make_dirs(rel)) < 0)
+		return err;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		snprintf(rel, sizeof(rel), "%s/hw_counters/%s", p, counter_names[i]);
+		if (only && strcmp(rel + strlen(p) + 1, only))
+			continue;
+		if ((err = put_file(rel, "%" PRIu64 "\n", v[i])) < 0)
+			return err;
+	}
+	for (size_t i = 0; i < sizeof(rcv_error_drops) / sizeof(rcv_error_drops[0]); i++)
+		rcv_errors += v[rcv_error_drops[i]];
+	{
+		const struct {
+			const char *file;
+			uint64_t value;
+		} pma[] = {
+		    {"port_xmit_packets", v[N_DROP + XPORT_CNT_TX_PKTS]},
+		    {"port_rcv_packets", v[N_DROP + XPORT_CNT_RX_PKTS]},
+		    {"port_rcv_errors", rcv_errors},
+		    {"port_xmit_discards", v[N_DROP + XPORT_CNT_TX_ERR]},
+		};
+
+		for (size_t i = 0; i < sizeof(pma) / sizeof(pma[0]); i++) {
+			snprintf(rel, sizeof(rel), "%s/counters/%s", p, pma[i].file);
+			if (only && strcmp(rel + strlen(p) + 1, only))
+				continue;
+			if ((err = put_file(rel, "%" PRIu64 "\n", pma[i].value)) < 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
 /* Write class/infiniband/<dev>/... and devices/uroce/<dev>/net/<ifname>
  * from the device's own verbs answers. 0 or -errno (the device is then left
  * out of the view). */
@@ -501,6 +625,7 @@ static int write_device(struct ibv_device *ibdev)
 		err = put_link(REL("devices/uroce/%s/net/%s", name, ifname), target);
 	}
 #undef REL
+	err = write_counters(name, NULL);
 out_close:
 	ibv_close_device(ctx);
 	return err < 0 ? err : 0;
@@ -583,7 +708,10 @@ static void view_refresh(void)
 			goto out_free;
 		}
 		view_pid = getpid();
-		if (make_dirs("class/infiniband") || make_dirs("devices/uroce")) {
+		if (make_dirs("class/infiniband") || make_dirs("devices/uroce") ||
+		    (shim_ucm_open && (make_dirs("class/misc/rdma_cm") ||
+				       put_file("class/misc/rdma_cm/abi_version", "%d\n",
+						RDMA_USER_CM_ABI_VERSION)))) {
 			view_remove_own();
 			goto out_free;
 		}
@@ -621,11 +749,47 @@ static int view_kind(const char *path)
 	}
 	if (!strncmp(path, VIEW_DEVICES, n = sizeof(VIEW_DEVICES) - 1))
 		return path[n] == '/' || !path[n] ? 1 : 0;
+	if (shim_ucm_open && !strncmp(path, VIEW_UCM, n = sizeof(VIEW_UCM) - 1))
+		return path[n] == '/' || !path[n] ? 1 : 0;
 	return 0;
+}
+
+/* Is @path in a device's counters (ports/N/counters or hw_counters)? Its
+ * device name then goes to @name, and *@only is the counter file below the
+ * port ("hw_counters/rx_pkts"), or NULL for the directories. */
+static int view_counters_of(const char *path, char *name, size_t len, const char **only)
+{
+	const char *dir;
+	const char *dev, *end, *rest;
+
+	if (strncmp(path, VIEW_CLASS "/", sizeof(VIEW_CLASS)))
+		return 0;
+	dev = path + sizeof(VIEW_CLASS);
+	end = strchr(dev, '/');
+	if (!end || (size_t)(end - dev) >= len || strncmp(end, "/ports/", 7))
+		return 0;
+	rest = end + 7;
+	while (*rest >= '0' && *rest <= '9')
+		rest++;
+	dir = rest + 1;
+	if (strncmp(rest, "/counters", 9) == 0)
+		rest += 9;
+	else if (strncmp(rest, "/hw_counters", 12) == 0)
+		rest += 12;
+	else
+		return 0;
+	if (*rest && *rest != '/')
+		return 0;
+	*only = *rest && rest[1] && !strchr(rest + 1, '/') ? dir : NULL;
+	memcpy(name, dev, (size_t)(end - dev));
+	name[end - dev] = '\0';
+	return 1;
 }
 
 const char *shim_sysview_path(const char *path, char *buf, size_t len)
 {
+	char name[UROCE_NAME_MAX];
+	const char *only;
 	int kind, n;
 
 	if (!path || view_busy || !(kind = view_kind(path)))
@@ -639,6 +803,16 @@ const char *shim_sysview_path(const char *path, char *buf, size_t len)
 
 		view_busy = 1;
 		view_refresh();
+		view_busy = 0;
+		errno = saved;
+	} else if (view_counters_of(path, name, sizeof(name), &only)) {
+		int saved = errno;
+
+		/* Counters are read fresh each time, as the kernel's are. */
+		view_busy = 1;
+		n = write_counters(name, only);
+		if (n == -ENOENT || n == -ECONNREFUSED)
+			view_stamp = 0; /* the daemon is gone: refresh next time */
 		view_busy = 0;
 		errno = saved;
 	}

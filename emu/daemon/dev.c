@@ -498,6 +498,23 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->max_pkeys = UROCE_PKEY_TBL_LEN;
 	a->local_ca_ack_delay = 15;
 	a->phys_port_cnt = 1;
+	/* Completion timestamps count ns of CLOCK_MONOTONIC: a 1 GHz core
+	 * clock, 64 bits wide (dp/event.c, ibv_query_rt_values_ex). */
+	a->hca_core_clock_khz = 1000000;
+	a->completion_timestamp_mask = UINT64_MAX;
+	/*
+	 * On-demand paging: the daemon reaches the owner's memory through
+	 * process_vm_readv/writev at the moment of each access and pins
+	 * nothing, so every MR may be ODP, also one over the whole address
+	 * space (implicit); an access to memory not mapped at that moment
+	 * fails the WR with a protection/access error (verbs/mr.c).
+	 */
+	a->odp_general_caps = UROCE_ODP_SUPPORT | UROCE_ODP_SUPPORT_IMPLICIT;
+	a->odp_rc_caps = UROCE_ODP_SEND | UROCE_ODP_RECV | UROCE_ODP_WRITE | UROCE_ODP_READ |
+			 UROCE_ODP_ATOMIC | UROCE_ODP_SRQ_RECV;
+	a->odp_uc_caps = UROCE_ODP_SEND | UROCE_ODP_RECV | UROCE_ODP_WRITE | UROCE_ODP_SRQ_RECV;
+	a->odp_ud_caps = UROCE_ODP_SEND | UROCE_ODP_RECV | UROCE_ODP_SRQ_RECV;
+	a->odp_xrc_caps = 0; /* no XRC */
 }
 
 void emu_dev_fill_port(const struct emu_dev *dev, struct uroce_port_attr *p)

@@ -406,8 +406,11 @@ static void check_mr(struct ibv_pd *pd)
 			  "reg_mr REMOTE_WRITE without LOCAL_WRITE");
 	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + pg, pg, IBV_ACCESS_REMOTE_ATOMIC), EINVAL,
 			  "reg_mr REMOTE_ATOMIC without LOCAL_WRITE");
-	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, p + pg, pg, IBV_ACCESS_ON_DEMAND), EOPNOTSUPP,
-			  "reg_mr ON_DEMAND");
+	/* ODP: no pinning, so unmapped memory registers too (tests/dp/odp.c). */
+	mr = ibv_reg_mr(pd, p + 2 * pg, pg, IBV_ACCESS_ON_DEMAND);
+	check(mr != NULL, "reg_mr ON_DEMAND over unmapped memory: %s", mr ? "ok" : strerror(errno));
+	if (mr)
+		EXPECT_RET(ibv_dereg_mr(mr), 0, "dereg the ODP MR");
 	/* Optional access bits are ignored, as rdma-core does. */
 	mr = ibv_reg_mr_iova2(pd, p + pg, pg, 0x10000,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
@@ -717,6 +720,105 @@ static void check_fork(const char *name)
 	ibv_free_device_list(list);
 }
 
+/*
+ * Thread and parent domains: a parent domain stands for its PD (an MR and
+ * an RC QP made with it; a CQ naming it), a wrapped PD and a used TD
+ * cannot be freed before it (EBUSY), bad attributes fail with EINVAL.
+ */
+static void check_parent_domain(struct ibv_context *c, struct ibv_context *other)
+{
+	struct ibv_td_init_attr ta = {0};
+	struct ibv_td *td = ibv_alloc_td(c, &ta);
+	struct ibv_pd *pd = ibv_alloc_pd(c), *pd2 = ibv_alloc_pd(other), *par;
+	struct ibv_parent_domain_init_attr pa = {0};
+	struct ibv_cq_init_attr_ex cqa = {0};
+	struct ibv_qp_init_attr qa = {0};
+	struct ibv_cq_ex *cq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	static char buf[4096];
+
+	check(td && pd && pd2, "TD and PDs");
+	if (!td || !pd || !pd2)
+		return;
+	ta.comp_mask = 1;
+	EXPECT_NULL_ERRNO(ibv_alloc_td(c, &ta), EINVAL, "TD with an unknown comp_mask");
+	EXPECT_NULL_ERRNO(ibv_alloc_parent_domain(c, &pa), EINVAL, "parent domain without a PD");
+	pa.pd = pd2;
+	EXPECT_NULL_ERRNO(ibv_alloc_parent_domain(c, &pa), EINVAL,
+			  "parent domain of another context's PD");
+	pa.pd = pd;
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
+	EXPECT_NULL_ERRNO(ibv_alloc_parent_domain(c, &pa), EINVAL,
+			  "allocators announced, none given");
+	pa.comp_mask = 0;
+	pa.td = td;
+	par = ibv_alloc_parent_domain(c, &pa);
+	check(par != NULL, "parent domain of a PD and a TD: %s", par ? "ok" : strerror(errno));
+	if (!par)
+		return;
+	EXPECT_RET(ibv_dealloc_pd(pd), EBUSY, "dealloc of a PD a parent domain wraps");
+	EXPECT_RET(ibv_dealloc_td(td), EBUSY, "dealloc of a TD a parent domain uses");
+	mr = ibv_reg_mr(par, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	check(mr != NULL, "MR through the parent domain: %s", mr ? "ok" : strerror(errno));
+	cqa.cqe = 16;
+	cqa.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	cqa.parent_domain = pd;
+	EXPECT_NULL_ERRNO(ibv_create_cq_ex(c, &cqa), EINVAL, "CQ naming a PD that is no parent domain");
+	cqa.parent_domain = par;
+	cq = ibv_create_cq_ex(c, &cqa);
+	check(cq != NULL, "CQ naming its parent domain: %s", cq ? "ok" : strerror(errno));
+	if (cq) {
+		qa.qp_type = IBV_QPT_RC;
+		qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cq);
+		qa.cap.max_send_wr = qa.cap.max_recv_wr = 4;
+		qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+		qp = ibv_create_qp(par, &qa);
+		check(qp != NULL, "RC QP in the parent domain: %s", qp ? "ok" : strerror(errno));
+		if (qp)
+			EXPECT_RET(ibv_destroy_qp(qp), 0, "destroy that QP");
+		EXPECT_RET(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "destroy that CQ");
+	}
+	if (mr)
+		EXPECT_RET(ibv_dereg_mr(mr), 0, "dereg that MR");
+	EXPECT_RET(ibv_dealloc_pd(par), 0, "dealloc the parent domain");
+	EXPECT_RET(ibv_dealloc_td(td), 0, "dealloc the TD after it");
+	EXPECT_RET(ibv_dealloc_pd(pd), 0, "dealloc the PD after it");
+	EXPECT_RET(ibv_dealloc_pd(pd2), 0, "dealloc the other context's PD");
+}
+
+/*
+ * Completion timestamps: the device clock is 1 GHz and 64 bits wide,
+ * ibv_query_rt_values_ex reads it (going forward), and an extended CQ can
+ * carry both timestamps.
+ */
+static void check_timestamps(struct ibv_context *c)
+{
+	struct ibv_device_attr_ex ax = {0};
+	struct ibv_values_ex v1 = {.comp_mask = IBV_VALUES_MASK_RAW_CLOCK}, v2 = v1;
+	struct ibv_cq_init_attr_ex ca = {.cqe = 8,
+					 .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+						     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK};
+	struct ibv_cq_ex *cq;
+
+	check(!ibv_query_device_ex(c, NULL, &ax) && ax.hca_core_clock == 1000000 &&
+		      ax.completion_timestamp_mask == UINT64_MAX,
+	      "hca_core_clock %llu kHz, completion_timestamp_mask 0x%llx",
+	      (unsigned long long)ax.hca_core_clock,
+	      (unsigned long long)ax.completion_timestamp_mask);
+	EXPECT_RET(ibv_query_rt_values_ex(c, &v1), 0, "ibv_query_rt_values_ex");
+	EXPECT_RET(ibv_query_rt_values_ex(c, &v2), 0, "ibv_query_rt_values_ex again");
+	check(v2.raw_clock.tv_sec > v1.raw_clock.tv_sec ||
+		      (v2.raw_clock.tv_sec == v1.raw_clock.tv_sec &&
+		       v2.raw_clock.tv_nsec >= v1.raw_clock.tv_nsec),
+	      "the raw clock goes forward");
+	cq = ibv_create_cq_ex(c, &ca);
+	check(cq && cq->read_completion_ts && cq->read_completion_wallclock_ns,
+	      "extended CQ with both completion timestamps: %s", cq ? "ok" : strerror(errno));
+	if (cq)
+		EXPECT_RET(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "destroy it");
+}
+
 static int cmd_check(const char *dev_a, const char *dev_b)
 {
 	struct ibv_context *a = open_dev(dev_a), *a2 = open_dev(dev_a);
@@ -742,6 +844,8 @@ static int cmd_check(const char *dev_a, const char *dev_b)
 	check_data_path(a, pd);
 	check_async(a, pd);
 	check_fork(dev_b);
+	check_parent_domain(a, b);
+	check_timestamps(a);
 	ibv_destroy_cq(cq);
 	EXPECT_RET(ibv_dealloc_pd(pd), 0, "dealloc PD");
 	ibv_close_device(a);

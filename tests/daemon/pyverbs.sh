@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # rdma-core's own pyverbs tests (ABI.md section 5) for devices, PDs, MRs,
-# CQs and QPs, atomics, CQ events, extended CQs and QPs, shared PDs and AHs,
+# CQs and QPs, atomics, CQ events, extended CQs and QPs, shared PDs and AHs, ODP,
 # against uroce0, through `uroce run`. Each test must pass or skip itself,
 # except those listed with their reason in pyverbs_expected.txt; a listed
 # test that passes is reported (XPASS) so the list can shrink. Prints the pass/fail/skip counts.
@@ -19,7 +19,8 @@ cp "$CTL_SRC/pyverbs_run.py" "$T/pv/tests/"
 
 start_daemon uroce0 "$TEST_NET.1"
 MODULES="tests.test_device tests.test_pd tests.test_mr tests.test_cq tests.test_qp tests.test_atomic
-tests.test_cq_events tests.test_cqex tests.test_qpex tests.test_shared_pd tests.test_addr"
+tests.test_cq_events tests.test_cqex tests.test_qpex tests.test_shared_pd tests.test_addr tests.test_odp
+tests.test_parent_domain tests.test_relaxed_ordering tests.test_fork"
 (cd "$T/pv" && "$UROCE_BIN/uroce" run -- "$PY" tests/pyverbs_run.py \
 	--dev uroce0 --port 1 --gid 0 $MODULES) >"$T/results" 2>"$T/pyverbs.log"
 grep -q '^RESULT' "$T/results" || {

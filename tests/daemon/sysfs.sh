@@ -80,6 +80,31 @@ want net lo # 127.x.y.z lies in lo's 127.0.0.0/8
 want device ../../../devices/uroce/uroce1
 pass "the tree of uroce1 matches ibv_devinfo -v ($(wc -l <"$T/tree") entries)"
 
+# Counters are read fresh on each access (no full refresh within a second):
+# three datagrams too short for a BTH, sent to uroce0, are received
+# packets, receive errors and "short" drops, as `uroce counters` says.
+cat >"$T/cnt.py" <<'EOF'
+import socket, sys, time
+p = '/sys/class/infiniband/uroce0/ports/1/'
+def rd(f):
+    return int(open(p + f).read())
+files = ['counters/port_rcv_packets', 'counters/port_rcv_errors', 'hw_counters/short']
+before = [rd(f) for f in files]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(3):
+    s.sendto(b'\x00' * 8, (sys.argv[1], int(sys.argv[2])))
+time.sleep(0.3)
+print(' '.join(str(rd(f) - b) for f, b in zip(files, before)))
+EOF
+got=$(uroce run -- python3 "$T/cnt.py" "$TEST_NET.1" "$CTL_PORT" 2>&1)
+short=$(uroce counters uroce0 | awk '$1 ~ /(^|[.])short$/ { print $2 }')
+if [ "$got" = "3 3 3" ] && [ "$short" = 3 ]; then
+	pass "counters/ and hw_counters/ read fresh: +3 packets, +3 errors, +3 short (uroce counters: $short)"
+else
+	fail "counters after 3 short datagrams: '$got' (want '3 3 3'), uroce counters short: '$short'"
+	uroce counters uroce0
+fi
+
 # python3: the class directory, device/net, a daemon going away (the same
 # process looks again after uroce1 has removed its socket).
 cat >"$T/view.py" <<'EOF'
@@ -115,6 +140,17 @@ uroce run -- ls /sys/class/infiniband >"$T/ls" 2>&1
 grep -qx uroce0 "$T/ls" || fail "ls /sys/class/infiniband: $(cat "$T/ls")"
 ls "$UROCE_RUNDIR" | grep '^sysfs\.' >"$T/left" && fail "stale tree not removed: $(cat "$T/left")"
 pass "per-process trees removed at exit, a killed one by the next process"
+
+# The RDMA CM device emulation's hook (a stand-in defines shim_ucm_open):
+# the open family offers it every path; the view then has
+# class/misc/rdma_cm. Without it, the view does not advertise rdma_cm.
+if LD_PRELOAD="$UROCE_LIB/liburoce.so" "$UCM_HOOK" >"$T/ucm" 2>&1; then
+	pass "open-family hooks call shim_ucm_open first ($(grep -c '^ok' "$T/ucm") checks)"
+else
+	fail "shim_ucm_open contract: $(grep -v '^ok' "$T/ucm")"
+fi
+uroce run -- cat /sys/class/misc/rdma_cm/abi_version >"$T/noucm" 2>&1 &&
+	fail "rdma_cm advertised without the CM emulation: $(cat "$T/noucm")"
 
 # Programs that do not touch the view are unaffected.
 [ "$(uroce run -- cat /etc/hostname)" = "$(cat /etc/hostname)" ] || fail "cat /etc/hostname"

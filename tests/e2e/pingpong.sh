@@ -24,6 +24,7 @@ CASES=(
 	"mtu-256|-m 256"
 	"mtu-1024|-m 1024"
 	"mtu-4096|-m 4096"
+	"timestamps|-t"
 )
 if [ "$MODE" != run ]; then
 	# a shorter set for the other ways of loading the shim
@@ -49,6 +50,12 @@ check_pp() {
 		if grep -qi 'invalid data' "$T/$label.$side"; then
 			ok=0
 		fi
+		# -t: completion timestamps, the gaps between receives measured in
+		# the device clock (ns), so never 0
+		case " $* " in *" -t "*)
+			grep -Eq '^Min receive completion clock cycles = [1-9][0-9]*$' "$T/$label.$side" ||
+				ok=0 ;;
+		esac
 	done
 	if [ $ok = 1 ]; then
 		pass "ibv_rc_pingpong $label ($MODE): $(grep 'bytes in' "$T/$label.client") [${PAIR_MS} ms]"

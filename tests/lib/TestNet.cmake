@@ -7,32 +7,40 @@
 # (tests/lib/common.sh) and the Python side (tests/lib/testnet.py) claim the
 # allocation at run time and skip the test (exit 77) when it is taken.
 #
-# Scheme. A build directory owns one slot S in 0..39, a hash of
+# Scheme. A build directory owns one slot S in 0..19, a hash of
 # CMAKE_BINARY_DIR unless -DUROCE_TEST_SLOT=S says otherwise. The N-th test
 # registered in the build (N = 1..254) gets
 #   loopback /24     127.(128+S).N.0/24           UROCE_TEST_NET=127.(128+S).N
 #   private /24      10.(128+S).N.0/24            UROCE_TEST_PRIV_NET (only inside
 #                                                 network namespaces the test creates)
 #   private IPv6     fd75:e2e:(128+S):N::/64      UROCE_TEST_V6_NET (likewise)
-#   ports            PORTS ports (default 8) from the slot's 256, 22528 + 256 S
-#                    .. 22528 + 256 S + 255       UROCE_TEST_PORT_BASE, UROCE_TEST_PORT_COUNT
+#   ports            PORTS ports (default 8) from the slot's 512, 22528 + 512 S
+#                    .. 22528 + 512 S + 511       UROCE_TEST_PORT_BASE, UROCE_TEST_PORT_COUNT
 #   names            UROCE_TEST_SLOT=S and UROCE_TEST_INDEX=N, from which the
 #                    helpers derive namespace and veth names
-# The slots' second octets (128..167) and ports (22528..32767, below Linux's
+# The slots' second octets (128..147) and ports (22528..32767, below Linux's
 # ephemeral range 32768..60999) stay clear of the addresses people use by
 # hand (127.0.0.x) and of the fixed ones older trees used (127.0.85.x,
 # 127.77.x, ports 14800.., 18515.., 21000..21799). Each build writes its
 # allocation to ${CMAKE_BINARY_DIR}/uroce-testnet.txt.
 
-set(UROCE_TEST_SLOTS 40)
+set(UROCE_TEST_SLOTS 20)
 set(UROCE_TEST_PORT_FIRST 22528)
-set(UROCE_TEST_PORTS_PER_SLOT 256)
+set(UROCE_TEST_PORTS_PER_SLOT 512)
 
 string(MD5 _uroce_dir_hash "${CMAKE_BINARY_DIR}")
 string(SUBSTRING "${_uroce_dir_hash}" 0 7 _uroce_dir_hash)
 math(EXPR _uroce_default_slot "0x${_uroce_dir_hash} % ${UROCE_TEST_SLOTS}")
 set(UROCE_TEST_SLOT "${_uroce_default_slot}" CACHE STRING
-    "Test network slot 0..39 of this build (default: a hash of the build directory)")
+    "Test network slot 0..19 of this build (default: a hash of the build directory)")
+# A slot cached by a tree of the time there were 40 slots is taken again from the hash.
+if(UROCE_TEST_SLOT MATCHES "^[0-9]+$" AND UROCE_TEST_SLOT GREATER_EQUAL UROCE_TEST_SLOTS
+   AND UROCE_TEST_SLOT LESS 40)
+  message(WARNING "UROCE_TEST_SLOT=${UROCE_TEST_SLOT} is past the ${UROCE_TEST_SLOTS} slots: "
+                  "slot ${_uroce_default_slot} instead")
+  set(UROCE_TEST_SLOT "${_uroce_default_slot}" CACHE STRING
+      "Test network slot 0..19 of this build (default: a hash of the build directory)" FORCE)
+endif()
 if(NOT UROCE_TEST_SLOT MATCHES "^[0-9]+$" OR UROCE_TEST_SLOT GREATER_EQUAL UROCE_TEST_SLOTS)
   message(FATAL_ERROR "UROCE_TEST_SLOT=${UROCE_TEST_SLOT}: must be 0..${UROCE_TEST_SLOTS} - 1")
 endif()

@@ -20,7 +20,7 @@
 # nproc).
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-SLOTS=40 # as in TestNet.cmake
+SLOTS=20 # as in TestNet.cmake
 JOBS=${CONCURRENT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 DIRS=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do

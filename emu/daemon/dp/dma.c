@@ -234,6 +234,16 @@ static int dma_copy(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf, si
 	return 0;
 }
 
+/*
+ * A copy that faults on ODP memory (unmapped at this moment) is an access
+ * error of the key, as on ODP hardware (a remote access error NAK, a local
+ * protection error); on pinned memory it stays -EFAULT.
+ */
+static int odp_fault(const struct emu_mr *mr, int rc)
+{
+	return rc == -EFAULT && (mr->access & UROCE_ACCESS_ON_DEMAND) ? -EACCES : rc;
+}
+
 static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, size_t len,
 		   uint32_t access, enum xport_dma dir)
 {
@@ -252,11 +262,14 @@ static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, si
 		return rc;
 	}
 	if (!dev->dma || dir == XPORT_DMA_CHECK || !len)
-		return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+		return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 	if (dir == XPORT_DMA_FROM_BUF) {
-		if (len > DMA_WRITE_STAGE) {
+		/* ODP memory may be unmapped at any time: its writes are done
+		 * at once, so that a fault fails this access (a staged write
+		 * would fail after the answer went out). */
+		if (len > DMA_WRITE_STAGE || (mr->access & UROCE_ACCESS_ON_DEMAND)) {
 			dma_flush(dev);
-			return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+			return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 		}
 		dma_stage(dev, mr->obj.ctx->pid, host, buf, len);
 		return 0;
@@ -266,7 +279,7 @@ static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, si
 		dma_flush(dev);
 	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr + mr->length))
 		return 0;
-	return dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir);
+	return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 }
 
 int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,

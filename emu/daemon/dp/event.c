@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dp.h"
@@ -171,7 +172,18 @@ int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe)
 			emu_list_add_tail(&dev->err_cqs, &cq->err_link);
 		return -ENOSPC;
 	}
-	memcpy(uroce_ring_entry(r->hdr, r->entries, r->stride, r->prod), cqe, sizeof(*cqe));
+	{
+		/* Completion timestamps (ibv_create_cq_ex ..._COMPLETION_TIMESTAMP
+		 * and _WALLCLOCK): the moment the CQE becomes visible. */
+		struct uroce_cqe *e = uroce_ring_entry(r->hdr, r->entries, r->stride, r->prod);
+		struct timespec mono, wall;
+
+		memcpy(e, cqe, sizeof(*cqe));
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_REALTIME, &wall);
+		e->timestamp_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+		e->wallclock_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+	}
 	r->prod++;
 	uroce_store_release(&r->hdr->prod, r->prod);
 

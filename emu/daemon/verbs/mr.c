@@ -7,6 +7,15 @@
  * (remote write or atomic needs local write: EINVAL), and key allocation.
  * The MR table is what the DMA engine (process_vm_readv/writev in the
  * transport) consults: emu_dev_mr_by_key().
+ *
+ * On-demand paging (IBV_ACCESS_ON_DEMAND) is what this DMA engine does
+ * anyway: it reaches memory at the moment of each access and pins nothing.
+ * An ODP MR is therefore not checked against the mappings at registration
+ * (the application may map the memory later, or unmap it), an access to
+ * memory not mapped at that moment fails that WR with a protection or
+ * access error (EFAULT from the copy), and an implicit ODP MR (address 0,
+ * length SIZE_MAX) covers the whole address space. ibv_advise_mr prefetch
+ * faults the range in by reading it (emu_mr_advise).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "verbs.h"
 
@@ -32,8 +42,6 @@ static int check_access(uint32_t access)
 {
 	if (access & ~KNOWN_ACCESS)
 		return -EINVAL;
-	if (access & UROCE_ACCESS_ON_DEMAND)
-		return -EOPNOTSUPP; /* no ODP: the device pins */
 	/* IBA 10.6.3.1: remote write/atomic require local write. */
 	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & UROCE_ACCESS_LOCAL_WRITE))
@@ -101,10 +109,21 @@ static int alloc_key(struct emu_dev *dev, struct emu_mr *mr)
 	return 0;
 }
 
+/* An implicit ODP MR: the whole address space (ibv_reg_mr(pd, NULL, SIZE_MAX, ...ON_DEMAND)). */
+static bool is_implicit(uint64_t addr, uint64_t len, uint32_t access)
+{
+	return (access & UROCE_ACCESS_ON_DEMAND) && addr == 0 && len == UINT64_MAX;
+}
+
 static int check_range(struct emu_ctx *ctx, uint64_t addr, uint64_t len, uint32_t access)
 {
+	if (is_implicit(addr, len, access))
+		return 0;
 	if (len == 0 || len > ctx->dev->lim.max_mr_size || addr + len < addr)
 		return -EINVAL;
+	/* ODP: memory is reached at each access, mapped or not now. */
+	if (access & UROCE_ACCESS_ON_DEMAND)
+		return 0;
 	return emu_mr_check_mapped(ctx->pid, addr, len, !!(access & WRITABLE_ACCESS));
 }
 
@@ -226,6 +245,70 @@ int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -EINVAL;
 	emu_mr_free(EMU_CONTAINER_OF(obj, struct emu_mr, obj));
 	return 0;
+}
+
+/*
+ * ibv_advise_mr: every SGE must name a range inside an ODP MR of the PD
+ * (ibv_advise_mr(3): EFAULT for a bad key or range, EPERM for
+ * PREFETCH_WRITE on an MR that cannot be written). PREFETCH and
+ * PREFETCH_WRITE fault the pages in by reading them (the owner's kernel
+ * maps them, as on ODP hardware; they are not pinned, nor written);
+ * NO_FAULT has nothing to make present. With or without FLUSH the work is
+ * done before the answer; without FLUSH its failure is not reported (the
+ * advice is best effort).
+ */
+#define ADVISE_CHUNK (64 * 1024)
+int emu_mr_advise(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_advise_mr_req *r = req;
+	struct emu_obj *pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
+	static uint8_t scratch[ADVISE_CHUNK];
+	int err = 0;
+
+	(void)rep;
+	if (!pdo)
+		return -EINVAL;
+	if (r->advice > UROCE_ADVISE_PREFETCH_NO_FAULT)
+		return -EOPNOTSUPP;
+	if ((r->flags & ~(uint32_t)UROCE_ADVISE_FLAG_FLUSH) || r->num_sge > UROCE_ADVISE_MAX_SGE)
+		return -EINVAL;
+	for (uint32_t i = 0; i < r->num_sge; i++) {
+		struct emu_mr *mr = emu_dev_mr_by_key(ctx->dev, r->sge[i].lkey);
+		uint64_t host;
+
+		if (!mr || mr->lkey != r->sge[i].lkey || mr->obj.ctx != ctx ||
+		    !(mr->access & UROCE_ACCESS_ON_DEMAND))
+			return -EFAULT;
+		if (emu_dma_check(mr, EMU_CONTAINER_OF(pdo, struct emu_pd, obj), r->sge[i].addr,
+				  r->sge[i].length, 0, &host))
+			return -EFAULT;
+		if (r->advice == UROCE_ADVISE_PREFETCH_WRITE && !(mr->access & WRITABLE_ACCESS))
+			return -EPERM;
+	}
+	if (r->advice == UROCE_ADVISE_PREFETCH_NO_FAULT)
+		return 0;
+	for (uint32_t i = 0; i < r->num_sge && !err; i++) {
+		struct emu_mr *mr = emu_dev_mr_by_key(ctx->dev, r->sge[i].lkey);
+		uint64_t host, done = 0;
+
+		emu_dma_check(mr, mr->pd, r->sge[i].addr, r->sge[i].length, 0, &host);
+		while (done < r->sge[i].length) {
+			size_t n = r->sge[i].length - done < ADVISE_CHUNK
+				       ? (size_t)(r->sge[i].length - done)
+				       : ADVISE_CHUNK;
+			struct iovec local = {.iov_base = scratch, .iov_len = n};
+			struct iovec remote = {.iov_base = (void *)(uintptr_t)(host + done),
+					       .iov_len = n};
+
+			if (process_vm_readv(ctx->pid, &local, 1, &remote, 1, 0) != (ssize_t)n) {
+				err = -EFAULT;
+				break;
+			}
+			done += n;
+		}
+	}
+	ctx->dev->dcnt[EMU_DCNT_ODP_PREFETCH]++;
+	return r->flags & UROCE_ADVISE_FLAG_FLUSH ? err : 0;
 }
 
 void emu_mr_free(struct emu_mr *mr)

@@ -36,6 +36,7 @@ void emu_pd_free(struct emu_pd *pd);
 /* mr.c */
 int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_mr_advise(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_mr_free(struct emu_mr *mr);
 /* Check that [addr, addr+len) of process pid is mapped (writable if

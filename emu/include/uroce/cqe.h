@@ -31,8 +31,11 @@ struct uroce_cqe {
 	uint8_t dlid_path_bits;
 	uint8_t flags; /* enum uroce_cqe_flags */
 	uint8_t reserved0;
+	/* When the daemon wrote it into the ring: the device clock (the
+	 * daemon's CLOCK_MONOTONIC in ns; hca_core_clock 1 GHz) and the wall
+	 * clock (CLOCK_REALTIME in ns). */
 	uint64_t timestamp_ns;
-	uint64_t reserved1;
+	uint64_t wallclock_ns;
 };
 
 #define UROCE_CQE_BYTES 64

@@ -111,6 +111,26 @@ enum uroce_access_flags {
 	UROCE_ACCESS_OPTIONAL_MASK = 0x3ff00000,
 };
 
+/* struct ibv_odp_caps bits (enum ibv_odp_general_caps, ibv_odp_transport_cap_bits). */
+enum uroce_odp_caps {
+	UROCE_ODP_SUPPORT = 1 << 0,
+	UROCE_ODP_SUPPORT_IMPLICIT = 1 << 1,
+	UROCE_ODP_SEND = 1 << 0,
+	UROCE_ODP_RECV = 1 << 1,
+	UROCE_ODP_WRITE = 1 << 2,
+	UROCE_ODP_READ = 1 << 3,
+	UROCE_ODP_ATOMIC = 1 << 4,
+	UROCE_ODP_SRQ_RECV = 1 << 5,
+};
+
+/* ibv_advise_mr: enum ibv_advise_mr_advice and enum ibv_advise_mr_flags. */
+enum uroce_advise {
+	UROCE_ADVISE_PREFETCH = 0,
+	UROCE_ADVISE_PREFETCH_WRITE = 1,
+	UROCE_ADVISE_PREFETCH_NO_FAULT = 2,
+	UROCE_ADVISE_FLAG_FLUSH = 1 << 0,
+};
+
 enum uroce_rereg_flags {
 	UROCE_REREG_CHANGE_TRANSLATION = 1 << 0,
 	UROCE_REREG_CHANGE_PD = 1 << 1,

@@ -67,6 +67,7 @@
 	X(REG_MR, 12)          \
 	X(REREG_MR, 13)        \
 	X(DEREG_MR, 14)        \
+	X(ADVISE_MR, 15)       \
 	X(CREATE_CHANNEL, 20)  \
 	X(DESTROY_CHANNEL, 21) \
 	X(CREATE_CQ, 22)       \
@@ -227,6 +228,9 @@ struct uroce_device_attr {
 	uint64_t completion_timestamp_mask;
 	uint32_t max_cq_moderation_count;
 	uint32_t max_cq_moderation_period;
+	/* on-demand paging (struct ibv_odp_caps values) */
+	uint64_t odp_general_caps;
+	uint32_t odp_rc_caps, odp_uc_caps, odp_ud_caps, odp_xrc_caps;
 };
 
 struct uroce_query_device_resp {
@@ -327,6 +331,25 @@ struct uroce_rereg_mr_req {
  * CREATE_CQ / RESIZE_CQ responses carry one fd: the CQ ring memfd
  * (ring_bytes long, header at offset 0).
  */
+/*
+ * ADVISE_MR (ibv_advise_mr): advice is enum ibv_advise_mr_advice, flags
+ * enum ibv_advise_mr_flags; the SGEs name ranges of ODP MRs of the PD. A
+ * longer list is sent in several requests.
+ */
+#define UROCE_ADVISE_MAX_SGE 64
+struct uroce_advise_mr_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t advice;
+	uint32_t flags;
+	uint32_t num_sge;
+	struct {
+		uint64_t addr;
+		uint32_t length;
+		uint32_t lkey;
+	} sge[UROCE_ADVISE_MAX_SGE];
+};
+
 struct uroce_create_cq_req {
 	struct uroce_msg_hdr hdr;
 	uint32_t cqe;
@@ -1042,6 +1065,7 @@ _Static_assert(sizeof(struct uroce_status_page) <= UROCE_STATUS_PAGE_BYTES, "sta
 _Static_assert(sizeof(struct uroce_query_counters_resp) <= UROCE_MSG_MAX_BYTES,
 	       "counters fit one message");
 _Static_assert(sizeof(struct uroce_fault_req) <= UROCE_MSG_MAX_BYTES, "fault request fits");
+_Static_assert(sizeof(struct uroce_advise_mr_req) <= UROCE_MSG_MAX_BYTES, "advice fits");
 _Static_assert(sizeof(struct uroce_fault_resp) <= UROCE_MSG_MAX_BYTES, "fault answer fits");
 _Static_assert(sizeof(struct uroce_qp_info) == 104, "QP info layout");
 _Static_assert(sizeof(struct uroce_qp_list_resp) <= UROCE_MSG_MAX_BYTES, "QP list fits");

@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# On-demand paging (issue 10 item 4) through the shim on real daemons:
+# tests/dp/odp.c (ODP MRs over memory mapped after registration and then
+# unmapped: the data moves while mapped, the WR fails with LOC_PROT_ERR /
+# REM_ACCESS_ERR when not, nothing else breaks; implicit ODP; ibv_advise_mr
+# and its errors), then rdma-core's ibv_rc_pingpong with -o (ODP), -O
+# (implicit ODP) and -P (prefetch) between two RNICs, data checked (-c).
+. "$CTL_SRC/lib.sh"
+
+P=$UROCE_BIN/odp
+[ -x "$P" ] || skip "odp not built (no libibverbs)"
+need_prog ibv_rc_pingpong
+
+start_daemon uroce0 "$TEST_NET.1"
+start_daemon uroce1 "$TEST_NET.2"
+if timeout 60 "$UROCE_BIN/uroce" run -- "$P" uroce0 >"$T/odp.out" 2>&1; then
+	pass "odp: $(grep -c '^ok:' "$T/odp.out") checks"
+else
+	fail "odp"
+	show "$T/odp.out"
+fi
+prefetches=$(uroce counters uroce0 --all | awk '$1 == "daemon.odp_prefetch" { print $2 }')
+[ "${prefetches:-0}" -ge 1 ] && pass "counter odp_prefetch: $prefetches" ||
+	fail "counter odp_prefetch is '$prefetches'"
+
+for opts in "-o" "-O" "-o -P" "-O -P"; do
+	next_tcp_port
+	port=$TCP_PORT
+	# shellcheck disable=SC2086
+	timeout 60 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce0 -g 0 -p "$port" $opts -c \
+		-n 200 >"$T/pp.server" 2>&1 &
+	spid=$!
+	i=0
+	while [ $i -lt 100 ] && ! ss -Htln "sport = :$port" | grep -q . && running "$spid"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086
+	if timeout 60 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce1 -g 0 -p "$port" $opts -c \
+		-n 200 "$TEST_NET.1" >"$T/pp.client" 2>&1 && wait "$spid" &&
+		grep -q 'iters in' "$T/pp.client"; then
+		pass "ibv_rc_pingpong $opts -c: $(grep 'iters in' "$T/pp.client")"
+	else
+		wait "$spid"
+		fail "ibv_rc_pingpong $opts -c"
+		show "$T/pp.server"
+		show "$T/pp.client"
+	fi
+done
+finish
