@@ -37,7 +37,7 @@ struct shim_device {
 	char addr[UROCE_ADDR_MAX]; /* the daemon's IP address, text */
 	uint64_t guid;		   /* network order */
 	uint32_t daemon_pid;
-	uint32_t active_mtu;	   /* enum ibv_mtu */
+	uint32_t active_mtu; /* enum ibv_mtu */
 	int refcnt; /* device lists and open contexts holding it */
 };
 

@@ -243,6 +243,44 @@ _Static_assert(sizeof(struct ucm_set_option) == 24, "rdma_ucm_set_option");
 _Static_assert(sizeof(struct uroce_cm_conn_param) == sizeof(struct ucm_conn_param),
 	       "the uapi's conn param carries the same fields");
 
+#if __has_include(<rdma/rdma_user_cm.h>)
+/* Where the kernel's header is installed (librdmacm-dev), hold the
+ * restatement to it. */
+#include <rdma/rdma_user_cm.h>
+#define UCM_SAME(ours, theirs)                                                 \
+	_Static_assert(sizeof(struct ours) == sizeof(struct theirs), #theirs); \
+	_Static_assert(_Alignof(struct ours) == _Alignof(struct theirs), #theirs " alignment")
+UCM_SAME(ucm_hdr, rdma_ucm_cmd_hdr);
+UCM_SAME(ucm_create_id, rdma_ucm_create_id);
+UCM_SAME(ucm_destroy_id, rdma_ucm_destroy_id);
+UCM_SAME(ucm_bind_ip, rdma_ucm_bind_ip);
+UCM_SAME(ucm_resolve_ip, rdma_ucm_resolve_ip);
+UCM_SAME(ucm_resolve_route, rdma_ucm_resolve_route);
+UCM_SAME(ucm_query, rdma_ucm_query);
+UCM_SAME(ucm_query_route_resp, rdma_ucm_query_route_resp);
+UCM_SAME(ucm_conn_param, rdma_ucm_conn_param);
+UCM_SAME(ucm_ud_param, rdma_ucm_ud_param);
+UCM_SAME(ucm_connect, rdma_ucm_connect);
+UCM_SAME(ucm_listen, rdma_ucm_listen);
+UCM_SAME(ucm_accept, rdma_ucm_accept);
+UCM_SAME(ucm_reject, rdma_ucm_reject);
+UCM_SAME(ucm_id_only, rdma_ucm_disconnect);
+UCM_SAME(ucm_init_qp_attr, rdma_ucm_init_qp_attr);
+UCM_SAME(ucm_get_event, rdma_ucm_get_event);
+UCM_SAME(ucm_event_resp, rdma_ucm_event_resp);
+UCM_SAME(ucm_set_option, rdma_ucm_set_option);
+UCM_SAME(ucm_migrate_id, rdma_ucm_migrate_id);
+_Static_assert(offsetof(struct ucm_event_resp, param) ==
+		   offsetof(struct rdma_ucm_event_resp, param),
+	       "event param");
+_Static_assert(offsetof(struct ucm_query_route_resp, ibdev_index) ==
+		   offsetof(struct rdma_ucm_query_route_resp, ibdev_index),
+	       "ibdev_index");
+_Static_assert((int)UCM_CMD_JOIN_MCAST == (int)RDMA_USER_CM_CMD_JOIN_MCAST, "command numbers");
+_Static_assert(RDMA_USER_CM_ABI_VERSION == 4, "ABI version 4");
+#undef UCM_SAME
+#endif
+
 /* Option levels and names (rdma_user_cm.h). */
 enum { UCM_OPTION_ID = 0, UCM_OPTION_IB = 1 };
 enum {
@@ -774,8 +812,8 @@ static int cmd_resolve_ip(struct ucm_chan *c, const void *in)
 	sa_to_gid(&dst, gid, &port, &ipv);
 	if (gid_is_zero(gid))
 		return -EINVAL;
-	if (!id->bound && (cmd->src_addr.sin6_family == AF_INET ||
-			   cmd->src_addr.sin6_family == AF_INET6)) {
+	if (!id->bound &&
+	    (cmd->src_addr.sin6_family == AF_INET || cmd->src_addr.sin6_family == AF_INET6)) {
 		err = take_addr(&cmd->src_addr, &src);
 		if (!err)
 			err = ucm_bind(c, id, &src);

@@ -280,7 +280,8 @@ struct emu_ctx {
 	int pending_closes;  /* libuv handles still closing */
 	int pidfd;	     /* the connecting process; -1 if pidfd_open failed */
 	uv_poll_t pid_poll;  /* readable when that process exits */
-	struct emu_cm_chan *cm_chan; /* CM_OPEN done (cm/cm.c); NULL otherwise */
+	/* The RDMA CM channel this connection is, after CM_OPEN (cm/cm.c). */
+	struct emu_cm_chan *cm_chan;
 };
 
 /* Device limits that the daemon enforces and reports. */
@@ -408,9 +409,9 @@ struct emu_dev {
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
 	/* The handler of QP1's MADs (cm/cm.c sets it; NULL: dropped, unmatched). */
 	void (*gsi_recv)(struct emu_dev *dev, const struct xport_gsi_mad *m);
-	struct emu_cm *cm;    /* cm/cm.c: ids, listeners, channels */
-	uint8_t cm_timeout;   /* --cm-timeout: CM response timeout, 4.096 us * 2^N */
-	uint8_t cm_retries;   /* --cm-retries: resends of an unanswered REQ/REP/DREQ */
+	struct emu_cm *cm;  /* cm/cm.c: ids, listeners, channels */
+	uint8_t cm_timeout; /* --cm-timeout: CM response timeout, 4.096 us * 2^N */
+	uint8_t cm_retries; /* --cm-retries: resends of an unanswered REQ/REP/DREQ */
 	uint64_t dcnt[EMU_DCNT_COUNT];
 	struct emu_ratelimit rl[EMU_RL_COUNT];
 	struct emu_list err_cqs; /* CQs overrun whose QPs still go to ERR */

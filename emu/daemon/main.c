@@ -454,8 +454,9 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			break;
 		case OPT_CM_TIMEOUT: /* IBA 12.7.34: a 5-bit exponent */
 			if (parse_u32(optarg, 31, &v)) {
-				fprintf(stderr, "uroced: --cm-timeout %s: must be an exponent in "
-						"0..31 (4.096 us * 2^N)\n",
+				fprintf(stderr,
+					"uroced: --cm-timeout %s: must be an exponent in "
+					"0..31 (4.096 us * 2^N)\n",
 					optarg);
 				return 2;
 			}
@@ -463,7 +464,8 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			break;
 		case OPT_CM_RETRIES: /* IBA 12.7.27: Max CM Retries is 4 bits */
 			if (parse_u32(optarg, 15, &v)) {
-				fprintf(stderr, "uroced: --cm-retries %s: must be a number in 0..15\n",
+				fprintf(stderr,
+					"uroced: --cm-retries %s: must be a number in 0..15\n",
 					optarg);
 				return 2;
 			}

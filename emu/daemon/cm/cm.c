@@ -366,8 +366,8 @@ static void cm_send_dreq(struct cm_id *id)
 	id->dev->dcnt[EMU_DCNT_CM_DREQ_SENT]++;
 }
 
-static void cm_send_drep(struct emu_dev *dev, const uint8_t dgid[16], uint8_t tclass,
-			 uint64_t tid, uint32_t local, uint32_t remote)
+static void cm_send_drep(struct emu_dev *dev, const uint8_t dgid[16], uint8_t tclass, uint64_t tid,
+			 uint32_t local, uint32_t remote)
 {
 	uint8_t mad[WIRE_MAD_BYTES];
 
@@ -442,8 +442,8 @@ static void cm_reject_unknown(struct emu_dev *dev, const struct xport_gsi_mad *m
 	uint8_t mad[WIRE_MAD_BYTES];
 
 	cm_build_rej(mad, req->tid, 0, req->local_comm_id, 0, reason, NULL, 0);
-	emu_dbg("CM: ConnectRequest 0x%08x for service 0x%016llx rejected: %s",
-		req->local_comm_id, (unsigned long long)req->service_id, wire_cm_rej_name(reason));
+	emu_dbg("CM: ConnectRequest 0x%08x for service 0x%016llx rejected: %s", req->local_comm_id,
+		(unsigned long long)req->service_id, wire_cm_rej_name(reason));
 	cm_send_reply(dev, m, mad);
 	dev->dcnt[EMU_DCNT_CM_REJ_SENT]++;
 }
@@ -526,8 +526,8 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 		return;
 	}
 	id->ps = l->ps;
-	id->qp_type = wire_cm_get(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE) == 1 ? UROCE_QPT_UC
-										: UROCE_QPT_RC;
+	id->qp_type =
+	    wire_cm_get(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE) == 1 ? UROCE_QPT_UC : UROCE_QPT_RC;
 	id->listener = l->handle;
 	id->service_id = req->service_id;
 	id->tid = req->tid;
@@ -650,8 +650,8 @@ static void cm_recv_rej(struct emu_dev *dev, const struct wire_cm_msg *msg, cons
 	struct cm_id *id = cm_find_comm(dev, msg->remote_comm_id);
 	struct uroce_cm_event ev;
 
-	if (!id || (id->state != CM_REQ_SENT && id->state != CM_REP_SENT &&
-		    id->state != CM_REP_RCVD)) {
+	if (!id ||
+	    (id->state != CM_REQ_SENT && id->state != CM_REP_SENT && id->state != CM_REP_RCVD)) {
 		dev->dcnt[EMU_DCNT_CM_UNMATCHED]++;
 		return;
 	}

@@ -31,8 +31,7 @@ int emu_cm_chan_open(struct emu_ctx *ctx, int *evfd);
 void emu_cm_chan_close(struct emu_ctx *ctx);
 /* The operations; req is the checked request, *handle the new id. 0 or -errno. */
 int emu_cm_listen(struct emu_ctx *ctx, const struct uroce_cm_listen_req *req, uint32_t *handle);
-int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req,
-		   uint32_t *handle);
+int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, uint32_t *handle);
 int emu_cm_accept(struct emu_ctx *ctx, const struct uroce_cm_accept_req *req);
 int emu_cm_reject(struct emu_ctx *ctx, const struct uroce_cm_reject_req *req);
 int emu_cm_disconnect(struct emu_ctx *ctx, uint32_t handle);

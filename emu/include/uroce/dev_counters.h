@@ -39,8 +39,8 @@
 	X(TIMER_FIRES, "timer_fires", "transport timer expiries delivered")                     \
 	X(PCAP_FRAMES, "pcap_frames", "frames written to the capture file")                     \
 	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")                 \
-	X(ODP_PREFETCH, "odp_prefetch", "ibv_advise_mr prefetches done")                      \
-	X(PCAP_FILES, "pcap_files", "capture files started after the first (--pcap-size)")    \
+	X(ODP_PREFETCH, "odp_prefetch", "ibv_advise_mr prefetches done")                        \
+	X(PCAP_FILES, "pcap_files", "capture files started after the first (--pcap-size)")      \
 	X(CM_RX, "cm_rx", "CM MADs received on QP1")                                            \
 	X(CM_RX_MALFORMED, "cm_rx_malformed",                                                   \
 	  "MADs on QP1 that are not well-formed CM MADs (dropped)")                             \
@@ -49,7 +49,7 @@
 	X(CM_TX_ERR, "cm_tx_err", "CM MADs that could not be sent")                             \
 	X(CM_REJ_SENT, "cm_rej_sent",                                                           \
 	  "ConnectRejects sent (no listener, consumer reject, timeout)")                        \
-	X(CM_DREP_SENT, "cm_drep_sent", "DisconnectReplies sent")                                      \
+	X(CM_DREP_SENT, "cm_drep_sent", "DisconnectReplies sent")                               \
 	X(CM_SIDR_REP_SENT, "cm_sidr_rep_sent", "SIDR replies sent (no listener: unsupported)") \
 	X(FAULT_DROPPED, "fault_dropped", "packets a fault rule dropped")                       \
 	X(FAULT_DUPLICATED, "fault_duplicated", "packets a fault rule duplicated")              \
@@ -62,16 +62,17 @@
 	X(COMP_EVENTS_LOST, "comp_events_lost", "completion channel events lost (pipe full)")   \
 	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")  \
 	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")    \
-	X(CM_REQ_SENT, "cm_req_sent", "ConnectRequests sent (first sends)")                    \
-	X(CM_REQ_RCVD, "cm_req_rcvd", "ConnectRequests given to a listener")                   \
-	X(CM_REP_SENT, "cm_rep_sent", "ConnectReplies sent (first sends)")                     \
-	X(CM_REP_RCVD, "cm_rep_rcvd", "ConnectReplies that answered our ConnectRequest")       \
-	X(CM_RTU_SENT, "cm_rtu_sent", "ReadyToUse messages sent")                              \
-	X(CM_DREQ_SENT, "cm_dreq_sent", "DisconnectRequests sent (first sends)")               \
-	X(CM_ESTABLISHED, "cm_established", "connections established (either side)")          \
-	X(CM_RESENT, "cm_resent", "CM requests resent after their response timeout")           \
-	X(CM_TIMEOUTS, "cm_timeouts", "CM requests unanswered after every retry")              \
-	X(CM_DUPLICATES, "cm_duplicates", "repeated or late CM MADs (answered again or ignored)") \
+	X(CM_REQ_SENT, "cm_req_sent", "ConnectRequests sent (first sends)")                     \
+	X(CM_REQ_RCVD, "cm_req_rcvd", "ConnectRequests given to a listener")                    \
+	X(CM_REP_SENT, "cm_rep_sent", "ConnectReplies sent (first sends)")                      \
+	X(CM_REP_RCVD, "cm_rep_rcvd", "ConnectReplies that answered our ConnectRequest")        \
+	X(CM_RTU_SENT, "cm_rtu_sent", "ReadyToUse messages sent")                               \
+	X(CM_DREQ_SENT, "cm_dreq_sent", "DisconnectRequests sent (first sends)")                \
+	X(CM_ESTABLISHED, "cm_established", "connections established (either side)")            \
+	X(CM_RESENT, "cm_resent", "CM requests resent after their response timeout")            \
+	X(CM_TIMEOUTS, "cm_timeouts", "CM requests unanswered after every retry")               \
+	X(CM_DUPLICATES, "cm_duplicates",                                                       \
+	  "CM MADs seen again or late (answered again or ignored)")                             \
 	X(CM_EVENTS_LOST, "cm_events_lost", "rdma_cm events lost: the channel's socket was full")
 
 enum emu_dcnt {

@@ -874,7 +874,6 @@ struct uroce_recv_wqe {
 
 #define UROCE_RECV_WQE_BYTES 16
 
-
 /* ------------------------------------------------------------------------ */
 /* The RDMA CM (docs/cm.md).                                                 */
 /*
@@ -888,22 +887,22 @@ struct uroce_recv_wqe {
  */
 
 /* enum rdma_cm_event_type (rdma/rdma_cma.h), restated. */
-#define UROCE_CM_EVENT_LIST(X)     \
-	X(ADDR_RESOLVED, 0)        \
-	X(ADDR_ERROR, 1)           \
-	X(ROUTE_RESOLVED, 2)       \
-	X(ROUTE_ERROR, 3)          \
-	X(CONNECT_REQUEST, 4)      \
-	X(CONNECT_RESPONSE, 5)     \
-	X(CONNECT_ERROR, 6)        \
-	X(UNREACHABLE, 7)          \
-	X(REJECTED, 8)             \
-	X(ESTABLISHED, 9)          \
-	X(DISCONNECTED, 10)        \
-	X(DEVICE_REMOVAL, 11)      \
-	X(MULTICAST_JOIN, 12)      \
-	X(MULTICAST_ERROR, 13)     \
-	X(ADDR_CHANGE, 14)         \
+#define UROCE_CM_EVENT_LIST(X) \
+	X(ADDR_RESOLVED, 0)    \
+	X(ADDR_ERROR, 1)       \
+	X(ROUTE_RESOLVED, 2)   \
+	X(ROUTE_ERROR, 3)      \
+	X(CONNECT_REQUEST, 4)  \
+	X(CONNECT_RESPONSE, 5) \
+	X(CONNECT_ERROR, 6)    \
+	X(UNREACHABLE, 7)      \
+	X(REJECTED, 8)         \
+	X(ESTABLISHED, 9)      \
+	X(DISCONNECTED, 10)    \
+	X(DEVICE_REMOVAL, 11)  \
+	X(MULTICAST_JOIN, 12)  \
+	X(MULTICAST_ERROR, 13) \
+	X(ADDR_CHANGE, 14)     \
 	X(TIMEWAIT_EXIT, 15)
 
 enum uroce_cm_event_type {
