@@ -490,11 +490,19 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 	EMU_LIST_FOR_EACH_SAFE(p, t, &dev->cm->ids)
 	{
 		id = id_of(p);
-		if (id->state != CM_LISTEN && id->remote_comm_id == req->local_comm_id &&
-		    !memcmp(id->remote.gid, m->rt->sgid, 16)) {
+		if (id->state == CM_LISTEN || id->state == CM_CLOSED ||
+		    memcmp(id->remote.gid, m->rt->sgid, 16))
+			continue;
+		if (id->remote_comm_id == req->local_comm_id) {
 			dev->dcnt[EMU_DCNT_CM_DUPLICATES]++;
 			if (id->state == CM_REP_SENT)
 				cm_send(id, id->mad);
+			return;
+		}
+		/* IBA 12.9.8.1: the remote QP already has a connection here
+		 * under another comm ID: the new REQ is for a stale one. */
+		if (id->state != CM_REQ_SENT && id->remote_qpn == req->qpn) {
+			cm_reject_unknown(dev, m, req, WIRE_CM_REJ_STALE_CONN);
 			return;
 		}
 	}
