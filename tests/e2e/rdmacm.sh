@@ -109,6 +109,16 @@ grep -v '^ping data' "$T/kill.client" | grep -q 'DISCONNECT EVENT\|state 10$\|er
 rping_pair after-kill 3 7178 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
 check_rping after-kill 3
 
+# Bad and unsupported requests (tests/verbs/cm_bad.c), each as a kernel RNIC fails it.
+if [ -x "$UROCE_BIN/cm_bad" ]; then
+	rc=0
+	"${VIA[@]}" timeout -k 5 60 "$UROCE_BIN/cm_bad" "$ADDR0" >"$T/cm_bad" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] && pass "cm_bad: $(grep -c '^ok' "$T/cm_bad") bad or unsupported requests fail as on a kernel RNIC" ||
+		{ fail "cm_bad exit $rc"; grep -v '^ok' "$T/cm_bad" | head -20; }
+else
+	echo "SKIP (cm_bad): not built (librdmacm-dev missing)"
+fi
+
 # The drop-in alone has no libc hooks: no /dev/infiniband/rdma_cm.
 via_cmd dropin
 rc=0
