@@ -944,8 +944,8 @@ static int cmd_connect(struct ucm_chan *c, const void *in)
 
 	if (!id || !id->route_resolved || id->dh || !id->dev)
 		return -EINVAL;
-	if (id->qp_type != IBV_QPT_RC && id->qp_type != IBV_QPT_UC)
-		return -EOPNOTSUPP; /* UD service resolution (SIDR) is not implemented */
+	if (id->qp_type != IBV_QPT_RC && id->qp_type != IBV_QPT_UC && id->qp_type != IBV_QPT_UD)
+		return -EOPNOTSUPP;
 	memset(&req, 0, sizeof(req));
 	req.hdr.op = UROCE_OP_CM_CONNECT;
 	sa_to_addr(&id->src, &req.src);
@@ -1282,6 +1282,25 @@ static void conn_param_out(const struct uroce_cm_conn_param *in, struct ucm_conn
 	out->rnr_retry_count = in->rnr_retry_count;
 }
 
+/* A UD event's parameters: the peer's QPN and Q_Key (SIDR_REP), the address
+ * vector to the peer (its GID, from the event's remote endpoint). */
+static void ud_param_out(const struct uroce_cm_event *ev, uint8_t tos, struct ucm_ud_param *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->qp_num = ev->p.qp_num;
+	out->qkey = ev->p.qkey;
+	memcpy(out->private_data, ev->p.private_data, sizeof(out->private_data));
+	out->private_data_len = ev->p.private_data_len;
+	if (gid_is_zero(ev->remote.gid))
+		return;
+	memcpy(out->ah_attr.grh.dgid, ev->remote.gid, 16);
+	out->ah_attr.grh.sgid_index = 0;
+	out->ah_attr.grh.hop_limit = 64;
+	out->ah_attr.grh.traffic_class = tos;
+	out->ah_attr.is_global = 1;
+	out->ah_attr.port_num = UROCE_PORT_NUM;
+}
+
 /* The id of a daemon's event. */
 static struct ucm_id *ucm_id_of_event(struct ucm_chan *c, struct ucm_dev *d, uint32_t dh)
 {
@@ -1304,7 +1323,10 @@ static int ucm_event_out(struct ucm_chan *c, struct ucm_id *id, struct ucm_dev *
 	r->id = id->handle;
 	r->event = ev->event;
 	r->status = (uint32_t)ev->status;
-	conn_param_out(&ev->p, &r->param.conn);
+	if (id->qp_type == IBV_QPT_UD)
+		ud_param_out(ev, id->tos, &r->param.ud);
+	else
+		conn_param_out(&ev->p, &r->param.conn);
 	if (ev->event == UROCE_CM_EVENT_CONNECT_REQUEST) {
 		struct ucm_id *child = ucm_id_new(c);
 

@@ -2,14 +2,15 @@
 /*
  * The Communication Manager (see cm.h): CM ids, listeners keyed by service
  * ID, the connection state machine of IBA 12.9 (REQ -> REP -> RTU, REJ,
- * DREQ/DREP, MRA) with response timeouts and retries, and the RDMA CM's IP
+ * DREQ/DREP, MRA) with response timeouts and retries, service ID resolution
+ * for UD (IBA 12.11: SIDR_REQ -> SIDR_REP), and the RDMA CM's IP
  * addressing (Annex A11: service IDs of the IP port spaces, the IP header at
  * the start of a REQ's private data). Every MAD goes through the engine's
  * QP1 (xport_gsi_send), so it is in the capture, and is counted. Events go
  * to the owning channel's event socket. Without a listener it answers as
  * the IB CM does: REJ (invalid service ID) to a REQ, DREP to a DREQ of an
- * unknown connection, SIDR_REP "unsupported" to a SIDR_REQ (UD service
- * resolution is not implemented). Ids are few: plain lists, linear lookups.
+ * unknown connection, SIDR_REP "unsupported" to a SIDR_REQ. Ids are few:
+ * plain lists, linear lookups.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -35,6 +36,8 @@
 	X(ESTABLISHED)   \
 	X(DREQ_SENT)     \
 	X(DREQ_RCVD)     \
+	X(SIDR_SENT)     \
+	X(SIDR_RCVD)     \
 	X(CLOSED)
 
 enum cm_state {
@@ -424,6 +427,10 @@ static void on_cm_timeout(uv_timer_t *t)
 		cm_set_state(id, CM_CLOSED);
 		cm_event(id, id->handle, UROCE_CM_EVENT_DISCONNECTED, 0, NULL);
 		break;
+	case CM_SIDR_SENT: /* IBA 12.11.2: no SIDR_REP */
+		cm_set_state(id, CM_CLOSED);
+		cm_event(id, id->handle, UROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL);
+		break;
 	default:
 		break;
 	}
@@ -749,18 +756,105 @@ static void cm_recv_drep(struct emu_dev *dev, const struct wire_cm_msg *msg)
 		cm_id_free(id);
 }
 
-/* IBA 12.11: a SIDR_REQ for a service nobody offers gets status 1 (not supported). */
-static void cm_reply_sidr(struct emu_dev *dev, const struct xport_gsi_mad *m,
-			  const struct wire_cm_msg *req)
+static void cm_sidr_rep(struct emu_dev *dev, const uint8_t dgid[16], uint8_t tclass, uint64_t tid,
+			uint32_t request_id, uint8_t status, uint64_t sid, uint32_t qpn,
+			uint32_t qkey, const uint8_t *pdata, size_t len)
 {
 	uint8_t mad[WIRE_MAD_BYTES];
 
-	wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REP, req->tid);
-	wire_cm_set(mad, WIRE_CM_SIDR_REP_REQUEST_ID, req->local_comm_id);
-	wire_cm_set(mad, WIRE_CM_SIDR_REP_STATUS, 1);
-	wire_cm_set(mad, WIRE_CM_SIDR_REP_SERVICE_ID, req->service_id);
-	cm_send_reply(dev, m, mad);
+	wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REP, tid);
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_REQUEST_ID, request_id);
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_STATUS, status);
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_SERVICE_ID, sid);
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_QPN, qpn);
+	wire_cm_set(mad, WIRE_CM_SIDR_REP_QKEY, qkey);
+	if (len > wire_cm_field_bytes(WIRE_CM_SIDR_REP_PRIVATE_DATA))
+		len = wire_cm_field_bytes(WIRE_CM_SIDR_REP_PRIVATE_DATA);
+	if (len)
+		memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_SIDR_REP_PRIVATE_DATA), pdata,
+		       len);
+	cm_send_to(dev, dgid, tclass, mad);
 	dev->dcnt[EMU_DCNT_CM_SIDR_REP_SENT]++;
+}
+
+/*
+ * IBA 12.11: service ID resolution for UD. A SIDR_REQ for a UD listener
+ * becomes a CONNECT_REQUEST (the application answers with rdma_accept:
+ * status 0, its QPN and Q_Key; or rdma_reject: status 2); for a service
+ * nobody offers it gets status 1 (not supported).
+ */
+static void cm_recv_sidr_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
+			     const struct wire_cm_msg *req)
+{
+	struct uroce_cm_event ev;
+	struct cm_id *l = NULL, *id;
+	struct emu_list *p, *t;
+
+	EMU_LIST_FOR_EACH_SAFE(p, t, &dev->cm->ids)
+	{
+		id = id_of(p);
+		if (id->state == CM_SIDR_RCVD && id->remote_comm_id == req->local_comm_id &&
+		    !memcmp(id->remote.gid, m->rt->sgid, 16)) {
+			dev->dcnt[EMU_DCNT_CM_DUPLICATES]++; /* the application has not answered yet
+							      */
+			return;
+		}
+	}
+	if (req->has_ip && (wire_cm_ip_get_ipv(req->ip) == 4 || wire_cm_ip_get_ipv(req->ip) == 6)) {
+		struct uroce_cm_addr a;
+
+		cm_addr_from_ip(&a, req->ip, req->ip->dst, 0);
+		l = cm_find_listener(dev, req->service_id, a.gid);
+	}
+	if (!l || (l->ps != UROCE_CM_PS_UDP && l->ps != UROCE_CM_PS_IPOIB) ||
+	    !(id = cm_id_new(dev, l->chan))) {
+		cm_sidr_rep(dev, m->rt->sgid, m->rt->tclass, req->tid, req->local_comm_id, 1,
+			    req->service_id, 0, 0, NULL, 0);
+		return;
+	}
+	id->ps = l->ps;
+	id->qp_type = UROCE_QPT_UD;
+	id->listener = l->handle;
+	id->service_id = req->service_id;
+	id->tid = req->tid;
+	id->remote_comm_id = req->local_comm_id;
+	id->tos = m->rt->tclass;
+	cm_addr_from_ip(&id->local, req->ip, req->ip->dst, (uint16_t)(req->service_id & 0xffff));
+	cm_addr_from_ip(&id->remote, req->ip, req->ip->src, wire_cm_ip_get_sport(req->ip));
+	memcpy(id->remote.gid, m->rt->sgid, 16);
+	cm_set_state(id, CM_SIDR_RCVD);
+	dev->dcnt[EMU_DCNT_CM_REQ_RCVD]++;
+	memset(&ev, 0, sizeof(ev));
+	ev.child = id->handle;
+	ev.local = id->local;
+	ev.remote = id->remote;
+	cm_event_pdata(&ev, m->mad, WIRE_CM_SIDR_REQ_PRIVATE_DATA, WIRE_CM_IP_HDR_BYTES);
+	cm_event(l, l->handle, UROCE_CM_EVENT_CONNECT_REQUEST, 0, &ev);
+}
+
+/* IBA 12.11.2: the answer to our SIDR_REQ. */
+static void cm_recv_sidr_rep(struct emu_dev *dev, const struct wire_cm_msg *msg, const uint8_t *mad)
+{
+	struct cm_id *id = cm_find_comm(dev, msg->local_comm_id);
+	struct uroce_cm_event ev;
+
+	if (!id || id->state != CM_SIDR_SENT) {
+		dev->dcnt[EMU_DCNT_CM_UNMATCHED]++;
+		return;
+	}
+	cm_timer_stop(id);
+	cm_set_state(id, CM_CLOSED);
+	memset(&ev, 0, sizeof(ev));
+	cm_event_pdata(&ev, mad, WIRE_CM_SIDR_REP_PRIVATE_DATA, 0);
+	if (msg->sidr_status) { /* as Linux's rdma_cm: UNREACHABLE, the status as is */
+		cm_event(id, id->handle, UROCE_CM_EVENT_UNREACHABLE, msg->sidr_status, &ev);
+		return;
+	}
+	ev.remote = id->remote;
+	ev.p.qp_num = msg->qpn;
+	ev.p.qkey = (uint32_t)wire_cm_get(mad, WIRE_CM_SIDR_REP_QKEY);
+	dev->dcnt[EMU_DCNT_CM_ESTABLISHED]++;
+	cm_event(id, id->handle, UROCE_CM_EVENT_ESTABLISHED, 0, &ev);
 }
 
 static void cm_recv(struct emu_dev *dev, const struct xport_gsi_mad *m)
@@ -802,9 +896,12 @@ static void cm_recv(struct emu_dev *dev, const struct xport_gsi_mad *m)
 		cm_recv_drep(dev, &msg);
 		break;
 	case WIRE_CM_ATTR_SIDR_REQ:
-		cm_reply_sidr(dev, m, &msg);
+		cm_recv_sidr_req(dev, m, &msg);
 		break;
-	default: /* SIDR_REP, LAP, APR, ClassPortInfo: nothing asked for them */
+	case WIRE_CM_ATTR_SIDR_REP:
+		cm_recv_sidr_rep(dev, &msg, m->mad);
+		break;
+	default: /* LAP, APR, ClassPortInfo: nothing asked for them */
 		dev->dcnt[EMU_DCNT_CM_UNMATCHED]++;
 		break;
 	}
@@ -866,7 +963,11 @@ int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, 
 
 	if (!ctx->cm_chan)
 		return -EPROTO;
-	if (!cm_ps_ok(req->ps) || (req->qp_type != UROCE_QPT_RC && req->qp_type != UROCE_QPT_UC) ||
+	if (req->qp_type == UROCE_QPT_UD)
+		max_pd = wire_cm_field_bytes(WIRE_CM_SIDR_REQ_PRIVATE_DATA) - WIRE_CM_IP_HDR_BYTES;
+	if (!cm_ps_ok(req->ps) ||
+	    (req->qp_type != UROCE_QPT_RC && req->qp_type != UROCE_QPT_UC &&
+	     req->qp_type != UROCE_QPT_UD) ||
 	    cp->private_data_len > max_pd || (req->dst.ipv != 4 && req->dst.ipv != 6) ||
 	    !req->dst.port)
 		return -EINVAL;
@@ -893,9 +994,36 @@ int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, 
 	if (req->ack_timeout)
 		id->ack_timeout = req->ack_timeout;
 	id->tid = ((uint64_t)cm_random() << 32) | cm_random();
+	/* Annex A11: the IP addressing header, then the consumer's data. */
+	memset(&ip, 0, sizeof(ip));
+	wire_cm_ip_set_ipv(&ip, req->dst.ipv);
+	wire_cm_ip_set_sport(&ip, req->src.port);
+	memcpy(ip.src, req->src.gid, 16);
+	memcpy(ip.dst, req->dst.gid, 16);
+	if (req->dst.ipv == 4) { /* IPv4: the address alone, in the last four bytes */
+		memset(ip.src, 0, 12);
+		memset(ip.dst, 0, 12);
+	}
+	mad = id->mad;
+	if (id->qp_type == UROCE_QPT_UD) { /* IBA 12.11.1 and table 119: SIDR_REQ */
+		wire_cm_init(mad, WIRE_CM_ATTR_SIDR_REQ, id->tid);
+		wire_cm_set(mad, WIRE_CM_SIDR_REQ_REQUEST_ID, id->local_comm_id);
+		wire_cm_set(mad, WIRE_CM_SIDR_REQ_PKEY, WIRE_DEFAULT_PKEY);
+		wire_cm_set(mad, WIRE_CM_SIDR_REQ_SERVICE_ID, id->service_id);
+		memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_SIDR_REQ_PRIVATE_DATA), &ip,
+		       sizeof(ip));
+		memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_SIDR_REQ_PRIVATE_DATA) +
+			   sizeof(ip),
+		       cp->private_data, cp->private_data_len);
+		id->retries_left = dev->cm_retries;
+		cm_set_state(id, CM_SIDR_SENT);
+		cm_send_wait(id);
+		dev->dcnt[EMU_DCNT_CM_REQ_SENT]++;
+		*handle = id->handle;
+		return 0;
+	}
 
 	/* IBA 12.6.5 and table 106; values as Linux's CM fills them for RoCE. */
-	mad = id->mad;
 	wire_cm_init(mad, WIRE_CM_ATTR_REQ, id->tid);
 	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_COMM_ID, id->local_comm_id);
 	wire_cm_set(mad, WIRE_CM_REQ_SERVICE_ID, id->service_id);
@@ -924,16 +1052,6 @@ int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, 
 	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_TRAFFIC_CLASS, id->tos);
 	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_HOP_LIMIT, CM_HOP_LIMIT);
 	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, id->ack_timeout);
-	/* Annex A11: the IP addressing header, then the consumer's data. */
-	memset(&ip, 0, sizeof(ip));
-	wire_cm_ip_set_ipv(&ip, req->dst.ipv);
-	wire_cm_ip_set_sport(&ip, req->src.port);
-	memcpy(ip.src, req->src.gid, 16);
-	memcpy(ip.dst, req->dst.gid, 16);
-	if (req->dst.ipv == 4) { /* IPv4: the address alone, in the last four bytes */
-		memset(ip.src, 0, 12);
-		memset(ip.dst, 0, 12);
-	}
 	memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REQ_PRIVATE_DATA), &ip, sizeof(ip));
 	memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REQ_PRIVATE_DATA) + sizeof(ip),
 	       cp->private_data, cp->private_data_len);
@@ -959,6 +1077,16 @@ int emu_cm_accept(struct emu_ctx *ctx, const struct uroce_cm_accept_req *req)
 		cm_send_rtu(id);
 		cm_set_state(id, CM_ESTABLISHED);
 		dev->dcnt[EMU_DCNT_CM_ESTABLISHED]++;
+		return 0;
+	}
+	if (id->state == CM_SIDR_RCVD) { /* IBA 12.11.2: SIDR_REP, status 0 */
+		if (cp->private_data_len > wire_cm_field_bytes(WIRE_CM_SIDR_REP_PRIVATE_DATA))
+			return -EINVAL;
+		id->local_qpn = cp->qp_num & 0xffffff;
+		cm_sidr_rep(dev, id->remote.gid, id->tos, id->tid, id->remote_comm_id, 0,
+			    id->service_id, id->local_qpn, cp->qkey ? cp->qkey : CM_UDP_QKEY,
+			    cp->private_data, cp->private_data_len);
+		cm_set_state(id, CM_CLOSED);
 		return 0;
 	}
 	if (id->state != CM_REQ_RCVD)
@@ -998,6 +1126,12 @@ int emu_cm_reject(struct emu_ctx *ctx, const struct uroce_cm_reject_req *req)
 {
 	struct cm_id *id = cm_find_own(ctx, req->handle);
 
+	if (id && id->state == CM_SIDR_RCVD) { /* IBA 12.11.2: status 2, rejected */
+		cm_sidr_rep(id->dev, id->remote.gid, id->tos, id->tid, id->remote_comm_id, 2,
+			    id->service_id, 0, 0, req->private_data, req->private_data_len);
+		cm_set_state(id, CM_CLOSED);
+		return 0;
+	}
 	if (!id || (id->state != CM_REQ_RCVD && id->state != CM_REP_RCVD))
 		return -EINVAL;
 	cm_send_rej(id, id->state == CM_REQ_RCVD ? 0 : 1,
@@ -1060,6 +1194,10 @@ static void cm_id_destroy(struct cm_id *id)
 	case CM_DREQ_RCVD:
 		cm_send_drep(dev, id->remote.gid, id->tos, id->tid, id->local_comm_id,
 			     id->remote_comm_id);
+		break;
+	case CM_SIDR_RCVD: /* never answered: rejected */
+		cm_sidr_rep(dev, id->remote.gid, id->tos, id->tid, id->remote_comm_id, 2,
+			    id->service_id, 0, 0, NULL, 0);
 		break;
 	default:
 		break;
