@@ -27,7 +27,9 @@
 
 _Static_assert((int)UROCE_WC_RECV == (int)IBV_WC_RECV, "wc opcode values");
 _Static_assert((int)UROCE_WC_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR, "wc status values");
-_Static_assert((int)UROCE_WC_WITH_IMM == (int)IBV_WC_WITH_IMM, "wc flag values");
+_Static_assert((int)UROCE_WC_WITH_IMM == (int)IBV_WC_WITH_IMM &&
+		   (int)UROCE_WC_WITH_INV == (int)IBV_WC_WITH_INV,
+	       "wc flag values");
 
 /* ------------------------------------------------------------------------ */
 /* Completion channels.                                                      */
@@ -293,6 +295,8 @@ static uint32_t ex_read_byte_len(struct ibv_cq_ex *c)
 	return CUR(c)->byte_len;
 }
 
+/* Also ibv_wc_read_invalidated_rkey's: with IBV_WC_WITH_INV the CQE's
+ * imm_data is the invalidated R_Key, host order. */
 static __be32 ex_read_imm_data(struct ibv_cq_ex *c)
 {
 	return CUR(c)->imm_data;

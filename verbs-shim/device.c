@@ -232,7 +232,9 @@ static void fill_ops(struct shim_context *c)
 	ctx->ops.post_send = shim_post_send;
 	ctx->ops.post_recv = shim_post_recv;
 	ctx->ops.post_srq_recv = shim_post_srq_recv;
-	/* alloc_mw stays NULL: ibv_alloc_mw then fails with EOPNOTSUPP. */
+	ctx->ops.alloc_mw = shim_alloc_mw;
+	ctx->ops.bind_mw = shim_bind_mw;
+	ctx->ops.dealloc_mw = shim_dealloc_mw;
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 }
 

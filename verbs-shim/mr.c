@@ -3,7 +3,9 @@
  * Memory registration: ibv_reg_mr, ibv_reg_mr_iova, ibv_reg_mr_iova2,
  * ibv_rereg_mr and ibv_dereg_mr. The daemon checks the range against the
  * process's mappings (EFAULT for unmapped memory, as pinning fails on
- * hardware) and the access flags, and allocates the keys.
+ * hardware) and the access flags, and allocates the keys. Memory windows:
+ * ibv_alloc_mw and ibv_dealloc_mw (through ops.alloc_mw/dealloc_mw; their
+ * binds are work requests, qp.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -151,5 +153,40 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	if (err)
 		return -err;
 	free(SHIM_CONTAINER_OF(mr, struct shim_mr, mr));
+	return 0;
+}
+
+struct ibv_mw *shim_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct uroce_alloc_mw_req req = {
+	    .hdr.op = UROCE_OP_ALLOC_MW, .pd_handle = pd->handle, .type = (uint32_t)type};
+	struct uroce_alloc_mw_resp resp;
+	struct ibv_mw *mw;
+	int err;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return shim_fail_null(-ENOMEM);
+	err =
+	    shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
+	if (err) {
+		free(mw);
+		return shim_fail_null(err);
+	}
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->rkey = resp.rkey;
+	mw->handle = resp.handle;
+	mw->type = type;
+	return mw;
+}
+
+int shim_dealloc_mw(struct ibv_mw *mw)
+{
+	int err = shim_call_simple(shim_ctx(mw->context), UROCE_OP_DEALLOC_MW, mw->handle);
+
+	if (err)
+		return -err;
+	free(mw);
 	return 0;
 }

@@ -165,8 +165,32 @@ static int wq_full(struct shim_wq *wq, uint32_t prod, uint32_t *cons)
 /* ------------------------------------------------------------------------ */
 /* Posting.                                                                  */
 
+/*
+ * The bind of a BIND_MW WR into w: window and MR of this context (the
+ * daemon checks the rest when the bind executes, IBA 10.6.7.3). A type 1
+ * window is bound with ibv_bind_mw only (type1 set), a type 2 one with
+ * IBV_WR_BIND_MW or ibv_wr_bind_mw.
+ */
+static int fill_bind(struct shim_qp *qp, struct ibv_mw *mw, uint32_t rkey,
+		     const struct ibv_mw_bind_info *bi, int type1, struct uroce_send_wqe *w)
+{
+	struct ibv_context *c = qp->qpx.qp_base.context;
+
+	if (!mw || mw->context != c || mw->type != (type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
+		return EINVAL;
+	if (bi->mr && bi->mr->context != c)
+		return EINVAL;
+	w->wr.bind.mw_handle = mw->handle;
+	w->wr.bind.rkey = rkey;
+	w->wr.bind.mr_lkey = bi->mr ? bi->mr->lkey : 0;
+	w->wr.bind.access = bi->mw_access_flags;
+	w->wr.bind.addr = bi->addr;
+	w->wr.bind.length = bi->length;
+	return 0;
+}
+
 static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
-			 struct uroce_send_wqe *slot)
+			 struct uroce_send_wqe *slot, int type1)
 {
 	struct ibv_qp *ibqp = &qp->qpx.qp_base;
 	struct uroce_send_wqe w;
@@ -183,9 +207,19 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 	w.send_flags = wr->send_flags;
 	if (qp->sq_sig_all)
 		w.send_flags |= IBV_SEND_SIGNALED;
-	w.imm_data = wr->imm_data;
+	w.imm_data = wr->imm_data; /* or invalidate_rkey, the same bits */
 
-	if ((wr->send_flags & IBV_SEND_INLINE) && can_inline(wr->opcode)) {
+	if (uroce_wr_flags(wr->opcode) & UROCE_WR_F_LOCAL) {
+		/* BIND_MW, LOCAL_INV: no buffers, nothing inline. */
+		int err = 0;
+
+		w.send_flags &= ~(uint32_t)IBV_SEND_INLINE;
+		if (wr->opcode == IBV_WR_BIND_MW)
+			err = fill_bind(qp, wr->bind_mw.mw, wr->bind_mw.rkey,
+					&wr->bind_mw.bind_info, type1, &w);
+		if (err)
+			return err;
+	} else if ((wr->send_flags & IBV_SEND_INLINE) && can_inline(wr->opcode)) {
 		for (int i = 0; i < wr->num_sge; i++)
 			total += wr->sg_list[i].length;
 		if (total > qp->sq.max_inline)
@@ -236,7 +270,8 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr,
+		     int type1)
 {
 	struct shim_qp *qp = shim_qp(ibqp);
 	struct shim_wq *wq = &qp->sq;
@@ -265,8 +300,8 @@ int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_
 			err = shim_fatal_check(shim_ctx(ibqp->context)) ? EIO : ENOMEM;
 			break;
 		}
-		err = fill_send_wqe(qp, wr,
-				    uroce_ring_entry(wq->ring, wq->entries, wq->stride, wq->prod));
+		err = fill_send_wqe(
+		    qp, wr, uroce_ring_entry(wq->ring, wq->entries, wq->stride, wq->prod), type1);
 		if (err)
 			break;
 		wq->prod++;
@@ -280,6 +315,50 @@ int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_
 out:
 	pthread_spin_unlock(&wq->lock);
 	return err;
+}
+
+int shim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	return post_send(ibqp, wr, bad_wr, 0);
+}
+
+/* The key variant (low byte) after the next bind (rdma-core's ibv_inc_rkey). */
+static uint32_t inc_rkey(uint32_t rkey)
+{
+	return (rkey & 0xffffff00u) | ((rkey + 1) & 0xffu);
+}
+
+int shim_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	const struct ibv_mw_bind_info *bi = &mw_bind->bind_info;
+	struct ibv_send_wr wr, *bad;
+	uint32_t rkey = inc_rkey(mw->rkey);
+	int err;
+
+	/* The provider's checks (rdma-core rxe): a type 1 window is never
+	 * zero based and lies inside its MR. */
+	if (bi->mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		return EINVAL;
+	if (bi->mr && (bi->addr < (uintptr_t)bi->mr->addr || bi->length > bi->mr->length ||
+		       bi->addr - (uintptr_t)bi->mr->addr > bi->mr->length - bi->length))
+		return EINVAL;
+	if (ibqp->context != mw->context)
+		return EINVAL;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info = *bi;
+	err = post_send(ibqp, &wr, &bad, 1);
+	if (err)
+		return err;
+	/* The new R_Key is the window's from now on; a bind that then fails
+	 * (IBV_WC_MW_BIND_ERR) leaves the application to restore it, as
+	 * with rdma-core's providers. */
+	mw->rkey = rkey;
+	return 0;
 }
 
 int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq, struct ibv_recv_wr *wr,
@@ -571,22 +650,33 @@ static void wr_unsupported(struct shim_qp *qp)
 static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 		       const struct ibv_mw_bind_info *info)
 {
-	(void)mw;
-	(void)rkey;
-	(void)info;
-	wr_unsupported(qpx_to_qp(qpx));
+	struct shim_qp *qp = qpx_to_qp(qpx);
+	struct uroce_send_wqe *w = wr_begin(qp, IBV_WR_BIND_MW);
+	int err;
+
+	if (!w)
+		return;
+	err = fill_bind(qp, mw, rkey, info, 0, w);
+	if (err) {
+		qp->wr_err = err;
+		qp->wr_cur = NULL;
+	}
 }
 
 static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 {
-	(void)rkey;
-	wr_unsupported(qpx_to_qp(qpx));
+	struct uroce_send_wqe *w = wr_begin(qpx_to_qp(qpx), IBV_WR_LOCAL_INV);
+
+	if (w)
+		w->imm_data = rkey;
 }
 
 static void wr_send_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 {
-	(void)rkey;
-	wr_unsupported(qpx_to_qp(qpx));
+	struct uroce_send_wqe *w = wr_begin(qpx_to_qp(qpx), IBV_WR_SEND_WITH_INV);
+
+	if (w)
+		w->imm_data = rkey;
 }
 
 static void wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint16_t mss)

@@ -295,6 +295,11 @@ int shim_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t
 struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr);
 int shim_close_xrcd(struct ibv_xrcd *xrcd);
 
+/* mr.c */
+/* ops.alloc_mw / ops.dealloc_mw (ibv_alloc_mw, ibv_dealloc_mw). */
+struct ibv_mw *shim_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int shim_dealloc_mw(struct ibv_mw *mw);
+
 /* cq.c */
 int shim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int shim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
@@ -304,6 +309,8 @@ void shim_cq_clean(struct shim_cq *cq, uint32_t qpn);
 
 /* qp.c */
 int shim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+/* ops.bind_mw: bind a type 1 window with a BIND_MW WQE (positive errno). */
+int shim_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
 int shim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
 /* Map a work queue from a create response. 0 or -errno. */

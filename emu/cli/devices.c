@@ -119,17 +119,17 @@ int cli_devices_main(int argc, char **argv)
 		return 0;
 	}
 	qsort(devs, n, sizeof(*devs), by_name);
-	printf("%-12s %-24s %5s %5s %8s %4s %4s %5s %4s %4s %4s %4s %5s\n", "DEVICE", "ADDRESS",
-	       "PORT", "MTU", "PID", "CTX", "PD", "MR", "CQ", "QP", "SRQ", "AH", "CHAN");
+	printf("%-12s %-24s %5s %5s %8s %4s %4s %5s %4s %4s %4s %4s %5s %5s\n", "DEVICE", "ADDRESS",
+	       "PORT", "MTU", "PID", "CTX", "PD", "MR", "CQ", "QP", "SRQ", "AH", "CHAN", "MW");
 	for (size_t i = 0; i < n; i++) {
 		const struct uroce_hello_resp *d = &devs[i];
 
 		printf("%-12s %-24s %5u %5u %8u %4u %4u %5u %4u %4u %4u %4u "
-		       "%5u\n",
+		       "%5u %5u\n",
 		       d->name, d->addr, d->udp_port,
 		       d->active_mtu >= 1 && d->active_mtu <= 5 ? 128u << d->active_mtu : 0,
 		       d->daemon_pid, d->counts.ctx, d->counts.pd, d->counts.mr, d->counts.cq,
-		       d->counts.qp, d->counts.srq, d->counts.ah, d->counts.channel);
+		       d->counts.qp, d->counts.srq, d->counts.ah, d->counts.channel, d->counts.mw);
 	}
 	free(devs);
 	return 0;

@@ -135,7 +135,8 @@ bool emu_log_rl(struct emu_ratelimit *rl, enum emu_log_level level, const char *
 	X(CQ, cq)           \
 	X(QP, qp)           \
 	X(SRQ, srq)         \
-	X(AH, ah)
+	X(AH, ah)           \
+	X(MW, mw)
 
 enum emu_obj_type {
 #define EMU_OBJ_ENUM(name, field) EMU_OBJ_##name,
@@ -186,6 +187,29 @@ struct emu_mr {
 	uint32_t access;
 	uint32_t lkey;
 	uint32_t rkey;
+	uint32_t nmw; /* memory windows bound to it (dereg is EBUSY meanwhile) */
+};
+
+/*
+ * A memory window (IBA 10.6.7): an R_Key for a part of an MR registered
+ * with MW_BIND. Its key index shares the MR index space (dev->mw_keys and
+ * dev->mr_keys never hold the same index), the low byte is the key variant
+ * a bind changes. Type 1 is valid from allocation and bound by
+ * ibv_bind_mw; type 2 is bound, to one QP, by a BIND_MW work request and
+ * unbound by invalidation. Bound: mr != NULL and length > 0.
+ */
+struct emu_mw {
+	struct emu_obj obj;
+	struct emu_hnode key_node; /* key = rkey >> 8, in dev->mw_keys */
+	struct emu_pd *pd;
+	uint32_t type; /* 1 or 2 (enum ibv_mw_type) */
+	uint32_t rkey;
+	bool valid;	   /* type 1 always; type 2 between bind and invalidation */
+	struct emu_mr *mr; /* the MR it is bound to, NULL: none */
+	struct emu_qp *qp; /* type 2: the QP it is bound to */
+	uint64_t addr;	   /* first IOVA of the MR it covers */
+	uint64_t length;
+	uint32_t access; /* UROCE_ACCESS_REMOTE_* and ZERO_BASED */
 };
 
 struct emu_channel {
@@ -294,6 +318,7 @@ struct emu_limits {
 	uint32_t max_cq;
 	uint32_t max_cqe;
 	uint32_t max_mr;
+	uint32_t max_mw;
 	uint32_t max_pd;
 	uint32_t max_qp_rd_atom;
 	uint32_t max_qp_init_rd_atom;
@@ -389,6 +414,7 @@ struct emu_dev {
 	struct emu_htab handles;
 	struct emu_htab qpns;
 	struct emu_htab mr_keys;
+	struct emu_htab mw_keys;
 	struct emu_list flush_qps;
 	uint32_t next_handle;
 	uint32_t next_qpn;
@@ -504,6 +530,9 @@ uint32_t *emu_dev_count(struct emu_dev *dev, enum emu_obj_type type);
 void emu_dev_close(struct emu_dev *dev);
 /* Find an MR by lkey/rkey (device-wide). */
 struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key);
+/* The memory window whose key index (key >> 8) this is, whatever its key
+ * byte (device-wide); NULL when the index is no window's. */
+struct emu_mw *emu_dev_mw_by_index(struct emu_dev *dev, uint32_t key);
 /* Find a QP by its number (device-wide). */
 struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
 /* Validate an address vector against the device (port, GRH present, source

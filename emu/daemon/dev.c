@@ -37,6 +37,8 @@
 #define IBV_DEV_CURR_QP_STATE_MOD (1u << 7)
 #define IBV_DEV_SYS_IMAGE_GUID (1u << 11)
 #define IBV_DEV_RC_RNR_NAK_GEN (1u << 12)
+#define IBV_DEV_MEM_WINDOW (1u << 17)
+#define IBV_DEV_MEM_WINDOW_TYPE_2B (1u << 24)
 
 /* A generic vendor: rdma-core tools (perftest) then take their generic
  * paths: ibv_post_send, no inline by default (ABI.md section 4). */
@@ -68,6 +70,7 @@ static const struct emu_limits default_limits = {
     .max_cq = 16384,
     .max_cqe = 4194303,
     .max_mr = 65536,
+    .max_mw = 65536,
     .max_pd = 65536,
     .max_qp_rd_atom = 128,
     .max_qp_init_rd_atom = 128,
@@ -246,7 +249,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	emu_list_init(&dev->ctxs);
 	emu_list_init(&dev->flush_qps);
 	if (emu_htab_init(&dev->handles) || emu_htab_init(&dev->qpns) ||
-	    emu_htab_init(&dev->mr_keys)) {
+	    emu_htab_init(&dev->mr_keys) || emu_htab_init(&dev->mw_keys)) {
 		fprintf(stderr, "uroced: out of memory\n");
 		goto err_free_tables;
 	}
@@ -475,7 +478,8 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->max_qp = l->max_qp;
 	a->max_qp_wr = l->max_qp_wr;
 	a->device_cap_flags = IBV_DEV_UD_AV_PORT_ENFORCE | IBV_DEV_CURR_QP_STATE_MOD |
-			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN;
+			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN | IBV_DEV_MEM_WINDOW |
+			      IBV_DEV_MEM_WINDOW_TYPE_2B;
 	a->max_sge = l->max_sge;
 	a->max_sge_rd = l->max_sge_rd;
 	a->max_cq = l->max_cq;
@@ -486,7 +490,7 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->max_res_rd_atom = l->max_res_rd_atom;
 	a->max_qp_init_rd_atom = l->max_qp_init_rd_atom;
 	a->atomic_cap = IBV_ATOMIC_HCA_VAL;
-	a->max_mw = 0;
+	a->max_mw = l->max_mw;
 	a->max_mcast_grp = l->max_mcast_grp;
 	a->max_mcast_qp_attach = l->max_mcast_qp_attach;
 	a->max_total_mcast_qp_attach = l->max_total_mcast_qp_attach;
@@ -599,6 +603,7 @@ void emu_dev_close(struct emu_dev *dev)
 	emu_htab_free(&dev->handles);
 	emu_htab_free(&dev->qpns);
 	emu_htab_free(&dev->mr_keys);
+	emu_htab_free(&dev->mw_keys);
 }
 
 struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn)
@@ -617,6 +622,13 @@ struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key)
 		return NULL;
 	mr = EMU_CONTAINER_OF(n, struct emu_mr, key_node);
 	return (mr->lkey == key) ? mr : NULL;
+}
+
+struct emu_mw *emu_dev_mw_by_index(struct emu_dev *dev, uint32_t key)
+{
+	struct emu_hnode *n = emu_htab_find(&dev->mw_keys, key >> 8);
+
+	return n ? EMU_CONTAINER_OF(n, struct emu_mw, key_node) : NULL;
 }
 
 int emu_dev_check_ah(const struct emu_dev *dev, const struct uroce_ah_attr *a)

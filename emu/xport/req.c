@@ -95,6 +95,9 @@ uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t
 	*length = 0;
 	if (!uroce_wr_ok(qp_type, wqe->opcode))
 		return UROCE_WC_LOC_QP_OP_ERR;
+	/* A local operation moves no data: it has no buffers. */
+	if (wr_flags & UROCE_WR_F_LOCAL)
+		return is_inline || wqe->num_sge ? UROCE_WC_LOC_QP_OP_ERR : UROCE_WC_SUCCESS;
 	if (wqe->num_sge > XPORT_MAX_SGE)
 		return UROCE_WC_LOC_QP_OP_ERR;
 	/* Inline data only makes sense for what carries a payload. */
@@ -145,6 +148,10 @@ static void req_seek(struct xport_qp *qp)
 	for (i = qp->comp.idx; i != qp->sq_tail; i++) {
 		struct xport_swqe *w = xport__sq_at(qp, i);
 
+		/* A local operation was executed once and is never redone. */
+		if (w->state == XPORT_WQE_DONE_LOCAL &&
+		    uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_LOCAL)
+			continue;
 		if (w->state != XPORT_WQE_PROCESSING && w->state != XPORT_WQE_PENDING)
 			break;
 		w->state = XPORT_WQE_PROCESSING;
@@ -330,6 +337,10 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	}
 	if (info->mask & WIRE_IMMDT_MASK)
 		memcpy(pkt + info->offset[WIRE_HDR_IMMDT], &w->wr.imm_data, WIRE_IMMDT_BYTES);
+	/* SEND with Invalidate: the R_Key (host order in the WR) in the IETH of the Last/Only. */
+	if (info->mask & WIRE_IETH_MASK)
+		wire_ieth_set_rkey((struct wire_ieth *)(pkt + info->offset[WIRE_HDR_IETH]),
+				   w->wr.imm_data);
 	if (w->wr.flags & UROCE_SEND_INLINE) {
 		memcpy(pkt + info->hdr_bytes, w->wr.inline_data + w->offset, pay);
 	} else {
@@ -388,6 +399,32 @@ static int req_check_sges(struct xport_qp *qp, const struct xport_swqe *w)
 	return 0;
 }
 
+/*
+ * A local operation (UROCE_WR_F_LOCAL: BIND_MW, LOCAL_INV), executed when
+ * the requester reaches it, so after every WR posted before it has started
+ * and before any posted after it (IBA 10.6.7.3.1, 10.8.3.4: in order with
+ * the send queue); nothing goes on the wire. Returns 0 or the completion
+ * status: a failed bind or invalidation is a Memory Management Operation
+ * Error (IBA 11.6.2, IBV_WC_MW_BIND_ERR).
+ */
+static uint32_t req_local(struct xport_qp *qp, struct xport_swqe *w)
+{
+	const struct xport_ops *ops = qp->dev->ops;
+	int rc = -EOPNOTSUPP;
+
+	if (w->wr.opcode == UROCE_WR_BIND_MW) {
+		if (ops->bind_mw)
+			rc = ops->bind_mw(qp->dev->ctx, qp, &w->wr);
+	} else if (ops->invalidate) {
+		rc = ops->invalidate(qp->dev->ctx, qp, w->wr.imm_data, false);
+	}
+	if (rc)
+		return UROCE_WC_MW_BIND_ERR;
+	xport__count(qp, w->wr.opcode == UROCE_WR_BIND_MW ? XPORT_CNT_MW_BIND : XPORT_CNT_INV_LOCAL,
+		     1);
+	return UROCE_WC_SUCCESS;
+}
+
 /* The WQE failed locally: it completes with status once it is the oldest. */
 static void req_fail(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 {
@@ -432,6 +469,24 @@ void xport__req_run(struct xport_qp *qp)
 			 */
 			if (state == UROCE_QPS_SQD && (int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
 				break;
+			if (wr_flags & UROCE_WR_F_LOCAL) {
+				uint32_t status;
+
+				if (!req_may_start(qp, w))
+					return;
+				status = req_local(qp, w);
+				if (status) {
+					req_fail(qp, w, status);
+					return;
+				}
+				w->length = 0;
+				w->state = XPORT_WQE_DONE_LOCAL;
+				if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
+					qp->req.hw_idx = qp->req.idx + 1;
+				qp->req.idx++;
+				xport__comp_drain(qp);
+				continue;
+			}
 			if (wr_flags & UROCE_WR_F_RD_ATOMIC && !qp->attr.max_rd_atomic) {
 				/* Initiator depth 0 can never issue it: fail instead of hanging. */
 				req_fail(qp, w, UROCE_WC_LOC_QP_OP_ERR);

@@ -416,7 +416,7 @@ static void resp_duplicate(struct xport_qp *qp, const struct xport_pkt *pkt)
 static bool resp_op_allowed(const struct xport_qp *qp, uint32_t mask)
 {
 	if (mask & WIRE_SEND_MASK)
-		return !(mask & WIRE_IETH_MASK); /* no memory windows / invalidation */
+		return !(mask & WIRE_IETH_MASK) || qp->type == UROCE_QPT_RC; /* IETH: RC only */
 	if (mask & WIRE_WRITE_MASK)
 		return qp->attr.access & UROCE_ACCESS_REMOTE_WRITE;
 	if (mask & WIRE_READ_MASK)
@@ -432,6 +432,13 @@ static bool resp_needs_wqe(uint32_t mask)
 	if (mask & WIRE_SEND_MASK)
 		return true;
 	return (mask & WIRE_WRITE_MASK) && (mask & WIRE_IMMDT_MASK);
+}
+
+/* The R_Key of a packet's IETH (SEND Last/Only with Invalidate). */
+static uint32_t resp_ieth_rkey(const struct xport_pkt *pkt)
+{
+	return wire_ieth_get_rkey(
+	    (const struct wire_ieth *)(pkt->buf + pkt->info->offset[WIRE_HDR_IETH]));
 }
 
 /*
@@ -466,12 +473,40 @@ static void resp_complete_recv(struct xport_qp *qp, const struct xport_pkt *pkt)
 	if (pkt->mask & WIRE_SEND_MASK) {
 		cqe.opcode = UROCE_WC_RECV;
 		cqe.byte_len = qp->resp.wqe_off;
+		if (pkt->mask & WIRE_IETH_MASK) {
+			/* The R_Key it invalidated, host order (ibv_wc.invalidated_rkey). */
+			cqe.wc_flags |= UROCE_WC_WITH_INV;
+			cqe.imm_data = resp_ieth_rkey(pkt);
+		}
 	} else {
 		/* WRITE with immediate: byte_len is the RDMA length (rxe, mlx5). */
 		cqe.opcode = UROCE_WC_RECV_RDMA_WITH_IMM;
 		cqe.byte_len = qp->resp.write_len;
 	}
 	resp_push_recv_cqe(qp, pkt, &cqe);
+}
+
+/*
+ * SEND with Invalidate, at its last packet, its data placed (IBA 9.4.1.4,
+ * 10.6.7.2.3): invalidate the R_Key of its IETH before the receive
+ * completes. Returns 0, or the NAK code with *wqe_status set when the key
+ * cannot be invalidated by this QP (no such MR or window, a type 1 window,
+ * a window bound to another QP or of another PD): NAK Invalid Request, the
+ * receive WQE completes with IBV_WC_REM_INV_REQ_ERR (as Linux rxe).
+ */
+static int resp_invalidate(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t *wqe_status)
+{
+	int rc = -EINVAL;
+
+	if (qp->dev->ops->invalidate)
+		rc = qp->dev->ops->invalidate(qp->dev->ctx, qp, resp_ieth_rkey(pkt), true);
+	if (!rc) {
+		xport__count(qp, XPORT_CNT_INV_REMOTE, 1);
+		return 0;
+	}
+	xport__count(qp, XPORT_CNT_INV_REFUSED, 1);
+	*wqe_status = UROCE_WC_REM_INV_REQ_ERR;
+	return WIRE_NAK_INVALID_REQUEST;
 }
 
 /*
@@ -621,6 +656,8 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 		return;
 	}
 	nak = resp_place(qp, pkt, &status);
+	if (!nak && mask & WIRE_IETH_MASK)
+		nak = resp_invalidate(qp, pkt, &status);
 	if (nak) {
 		resp_fatal(qp, pkt, (unsigned)nak, status);
 		return;

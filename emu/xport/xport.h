@@ -144,6 +144,20 @@ struct xport_sge {
 };
 
 /*
+ * A memory window bind (IBA 10.6.7.3): the window, its R_Key after the bind
+ * and the part of an MR it is to cover (mr_lkey 0: none). LOCAL_INV and
+ * SEND_WITH_INV carry their R_Key in imm_data (host order).
+ */
+struct xport_bind {
+	uint32_t mw_handle;
+	uint32_t rkey;
+	uint32_t mr_lkey;
+	uint32_t access;
+	uint64_t addr;
+	uint64_t length;
+};
+
+/*
  * A send work request, as the daemon hands it over after reading it from
  * the SQ ring. The engine keeps its own copy until completion and re-reads
  * the SGEs' memory on every (re)transmission, as a NIC does. A WR carries
@@ -160,6 +174,8 @@ struct xport_wqe {
 	uint32_t rkey;
 	uint64_t compare_add; /* CmpSwap compare value / FetchAdd addend */
 	uint64_t swap;
+	/* BIND_MW: what the bind_mw op executes (the daemon's object handles) */
+	struct xport_bind bind;
 	/* UD only */
 	struct xport_av ud_av;
 	uint32_t ud_remote_qpn;
@@ -231,6 +247,17 @@ struct xport_ops {
 	 */
 	int (*atomic)(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va,
 		      enum xport_atomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig);
+	/*
+	 * Memory windows (IBA 10.6.7), the local operations the requester
+	 * executes in their turn: bind_mw binds wqe->bind for the QP, and
+	 * invalidate invalidates the R_Key rkey, for LOCAL_INV (remote
+	 * false) or for a SEND with Invalidate the QP received (remote
+	 * true). Both return 0 or -errno (the WR or the request failed).
+	 * May be NULL: BIND_MW then fails with IBV_WC_MW_BIND_ERR and
+	 * invalidations fail.
+	 */
+	int (*bind_mw)(void *ctx, struct xport_qp *qp, const struct xport_wqe *wqe);
+	int (*invalidate)(void *ctx, struct xport_qp *qp, uint32_t rkey, bool remote);
 	/*
 	 * Take (pop) the next receive WQE of the QP's RQ or SRQ into *wqe.
 	 * Returns 0, or -EAGAIN when there is none. The engine owns the WQE from

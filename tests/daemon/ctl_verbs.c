@@ -874,6 +874,10 @@ static int cmd_hold(const char *dev)
 	struct ibv_qp *qp;
 	struct ibv_srq *srq;
 	struct ibv_ah *ah;
+	struct ibv_mw *mw;
+	struct ibv_mw_bind bind = {.wr_id = 1, .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_wc wc;
+	int n = 0;
 
 	if (!ctx)
 		return 2;
@@ -885,7 +889,8 @@ static int cmd_hold(const char *dev)
 	}
 	ch = ibv_create_comp_channel(ctx);
 	pd = ibv_alloc_pd(ctx);
-	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
+	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND)
+		: NULL;
 	cq = ibv_create_cq(ctx, 64, NULL, ch, 0);
 	qp = (pd && cq) ? make_qp(pd, cq, IBV_QPT_RC, NULL) : NULL;
 	srq = pd ? ibv_create_srq(pd, &sa) : NULL;
@@ -894,7 +899,23 @@ static int cmd_hold(const char *dev)
 		fprintf(stderr, "hold: cannot create resources: %s\n", strerror(errno));
 		return 1;
 	}
-	to_init(qp);
+	/* A type 1 window bound to the MR through the QP (connected to itself). */
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	bind.bind_info.mr = mr;
+	bind.bind_info.addr = (uintptr_t)buf;
+	bind.bind_info.length = sizeof(buf);
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (!mw || to_init(qp) || to_rtr(qp, qp->qp_num, &aa.grh.dgid) || to_rts(qp) ||
+	    ibv_bind_mw(qp, mw, &bind)) {
+		fprintf(stderr, "hold: cannot bind a memory window: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < 1000000 && n == 0; i++)
+		n = ibv_poll_cq(cq, 1, &wc);
+	if (n != 1 || wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "hold: the bind did not complete\n");
+		return 1;
+	}
 	printf("ready\n");
 	fflush(stdout);
 	for (;;)

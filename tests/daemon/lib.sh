@@ -34,7 +34,7 @@ uroce() {
 	"$UROCE_BIN/uroce" "$@"
 }
 
-# counts NAME: "CTX PD MR CQ QP SRQ AH CHAN" of a device from `uroce devices`.
+# counts NAME: "CTX PD MR CQ QP SRQ AH CHAN MW" of a device from `uroce devices`.
 counts() {
-	uroce devices | awk -v n="$1" '$1 == n { print $6, $7, $8, $9, $10, $11, $12, $13 }'
+	uroce devices | awk -v n="$1" '$1 == n { print $6, $7, $8, $9, $10, $11, $12, $13, $14 }'
 }

@@ -3,8 +3,10 @@
 # rdma-core's own pyverbs tests (ABI.md section 5) for devices, PDs, MRs,
 # CQs and QPs, atomics, CQ events, extended CQs and QPs, shared PDs and AHs, ODP,
 # against uroce0, through `uroce run`. Each test must pass or skip itself,
-# except those listed with their reason in pyverbs_expected.txt; a listed
-# test that passes is reported (XPASS) so the list can shrink. Prints the pass/fail/skip counts.
+# except those listed with their reason in pyverbs_expected.txt: a test
+# listed as PASS must pass (a skip, failure or absence fails), one listed as
+# FAIL or ERROR may fail that way, and reports XPASS when it passes so the
+# list can shrink. Prints the pass/fail/skip counts.
 . "$CTL_SRC/lib.sh"
 
 SRC=/usr/share/doc/rdma-core/tests
@@ -36,6 +38,10 @@ expected() { # ID -> expected status or nothing
 while read -r tag status id rest; do
 	[ "$tag" = RESULT ] || continue
 	want=$(expected "$id")
+	if [ "$want" = PASS ]; then
+		[ "$status" = PASS ] || fail "$status $id $rest (must pass: pyverbs_expected.txt)"
+		continue
+	fi
 	case $status in
 	PASS | SKIP)
 		[ -n "$want" ] && echo "XPASS: $id now ${status}es (expected $want): shrink pyverbs_expected.txt"
@@ -49,6 +55,10 @@ while read -r tag status id rest; do
 		;;
 	esac
 done <"$T/results"
+# A test that must pass and did not run at all (renamed, module not run).
+for id in $(awk '$2 == "PASS" { print $1 }' "$CTL_SRC/pyverbs_expected.txt"); do
+	grep -q "^RESULT [A-Z]* $id " "$T/results" || fail "$id did not run (must pass: pyverbs_expected.txt)"
+done
 
 for s in PASS FAIL ERROR SKIP; do
 	printf '%s=%s ' "$s" "$(grep -c "^RESULT $s " "$T/results")"

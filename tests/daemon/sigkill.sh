@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# A client killed with SIGKILL while it holds a PD, MR, CQ, QP, SRQ, AH and
-# a completion channel: the daemon releases all of it (resource counts from
+# A client killed with SIGKILL while it holds a PD, MR, CQ, QP, SRQ, AH, a
+# completion channel and a memory window bound to its MR: the daemon releases all of it (resource counts from
 # `uroce devices` drop to zero), keeps serving, and another client's
 # resources are untouched.
 . "$CTL_SRC/lib.sh"
@@ -36,13 +36,13 @@ hold "$T/a.out"
 A=$HOLD_PID
 hold "$T/b.out"
 B=$HOLD_PID
-#        CTX PD MR CQ QP SRQ AH CHAN
-wait_counts "2 2 2 2 2 2 2 2" || fail "two holders: $(counts uroce0)"
+#        CTX PD MR CQ QP SRQ AH CHAN MW
+wait_counts "2 2 2 2 2 2 2 2 2" || fail "two holders: $(counts uroce0)"
 pass "two holders: $(counts uroce0)"
 
 kill -KILL "$A"
 wait "$A" 2>/dev/null
-wait_counts "1 1 1 1 1 1 1 1" || fail "after SIGKILL of one holder: $(counts uroce0)"
+wait_counts "1 1 1 1 1 1 1 1 1" || fail "after SIGKILL of one holder: $(counts uroce0)"
 pass "SIGKILL freed the first holder's resources: $(counts uroce0)"
 
 # The daemon still serves new clients while B is alive.
@@ -51,6 +51,6 @@ kill -0 "$B" 2>/dev/null || fail "the other holder died"
 
 kill -KILL "$B"
 wait "$B" 2>/dev/null
-wait_counts "0 0 0 0 0 0 0 0" || fail "after SIGKILL of both: $(counts uroce0)"
+wait_counts "0 0 0 0 0 0 0 0 0" || fail "after SIGKILL of both: $(counts uroce0)"
 pass "all freed: $(counts uroce0)"
 finish

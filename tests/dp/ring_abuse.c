@@ -388,7 +388,19 @@ static void test_bad_sends(void)
 	w.num_sge = 1;
 	bad_send("unknown opcode", &w, &s, sizeof(s), UROCE_WC_LOC_QP_OP_ERR);
 	w.opcode = UROCE_WR_BIND_MW;
-	bad_send("BIND_MW", &w, &s, sizeof(s), UROCE_WC_LOC_QP_OP_ERR);
+	bad_send("BIND_MW with a buffer", &w, &s, sizeof(s), UROCE_WC_LOC_QP_OP_ERR);
+	/* A well-formed bind of a window that does not exist, and an
+	 * invalidation of an R_Key that is no window's (an MR's: ibv_reg_mr
+	 * MRs cannot be invalidated). */
+	w.num_sge = 0;
+	w.wr.bind.mw_handle = 0x7fffffff;
+	bad_send("BIND_MW of no window", &w, NULL, 0, UROCE_WC_MW_BIND_ERR);
+	memset(&w.wr, 0, sizeof(w.wr));
+	w.opcode = UROCE_WR_LOCAL_INV;
+	w.imm_data = mr_lkey;
+	bad_send("LOCAL_INV of an MR", &w, NULL, 0, UROCE_WC_MW_BIND_ERR);
+	w.imm_data = 0;
+	w.num_sge = 1;
 	w.opcode = UROCE_WR_SEND;
 	w.num_sge = 1000000;
 	bad_send("a million SGEs", &w, &s, sizeof(s), UROCE_WC_LOC_QP_OP_ERR);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of emu/daemon/dp/dma.c: the MR checks (key of another PD, range, access
- * flags, IOVA translation) and real process_vm_readv/writev copies into
+ * flags, IOVA translation), the memory-window checks of an R_Key (key
+ * variant, QP, PD, rights, bounds, zero based) and real process_vm_readv/writev copies into
  * this test's own memory, standing in for an application that registered
  * it: reads, writes, faults on unmapped memory, both atomics, and the
  * batching (staged writes, read-ahead, the reveal gate that writes them
@@ -30,6 +31,19 @@ struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key)
 	return NULL;
 }
 
+/* The memory windows dma.c consults for R_Keys (dev.c in the daemon). */
+#define NMW 2
+static struct emu_mw mws[NMW];
+
+struct emu_mw *emu_dev_mw_by_index(struct emu_dev *dev, uint32_t key)
+{
+	(void)dev;
+	for (int i = 0; i < NMW; i++)
+		if (mws[i].rkey && mws[i].rkey >> 8 == key >> 8)
+			return &mws[i];
+	return NULL;
+}
+
 static struct emu_dev dev;
 static struct emu_ctx ctx;
 static struct emu_pd pd, other_pd;
@@ -43,6 +57,7 @@ static void setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(&ctx, 0, sizeof(ctx));
 	memset(mrs, 0, sizeof(mrs));
+	memset(mws, 0, sizeof(mws));
 	ctx.dev = &dev;
 	ctx.pid = getpid();
 	pd.obj.ctx = &ctx;
@@ -99,6 +114,98 @@ START_TEST(test_check_pure)
 		ck_assert_int_eq(emu_dma_check(&mrs[0], &pd, IOVA, 8, a, &host), 0);
 	}
 	ck_assert_int_eq(emu_dma_check(&mrs[1], &pd, IOVA, 8, 0, &host), 0);
+}
+END_TEST
+
+/*
+ * A type 2 window over the second page of mrs[0] (IOVA+4096, 4096 bytes),
+ * bound to qp with remote write: its R_Key on every access (IBA 10.6.7.2).
+ */
+static struct emu_qp other_qp;
+
+static struct emu_mw *bind_window(uint32_t type, uint32_t access)
+{
+	mws[0] = (struct emu_mw){.obj.ctx = &ctx,
+				 .pd = &pd,
+				 .type = type,
+				 .rkey = 0x500 | 7,
+				 .valid = true,
+				 .mr = &mrs[0],
+				 .qp = type == 2 ? &qp : NULL,
+				 .addr = IOVA + 4096,
+				 .length = 4096,
+				 .access = access};
+	other_qp = qp;
+	return &mws[0];
+}
+
+START_TEST(test_window_checks)
+{
+	struct emu_mw *mw = bind_window(2, UROCE_ACCESS_REMOTE_WRITE);
+	const uint32_t wr = UROCE_ACCESS_REMOTE_WRITE;
+	uint64_t host = 0;
+
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey, IOVA + 4096 + 8, 8, wr, &host), 0);
+	ck_assert_uint_eq(host, (uintptr_t)mem + 4096 + 8);
+	/* The window's bounds, not the MR's. */
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey, IOVA + 8192 - 8, 8, wr, &host), 0);
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey, IOVA + 8192 - 8, 9, wr, &host),
+			 -ERANGE);
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey, IOVA + 8, 8, wr, &host), -ERANGE);
+	/* The window's rights, not the MR's (which has them all). */
+	ck_assert_int_eq(
+	    emu_dma_check_mw(mw, &qp, mw->rkey, IOVA + 4096, 8, UROCE_ACCESS_REMOTE_READ, &host),
+	    -EACCES);
+	/* A stale key variant, another QP (type 2B), another PD, invalidated, unbound. */
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey ^ 1, IOVA + 4096, 8, wr, &host),
+			 -ENOENT);
+	ck_assert_int_eq(emu_dma_check_mw(mw, &other_qp, mw->rkey, IOVA + 4096, 8, wr, &host),
+			 -ENOENT);
+	other_qp.pd = &other_pd;
+	mw->type = 1; /* type 1: any QP of its PD */
+	ck_assert_int_eq(emu_dma_check_mw(mw, &other_qp, mw->rkey, IOVA + 4096, 8, wr, &host),
+			 -ENOENT);
+	other_qp.pd = &pd;
+	ck_assert_int_eq(emu_dma_check_mw(mw, &other_qp, mw->rkey, IOVA + 4096, 8, wr, &host), 0);
+	mw->type = 2;
+	mw->valid = false;
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey, IOVA + 4096, 8, wr, &host), -ENOENT);
+	mw->valid = true;
+	mw->mr = NULL;
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey, IOVA + 4096, 8, wr, &host), -ENOENT);
+	/* Zero based: addressed from 0. */
+	mw = bind_window(2, wr | UROCE_ACCESS_ZERO_BASED);
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey, 16, 8, wr, &host), 0);
+	ck_assert_uint_eq(host, (uintptr_t)mem + 4096 + 16);
+	ck_assert_int_eq(emu_dma_check_mw(mw, &qp, mw->rkey, 4096, 1, wr, &host), -ERANGE);
+}
+END_TEST
+
+/* Through dma.c: a window's R_Key reaches its MR; it is no L_Key. */
+START_TEST(test_window_copies)
+{
+	struct emu_mw *mw = bind_window(2, UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC);
+	uint64_t in = 0x1234, orig = 0;
+
+	ck_assert_int_eq(emu_dma_rkey(&qp, mw->rkey, IOVA + 4096, &in, 8, UROCE_ACCESS_REMOTE_WRITE,
+				      XPORT_DMA_FROM_BUF),
+			 0);
+	emu_dma_before_reveal(&dev);
+	ck_assert_uint_eq(mem[512], 0x1234);
+	ck_assert_int_eq(
+	    emu_dma_atomic(&qp, mw->rkey, IOVA + 4096, XPORT_ATOMIC_FETCH_ADD, 1, 0, &orig), 0);
+	ck_assert_uint_eq(orig, 0x1234);
+	ck_assert_uint_eq(mem[512], 0x1235);
+	ck_assert_int_eq(emu_dma_rkey(&qp, mw->rkey, IOVA + 4096, &in, 8, UROCE_ACCESS_REMOTE_READ,
+				      XPORT_DMA_TO_BUF),
+			 -EACCES);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mw->rkey, IOVA + 4096, &in, 8, 0, XPORT_DMA_TO_BUF),
+			 -ENOENT);
+	mw->valid = false;
+	ck_assert_int_eq(emu_dma_rkey(&qp, mw->rkey, IOVA + 4096, &in, 8, UROCE_ACCESS_REMOTE_WRITE,
+				      XPORT_DMA_FROM_BUF),
+			 -ENOENT);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_KEY_ERRORS], 3);
 }
 END_TEST
 
@@ -376,6 +483,8 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_check_pure);
 	tcase_add_test(tc, test_copies);
+	tcase_add_test(tc, test_window_checks);
+	tcase_add_test(tc, test_window_copies);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_fault);
 	tcase_add_test(tc, test_atomics);

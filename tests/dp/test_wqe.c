@@ -152,7 +152,9 @@ START_TEST(test_opcode_per_type)
 			struct uroce_send_wqe *s = send_hdr(op, 0);
 			struct xport_wqe w;
 			uint32_t ah, st;
-			bool ok = uroce_wr_ok(types[t], op);
+			/* A local operation (BIND_MW, LOCAL_INV) with a buffer is malformed. */
+			bool ok =
+			    uroce_wr_ok(types[t], op) && !(uroce_wr_flags(op) & UROCE_WR_F_LOCAL);
 
 			s->num_sge = 1;
 			put_sge(0, 0x1000, 8, 0x100);
@@ -163,9 +165,44 @@ START_TEST(test_opcode_per_type)
 	ck_assert(uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_RDMA_READ));
 	ck_assert(!uroce_wr_ok(UROCE_QPT_UC, UROCE_WR_RDMA_READ));
 	ck_assert(!uroce_wr_ok(UROCE_QPT_UD, UROCE_WR_RDMA_WRITE));
-	ck_assert(!uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_SEND_WITH_INV));
-	ck_assert(!uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_LOCAL_INV));
-	ck_assert(!uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_BIND_MW));
+	ck_assert(uroce_wr_ok(UROCE_QPT_RC, UROCE_WR_SEND_WITH_INV));
+	ck_assert(!uroce_wr_ok(UROCE_QPT_UC, UROCE_WR_SEND_WITH_INV));
+	ck_assert(uroce_wr_ok(UROCE_QPT_UC, UROCE_WR_LOCAL_INV));
+	ck_assert(!uroce_wr_ok(UROCE_QPT_UD, UROCE_WR_BIND_MW));
+}
+END_TEST
+
+/* A BIND_MW WQE: the bind reaches the engine as written; LOCAL_INV's R_Key in imm_data. */
+START_TEST(test_bind_and_inv)
+{
+	struct uroce_send_wqe *s = send_hdr(UROCE_WR_BIND_MW, UROCE_SEND_SIGNALED);
+	struct xport_wqe w;
+	uint32_t ah;
+
+	s->wr.bind.mw_handle = 77;
+	s->wr.bind.rkey = 0x1234ab;
+	s->wr.bind.mr_lkey = 0x5601;
+	s->wr.bind.access = UROCE_ACCESS_REMOTE_WRITE;
+	s->wr.bind.addr = 0x10000;
+	s->wr.bind.length = 4096;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(w.bind.mw_handle, 77);
+	ck_assert_uint_eq(w.bind.rkey, 0x1234ab);
+	ck_assert_uint_eq(w.bind.mr_lkey, 0x5601);
+	ck_assert_uint_eq(w.bind.access, UROCE_ACCESS_REMOTE_WRITE);
+	ck_assert_uint_eq(w.bind.addr, 0x10000);
+	ck_assert_uint_eq(w.bind.length, 4096);
+	ck_assert_uint_eq(w.num_sge, 0);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_SUCCESS);
+	/* Not on UD; never with inline data. */
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_UD, &w, &ah), UROCE_WC_LOC_QP_OP_ERR);
+	s = send_hdr(UROCE_WR_LOCAL_INV, UROCE_SEND_INLINE);
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah), UROCE_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), UROCE_WC_LOC_QP_OP_ERR);
+	s = send_hdr(UROCE_WR_LOCAL_INV, 0);
+	s->imm_data = 0xabcdef01;
+	ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_UC, &w, &ah), UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(w.imm_data, 0xabcdef01);
 }
 END_TEST
 
@@ -285,6 +322,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_inline_send_ud);
 	tcase_add_test(tc, test_unknown_flags_dropped);
 	tcase_add_test(tc, test_opcode_per_type);
+	tcase_add_test(tc, test_bind_and_inv);
 	tcase_add_test(tc, test_too_many_sges);
 	tcase_add_test(tc, test_inline_too_long);
 	tcase_add_test(tc, test_inline_read_refused);

@@ -4,8 +4,11 @@
  * the reliable-connected semantics of two RNICs byte for byte: RDMA WRITE, READ, SEND with
  * immediate, WRITE with immediate, both atomics, gather/scatter over several SGEs, and the
  * error paths (bad rkey, range outside the MR, missing remote access flag, a vanished peer,
- * no receive posted). It opens two devices in one process, connects one QP on each, and
- * runs every case on a fresh pair. It knows nothing about uroce: run it under the shim.
+ * no receive posted), and memory windows: type 1 and 2 binds, WRITE/READ through a window,
+ * zero-based windows, invalidation by LOCAL_INV and by SEND with Invalidate with the next
+ * access failing, and the bind and invalidation rules of IBA 10.6.7. It opens two devices in one
+ * process, connects one QP on each, and runs every case on a fresh pair. It knows nothing about
+ * uroce: run it under the shim.
  *
  *   rc_semantics DEV_A DEV_B [CASE...]
  *
@@ -503,6 +506,309 @@ static int case_rnr(struct end *a, struct end *b)
 	return expect_error_then_flush(a, 50, IBV_WC_RNR_RETRY_EXC_ERR);
 }
 
+/* ---- memory windows (IBA 10.6.7) ------------------------------------------------ */
+
+#define MW_MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND)
+
+/* rdma-core's ibv_inc_rkey: the next key variant of an R_Key. */
+static uint32_t next_rkey(uint32_t rkey)
+{
+	return (rkey & 0xffffff00u) | ((rkey + 1) & 0xffu);
+}
+
+/* Post a type 2 bind on e's QP (IBV_WR_BIND_MW); 0 or the posting error. */
+static int post_bind2(struct end *e, uint64_t wr_id, struct ibv_mw *mw, uint32_t rkey,
+		      struct ibv_mr *mr, uint64_t addr, uint64_t len, unsigned int access)
+{
+	struct ibv_send_wr wr = {.wr_id = wr_id,
+				 .opcode = IBV_WR_BIND_MW,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = addr;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags = access;
+	return ibv_post_send(e->qp, &wr, &bad);
+}
+
+static int post_inv(struct end *e, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t rkey,
+		    struct ibv_sge *sg, int nsge)
+{
+	struct ibv_send_wr wr = {.wr_id = wr_id,
+				 .sg_list = sg,
+				 .num_sge = nsge,
+				 .opcode = op,
+				 .send_flags = IBV_SEND_SIGNALED,
+				 .invalidate_rkey = rkey},
+			   *bad;
+	int ret = ibv_post_send(e->qp, &wr, &bad);
+
+	return ret ? fail("ibv_post_send (%s): %s",
+			  op == IBV_WR_LOCAL_INV ? "LOCAL_INV" : "SEND_INV", strerror(ret))
+		   : 0;
+}
+
+/*
+ * A type 2 window over part of an MR without remote access: WRITE and READ
+ * through it land in the window; dereg of its MR is refused while it is
+ * bound; SEND with Invalidate of its key completes on B with
+ * IBV_WC_WITH_INV and the key; the next WRITE through it fails with
+ * IBV_WC_REM_ACCESS_ERR and changes nothing.
+ */
+static int case_mw_type2(struct end *a, struct end *b)
+{
+	const size_t off = 4096, wlen = 65536, len = 10000;
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey};
+	struct ibv_sge rs = {.addr = (uintptr_t)b->buf + 200000, .length = 64, .lkey = b->mr->lkey};
+	struct ibv_sge rd = {
+	    .addr = (uintptr_t)a->buf + 300000, .length = 512, .lkey = a->mr->lkey};
+	uint64_t base = (uintptr_t)b->buf + off;
+	struct ibv_device_attr da;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	uint32_t rkey;
+	int ret;
+
+	if (ibv_query_device(b->ctx, &da))
+		return fail("ibv_query_device: %s", strerror(errno));
+	if (!(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW) ||
+	    !(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) || da.max_mw < 1)
+		return fail("device caps 0x%x max_mw %d: no type 2B memory windows",
+			    da.device_cap_flags, da.max_mw);
+	mw = ibv_alloc_mw(b->pd, IBV_MW_TYPE_2);
+	if (!mw)
+		return fail("ibv_alloc_mw: %s", strerror(errno));
+	rkey = next_rkey(mw->rkey);
+	ret = post_bind2(b, 100, mw, rkey, b->mr, base, wlen,
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (ret)
+		return fail("bind: %s", strerror(ret));
+	if (expect_wc(b->cq, 100, IBV_WC_SUCCESS, &wc, 10))
+		return -1;
+	if (wc.opcode != IBV_WC_BIND_MW)
+		return fail("bind completion opcode %d", wc.opcode);
+	ret = ibv_dereg_mr(b->mr);
+	if (ret != EINVAL)
+		return fail("ibv_dereg_mr of an MR with a bound window: %s, expected EINVAL",
+			    strerror(ret));
+	fill(a->buf, len, 9);
+	if (post(a, IBV_WR_RDMA_WRITE, 101, &sg, 1, base + 1000, rkey, 0) ||
+	    expect_wc(a->cq, 101, IBV_WC_SUCCESS, NULL, 10) ||
+	    check_bytes(b->buf + off + 1000, a->buf, len, "written through the window"))
+		return -1;
+	if (post(a, IBV_WR_RDMA_READ, 102, &rd, 1, base + 1000, rkey, 0) ||
+	    expect_wc(a->cq, 102, IBV_WC_SUCCESS, NULL, 10) ||
+	    check_bytes(a->buf + 300000, a->buf, 512, "read through the window"))
+		return -1;
+	sg.length = 64;
+	if (post_recv(b, 103, &rs, 1) || post_inv(a, IBV_WR_SEND_WITH_INV, 104, rkey, &sg, 1) ||
+	    expect_wc(a->cq, 104, IBV_WC_SUCCESS, NULL, 10) ||
+	    expect_wc(b->cq, 103, IBV_WC_SUCCESS, &wc, 10))
+		return -1;
+	if (wc.opcode != IBV_WC_RECV || !(wc.wc_flags & IBV_WC_WITH_INV) ||
+	    wc.invalidated_rkey != rkey || wc.byte_len != 64)
+		return fail(
+		    "SEND_WITH_INV receive: opcode %d flags 0x%x rkey 0x%x (want 0x%x) len %u",
+		    wc.opcode, wc.wc_flags, wc.invalidated_rkey, rkey, wc.byte_len);
+	/* The window is dead: nothing is written, and the QPs go to ERR. */
+	memset(b->buf + off, 0, 64);
+	if (post(a, IBV_WR_RDMA_WRITE, 105, &sg, 1, base, rkey, 0) ||
+	    expect_error_then_flush(a, 105, IBV_WC_REM_ACCESS_ERR))
+		return -1;
+	for (int i = 0; i < 64; i++)
+		if (b->buf[off + i])
+			return fail("a WRITE through an invalidated window changed memory");
+	if ((ret = ibv_dealloc_mw(mw)))
+		return fail("ibv_dealloc_mw: %s", strerror(ret));
+	return 0;
+}
+
+/*
+ * Type 1: bound by ibv_bind_mw, which rolls the key variant; a WRITE
+ * through it works, a rebind to zero length leaves a window that grants
+ * nothing (IBV_WC_REM_ACCESS_ERR), and the old key variant is dead.
+ */
+static int case_mw_type1(struct end *a, struct end *b)
+{
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = 4096, .lkey = a->mr->lkey};
+	struct ibv_mw_bind bind = {.wr_id = 110, .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_mw *mw = ibv_alloc_mw(b->pd, IBV_MW_TYPE_1);
+	uint32_t before;
+	struct ibv_wc wc;
+	int ret;
+
+	if (!mw)
+		return fail("ibv_alloc_mw: %s", strerror(errno));
+	before = mw->rkey;
+	bind.bind_info.mr = b->mr;
+	bind.bind_info.addr = (uintptr_t)b->buf;
+	bind.bind_info.length = BUF_BYTES;
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if ((ret = ibv_bind_mw(b->qp, mw, &bind)))
+		return fail("ibv_bind_mw: %s", strerror(ret));
+	if (mw->rkey != next_rkey(before))
+		return fail("rkey 0x%x after the bind, expected 0x%x", mw->rkey, next_rkey(before));
+	if (expect_wc(b->cq, 110, IBV_WC_SUCCESS, &wc, 10))
+		return -1;
+	if (wc.opcode != IBV_WC_BIND_MW)
+		return fail("bind completion opcode %d", wc.opcode);
+	fill(a->buf, 4096, 10);
+	if (post(a, IBV_WR_RDMA_WRITE, 111, &sg, 1, (uintptr_t)b->buf + 8, mw->rkey, 0) ||
+	    expect_wc(a->cq, 111, IBV_WC_SUCCESS, NULL, 10) ||
+	    check_bytes(b->buf + 8, a->buf, 4096, "written through the type 1 window"))
+		return -1;
+	/* Rebind to nothing (pyverbs' way of invalidating a type 1 window). */
+	before = mw->rkey;
+	bind.wr_id = 112;
+	bind.bind_info.length = 0;
+	bind.bind_info.mw_access_flags = 0;
+	if ((ret = ibv_bind_mw(b->qp, mw, &bind)) ||
+	    expect_wc(b->cq, 112, IBV_WC_SUCCESS, NULL, 10))
+		return ret ? fail("ibv_bind_mw (length 0): %s", strerror(ret)) : -1;
+	if (mw->rkey != next_rkey(before))
+		return fail("rkey not rolled by the rebind");
+	if (post(a, IBV_WR_RDMA_WRITE, 113, &sg, 1, (uintptr_t)b->buf + 8, mw->rkey, 0) ||
+	    expect_error_then_flush(a, 113, IBV_WC_REM_ACCESS_ERR))
+		return -1;
+	if ((ret = ibv_dealloc_mw(mw)))
+		return fail("ibv_dealloc_mw: %s", strerror(ret));
+	return 0;
+}
+
+/* A zero-based type 2 window: the remote address is an offset into it. */
+static int case_mw_zero_based(struct end *a, struct end *b)
+{
+	struct ibv_sge sg = {.addr = (uintptr_t)a->buf, .length = 3000, .lkey = a->mr->lkey};
+	struct ibv_mw *mw = ibv_alloc_mw(b->pd, IBV_MW_TYPE_2);
+	uint32_t rkey;
+	int ret;
+
+	if (!mw)
+		return fail("ibv_alloc_mw: %s", strerror(errno));
+	rkey = next_rkey(mw->rkey);
+	if ((ret = post_bind2(b, 120, mw, rkey, b->mr, (uintptr_t)b->buf + 8192, 8192,
+			      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ZERO_BASED)))
+		return fail("bind: %s", strerror(ret));
+	if (expect_wc(b->cq, 120, IBV_WC_SUCCESS, NULL, 10))
+		return -1;
+	fill(a->buf, 3000, 11);
+	if (post(a, IBV_WR_RDMA_WRITE, 121, &sg, 1, 100, rkey, 0) ||
+	    expect_wc(a->cq, 121, IBV_WC_SUCCESS, NULL, 10) ||
+	    check_bytes(b->buf + 8192 + 100, a->buf, 3000, "written at offset 100 of the window"))
+		return -1;
+	/* LOCAL_INV on B, then the key is dead. */
+	if (post_inv(b, IBV_WR_LOCAL_INV, 122, rkey, NULL, 0) ||
+	    expect_wc(b->cq, 122, IBV_WC_SUCCESS, NULL, 10))
+		return -1;
+	if (post(a, IBV_WR_RDMA_WRITE, 123, &sg, 1, 100, rkey, 0) ||
+	    expect_error_then_flush(a, 123, IBV_WC_REM_ACCESS_ERR))
+		return -1;
+	return ibv_dealloc_mw(mw) ? fail("ibv_dealloc_mw") : 0;
+}
+
+/* Back to RTS after an error completion moved the QP to ERR. */
+static int requeue(struct end *e, struct end *peer)
+{
+	static const struct conn_opts o = {7, 7, 14, 1, IBV_MTU_1024};
+	struct ibv_qp_attr qa = {.qp_state = IBV_QPS_RESET};
+	int ret = ibv_modify_qp(e->qp, &qa, IBV_QP_STATE);
+
+	return ret ? fail("modify to RESET: %s", strerror(ret)) : qp_connect(e, peer, &o);
+}
+
+/* A bind or invalidation the RNIC refuses: IBV_WC_MW_BIND_ERR, QP to ERR. */
+static int expect_mw_err(struct end *b, struct end *a, uint64_t wr_id, const char *what)
+{
+	struct ibv_wc wc;
+
+	if (poll_one(b->cq, &wc, 10))
+		return -1;
+	if (wc.wr_id != wr_id || wc.status != IBV_WC_MW_BIND_ERR)
+		return fail("%s: wr_id %" PRIu64 " status %s, expected memory management error",
+			    what, wc.wr_id, ibv_wc_status_str(wc.status));
+	return requeue(b, a);
+}
+
+/* The rules of IBA 10.6.7 that refuse a bind or an invalidation, and the verbs' errors. */
+static int case_mw_rules(struct end *a, struct end *b)
+{
+	struct ibv_mr *nobind = b->mr, *nolocal;
+	struct ibv_mw *mw2 = ibv_alloc_mw(b->pd, IBV_MW_TYPE_2);
+	struct ibv_mw *mw1 = ibv_alloc_mw(b->pd, IBV_MW_TYPE_1);
+	struct ibv_mw_bind bind = {.wr_id = 1};
+	struct ibv_mr *mr;
+	int ret;
+
+	if (!mw1 || !mw2)
+		return fail("ibv_alloc_mw: %s", strerror(errno));
+	if (ibv_alloc_mw(b->pd, (enum ibv_mw_type)3) || errno != EINVAL)
+		return fail("ibv_alloc_mw of type 3: %s, expected EINVAL", strerror(errno));
+	mr = ibv_reg_mr(b->pd, b->buf, 65536, MW_MR_ACCESS);
+	nolocal = ibv_reg_mr(b->pd, b->buf + 65536, 65536, IBV_ACCESS_MW_BIND);
+	if (!mr || !nolocal)
+		return fail("ibv_reg_mr with MW_BIND: %s", strerror(errno));
+	/* C10-73: the MR must allow MW_BIND. */
+	if ((ret = post_bind2(b, 130, mw2, next_rkey(mw2->rkey), nobind, (uintptr_t)b->buf, 4096,
+			      IBV_ACCESS_REMOTE_WRITE)) ||
+	    expect_mw_err(b, a, 130, "bind over an MR without MW_BIND"))
+		return ret ? fail("post: %s", strerror(ret)) : -1;
+	/* C10-74: remote write through a window needs local write on the MR. */
+	if ((ret = post_bind2(b, 131, mw2, next_rkey(mw2->rkey), nolocal, (uintptr_t)b->buf + 65536,
+			      4096, IBV_ACCESS_REMOTE_WRITE)) ||
+	    expect_mw_err(b, a, 131, "remote write window over an MR without local write"))
+		return ret ? fail("post: %s", strerror(ret)) : -1;
+	/* C10-75: inside the MR. */
+	if ((ret = post_bind2(b, 132, mw2, next_rkey(mw2->rkey), mr, (uintptr_t)b->buf + 65000,
+			      4096, IBV_ACCESS_REMOTE_WRITE)) ||
+	    expect_mw_err(b, a, 132, "window beyond its MR"))
+		return ret ? fail("post: %s", strerror(ret)) : -1;
+	/* The key index is the window's. */
+	if ((ret = post_bind2(b, 133, mw2, mw2->rkey + 0x100, mr, (uintptr_t)b->buf, 4096,
+			      IBV_ACCESS_REMOTE_WRITE)) ||
+	    expect_mw_err(b, a, 133, "bind with another window's key index"))
+		return ret ? fail("post: %s", strerror(ret)) : -1;
+	/* o10-37.2.26: a type 1 window is not invalidated; nor is an ibv_reg_mr MR. */
+	if (post_inv(b, IBV_WR_LOCAL_INV, 134, mw1->rkey, NULL, 0) ||
+	    expect_mw_err(b, a, 134, "LOCAL_INV of a type 1 window"))
+		return -1;
+	if (post_inv(b, IBV_WR_LOCAL_INV, 135, mr->rkey, NULL, 0) ||
+	    expect_mw_err(b, a, 135, "LOCAL_INV of an MR"))
+		return -1;
+	/* Refused when posted: a type 1 window through IBV_WR_BIND_MW, a type 2
+	 * one through ibv_bind_mw, a zero-based type 1 window. */
+	if ((ret = post_bind2(b, 136, mw1, next_rkey(mw1->rkey), mr, (uintptr_t)b->buf, 4096, 0)) !=
+	    EINVAL)
+		return fail("IBV_WR_BIND_MW of a type 1 window: %s, expected EINVAL",
+			    strerror(ret));
+	bind.bind_info.mr = mr;
+	bind.bind_info.addr = (uintptr_t)b->buf;
+	bind.bind_info.length = 4096;
+	if ((ret = ibv_bind_mw(b->qp, mw2, &bind)) != EINVAL)
+		return fail("ibv_bind_mw of a type 2 window: %s, expected EINVAL", strerror(ret));
+	bind.bind_info.mw_access_flags = IBV_ACCESS_ZERO_BASED | IBV_ACCESS_REMOTE_READ;
+	if ((ret = ibv_bind_mw(b->qp, mw1, &bind)) != EINVAL)
+		return fail("zero-based type 1 bind: %s, expected EINVAL", strerror(ret));
+	/* A bound window holds its MR: dereg is EINVAL until the window goes. */
+	if ((ret = post_bind2(b, 137, mw2, next_rkey(mw2->rkey), mr, (uintptr_t)b->buf, 4096,
+			      IBV_ACCESS_REMOTE_READ)) ||
+	    expect_wc(b->cq, 137, IBV_WC_SUCCESS, NULL, 10))
+		return ret ? fail("post: %s", strerror(ret)) : -1;
+	/* o10-37.2.30: a bound type 2 window is not bound again before invalidation. */
+	if ((ret = post_bind2(b, 138, mw2, next_rkey(next_rkey(mw2->rkey)), mr, (uintptr_t)b->buf,
+			      4096, IBV_ACCESS_REMOTE_READ)) ||
+	    expect_mw_err(b, a, 138, "second bind of a bound type 2 window"))
+		return ret ? fail("post: %s", strerror(ret)) : -1;
+	if ((ret = ibv_dereg_mr(mr)) != EINVAL)
+		return fail("ibv_dereg_mr with a bound window: %s, expected EINVAL", strerror(ret));
+	if ((ret = ibv_dealloc_mw(mw2)) || (ret = ibv_dereg_mr(mr)) ||
+	    (ret = ibv_dereg_mr(nolocal)) || (ret = ibv_dealloc_mw(mw1)))
+		return fail("release: %s", strerror(ret));
+	return 0;
+}
+
 struct rc_case {
 	const char *name;
 	int (*run)(struct end *a, struct end *b);
@@ -527,6 +833,10 @@ int main(int argc, char **argv)
 	     {7, 7, 14, 1, IBV_MTU_1024}},
 	    {"peer_gone", case_peer_gone, FULL_ACCESS, {2, 7, 12, 1, IBV_MTU_1024}},
 	    {"rnr", case_rnr, FULL_ACCESS, {7, 2, 14, 1, IBV_MTU_1024}},
+	    {"mw_type2", case_mw_type2, MW_MR_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"mw_type1", case_mw_type1, MW_MR_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"mw_zero_based", case_mw_zero_based, MW_MR_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
+	    {"mw_rules", case_mw_rules, FULL_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
 	};
 	int failed = 0, ran = 0;
 

@@ -296,7 +296,7 @@ static int fake_mr_find(struct fake_host *h, uint32_t key, uint64_t addr, size_t
 		struct fake_mr *m = &h->mr[i];
 		uint64_t base = (uint64_t)(uintptr_t)m->buf;
 
-		if (m->key != key)
+		if (m->key != key || m->dead)
 			continue;
 		if (addr < base || len > m->len || addr - base > m->len - len)
 			return -ERANGE;
@@ -360,6 +360,39 @@ static int fake_atomic(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t v
 	memcpy((void *)(uintptr_t)va, &v, 8);
 	h->atomics++;
 	return 0;
+}
+
+static int fake_bind_mw(void *ctx, struct xport_qp *qp, const struct xport_wqe *wqe)
+{
+	struct fake_host *h = ctx;
+	uint32_t i = wqe->bind.mw_handle - 1;
+
+	(void)qp;
+	if (i >= (uint32_t)h->nmr || !h->mr[i].window || !h->mr[i].dead) {
+		h->failed_mw_ops++;
+		return -EINVAL;
+	}
+	h->mr[i].key = wqe->bind.rkey;
+	h->mr[i].dead = false;
+	h->binds++;
+	return 0;
+}
+
+static int fake_invalidate(void *ctx, struct xport_qp *qp, uint32_t rkey, bool remote)
+{
+	struct fake_host *h = ctx;
+
+	(void)qp;
+	h->last_inv_remote = remote;
+	for (int i = 0; i < h->nmr; i++) {
+		if (h->mr[i].key == rkey && h->mr[i].window && !h->mr[i].dead) {
+			h->mr[i].dead = true;
+			h->invals++;
+			return 0;
+		}
+	}
+	h->failed_mw_ops++;
+	return -EINVAL;
 }
 
 static int fake_get_recv_wqe(void *ctx, struct xport_qp *qp, struct xport_recv_wqe *wqe)
@@ -433,6 +466,8 @@ static const struct xport_ops fake_ops = {
     .dma_lkey = fake_dma_lkey,
     .dma_rkey = fake_dma_rkey,
     .atomic = fake_atomic,
+    .bind_mw = fake_bind_mw,
+    .invalidate = fake_invalidate,
     .get_recv_wqe = fake_get_recv_wqe,
     .push_cqe = fake_push_cqe,
     .now_us = fake_now_us,

@@ -35,6 +35,11 @@ struct fake_mr {
 	uint8_t *buf;
 	size_t len;
 	uint32_t access;
+	/* A stand-in for a memory window: its key can be invalidated (then
+	 * it is dead: no access finds it) and a bind of mw_handle = its
+	 * index + 1 revives it under the bind's R_Key. */
+	bool window;
+	bool dead;
 };
 
 struct fake_qp {
@@ -63,6 +68,9 @@ struct fake_host {
 	int nqp;
 	uint64_t atomics; /* atomic ops executed */
 	uint64_t dma_calls;
+	unsigned binds, invals; /* bind_mw / invalidate calls that succeeded */
+	unsigned failed_mw_ops; /* ... and that failed */
+	bool last_inv_remote;	/* the last invalidate's remote argument */
 };
 
 /* One packet as the network saw it. */

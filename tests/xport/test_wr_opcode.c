@@ -24,6 +24,8 @@
 #define RDMA UROCE_WR_F_RDMA
 #define ATOM UROCE_WR_F_ATOMIC
 #define RDAT UROCE_WR_F_RD_ATOMIC
+#define LOC UROCE_WR_F_LOCAL
+#define INV UROCE_WR_F_INV
 
 /* Known answers, one row per opcode of the list. */
 static const struct {
@@ -43,10 +45,10 @@ static const struct {
      UROCE_WC_COMP_SWAP},
     {UROCE_WR_ATOMIC_FETCH_AND_ADD, "ATOMIC_FETCH_AND_ADD", true, false, false, ATOM | RDAT,
      UROCE_WC_FETCH_ADD},
-    /* No memory windows, no invalidation: no QP type carries them. */
-    {UROCE_WR_LOCAL_INV, "LOCAL_INV", false, false, false, 0, UROCE_WC_LOCAL_INV},
-    {UROCE_WR_BIND_MW, "BIND_MW", false, false, false, 0, UROCE_WC_BIND_MW},
-    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", false, false, false, 0, UROCE_WC_SEND},
+    /* Local operations (no packet) on connected QPs; the IETH only on RC (PROTOCOL.md 4). */
+    {UROCE_WR_LOCAL_INV, "LOCAL_INV", true, true, false, LOC, UROCE_WC_LOCAL_INV},
+    {UROCE_WR_BIND_MW, "BIND_MW", true, true, false, LOC, UROCE_WC_BIND_MW},
+    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, PAY | INL | INV, UROCE_WC_SEND},
 };
 #define N_EXPECT (sizeof(expect) / sizeof(expect[0]))
 
@@ -118,8 +120,8 @@ END_TEST
 
 /*
  * Values the list does not have (TSO 10, DRIVER1 11, FLUSH 14, ATOMIC_WRITE
- * 15, garbage) and the opcodes no QP type carries: refused everywhere, by
- * the lookups and by the engine.
+ * 15, garbage) and every opcode on the QP types that carry none: refused
+ * everywhere, by the lookups and by the engine.
  */
 START_TEST(test_refused)
 {
@@ -166,7 +168,9 @@ START_TEST(test_wire_agrees)
 				const struct wire_opcode_info *w;
 				uint32_t m;
 
-				if (!expected_on(i, qpt) || (single && !(first && last))) {
+				/* A local operation puts nothing on the wire. */
+				if (!expected_on(i, qpt) || f & LOC ||
+				    (single && !(first && last))) {
 					ck_assert_int_eq(bth, -EINVAL);
 					continue;
 				}
@@ -187,7 +191,8 @@ START_TEST(test_wire_agrees)
 				ck_assert_int_eq(!!(m & WIRE_ATMETH_MASK), !!(f & ATOM));
 				ck_assert_int_eq(!!(m & WIRE_IMMDT_MASK), (f & IMM) && last);
 				ck_assert_int_eq(!!(m & WIRE_DETH_MASK), qpt == UROCE_QPT_UD);
-				ck_assert(!(m & (WIRE_IETH_MASK | WIRE_XRCETH_MASK)));
+				ck_assert_int_eq(!!(m & WIRE_IETH_MASK), (f & INV) && last);
+				ck_assert(!(m & WIRE_XRCETH_MASK));
 				ck_assert_uint_eq(m & (WIRE_SEND_MASK | WIRE_WRITE_MASK |
 						       WIRE_READ_MASK | WIRE_ATOMIC_MASK),
 						  class_of_wc(expect[i].wc));
@@ -196,15 +201,19 @@ START_TEST(test_wire_agrees)
 		}
 	}
 	/*
-	 * RC: 4 SEND/WRITE kinds x 4 positions + READ + 2 atomics; UC: 4 x 4;
+	 * RC: 5 SEND/WRITE kinds x 4 positions + READ + 2 atomics; UC: 4 x 4;
 	 * UD: 2 SEND kinds, Only.
 	 */
-	ck_assert_uint_eq(checked, 16 + 3 + 16 + 2);
+	ck_assert_uint_eq(checked, 20 + 3 + 16 + 2);
 	/* CmpSwap and FetchAdd are told apart by opcode, not by mask. */
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
 			 WIRE_OP_RC_COMPARE_SWAP);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_FETCH_AND_ADD, true, true),
 			 WIRE_OP_RC_FETCH_ADD);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_INV, true, true),
+			 WIRE_OP_RC_SEND_ONLY_INV);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_INV, false, true),
+			 WIRE_OP_RC_SEND_LAST_INV);
 }
 END_TEST
 

@@ -91,6 +91,18 @@ static int op_atomic(void *ctx, struct xport_qp *x, uint32_t rkey, uint64_t va,
 	return emu_dma_atomic(qp_of(x), rkey, va, op, compare_add, swap, orig);
 }
 
+static int op_bind_mw(void *ctx, struct xport_qp *x, const struct xport_wqe *wqe)
+{
+	(void)ctx;
+	return emu_mw_bind(qp_of(x), &wqe->bind);
+}
+
+static int op_invalidate(void *ctx, struct xport_qp *x, uint32_t rkey, bool remote)
+{
+	(void)ctx;
+	return emu_mw_invalidate(qp_of(x), rkey, remote);
+}
+
 static int op_get_recv_wqe(void *ctx, struct xport_qp *x, struct xport_recv_wqe *wqe)
 {
 	struct emu_dev *dev = ctx;
@@ -233,6 +245,8 @@ static const struct xport_ops dp_ops = {
     .dma_lkey = op_dma_lkey,
     .dma_rkey = op_dma_rkey,
     .atomic = op_atomic,
+    .bind_mw = op_bind_mw,
+    .invalidate = op_invalidate,
     .get_recv_wqe = op_get_recv_wqe,
     .push_cqe = op_push_cqe,
     .gsi_recv = op_gsi_recv,

@@ -6,7 +6,10 @@
  * table allowed them: the key names an MR of the QP's protection domain,
  * [addr, addr+len) lies inside the MR's IOVA range, and the MR's access
  * flags grant what is asked (local write for receive buffers and READ
- * response targets, remote read, write or atomic for R_Key accesses).
+ * response targets, remote read, write or atomic for R_Key accesses). An
+ * R_Key may also name a memory window (IBA 10.6.7.2): then the window's
+ * key variant, state, PD, QP (type 2), rights and bounds are checked, and
+ * the access lands in the MR it covers.
  *
  * Few, large copies (LIMITS.md: a process_vm call costs about as much as
  * copying 4 KiB, most of it the access checks done per call):
@@ -59,6 +62,37 @@ int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t add
 		return -EACCES;
 	*host_addr = mr->addr + off;
 	return 0;
+}
+
+/* The rights a window grants (its LOCAL_WRITE/MW_BIND bits mean nothing). */
+#define DMA_MW_ACCESS \
+	(UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)
+
+int emu_dma_check_mw(const struct emu_mw *mw, const struct emu_qp *qp, uint32_t rkey, uint64_t va,
+		     uint64_t len, uint32_t access, uint64_t *host_addr)
+{
+	uint64_t off;
+
+	/* The key variant is the one of the last bind; a window bound to nothing grants nothing. */
+	if (mw->rkey != rkey || !mw->valid || !mw->mr || mw->pd != qp->pd)
+		return -ENOENT;
+	/* Type 2B: only the QP it was bound through (IBA 10.6.7.2.4). */
+	if (mw->type == 2 && mw->qp != qp)
+		return -ENOENT;
+	if (access & DMA_MW_ACCESS & ~mw->access)
+		return -EACCES;
+	/* A zero-based window is addressed from 0, another by the MR's IOVAs. */
+	if (mw->access & UROCE_ACCESS_ZERO_BASED) {
+		off = va;
+	} else {
+		if (va < mw->addr)
+			return -ERANGE;
+		off = va - mw->addr;
+	}
+	if (len && (off >= mw->length || len > mw->length - off))
+		return -ERANGE;
+	/* The window's rights were checked against the MR's at the bind (C10-74). */
+	return emu_dma_check(mw->mr, mw->pd, mw->addr + off, len, 0, host_addr);
 }
 
 /* Writes staged per flush, staging bytes, read-ahead. */
@@ -244,11 +278,36 @@ static int odp_fault(const struct emu_mr *mr, int rc)
 	return rc == -EFAULT && (mr->access & UROCE_ACCESS_ON_DEMAND) ? -EACCES : rc;
 }
 
-static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, size_t len,
-		   uint32_t access, enum xport_dma dir)
+/*
+ * The MR and host address of [addr, addr+len) under key for QP qp, every
+ * check done: an L_Key names an MR; an R_Key (remote) names an MR or a
+ * memory window (mw.c resolves it to the MR it covers). 0 or the check's
+ * error, counted as key_errors.
+ */
+static int dma_resolve(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, uint64_t len,
+		       uint32_t access, struct emu_mr **mr, uint64_t *host)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
-	struct emu_mr *mr = emu_dev_mr_by_key(dev, key);
+	struct emu_mw *mw = remote ? emu_dev_mw_by_index(dev, key) : NULL;
+	int rc;
+
+	if (mw) {
+		*mr = mw->mr;
+		rc = emu_dma_check_mw(mw, qp, key, addr, len, access, host);
+	} else {
+		*mr = emu_dev_mr_by_key(dev, key);
+		rc = emu_dma_check(*mr, qp->pd, addr, len, access, host);
+	}
+	if (rc)
+		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
+	return rc;
+}
+
+static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, void *buf,
+		   size_t len, uint32_t access, enum xport_dma dir)
+{
+	struct emu_dev *dev = qp->obj.ctx->dev;
+	struct emu_mr *mr;
 	uint64_t host;
 	int rc;
 
@@ -256,11 +315,9 @@ static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, si
 	if (dir == XPORT_DMA_FROM_BUF &&
 	    !(access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)))
 		access |= UROCE_ACCESS_LOCAL_WRITE;
-	rc = emu_dma_check(mr, qp->pd, addr, len, access, &host);
-	if (rc) {
-		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
+	rc = dma_resolve(qp, key, remote, addr, len, access, &mr, &host);
+	if (rc)
 		return rc;
-	}
 	if (!dev->dma || dir == XPORT_DMA_CHECK || !len)
 		return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 	if (dir == XPORT_DMA_FROM_BUF) {
@@ -285,29 +342,27 @@ static int dma_key(struct emu_qp *qp, uint32_t key, uint64_t addr, void *buf, si
 int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
 		 uint32_t access, enum xport_dma dir)
 {
-	return dma_key(qp, lkey, addr, buf, len, access, dir);
+	return dma_key(qp, lkey, false, addr, buf, len, access, dir);
 }
 
 int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_t len,
 		 uint32_t access, enum xport_dma dir)
 {
-	return dma_key(qp, rkey, va, buf, len, access, dir);
+	return dma_key(qp, rkey, true, va, buf, len, access, dir);
 }
 
 int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_atomic_op op,
 		   uint64_t compare_add, uint64_t swap, uint64_t *orig)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
-	struct emu_mr *mr = emu_dev_mr_by_key(dev, rkey);
+	struct emu_mr *mr;
 	uint64_t host, old, val;
 	pid_t pid;
 	int rc;
 
-	rc = emu_dma_check(mr, qp->pd, va, sizeof(old), UROCE_ACCESS_REMOTE_ATOMIC, &host);
-	if (rc) {
-		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
+	rc = dma_resolve(qp, rkey, true, va, sizeof(old), UROCE_ACCESS_REMOTE_ATOMIC, &mr, &host);
+	if (rc)
 		return rc;
-	}
 	pid = mr->obj.ctx->pid;
 	dma_flush(dev);
 	/* Read, modify, write: nothing else of this RNIC runs in between. */

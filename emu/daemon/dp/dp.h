@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The daemon's data path (emu/daemon/dp/): rings, WQE conversion, DMA into
- * application memory, the UDP socket and routes, transport timers, the
- * spin-or-sleep loop, captures, and the glue that runs the transport engine
+ * application memory, memory-window binds and invalidations, the UDP socket and routes, transport
+ * timers, the spin-or-sleep loop, captures, and the glue that runs the transport engine
  * (datapath.c). Cross-file functions, grouped by defining file. The data
  * path depends on the daemon core (daemon.h) and the engine (xport.h),
  * never on the control path (emu/daemon/verbs/).
@@ -89,6 +89,14 @@ void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_para
  */
 int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,
 		  uint32_t access, uint64_t *host_addr);
+/*
+ * Pure: may QP qp access [va, va+len) with `access` through memory window
+ * mw, named by R_Key rkey (IBA 10.6.7.2)? 0 with *host_addr set (in
+ * mw->mr); -ENOENT (stale key variant, not bound, another PD, a type 2
+ * window bound to another QP), -EACCES (the window's rights), -ERANGE.
+ */
+int emu_dma_check_mw(const struct emu_mw *mw, const struct emu_qp *qp, uint32_t rkey, uint64_t va,
+		     uint64_t len, uint32_t access, uint64_t *host_addr);
 /* The staging and read-ahead buffers (without them every access is one
  * synchronous process_vm call). 0 or -ENOMEM. */
 int emu_dma_init(struct emu_dev *dev);
@@ -106,6 +114,21 @@ int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_
 		 uint32_t access, enum xport_dma dir);
 int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_atomic_op op,
 		   uint64_t compare_add, uint64_t swap, uint64_t *orig);
+
+/* mw.c */
+/* Execute a bind (the engine's bind_mw op) for QP qp: 0, or -EINVAL /
+ * -EACCES / -ERANGE when a rule of IBA 10.6.7.3 refuses it (nothing
+ * changes then). */
+int emu_mw_bind(struct emu_qp *qp, const struct xport_bind *b);
+/* Invalidate the window of R_Key rkey (the engine's invalidate op): 0, or
+ * -EINVAL (no such valid window, type 1, another PD, remote and bound to
+ * another QP). */
+int emu_mw_invalidate(struct emu_qp *qp, uint32_t rkey, bool remote);
+/* Unbind a window (dealloc). */
+void emu_mw_unbind(struct emu_mw *mw);
+/* Unbind every window of ctx bound to qp or to mr (either may be NULL):
+ * the QP or the MR is going away. */
+void emu_mw_unbind_all(struct emu_ctx *ctx, const struct emu_qp *qp, const struct emu_mr *mr);
 
 /* timer.c */
 /* Arm (deadline_us != 0) or cancel the QP's transport timer. */

@@ -67,6 +67,22 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 		w->rkey = s.wr.atomic.rkey;
 		w->compare_add = s.wr.atomic.compare_add;
 		w->swap = s.wr.atomic.swap;
+	} else if (s.opcode == UROCE_WR_BIND_MW) {
+		/* Checked when the bind executes (mw.c), against the objects then. */
+		w->bind.mw_handle = s.wr.bind.mw_handle;
+		w->bind.rkey = s.wr.bind.rkey;
+		w->bind.mr_lkey = s.wr.bind.mr_lkey;
+		w->bind.access = s.wr.bind.access;
+		w->bind.addr = s.wr.bind.addr;
+		w->bind.length = s.wr.bind.length;
+	}
+	if (wr_flags & UROCE_WR_F_LOCAL) {
+		/* BIND_MW, LOCAL_INV move no data: a buffer makes the WQE malformed. */
+		if (s.num_sge || w->flags & UROCE_SEND_INLINE) {
+			status = UROCE_WC_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		return UROCE_WC_SUCCESS;
 	}
 	if (qp_type == UROCE_QPT_UD) {
 		*ah_handle = s.ud.ah_handle;

@@ -161,6 +161,8 @@ static const struct op_desc ops[] = {
     OPD(REG_MR, struct uroce_reg_mr_req, emu_mr_reg, 0),
     OPD(REREG_MR, struct uroce_rereg_mr_req, emu_mr_rereg, 0),
     OPD(DEREG_MR, struct uroce_handle_req, emu_mr_dereg, 0),
+    OPD(ALLOC_MW, struct uroce_alloc_mw_req, emu_mw_alloc, 0),
+    OPD(DEALLOC_MW, struct uroce_handle_req, emu_mw_dealloc, 0),
     OPD(ADVISE_MR, struct uroce_advise_mr_req, emu_mr_advise, 0),
     OPD(CREATE_CHANNEL, struct uroce_msg_hdr, emu_cq_create_channel, 0),
     OPD(DESTROY_CHANNEL, struct uroce_handle_req, emu_cq_destroy_channel, 0),

@@ -182,6 +182,7 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 	/* A CM channel's connections end first (their peers see DREQs). */
 	emu_cm_chan_close(ctx);
 	/* Dependents before what they depend on. */
+	FREE_ALL(ctx, EMU_OBJ_MW, struct emu_mw, emu_mw_free);
 	FREE_ALL(ctx, EMU_OBJ_QP, struct emu_qp, emu_qp_free);
 	FREE_ALL(ctx, EMU_OBJ_AH, struct emu_ah, emu_ah_free);
 	FREE_ALL(ctx, EMU_OBJ_SRQ, struct emu_srq, emu_srq_free);
@@ -192,12 +193,12 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 
 	if (ctx->opened)
 		emu_info("context %u of pid %d closed: freed %u QP, %u CQ, "
-			 "%u MR, %u PD, %u SRQ, %u AH, %u channels; %llu async events lost",
+			 "%u MR, %u MW, %u PD, %u SRQ, %u AH, %u channels; %llu async events lost",
 			 ctx->handle, (int)ctx->pid, before.qp - dev->counts.qp,
 			 before.cq - dev->counts.cq, before.mr - dev->counts.mr,
-			 before.pd - dev->counts.pd, before.srq - dev->counts.srq,
-			 before.ah - dev->counts.ah, before.channel - dev->counts.channel,
-			 (unsigned long long)ctx->async_lost);
+			 before.mw - dev->counts.mw, before.pd - dev->counts.pd,
+			 before.srq - dev->counts.srq, before.ah - dev->counts.ah,
+			 before.channel - dev->counts.channel, (unsigned long long)ctx->async_lost);
 	if (ctx->async_wfd >= 0)
 		close(ctx->async_wfd);
 	ctx->async_wfd = -1;

@@ -5,8 +5,10 @@
  * mapped in the owner's address space, writable when the access flags let
  * anybody write: otherwise EFAULT), the access-flag rules of IBA 10.6.3
  * (remote write or atomic needs local write: EINVAL), and key allocation.
- * The MR table is what the DMA engine (process_vm_readv/writev in the
- * transport) consults: emu_dev_mr_by_key().
+ * MRs with memory windows bound to them (IBV_ACCESS_MW_BIND) are neither
+ * re-registered nor deregistered (EINVAL, as Linux rxe). The MR table is
+ * what the DMA engine (process_vm_readv/writev in the transport) consults:
+ * emu_dev_mr_by_key().
  *
  * On-demand paging (IBV_ACCESS_ON_DEMAND) is what this DMA engine does
  * anyway: it reaches memory at the moment of each access and pins nothing.
@@ -87,24 +89,34 @@ int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 	return cur >= end ? 0 : -EFAULT;
 }
 
-static int alloc_key(struct emu_dev *dev, struct emu_mr *mr)
+int emu_mr_new_key(struct emu_dev *dev, uint32_t *key)
 {
 	uint32_t idx;
 	int tries = 0;
 
+	/* MRs and memory windows share the index space: an R_Key names one. */
 	do {
 		idx = dev->next_mr_index++ & 0xffffff;
 		if (dev->next_mr_index > 0xffffff)
 			dev->next_mr_index = 1;
 		if (++tries > 0x1000000)
 			return -ENOMEM;
-	} while (idx == 0 || emu_htab_find(&dev->mr_keys, idx));
-	if (emu_htab_insert(&dev->mr_keys, &mr->key_node, idx))
-		return -ENOMEM;
+	} while (idx == 0 || emu_htab_find(&dev->mr_keys, idx) ||
+		 emu_htab_find(&dev->mw_keys, idx));
 	/* The low byte is a "key" that changes between registrations so
 	 * that a stale key is unlikely to hit a new MR (as rxe/mlx5). */
 	dev->next_key_byte = (uint8_t)(dev->next_key_byte * 5 + 1);
-	mr->lkey = idx << 8 | dev->next_key_byte;
+	*key = idx << 8 | dev->next_key_byte;
+	return 0;
+}
+
+static int alloc_key(struct emu_dev *dev, struct emu_mr *mr)
+{
+	uint32_t key;
+
+	if (emu_mr_new_key(dev, &key) || emu_htab_insert(&dev->mr_keys, &mr->key_node, key >> 8))
+		return -ENOMEM;
+	mr->lkey = key;
 	mr->rkey = mr->lkey;
 	return 0;
 }
@@ -192,6 +204,9 @@ int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	mr = EMU_CONTAINER_OF(obj, struct emu_mr, obj);
 	if (!r->flags || (r->flags & ~known))
 		return -EINVAL;
+	/* IBA 10.6.7.2.6: not while memory windows are bound to it (EINVAL as rxe). */
+	if (mr->nmw)
+		return -EINVAL;
 	if (r->flags & UROCE_REREG_CHANGE_PD) {
 		obj = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
 		if (!obj)
@@ -242,6 +257,9 @@ int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 
 	(void)rep;
 	if (!obj)
+		return -EINVAL;
+	/* IBA 10.6.7.2.6: not while memory windows are bound to it (EINVAL as rxe). */
+	if (EMU_CONTAINER_OF(obj, struct emu_mr, obj)->nmw)
 		return -EINVAL;
 	emu_mr_free(EMU_CONTAINER_OF(obj, struct emu_mr, obj));
 	return 0;
@@ -315,6 +333,8 @@ void emu_mr_free(struct emu_mr *mr)
 {
 	struct emu_dev *dev = mr->obj.ctx->dev;
 
+	if (mr->nmw) /* the context goes away: its windows first */
+		emu_mw_unbind_all(mr->obj.ctx, NULL, mr);
 	emu_htab_remove(&dev->mr_keys, &mr->key_node);
 	mr->pd->obj.usecnt--;
 	emu_dev_obj_del(&mr->obj);

@@ -512,6 +512,8 @@ void emu_qp_free(struct emu_qp *qp)
 		free(EMU_CONTAINER_OF(pos, struct emu_mcast, link));
 	}
 	emu_list_del(&qp->flush_link);
+	/* Type 2 windows bound to it die with it (their R_Keys name it). */
+	emu_mw_unbind_all(qp->obj.ctx, qp, NULL);
 	/* Timer and run list first: nothing may reach the engine's QP
 	 * after this. */
 	emu_dp_qp_release(qp);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The daemon's control path (emu/daemon/verbs/): the control socket and its
- * reply builder, verbs contexts, the PD/MR/CQ/SRQ/QP/AH objects, the QP
+ * reply builder, verbs contexts, the PD/MR/MW/CQ/SRQ/QP/AH objects, the QP
  * state table, the counters query, the fault rules and the QP, MR and CQ listings. Cross-file
  * functions, grouped by defining file. The control path may call the data path (dp.h); the data
  * path never calls it.
@@ -39,6 +39,14 @@ int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_advise(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_mr_free(struct emu_mr *mr);
+/* A new key (index << 8 | key byte) whose index no MR and no memory window
+ * holds. 0 or -ENOMEM. */
+int emu_mr_new_key(struct emu_dev *dev, uint32_t *key);
+
+/* mw.c */
+int emu_mw_alloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_mw_dealloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+void emu_mw_free(struct emu_mw *mw);
 /* Check that [addr, addr+len) of process pid is mapped (writable if
  * need_write). 0, -EFAULT, or -errno when the map cannot be read. */
 int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write);

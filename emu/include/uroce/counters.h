@@ -84,7 +84,11 @@
 	X(RETRY_FAST, "retry_fast", "resends after the adaptive timer (no retry_cnt spent)")      \
 	X(RETRY_SPURIOUS, "retry_spurious", "rewinds undone: the original arrived after all")     \
 	X(HELD, "held", "requests beyond the expected PSN held until the gap before them fills")  \
-	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")
+	X(FLOW_WAIT, "flow_wait", "messages that waited for the device's in-flight budget")       \
+	X(MW_BIND, "mw_bind", "memory window binds executed")                                     \
+	X(INV_LOCAL, "inv_local", "R_Keys invalidated by LOCAL_INV")                              \
+	X(INV_REMOTE, "inv_remote", "R_Keys invalidated by a received SEND with Invalidate")      \
+	X(INV_REFUSED, "inv_refused", "SEND with Invalidate whose R_Key could not be invalidated")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,

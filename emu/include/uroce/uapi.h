@@ -90,15 +90,17 @@
 	X(QP_LIST, 62)         \
 	X(MR_LIST, 63)         \
 	X(CQ_LIST, 64)         \
-	X(CM_OPEN, 70)         \
-	X(CM_LISTEN, 71)       \
-	X(CM_CONNECT, 72)      \
-	X(CM_ACCEPT, 73)       \
-	X(CM_REJECT, 74)       \
-	X(CM_DISCONNECT, 75)   \
-	X(CM_DESTROY, 76)      \
-	X(CM_INIT_QP_ATTR, 77) \
-	X(CM_MIGRATE, 78)
+	X(ALLOC_MW, 70)        \
+	X(DEALLOC_MW, 71)      \
+	X(CM_OPEN, 80)         \
+	X(CM_LISTEN, 81)       \
+	X(CM_CONNECT, 82)      \
+	X(CM_ACCEPT, 83)       \
+	X(CM_REJECT, 84)       \
+	X(CM_DISCONNECT, 85)   \
+	X(CM_DESTROY, 86)      \
+	X(CM_INIT_QP_ATTR, 87) \
+	X(CM_MIGRATE, 88)
 
 enum uroce_op {
 #define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
@@ -130,6 +132,7 @@ struct uroce_res_counts {
 	uint32_t qp;
 	uint32_t srq;
 	uint32_t ah;
+	uint32_t mw;
 };
 
 /*
@@ -324,6 +327,21 @@ struct uroce_rereg_mr_req {
 	uint64_t length;
 	uint64_t iova;
 };
+
+/* ALLOC_MW: a memory window of type 1 or 2 (enum ibv_mw_type) in a PD. */
+struct uroce_alloc_mw_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t type;
+};
+
+struct uroce_alloc_mw_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t rkey;
+};
+
+/* DEALLOC_MW is a uroce_handle_req. */
 
 /* CREATE_CHANNEL response carries one fd: the read end of the event pipe. */
 
@@ -854,6 +872,15 @@ struct uroce_send_wqe {
 			uint32_t rkey;
 			uint32_t reserved;
 		} atomic;
+		/* BIND_MW (ibv_bind_mw for type 1, IBV_WR_BIND_MW for type 2) */
+		struct {
+			uint32_t mw_handle;
+			uint32_t rkey;	  /* the window's R_Key after the bind */
+			uint32_t mr_lkey; /* the MR it covers; 0: none (unbind, type 1) */
+			uint32_t access;  /* enum uroce_access_flags */
+			uint64_t addr;
+			uint64_t length;
+		} bind;
 	} wr;
 	struct {
 		uint32_t ah_handle;

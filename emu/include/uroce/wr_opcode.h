@@ -19,10 +19,12 @@
  * tokens that only the engine (emu/xport/req.c) pastes onto WIRE_OP_RC_ (RC,
  * and UC with the UC transport bits) and WIRE_OP_UD_; NONE means "no such
  * packet". A consumer that does not know wire/ simply ignores those columns,
- * and nothing here depends on wire/. An opcode uroce does not support
- * (LOCAL_INV, BIND_MW, SEND_WITH_INV: no memory windows, no invalidation) has
- * a row with no QP type, so every check refuses it; values beyond the list
- * (TSO, FLUSH, ATOMIC_WRITE, garbage) have no row and are refused the same way.
+ * and nothing here depends on wire/. The local operations (BIND_MW,
+ * LOCAL_INV) put nothing on the wire: the requester executes them itself
+ * when their turn comes (UROCE_WR_F_LOCAL). An opcode uroce does not
+ * support would have a row with no QP type, so every check refuses it;
+ * values beyond the list (TSO, FLUSH, ATOMIC_WRITE, garbage) have no row and
+ * are refused the same way.
  *
  * Included by enums.h (at its end, after the QP type and completion enums the
  * lookups use); include enums.h or uapi.h rather than this file.
@@ -44,6 +46,8 @@ enum uroce_wr_flags {
 	UROCE_WR_F_ATOMIC = 1 << 4,    /* wr.atomic; one 8-byte local buffer gets the old value */
 	UROCE_WR_F_RD_ATOMIC = 1 << 5, /* READ or atomic: one request packet, consumes initiator
 					* depth (max_rd_atomic), answered by responses */
+	UROCE_WR_F_LOCAL = 1 << 6,     /* executed by the RNIC itself, no packet (IBA 10.6.7) */
+	UROCE_WR_F_INV = 1 << 7,       /* imm_data is an R_Key the peer invalidates (IETH) */
 };
 
 /* The QP-type bit of the list's QP types column (types are below 16). */
@@ -65,25 +69,26 @@ enum uroce_wr_flags {
  * last (PROTOCOL.md 5); READ and atomic requests are one packet whatever the
  * length (the READ responses are segmented), UD has only single packets.
  */
-#define UROCE_WR_LIST(X)                                                                      \
-	X(RDMA_WRITE, 0, UROCE_WR__CONN, UROCE_WR__DATA | UROCE_WR_F_RDMA, RDMA_WRITE,        \
-	  RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY, NONE)        \
-	X(RDMA_WRITE_WITH_IMM, 1, UROCE_WR__CONN,                                             \
-	  UROCE_WR__DATA | UROCE_WR_F_RDMA | UROCE_WR_F_IMM, RDMA_WRITE, RDMA_WRITE_FIRST,    \
-	  RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST_IMM, RDMA_WRITE_ONLY_IMM, NONE)                  \
-	X(SEND, 2, UROCE_WR__ALL, UROCE_WR__DATA, SEND, SEND_FIRST, SEND_MIDDLE, SEND_LAST,   \
-	  SEND_ONLY, SEND_ONLY)                                                               \
-	X(SEND_WITH_IMM, 3, UROCE_WR__ALL, UROCE_WR__DATA | UROCE_WR_F_IMM, SEND, SEND_FIRST, \
-	  SEND_MIDDLE, SEND_LAST_IMM, SEND_ONLY_IMM, SEND_ONLY_IMM)                           \
-	X(RDMA_READ, 4, UROCE_WR__RC, UROCE_WR__READ, RDMA_READ, NONE, NONE, NONE,            \
-	  RDMA_READ_REQUEST, NONE)                                                            \
-	X(ATOMIC_CMP_AND_SWP, 5, UROCE_WR__RC, UROCE_WR__ATOM, COMP_SWAP, NONE, NONE, NONE,   \
-	  COMPARE_SWAP, NONE)                                                                 \
-	X(ATOMIC_FETCH_AND_ADD, 6, UROCE_WR__RC, UROCE_WR__ATOM, FETCH_ADD, NONE, NONE, NONE, \
-	  FETCH_ADD, NONE)                                                                    \
-	X(LOCAL_INV, 7, 0, 0, LOCAL_INV, NONE, NONE, NONE, NONE, NONE)                        \
-	X(BIND_MW, 8, 0, 0, BIND_MW, NONE, NONE, NONE, NONE, NONE)                            \
-	X(SEND_WITH_INV, 9, 0, 0, SEND, NONE, NONE, NONE, NONE, NONE)
+#define UROCE_WR_LIST(X)                                                                           \
+	X(RDMA_WRITE, 0, UROCE_WR__CONN, UROCE_WR__DATA | UROCE_WR_F_RDMA, RDMA_WRITE,             \
+	  RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY, NONE)             \
+	X(RDMA_WRITE_WITH_IMM, 1, UROCE_WR__CONN,                                                  \
+	  UROCE_WR__DATA | UROCE_WR_F_RDMA | UROCE_WR_F_IMM, RDMA_WRITE, RDMA_WRITE_FIRST,         \
+	  RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST_IMM, RDMA_WRITE_ONLY_IMM, NONE)                       \
+	X(SEND, 2, UROCE_WR__ALL, UROCE_WR__DATA, SEND, SEND_FIRST, SEND_MIDDLE, SEND_LAST,        \
+	  SEND_ONLY, SEND_ONLY)                                                                    \
+	X(SEND_WITH_IMM, 3, UROCE_WR__ALL, UROCE_WR__DATA | UROCE_WR_F_IMM, SEND, SEND_FIRST,      \
+	  SEND_MIDDLE, SEND_LAST_IMM, SEND_ONLY_IMM, SEND_ONLY_IMM)                                \
+	X(RDMA_READ, 4, UROCE_WR__RC, UROCE_WR__READ, RDMA_READ, NONE, NONE, NONE,                 \
+	  RDMA_READ_REQUEST, NONE)                                                                 \
+	X(ATOMIC_CMP_AND_SWP, 5, UROCE_WR__RC, UROCE_WR__ATOM, COMP_SWAP, NONE, NONE, NONE,        \
+	  COMPARE_SWAP, NONE)                                                                      \
+	X(ATOMIC_FETCH_AND_ADD, 6, UROCE_WR__RC, UROCE_WR__ATOM, FETCH_ADD, NONE, NONE, NONE,      \
+	  FETCH_ADD, NONE)                                                                         \
+	X(LOCAL_INV, 7, UROCE_WR__CONN, UROCE_WR_F_LOCAL, LOCAL_INV, NONE, NONE, NONE, NONE, NONE) \
+	X(BIND_MW, 8, UROCE_WR__CONN, UROCE_WR_F_LOCAL, BIND_MW, NONE, NONE, NONE, NONE, NONE)     \
+	X(SEND_WITH_INV, 9, UROCE_WR__RC, UROCE_WR__DATA | UROCE_WR_F_INV, SEND, SEND_FIRST,       \
+	  SEND_MIDDLE, SEND_LAST_INV, SEND_ONLY_INV, NONE)
 
 enum uroce_wr_opcode {
 #define UROCE_WR_ENUM(name, val, ...) UROCE_WR_##name = val,
