@@ -353,11 +353,18 @@ static int ucm_nchans; /* atomic: the hooks' fast path */
  * keeps its handle when it moves to another channel (MIGRATE_ID). */
 static uint32_t ucm_next_handle; /* atomic */
 
+/* One byte per fd below this: set while the fd is a channel, so that the
+ * hooks pass every other fd on with one load (doorbells are write()s). */
+#define UCM_FD_MARKS 65536
+static uint8_t ucm_fd_mark[UCM_FD_MARKS]; /* atomic */
+
 static struct ucm_chan *ucm_chan_of(int fd)
 {
 	struct ucm_chan *c;
 
-	if (!__atomic_load_n(&ucm_nchans, __ATOMIC_ACQUIRE) || fd < 0)
+	if (fd < 0 || !__atomic_load_n(&ucm_nchans, __ATOMIC_ACQUIRE))
+		return NULL;
+	if (fd < UCM_FD_MARKS && !__atomic_load_n(&ucm_fd_mark[fd], __ATOMIC_ACQUIRE))
 		return NULL;
 	pthread_mutex_lock(&ucm_lock);
 	for (c = ucm_chans; c && c->fd != fd; c = c->next)
@@ -1556,6 +1563,8 @@ int shim_ucm_open(const char *path, int flags)
 	pthread_mutex_lock(&ucm_lock);
 	c->next = ucm_chans;
 	ucm_chans = c;
+	if (c->fd < UCM_FD_MARKS)
+		__atomic_store_n(&ucm_fd_mark[c->fd], 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&ucm_nchans, ucm_nchans + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ucm_lock);
 	return c->fd;
@@ -1574,6 +1583,8 @@ static void ucm_chan_close(struct ucm_chan *c)
 			break;
 		}
 	}
+	if (c->fd < UCM_FD_MARKS)
+		__atomic_store_n(&ucm_fd_mark[c->fd], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&ucm_nchans, ucm_nchans - 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ucm_lock);
 	while (c->ids) {
