@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # More unmodified librdmacm programs on uroce through `uroce run`, the server
 # on uroce1, the client on uroce0: ucmatose with 10 connections (-b/-s),
-# udaddy (UD: SIDR_REQ/SIDR_REP, 4 ids),
+# udaddy (UD: SIDR_REQ/SIDR_REP, 4 ids), rsockets' rstream and riostream,
 # rdma_server/rdma_client (the synchronous API: rdma_getaddrinfo,
 # rdma_create_ep, rdma_get_request, hence rdma_migrate_id), cmtime (20
 # connections, each step timed), perftest over the RDMA CM (-R: ib_send_bw,
@@ -45,6 +45,19 @@ if command -v udaddy >/dev/null; then
 		show_pair udaddy
 	fi
 fi
+
+# rsockets (librdmacm's sockets over RDMA): rstream and riostream.
+for prog in rstream riostream; do
+	command -v "$prog" >/dev/null || continue
+	cm_pair "$prog" 60 1 "$prog" -b "$ADDR1" -S 4096 -C 100 -- "$prog" -s "$ADDR1" -b "$ADDR0" -S 4096 -C 100
+	if [ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] && grep -q '^custom *4k *100 ' "$T/$prog.client" &&
+		grep -q '^custom *4k *100 ' "$T/$prog.server"; then
+		pass "$prog -S 4096 -C 100 (rsockets): $(grep '^custom' "$T/$prog.client" | tr -s ' ')"
+	else
+		fail "$prog: server exit $SERVER_RC, client exit $CLIENT_RC"
+		show_pair "$prog"
+	fi
+done
 
 # cmtime's server serves until it is stopped.
 want=$(($(cm_listens) + 1))
