@@ -108,12 +108,44 @@ int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp, s
 
 	if (shim_dead(ctx))
 		return -EIO;
-	pthread_mutex_lock(&ctx->call_lock);
-	ret = shim_exchange(ctx->fd, ++ctx->seq, req, req_len, resp, resp_len, fds, max_fds, nfds);
-	pthread_mutex_unlock(&ctx->call_lock);
+	if (pthread_mutex_lock(&ctx->call->lock) == EOWNERDEAD) {
+		/* A process sharing the context (a child after fork) died in
+		 * an exchange: drop its answer, if it came, and go on. */
+		char junk[UROCE_MSG_MAX_BYTES];
+
+		while (recv(ctx->fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+			;
+		pthread_mutex_consistent(&ctx->call->lock);
+	}
+	ret = shim_exchange(ctx->fd, ++ctx->call->seq, req, req_len, resp, resp_len, fds, max_fds,
+			    nfds);
+	pthread_mutex_unlock(&ctx->call->lock);
 	if (ret == -EIO)
 		shim_fatal_mark(ctx); /* the daemon went away (fatal.c) */
 	return ret;
+}
+
+struct shim_call_page *shim_call_page_new(void)
+{
+	struct shim_call_page *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+					MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&p->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	p->seq = 1;
+	return p;
+}
+
+void shim_call_page_free(struct shim_call_page *p)
+{
+	pthread_mutex_destroy(&p->lock);
+	munmap(p, sizeof(*p));
 }
 
 /* The requests that release an object. */

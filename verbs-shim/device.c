@@ -223,6 +223,9 @@ static void fill_ops(struct shim_context *c)
 	v->open_xrcd = shim_open_xrcd;
 	v->close_xrcd = shim_close_xrcd;
 	v->advise_mr = shim_advise_mr;
+	v->alloc_dm = shim_alloc_dm;
+	v->free_dm = shim_free_dm;
+	v->reg_dm_mr = shim_reg_dm_mr;
 	v->alloc_td = shim_alloc_td;
 	v->dealloc_td = shim_dealloc_td;
 	v->alloc_parent_domain = shim_alloc_parent_domain;
@@ -264,10 +267,14 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	status = mmap(NULL, resp.status_page_bytes, PROT_READ, MAP_SHARED, fds[2], 0);
 	close(fds[2]);
 	c = calloc(1, sizeof(*c));
-	if (status == MAP_FAILED || !c) {
+	if (c)
+		c->call = shim_call_page_new();
+	if (status == MAP_FAILED || !c || !c->call) {
 		err = status == MAP_FAILED ? errno : ENOMEM;
 		if (status != MAP_FAILED)
 			munmap(status, resp.status_page_bytes);
+		if (c && c->call)
+			shim_call_page_free(c->call);
 		free(c);
 		close(fds[0]);
 		close(fds[1]);
@@ -282,9 +289,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->doorbell_fd = fds[0];
 	c->handle = resp.ctx_handle;
 	c->daemon_pid = resp.daemon_pid;
-	c->seq = 1;
 	c->status = status;
-	pthread_mutex_init(&c->call_lock, NULL);
 	pthread_mutex_init(&c->obj_lock, NULL);
 	c->vctx.context.device = device;
 	c->vctx.context.cmd_fd = fd;
@@ -314,7 +319,7 @@ int ibv_close_device(struct ibv_context *context)
 			free(e);
 		}
 	}
-	pthread_mutex_destroy(&c->call_lock);
+	shim_call_page_free(c->call);
 	pthread_mutex_destroy(&c->obj_lock);
 	pthread_mutex_destroy(&context->mutex);
 	shim_device_put(c->dev);

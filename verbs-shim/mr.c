@@ -14,15 +14,9 @@
 
 #include "shim.h"
 
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-				unsigned int access)
+struct ibv_mr *shim_mr_register(struct ibv_pd *pd, void *req, size_t req_len, void *addr,
+				size_t length)
 {
-	struct uroce_reg_mr_req req = {.hdr.op = UROCE_OP_REG_MR,
-				       .pd_handle = pd->handle,
-				       .access = access,
-				       .addr = (uintptr_t)addr,
-				       .length = length,
-				       .iova = iova};
 	struct uroce_reg_mr_resp resp;
 	struct shim_mr *mr;
 	int err;
@@ -30,8 +24,7 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return shim_fail_null(-ENOMEM);
-	err =
-	    shim_call(shim_ctx(pd->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
+	err = shim_call(shim_ctx(pd->context), req, req_len, &resp, sizeof(resp), NULL, 0, NULL);
 	if (err) {
 		free(mr);
 		return shim_fail_null(err);
@@ -44,6 +37,19 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 	mr->mr.lkey = resp.lkey;
 	mr->mr.rkey = resp.rkey;
 	return &mr->mr;
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+				unsigned int access)
+{
+	struct uroce_reg_mr_req req = {.hdr.op = UROCE_OP_REG_MR,
+				       .pd_handle = pd->handle,
+				       .access = access,
+				       .addr = (uintptr_t)addr,
+				       .length = length,
+				       .iova = iova};
+
+	return shim_mr_register(pd, &req, sizeof(req), addr, length);
 }
 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)

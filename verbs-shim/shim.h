@@ -64,8 +64,11 @@ struct shim_context {
 	int doorbell_fd;
 	uint32_t handle;
 	uint32_t daemon_pid;
-	uint32_t seq;
-	pthread_mutex_t call_lock; /* one request in flight per context */
+	/* One request in flight per context, also across fork(): a child may
+	 * use its parent's context (as it may use an inherited uverbs fd), so
+	 * the lock and the sequence number live in a page fork() shares
+	 * (client.c). */
+	struct shim_call_page *call;
 	const struct uroce_status_page *status;
 	int async_eof;
 	int dead; /* the daemon went away (fatal.c); atomic */
@@ -137,6 +140,14 @@ struct shim_srq {
  * wraps one: it carries the wrapped PD's handle, so every call that takes
  * a PD takes it as that PD.
  */
+struct shim_call_page {
+	pthread_mutex_t lock; /* process-shared, robust */
+	uint32_t seq;
+};
+/* The shared call page of a new context, or NULL (errno). */
+struct shim_call_page *shim_call_page_new(void);
+void shim_call_page_free(struct shim_call_page *p);
+
 struct shim_pd {
 	struct ibv_pd pd;
 	struct shim_pd *wraps; /* a parent domain: the PD it wraps; else NULL */
@@ -149,6 +160,13 @@ struct shim_td {
 	unsigned parents; /* parent domains using it */
 };
 
+/* Send a REG_MR-like request (the answer a uroce_reg_mr_resp) and make the ibv_mr. */
+struct ibv_mr *shim_mr_register(struct ibv_pd *pd, void *req, size_t req_len, void *addr,
+				size_t length);
+struct ibv_dm *shim_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
+int shim_free_dm(struct ibv_dm *dm);
+struct ibv_mr *shim_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t offset, size_t length,
+			      unsigned int access);
 struct ibv_td *shim_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
 int shim_dealloc_td(struct ibv_td *td);
 struct ibv_pd *shim_alloc_parent_domain(struct ibv_context *context,

@@ -136,7 +136,8 @@ bool emu_log_rl(struct emu_ratelimit *rl, enum emu_log_level level, const char *
 	X(QP, qp)           \
 	X(SRQ, srq)         \
 	X(AH, ah)           \
-	X(MW, mw)
+	X(MW, mw)           \
+	X(DM, dm)
 
 enum emu_obj_type {
 #define EMU_OBJ_ENUM(name, field) EMU_OBJ_##name,
@@ -188,6 +189,18 @@ struct emu_mr {
 	uint32_t lkey;
 	uint32_t rkey;
 	uint32_t nmw; /* memory windows bound to it (dereg is EBUSY meanwhile) */
+	struct emu_dm *dm; /* an MR over device memory: addr is the offset in it */
+};
+
+/*
+ * Device memory (ibv_alloc_dm): memory the daemon owns, a memfd mapped by
+ * the daemon and by the owner; MRs over it (usecnt) are zero based.
+ */
+struct emu_dm {
+	struct emu_obj obj;
+	uint8_t *base;	    /* the daemon's mapping */
+	uint64_t length;    /* as allocated */
+	uint64_t map_bytes; /* the mapping (length rounded up to pages) */
 };
 
 /*
@@ -319,6 +332,8 @@ struct emu_limits {
 	uint32_t max_cqe;
 	uint32_t max_mr;
 	uint32_t max_mw;
+	uint64_t max_dm_size;  /* one ibv_alloc_dm */
+	uint64_t max_dm_total; /* all the device memory of the device */
 	uint32_t max_pd;
 	uint32_t max_qp_rd_atom;
 	uint32_t max_qp_init_rd_atom;
@@ -391,6 +406,7 @@ struct emu_dev {
 	uint32_t active_mtu; /* enum ibv_mtu value 1..5 */
 	struct emu_limits lim;
 	struct uroce_res_counts counts;
+	uint64_t dm_bytes; /* device memory allocated (mapped bytes), at most lim.max_dm_total */
 	uint32_t sockbuf_req; /* --sockbuf: bytes asked for each UDP buffer */
 	int rcvbuf_bytes;     /* SO_RCVBUF obtained, as the kernel reports it */
 	int sndbuf_bytes;     /* SO_SNDBUF obtained */

@@ -71,6 +71,8 @@ static const struct emu_limits default_limits = {
     .max_cqe = 4194303,
     .max_mr = 65536,
     .max_mw = 65536,
+    .max_dm_size = 256 * 1024,
+    .max_dm_total = 4 * 1024 * 1024,
     .max_pd = 65536,
     .max_qp_rd_atom = 128,
     .max_qp_init_rd_atom = 128,
@@ -491,6 +493,7 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->max_qp_init_rd_atom = l->max_qp_init_rd_atom;
 	a->atomic_cap = IBV_ATOMIC_HCA_VAL;
 	a->max_mw = l->max_mw;
+	a->max_dm_size = l->max_dm_size;
 	a->max_mcast_grp = l->max_mcast_grp;
 	a->max_mcast_qp_attach = l->max_mcast_qp_attach;
 	a->max_total_mcast_qp_attach = l->max_total_mcast_qp_attach;

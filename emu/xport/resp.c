@@ -564,8 +564,8 @@ static int resp_place(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t
 	}
 	/* SEND: scatter over the receive WQE. */
 	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, qp->resp.wqe_off,
-			     (void *)pkt->payload, pkt->paylen, UROCE_ACCESS_LOCAL_WRITE,
-			     XPORT_DMA_FROM_BUF);
+			     (void *)pkt->payload, pkt->paylen,
+			     UROCE_ACCESS_LOCAL_WRITE | XPORT_ACCESS_RECV_WQE, XPORT_DMA_FROM_BUF);
 	if (rc == -ENOSPC) {
 		/* Message longer than the receive buffers. */
 		*wqe_status = UROCE_WC_LOC_LEN_ERR;
@@ -785,10 +785,11 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	resp_grh(pkt, grh);
 	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh, sizeof(grh),
-			     UROCE_ACCESS_LOCAL_WRITE, XPORT_DMA_FROM_BUF);
+			     UROCE_ACCESS_LOCAL_WRITE | XPORT_ACCESS_RECV_WQE, XPORT_DMA_FROM_BUF);
 	if (!rc)
 		rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, sizeof(grh),
-				     (void *)pkt->payload, pkt->paylen, UROCE_ACCESS_LOCAL_WRITE,
+				     (void *)pkt->payload, pkt->paylen,
+				     UROCE_ACCESS_LOCAL_WRITE | XPORT_ACCESS_RECV_WQE,
 				     XPORT_DMA_FROM_BUF);
 	if (rc == -ENOSPC) {
 		/* The message is lost for this WQE; a UD QP stays usable. */

@@ -98,6 +98,13 @@
  */
 
 /* Direction of a DMA op. */
+/*
+ * Added to the access of a dma_lkey call that scatters into a receive WQE:
+ * an L_Key of a WQE taken from an SRQ belongs to the SRQ's PD, not the
+ * QP's (IBA 10.2.9.1: the SRQ's PD governs its WQEs). Not an access bit.
+ */
+#define XPORT_ACCESS_RECV_WQE (1u << 31)
+
 enum xport_dma {
 	XPORT_DMA_CHECK,    /* only check key, range and access; buf unused */
 	XPORT_DMA_TO_BUF,   /* copy application memory into buf */

@@ -819,6 +819,55 @@ static void check_timestamps(struct ibv_context *c)
 		EXPECT_RET(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "destroy it");
 }
 
+/*
+ * Device memory: limits (ENOMEM past max_dm_size, EINVAL for comp_mask),
+ * copies (4-byte rules: EINVAL; bounds: EFAULT; the data round-trips), a
+ * zero-based MR over it (non-zero-based: EINVAL; past the DM: EINVAL), and
+ * a DM with an MR cannot be freed (EBUSY).
+ */
+static void check_dm(struct ibv_context *c, struct ibv_pd *pd)
+{
+	struct ibv_device_attr_ex ax = {0};
+	struct ibv_alloc_dm_attr da = {.length = 4096};
+	uint8_t in[256], out[256];
+	struct ibv_dm *dm;
+	struct ibv_mr *mr;
+
+	check(!ibv_query_device_ex(c, NULL, &ax) && ax.max_dm_size >= 4096, "max_dm_size %llu",
+	      (unsigned long long)ax.max_dm_size);
+	da.length = ax.max_dm_size + 1;
+	EXPECT_NULL_ERRNO(ibv_alloc_dm(c, &da), ENOMEM, "alloc_dm past max_dm_size");
+	da.length = 4096;
+	da.comp_mask = 1;
+	EXPECT_NULL_ERRNO(ibv_alloc_dm(c, &da), EINVAL, "alloc_dm with an unknown comp_mask");
+	da.comp_mask = 0;
+	dm = ibv_alloc_dm(c, &da);
+	check(dm != NULL, "alloc_dm of 4096 bytes: %s", dm ? "ok" : strerror(errno));
+	if (!dm)
+		return;
+	for (unsigned i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 7 + 1);
+	EXPECT_RET(ibv_memcpy_to_dm(dm, 1024, in, sizeof(in)), 0, "memcpy_to_dm");
+	EXPECT_RET(ibv_memcpy_from_dm(out, dm, 1024, sizeof(out)), 0, "memcpy_from_dm");
+	check(!memcmp(in, out, sizeof(in)), "device memory keeps what was written");
+	EXPECT_RET(ibv_memcpy_to_dm(dm, 1, in, 4), EINVAL, "memcpy_to_dm at an odd offset");
+	EXPECT_RET(ibv_memcpy_from_dm(out, dm, 0, 6), EINVAL, "memcpy_from_dm of 6 bytes");
+	EXPECT_RET(ibv_memcpy_to_dm(dm, 4096, in, 4), EFAULT, "memcpy_to_dm past the end");
+	EXPECT_NULL_ERRNO(ibv_reg_dm_mr(pd, dm, 0, 4096, IBV_ACCESS_LOCAL_WRITE), EINVAL,
+			  "reg_dm_mr without ZERO_BASED");
+	EXPECT_NULL_ERRNO(ibv_reg_dm_mr(pd, dm, 4092, 8,
+					IBV_ACCESS_ZERO_BASED | IBV_ACCESS_LOCAL_WRITE),
+			  EINVAL, "reg_dm_mr past the DM");
+	mr = ibv_reg_dm_mr(pd, dm, 1024, 2048,
+			   IBV_ACCESS_ZERO_BASED | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	check(mr != NULL, "reg_dm_mr: %s", mr ? "ok" : strerror(errno));
+	if (mr) {
+		EXPECT_RET(ibv_free_dm(dm), EBUSY, "free_dm with an MR over it");
+		EXPECT_RET(ibv_dereg_mr(mr), 0, "dereg the DM MR");
+	}
+	EXPECT_RET(ibv_free_dm(dm), 0, "free_dm");
+}
+
 static int cmd_check(const char *dev_a, const char *dev_b)
 {
 	struct ibv_context *a = open_dev(dev_a), *a2 = open_dev(dev_a);
@@ -846,6 +895,7 @@ static int cmd_check(const char *dev_a, const char *dev_b)
 	check_fork(dev_b);
 	check_parent_domain(a, b);
 	check_timestamps(a);
+	check_dm(a, pd);
 	ibv_destroy_cq(cq);
 	EXPECT_RET(ibv_dealloc_pd(pd), 0, "dealloc PD");
 	ibv_close_device(a);

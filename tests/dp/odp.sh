@@ -5,7 +5,8 @@
 # unmapped: the data moves while mapped, the WR fails with LOC_PROT_ERR /
 # REM_ACCESS_ERR when not, nothing else breaks; implicit ODP; ibv_advise_mr
 # and its errors), then rdma-core's ibv_rc_pingpong with -o (ODP), -O
-# (implicit ODP) and -P (prefetch) between two RNICs, data checked (-c).
+# (implicit ODP) and -P (prefetch) between two RNICs, data checked (-c);
+# and tests/dp/srq_pd.c: SRQ receive keys belong to the SRQ's PD.
 . "$CTL_SRC/lib.sh"
 
 P=$UROCE_BIN/odp
@@ -19,6 +20,13 @@ if timeout 60 "$UROCE_BIN/uroce" run -- "$P" uroce0 >"$T/odp.out" 2>&1; then
 else
 	fail "odp"
 	show "$T/odp.out"
+fi
+# The receive WQEs of an SRQ belong to the SRQ's PD (srq_pd.c).
+if timeout 60 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/srq_pd" uroce0 >"$T/srq_pd.out" 2>&1; then
+	pass "srq_pd: $(grep -c '^ok:' "$T/srq_pd.out") checks"
+else
+	fail "srq_pd"
+	show "$T/srq_pd.out"
 fi
 prefetches=$(uroce counters uroce0 --all | awk '$1 == "daemon.odp_prefetch" { print $2 }')
 [ "${prefetches:-0}" -ge 1 ] && pass "counter odp_prefetch: $prefetches" ||

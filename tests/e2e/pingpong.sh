@@ -25,6 +25,7 @@ CASES=(
 	"mtu-1024|-m 1024"
 	"mtu-4096|-m 4096"
 	"timestamps|-t"
+	"devmem|-j"
 )
 if [ "$MODE" != run ]; then
 	# a shorter set for the other ways of loading the shim

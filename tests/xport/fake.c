@@ -292,6 +292,9 @@ static struct xport_qp *fake_lookup_qp(void *ctx, uint32_t qpn)
 static int fake_mr_find(struct fake_host *h, uint32_t key, uint64_t addr, size_t len,
 			uint32_t access, struct fake_mr **out)
 {
+	/* One PD per fake host: which PD a receive WQE's key belongs to
+	 * (XPORT_ACCESS_RECV_WQE) makes no difference here. */
+	access &= ~XPORT_ACCESS_RECV_WQE;
 	for (int i = 0; i < h->nmr; i++) {
 		struct fake_mr *m = &h->mr[i];
 		uint64_t base = (uint64_t)(uintptr_t)m->buf;

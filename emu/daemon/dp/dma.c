@@ -295,12 +295,30 @@ static int dma_resolve(struct emu_qp *qp, uint32_t key, bool remote, uint64_t ad
 		*mr = mw->mr;
 		rc = emu_dma_check_mw(mw, qp, key, addr, len, access, host);
 	} else {
+		/* A receive WQE of an SRQ scatters under the SRQ's PD. */
+		const struct emu_pd *pd =
+		    (access & XPORT_ACCESS_RECV_WQE) && qp->srq ? qp->srq->pd : qp->pd;
+
 		*mr = emu_dev_mr_by_key(dev, key);
-		rc = emu_dma_check(*mr, qp->pd, addr, len, access, host);
+		rc = emu_dma_check(*mr, pd, addr, len, access & ~XPORT_ACCESS_RECV_WQE, host);
 	}
 	if (rc)
 		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
 	return rc;
+}
+
+/* A copy to or from device memory (verbs/dm.c): the bounds are the MR's, checked. */
+static int dm_copy(struct emu_dev *dev, const struct emu_dm *dm, uint64_t off, void *buf,
+		   size_t len, enum xport_dma dir)
+{
+	if (dir == XPORT_DMA_CHECK || !len)
+		return 0;
+	if (dir == XPORT_DMA_TO_BUF)
+		memcpy(buf, dm->base + off, len);
+	else
+		memcpy(dm->base + off, buf, len);
+	dev->dcnt[EMU_DCNT_DM_BYTES] += len;
+	return 0;
 }
 
 static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, void *buf,
@@ -318,6 +336,8 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 	rc = dma_resolve(qp, key, remote, addr, len, access, &mr, &host);
 	if (rc)
 		return rc;
+	if (mr->dm) /* device memory: the daemon's own, host is the offset */
+		return dm_copy(dev, mr->dm, host, buf, len, dir);
 	if (!dev->dma || dir == XPORT_DMA_CHECK || !len)
 		return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 	if (dir == XPORT_DMA_FROM_BUF) {
@@ -363,6 +383,21 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_ato
 	rc = dma_resolve(qp, rkey, true, va, sizeof(old), UROCE_ACCESS_REMOTE_ATOMIC, &mr, &host);
 	if (rc)
 		return rc;
+	if (mr->dm) {
+		/* Device memory: one atomic instruction on the shared mapping. */
+		uint64_t *w = (uint64_t *)(void *)(mr->dm->base + host);
+
+		if (op == XPORT_ATOMIC_CMP_SWP) {
+			old = compare_add;
+			__atomic_compare_exchange_n(w, &old, swap, false, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+		} else {
+			old = __atomic_fetch_add(w, compare_add, __ATOMIC_SEQ_CST);
+		}
+		dev->dcnt[EMU_DCNT_ATOMICS]++;
+		*orig = old;
+		return 0;
+	}
 	pid = mr->obj.ctx->pid;
 	dma_flush(dev);
 	/* Read, modify, write: nothing else of this RNIC runs in between. */

@@ -189,6 +189,7 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 	FREE_ALL(ctx, EMU_OBJ_CQ, struct emu_cq, emu_cq_free);
 	FREE_ALL(ctx, EMU_OBJ_CHANNEL, struct emu_channel, emu_cq_channel_free);
 	FREE_ALL(ctx, EMU_OBJ_MR, struct emu_mr, emu_mr_free);
+	FREE_ALL(ctx, EMU_OBJ_DM, struct emu_dm, emu_dm_free);
 	FREE_ALL(ctx, EMU_OBJ_PD, struct emu_pd, emu_pd_free);
 
 	if (ctx->opened)

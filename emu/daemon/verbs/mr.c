@@ -139,10 +139,36 @@ static int check_range(struct emu_ctx *ctx, uint64_t addr, uint64_t len, uint32_
 	return emu_mr_check_mapped(ctx->pid, addr, len, !!(access & WRITABLE_ACCESS));
 }
 
+/* A new MR of the PD with keys and the access flags (without the optional
+ * ones), in the context's objects; NULL when the device has no room. */
+static struct emu_mr *mr_new(struct emu_ctx *ctx, struct emu_obj *pdo, uint32_t access)
+{
+	struct emu_dev *dev = ctx->dev;
+	struct emu_mr *mr;
+
+	if (dev->counts.mr >= dev->lim.max_mr)
+		return NULL;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	if (alloc_key(dev, mr)) {
+		free(mr);
+		return NULL;
+	}
+	if (emu_dev_obj_add(ctx, &mr->obj, EMU_OBJ_MR)) {
+		emu_htab_remove(&dev->mr_keys, &mr->key_node);
+		free(mr);
+		return NULL;
+	}
+	mr->pd = EMU_CONTAINER_OF(pdo, struct emu_pd, obj);
+	mr->pd->obj.usecnt++;
+	mr->access = access & ~(uint32_t)UROCE_ACCESS_OPTIONAL_MASK;
+	return mr;
+}
+
 int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_reg_mr_req *r = req;
-	struct emu_dev *dev = ctx->dev;
 	struct uroce_reg_mr_resp *o;
 	struct emu_obj *pdo;
 	struct emu_mr *mr;
@@ -157,26 +183,57 @@ int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	err = check_range(ctx, r->addr, r->length, r->access);
 	if (err)
 		return err;
-	if (dev->counts.mr >= dev->lim.max_mr)
-		return -ENOMEM;
-	mr = calloc(1, sizeof(*mr));
+	mr = mr_new(ctx, pdo, r->access);
 	if (!mr)
 		return -ENOMEM;
-	if (alloc_key(dev, mr)) {
-		free(mr);
-		return -ENOMEM;
-	}
-	if (emu_dev_obj_add(ctx, &mr->obj, EMU_OBJ_MR)) {
-		emu_htab_remove(&dev->mr_keys, &mr->key_node);
-		free(mr);
-		return -ENOMEM;
-	}
-	mr->pd = EMU_CONTAINER_OF(pdo, struct emu_pd, obj);
-	mr->pd->obj.usecnt++;
 	mr->addr = r->addr;
 	mr->length = r->length;
 	mr->iova = r->iova;
-	mr->access = r->access & ~(uint32_t)UROCE_ACCESS_OPTIONAL_MASK;
+
+	o = EMU_REPLY(rep, struct uroce_reg_mr_resp);
+	o->handle = mr->obj.hnode.key;
+	o->lkey = mr->lkey;
+	o->rkey = mr->rkey;
+	return 0;
+}
+
+/*
+ * ibv_reg_dm_mr: a zero-based MR over [offset, offset+length) of device
+ * memory (dm.c). libibverbs already refused one without ZERO_BASED; the
+ * daemon checks it again, the range (EINVAL past the DM) and the access
+ * rules of any MR.
+ */
+int emu_mr_reg_dm(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_reg_dm_mr_req *r = req;
+	struct uroce_reg_mr_resp *o;
+	struct emu_obj *pdo, *dmo;
+	struct emu_dm *dm;
+	struct emu_mr *mr;
+	int err;
+
+	pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
+	dmo = emu_dev_obj_find(ctx, r->dm_handle, EMU_OBJ_DM);
+	if (!pdo || !dmo)
+		return -EINVAL;
+	dm = EMU_CONTAINER_OF(dmo, struct emu_dm, obj);
+	if (!(r->access & UROCE_ACCESS_ZERO_BASED) ||
+	    (r->access & (UROCE_ACCESS_ON_DEMAND | UROCE_ACCESS_HUGETLB)))
+		return -EINVAL;
+	err = check_access(r->access);
+	if (err)
+		return err;
+	/* A zero-length MR is allowed, as the kernel allows it. */
+	if (r->offset > dm->length || r->length > dm->length - r->offset)
+		return -EINVAL;
+	mr = mr_new(ctx, pdo, r->access);
+	if (!mr)
+		return -ENOMEM;
+	mr->dm = dm;
+	dm->obj.usecnt++;
+	mr->addr = r->offset; /* in the DM */
+	mr->length = r->length;
+	mr->iova = 0;
 
 	o = EMU_REPLY(rep, struct uroce_reg_mr_resp);
 	o->handle = mr->obj.hnode.key;
@@ -203,6 +260,8 @@ int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -EINVAL;
 	mr = EMU_CONTAINER_OF(obj, struct emu_mr, obj);
 	if (!r->flags || (r->flags & ~known))
+		return -EINVAL;
+	if (mr->dm) /* device memory is registered with ibv_reg_dm_mr only */
 		return -EINVAL;
 	/* IBA 10.6.7.2.6: not while memory windows are bound to it (EINVAL as rxe). */
 	if (mr->nmw)
@@ -337,6 +396,8 @@ void emu_mr_free(struct emu_mr *mr)
 		emu_mw_unbind_all(mr->obj.ctx, NULL, mr);
 	emu_htab_remove(&dev->mr_keys, &mr->key_node);
 	mr->pd->obj.usecnt--;
+	if (mr->dm)
+		mr->dm->obj.usecnt--;
 	emu_dev_obj_del(&mr->obj);
 	free(mr);
 }

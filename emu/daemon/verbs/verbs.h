@@ -37,6 +37,11 @@ void emu_pd_free(struct emu_pd *pd);
 int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_advise(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_mr_reg_dm(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+/* dm.c */
+int emu_dm_alloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_dm_free_req(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+void emu_dm_free(struct emu_dm *dm);
 int emu_mr_dereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_mr_free(struct emu_mr *mr);
 /* A new key (index << 8 | key byte) whose index no MR and no memory window

@@ -39,6 +39,7 @@
 	X(TIMER_FIRES, "timer_fires", "transport timer expiries delivered")                     \
 	X(PCAP_FRAMES, "pcap_frames", "frames written to the capture file")                     \
 	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")                 \
+	X(DM_BYTES, "dm_bytes", "bytes the data path copied to or from device memory")         \
 	X(ODP_PREFETCH, "odp_prefetch", "ibv_advise_mr prefetches done")                        \
 	X(PCAP_FILES, "pcap_files", "capture files started after the first (--pcap-size)")      \
 	X(CM_RX, "cm_rx", "CM MADs received on QP1")                                            \

@@ -92,6 +92,9 @@
 	X(CQ_LIST, 64)         \
 	X(ALLOC_MW, 70)        \
 	X(DEALLOC_MW, 71)      \
+	X(ALLOC_DM, 72)        \
+	X(FREE_DM, 73)         \
+	X(REG_DM_MR, 74)       \
 	X(CM_OPEN, 80)         \
 	X(CM_LISTEN, 81)       \
 	X(CM_CONNECT, 82)      \
@@ -133,6 +136,7 @@ struct uroce_res_counts {
 	uint32_t srq;
 	uint32_t ah;
 	uint32_t mw;
+	uint32_t dm;
 };
 
 /*
@@ -231,6 +235,7 @@ struct uroce_device_attr {
 	uint64_t completion_timestamp_mask;
 	uint32_t max_cq_moderation_count;
 	uint32_t max_cq_moderation_period;
+	uint64_t max_dm_size; /* device memory: the largest ibv_alloc_dm */
 	/* on-demand paging (struct ibv_odp_caps values) */
 	uint64_t odp_general_caps;
 	uint32_t odp_rc_caps, odp_uc_caps, odp_ud_caps, odp_xrc_caps;
@@ -342,6 +347,37 @@ struct uroce_alloc_mw_resp {
 };
 
 /* DEALLOC_MW is a uroce_handle_req. */
+
+/*
+ * ALLOC_DM (ibv_alloc_dm): device memory is memory the daemon owns, a memfd
+ * that both map; the answer carries its fd. FREE_DM is a uroce_handle_req.
+ */
+struct uroce_alloc_dm_req {
+	struct uroce_msg_hdr hdr;
+	uint64_t length;
+	uint32_t log_align_req;
+	uint32_t comp_mask;
+};
+
+struct uroce_alloc_dm_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t reserved;
+	uint64_t map_bytes; /* what to mmap of the fd (length rounded up to pages) */
+};
+
+/* REG_DM_MR (ibv_reg_dm_mr): a zero-based MR over [offset, offset+length) of a DM; the
+ * answer is a uroce_reg_mr_resp. */
+struct uroce_reg_dm_mr_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t dm_handle;
+	uint64_t offset;
+	uint64_t length;
+	uint32_t access;
+	uint32_t reserved;
+};
+
 
 /* CREATE_CHANNEL response carries one fd: the read end of the event pipe. */
 
