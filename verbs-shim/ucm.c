@@ -344,6 +344,12 @@ struct ucm_chan {
 	struct ucm_dev *devs;
 	struct ucm_id *ids;
 	struct ucm_local_ev *lq, **lq_tail;
+	/* Under ucm_lock: calls in progress on the channel, and whether the
+	 * application closed it. As with a kernel file, a close while another
+	 * thread waits in GET_EVENT frees the channel only when that call
+	 * returns (it goes on waiting); new calls on the fd fail with EBADF. */
+	int users;
+	int closed;
 };
 
 static pthread_mutex_t ucm_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -376,6 +382,35 @@ static struct ucm_chan *ucm_chan_of(int fd)
 static int ucm_sys_close(int fd)
 {
 	return (int)syscall(SYS_close, fd);
+}
+
+/* The channel of fd with a reference (ucm_chan_put), or NULL. */
+static struct ucm_chan *ucm_chan_get(int fd)
+{
+	struct ucm_chan *c;
+
+	if (!ucm_chan_of(fd))
+		return NULL;
+	pthread_mutex_lock(&ucm_lock);
+	for (c = ucm_chans; c && c->fd != fd; c = c->next)
+		;
+	if (c)
+		c->users++;
+	pthread_mutex_unlock(&ucm_lock);
+	return c;
+}
+
+static void ucm_chan_free(struct ucm_chan *c);
+
+static void ucm_chan_put(struct ucm_chan *c)
+{
+	int last;
+
+	pthread_mutex_lock(&ucm_lock);
+	last = --c->users == 0 && c->closed;
+	pthread_mutex_unlock(&ucm_lock);
+	if (last)
+		ucm_chan_free(c);
 }
 
 static int gid_is_zero(const uint8_t gid[16])
@@ -1221,13 +1256,14 @@ static int cmd_migrate_id(struct ucm_chan *c, const void *in)
 {
 	const struct ucm_migrate_id *cmd = in;
 	uint32_t *resp = (uint32_t *)(uintptr_t)cmd->response;
-	struct ucm_chan *old = ucm_chan_of((int)cmd->fd);
+	struct ucm_chan *old = ucm_chan_get((int)cmd->fd);
 	struct ucm_id *id;
 	int err = 0;
 
 	if (!old)
 		return -EINVAL;
 	if (old == c) {
+		ucm_chan_put(old);
 		id = ucm_id_find(c, cmd->id);
 		if (!id)
 			return -EINVAL;
@@ -1238,6 +1274,7 @@ static int cmd_migrate_id(struct ucm_chan *c, const void *in)
 	id = ucm_id_find(old, cmd->id);
 	if (!id) {
 		pthread_mutex_unlock(&old->lock);
+		ucm_chan_put(old);
 		return -EINVAL;
 	}
 	/* The daemons first: each daemon-side id moves to c's connection. */
@@ -1259,12 +1296,14 @@ static int cmd_migrate_id(struct ucm_chan *c, const void *in)
 	}
 	if (err) {
 		pthread_mutex_unlock(&old->lock);
+		ucm_chan_put(old);
 		return err;
 	}
 	/* Its events still queued on the old channel here are dropped with the
 	 * unlink; the ones already in a daemon's socket stay there (not moved). */
 	ucm_id_unlink(old, id);
 	pthread_mutex_unlock(&old->lock);
+	ucm_chan_put(old);
 	id->next = c->ids;
 	c->ids = id;
 	*resp = id->events_reported;
@@ -1570,23 +1609,64 @@ int shim_ucm_open(const char *path, int flags)
 	return c->fd;
 }
 
-/* Close a channel: its daemon connections close, and the daemons destroy
- * its ids (the connected ones disconnect). */
-static void ucm_chan_close(struct ucm_chan *c)
+/*
+ * The fds of the last channels closed stay open a while, empty: a thread
+ * that calls GET_EVENT on its channel just after another thread closed it
+ * then waits forever, as it does on a kernel that it entered a moment
+ * sooner (rping's event thread does, while its main thread closes the
+ * channel and exits), instead of failing with EBADF. The oldest is closed
+ * for real when a ninth goes there.
+ */
+#define UCM_GRAVES 8
+static int ucm_graves[UCM_GRAVES] = {-1, -1, -1, -1, -1, -1, -1, -1}; /* under ucm_lock */
+static unsigned ucm_next_grave;
+
+static void ucm_bury(int fd)
 {
-	struct ucm_chan **pp;
+	int old;
 
 	pthread_mutex_lock(&ucm_lock);
-	for (pp = &ucm_chans; *pp; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			break;
+	old = ucm_graves[ucm_next_grave];
+	__atomic_store_n(&ucm_graves[ucm_next_grave], fd, __ATOMIC_RELEASE);
+	ucm_next_grave = (ucm_next_grave + 1) % UCM_GRAVES;
+	pthread_mutex_unlock(&ucm_lock);
+	if (old >= 0)
+		ucm_sys_close(old);
+}
+
+/* Is fd a closed channel's? (No lock: the hooks' path for every fd.) */
+static int ucm_buried_fast(int fd)
+{
+	if (fd < 0)
+		return 0;
+	for (unsigned i = 0; i < UCM_GRAVES; i++)
+		if (__atomic_load_n(&ucm_graves[i], __ATOMIC_ACQUIRE) == fd)
+			return 1;
+	return 0;
+}
+
+/* Is fd a closed channel's? Then take it out when forget is set (the
+ * application closes it again: EBADF for it, then really closed). */
+static int ucm_buried(int fd, int forget)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&ucm_lock);
+	for (unsigned i = 0; i < UCM_GRAVES; i++) {
+		if (ucm_graves[i] == fd && fd >= 0) {
+			found = 1;
+			if (forget)
+				__atomic_store_n(&ucm_graves[i], -1, __ATOMIC_RELEASE);
 		}
 	}
-	if (c->fd < UCM_FD_MARKS)
-		__atomic_store_n(&ucm_fd_mark[c->fd], 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&ucm_nchans, ucm_nchans - 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ucm_lock);
+	return found;
+}
+
+/* Free a closed channel nobody uses any more: its daemon connections close,
+ * and the daemons destroy its ids (the connected ones disconnect). */
+static void ucm_chan_free(struct ucm_chan *c)
+{
 	while (c->ids) {
 		struct ucm_id *id = c->ids;
 
@@ -1610,8 +1690,29 @@ static void ucm_chan_close(struct ucm_chan *c)
 		free(d);
 	}
 	ucm_sys_close(c->efd);
+	ucm_bury(c->fd); /* an epoll fd with nothing left to watch */
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+/* The application closes the channel's fd (c referenced by the caller). */
+static void ucm_chan_close(struct ucm_chan *c)
+{
+	struct ucm_chan **pp;
+
+	pthread_mutex_lock(&ucm_lock);
+	for (pp = &ucm_chans; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	if (c->fd < UCM_FD_MARKS)
+		__atomic_store_n(&ucm_fd_mark[c->fd], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ucm_nchans, ucm_nchans - 1, __ATOMIC_RELEASE);
+	c->closed = 1;
+	pthread_mutex_unlock(&ucm_lock);
+	ucm_chan_put(c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1619,20 +1720,44 @@ static void ucm_chan_close(struct ucm_chan *c)
 
 ssize_t write(int fd, const void *buf, size_t len)
 {
-	struct ucm_chan *c = ucm_chan_of(fd);
+	struct ucm_chan *c = ucm_chan_get(fd);
+	ssize_t n;
+	int err;
 
-	if (c)
-		return ucm_write(c, buf, len);
-	return syscall(SYS_write, fd, buf, len);
+	if (!c && ucm_buried_fast(fd)) { /* a channel closed a moment ago */
+		struct epoll_event ee;
+
+		if (len < sizeof(struct ucm_hdr) ||
+		    ((const struct ucm_hdr *)buf)->cmd != UCM_CMD_GET_EVENT) {
+			errno = EBADF;
+			return -1;
+		}
+		for (;;) /* no event ever comes (see ucm_bury) */
+			epoll_wait(fd, &ee, 1, -1);
+	}
+	if (!c)
+		return syscall(SYS_write, fd, buf, len);
+	n = ucm_write(c, buf, len);
+	err = errno;
+	ucm_chan_put(c);
+	errno = err;
+	return n;
 }
 
 int close(int fd)
 {
-	struct ucm_chan *c = ucm_chan_of(fd);
+	struct ucm_chan *c = ucm_chan_get(fd);
 
-	if (c)
-		ucm_chan_close(c);
-	return ucm_sys_close(fd);
+	if (!c) {
+		if (ucm_buried_fast(fd) && ucm_buried(fd, 1)) { /* closed before: EBADF */
+			ucm_sys_close(fd);
+			errno = EBADF;
+			return -1;
+		}
+		return ucm_sys_close(fd);
+	}
+	ucm_chan_close(c); /* the fd closes when its last call returns */
+	return 0;
 }
 
 /* The channel fd is a character device, as librdmacm checks (open_cdev). */

@@ -567,11 +567,16 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 
 		id->path_mtu = (uint8_t)(mtu >= 1 && mtu < dev->active_mtu ? mtu : dev->active_mtu);
 	}
-	/* IBA 12.7.34: our REP waits as long as the active side says it answers. */
+	/* IBA 12.7.34: our REP waits as long as the active side says it takes
+	 * to answer, plus the way there and back (IBA counts the packet life
+	 * time twice): not less than our own response timeout, and not more
+	 * than 4.096 us * 2^24 (69 s). */
 	id->timeout_ms =
 	    cm_exp_ms((unsigned)wire_cm_get(mad, WIRE_CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT));
-	if (id->timeout_ms > cm_exp_ms(dev->cm_timeout))
+	if (id->timeout_ms < cm_exp_ms(dev->cm_timeout))
 		id->timeout_ms = cm_exp_ms(dev->cm_timeout);
+	if (id->timeout_ms > cm_exp_ms(24))
+		id->timeout_ms = cm_exp_ms(24);
 	cm_addr_from_ip(&id->local, req->ip, req->ip->dst, (uint16_t)(req->service_id & 0xffff));
 	cm_addr_from_ip(&id->remote, req->ip, req->ip->src, wire_cm_ip_get_sport(req->ip));
 	/* The path is the one the REQ came on (RoCE: the sender's GID). */
