@@ -22,7 +22,13 @@ probe() {
 	_p_from=${6:-$IMP_NS_A} _p_to=${7:-$IMP_NS_B} _p_addr=${8:-$IMP_ADDR_B}
 	ip netns exec "$_p_to" $PROBE recv "$_p_addr" "$2" "$5" >"$T/$1.out" 2>&1 9>&- &
 	_p_rx=$!
-	sleep 0.3
+	# the receiver must be bound before the first datagram (a loaded
+	# machine starts Python slowly): wait for its socket, 10 s at most
+	_p_i=0
+	while [ $_p_i -lt 100 ] && ! ip netns exec "$_p_to" ss -Hunl "sport = :$2" | grep -q .; do
+		sleep 0.1
+		_p_i=$((_p_i + 1))
+	done
 	ip netns exec "$_p_from" $PROBE send "$_p_addr" "$2" "$3" "$4" 9>&-
 	wait "$_p_rx"
 }
@@ -108,7 +114,11 @@ expect "outage from the command line: $o dropped in one run ($(val outage longes
 impair_start --seed 8 --outage-len 0.5
 ip netns exec "$IMP_NS_B" $PROBE recv "$IMP_ADDR_B" 4791 1 >"$T/signal.out" 2>&1 9>&- &
 rx=$!
-sleep 0.3
+i=0
+while [ $i -lt 100 ] && ! ip netns exec "$IMP_NS_B" ss -Hunl "sport = :4791" | grep -q .; do
+	sleep 0.1
+	i=$((i + 1))
+done
 ip netns exec "$IMP_NS_A" $PROBE send "$IMP_ADDR_B" 4791 1500 1000 9>&- &
 tx=$!
 sleep 0.5
