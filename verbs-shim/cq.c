@@ -91,11 +91,10 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 	for (;;) {
 		ssize_t n = read(channel->fd, &ev, sizeof(ev));
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1; /* EAGAIN on a non-blocking channel */
-		}
+		/* As rdma-core: a signal interrupts the wait (EINTR), and
+		 * programs rely on it (qperf ends its tests with SIGALRM). */
+		if (n < 0)
+			return -1; /* EINTR, or EAGAIN on a non-blocking channel */
 		if (n != sizeof(ev)) {
 			errno = EIO; /* the daemon went away */
 			return -1;

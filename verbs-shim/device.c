@@ -114,6 +114,7 @@ static struct shim_device *probe(const char *sock_path)
 	memcpy(d->addr, resp.addr, sizeof(d->addr));
 	d->guid = resp.node_guid;
 	d->daemon_pid = resp.daemon_pid;
+	d->active_mtu = resp.active_mtu;
 	d->refcnt = 1;
 	return d;
 }

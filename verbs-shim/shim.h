@@ -37,6 +37,7 @@ struct shim_device {
 	char addr[UROCE_ADDR_MAX]; /* the daemon's IP address, text */
 	uint64_t guid;		   /* network order */
 	uint32_t daemon_pid;
+	uint32_t active_mtu; /* enum ibv_mtu */
 	int refcnt; /* device lists and open contexts holding it */
 };
 
@@ -264,6 +265,14 @@ void shim_fatal_forget_qp(struct shim_cq *cq, uint32_t qpn);
 
 /* device.c */
 void shim_device_put(struct shim_device *dev);
+
+/* ucm.c: the kernel's rdma_ucm interface (/dev/infiniband/rdma_cm) for librdmacm */
+/*
+ * Called by the libc open-family hooks for every path opened: a new RDMA CM
+ * event channel fd for "/dev/infiniband/rdma_cm", -1 with errno when that
+ * fails, -2 when path is another file (the caller opens it as usual).
+ */
+int shim_ucm_open(const char *path, int flags);
 
 /* sysview.c: the sysfs view (see the file) */
 /*

@@ -317,6 +317,8 @@ struct emu_ctx {
 	int pending_closes;  /* libuv handles still closing */
 	int pidfd;	     /* the connecting process; -1 if pidfd_open failed */
 	uv_poll_t pid_poll;  /* readable when that process exits */
+	/* The RDMA CM channel this connection is, after CM_OPEN (cm/cm.c). */
+	struct emu_cm_chan *cm_chan;
 };
 
 /* Device limits that the daemon enforces and reports. */
@@ -467,6 +469,9 @@ struct emu_dev {
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
 	/* The handler of QP1's MADs (cm/cm.c sets it; NULL: dropped, unmatched). */
 	void (*gsi_recv)(struct emu_dev *dev, const struct xport_gsi_mad *m);
+	struct emu_cm *cm;  /* cm/cm.c: ids, listeners, channels */
+	uint8_t cm_timeout; /* --cm-timeout: CM response timeout, 4.096 us * 2^N */
+	uint8_t cm_retries; /* --cm-retries: resends of an unanswered REQ/REP/DREQ */
 	uint64_t dcnt[EMU_DCNT_COUNT];
 	struct emu_ratelimit rl[EMU_RL_COUNT];
 	struct emu_list err_cqs; /* CQs overrun whose QPs still go to ERR */
@@ -500,7 +505,13 @@ struct emu_opts {
 	const char *fault_log;	/* --fault-log */
 	uint64_t seed;		/* --seed */
 	uint32_t sockbuf;	/* --sockbuf BYTES, 0: EMU_SOCKBUF_DEFAULT_BYTES */
+	uint8_t cm_timeout;	/* --cm-timeout EXP (EMU_CM_TIMEOUT_DEFAULT) */
+	uint8_t cm_retries;	/* --cm-retries N (EMU_CM_RETRIES_DEFAULT) */
 };
+
+/* The CM's response timeout (4.096 us * 2^20, ~4.3 s) and retries, as Linux's rdma_cm sends. */
+#define EMU_CM_TIMEOUT_DEFAULT 20
+#define EMU_CM_RETRIES_DEFAULT 15
 
 /* UDP socket buffer size uroced asks for (each of receive and send). */
 #define EMU_SOCKBUF_DEFAULT_BYTES (16u * 1024 * 1024)

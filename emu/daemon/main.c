@@ -70,6 +70,12 @@ static void usage(FILE *f)
 		   "a quarter of the\n"
 		   "                      receive buffer is the in-flight budget of "
 		   "RC requests\n"
+		   "      --cm-timeout N  the CM's response timeout, 4.096 us * 2^N "
+		   "(default 20,\n"
+		   "                      ~4.3 s); an unanswered REQ, REP or DREQ is "
+		   "resent after it\n"
+		   "      --cm-retries N  resends before a connection attempt gives up "
+		   "(default 15)\n"
 		   "  -s, --spin-us US    keep polling this long after the last "
 		   "work before\n"
 		   "                      sleeping (default 100; 0: sleep whenever "
@@ -106,7 +112,14 @@ static void usage(FILE *f)
 }
 
 /* Long options without a short form. */
-enum { OPT_PCAP_SNAPLEN = 0x100, OPT_PCAP_SIZE, OPT_PCAP_FILES, OPT_ICRC };
+enum {
+	OPT_PCAP_SNAPLEN = 0x100,
+	OPT_PCAP_SIZE,
+	OPT_PCAP_FILES,
+	OPT_CM_TIMEOUT,
+	OPT_CM_RETRIES,
+	OPT_ICRC
+};
 
 /* "4096", "64K", "10M", "1G" (K = 1024) into *out; -1 on junk. */
 static int parse_size(const char *s, uint64_t *out)
@@ -330,6 +343,8 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"icrc-any-id", no_argument, NULL, 'I'},
 	    {"icrc", required_argument, NULL, OPT_ICRC},
 	    {"sockbuf", required_argument, NULL, 'b'},
+	    {"cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT},
+	    {"cm-retries", required_argument, NULL, OPT_CM_RETRIES},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"fault", required_argument, NULL, 'f'},
 	    {"fault-file", required_argument, NULL, 'F'},
@@ -348,6 +363,8 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	o->port = 4791;
 	o->verbosity = EMU_LOG_INFO;
 	o->nice = EMU_NICE_DEFAULT;
+	o->cm_timeout = EMU_CM_TIMEOUT_DEFAULT;
+	o->cm_retries = EMU_CM_RETRIES_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:b:N:f:F:S:L:IvqVh", longopts, NULL)) !=
 	       -1) {
@@ -475,6 +492,25 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			}
 			o->sockbuf = v;
 			break;
+		case OPT_CM_TIMEOUT: /* IBA 12.7.34: a 5-bit exponent */
+			if (parse_u32(optarg, 31, &v)) {
+				fprintf(stderr,
+					"uroced: --cm-timeout %s: must be an exponent in "
+					"0..31 (4.096 us * 2^N)\n",
+					optarg);
+				return 2;
+			}
+			o->cm_timeout = (uint8_t)v;
+			break;
+		case OPT_CM_RETRIES: /* IBA 12.7.27: Max CM Retries is 4 bits */
+			if (parse_u32(optarg, 15, &v)) {
+				fprintf(stderr,
+					"uroced: --cm-retries %s: must be a number in 0..15\n",
+					optarg);
+				return 2;
+			}
+			o->cm_retries = (uint8_t)v;
+			break;
 		case 'N': {
 			char *end;
 			long n;
@@ -572,6 +608,8 @@ static int start(struct uroced *u)
 	emu_cm_start(dev);
 	if (o->spin_set)
 		dev->wait.spin_us = o->spin_us;
+	dev->cm_timeout = o->cm_timeout;
+	dev->cm_retries = o->cm_retries;
 	u->done = UROCED_DEVICE;
 
 	if (emu_dev_bind_udp(dev))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cm_probe LOCAL_ADDR DAEMON_ADDR PORT: a foreign RoCEv2 CM peer, built on
+ * cm_probe LOCAL_ADDR DAEMON_ADDR PORT [LISTENER_PORT]: a foreign RoCEv2 CM peer, built on
  * a plain UDP socket and wire/, that talks to a uroce daemon's QP1 as Linux
  * rxe's CM would (the same MAD layout, UD SEND Only to QP 1 with the GSI
  * Q_Key, ICRC over the ID-0/DF header a DF socket sends). It checks the
@@ -10,7 +10,11 @@
  * DisconnectReply; a SIDR request gets status 1 (not supported). Then it
  * sends what must get no answer (a short MAD, a wrong class version, the
  * wrong Q_Key, a ReadyToUse for no connection), and checks that the daemon
- * still answers a last ConnectRequest. Prints one line per check and
+ * still answers a last ConnectRequest. With LISTENER_PORT it plays instead
+ * the active side of a connection to a listener on that RDMA CM port (an
+ * rping server on the daemon's RNIC): REP, the REP again for a repeated
+ * REQ, REJ reason 10 for a REQ from the same QP under another comm ID
+ * (stale connection), RTU, DREQ and DREP. Prints one line per check and
  * "N passed, N failed"; exit 0 only when all passed.
  */
 #define _GNU_SOURCE
@@ -147,14 +151,75 @@ static void expect_reject(uint64_t tid, uint32_t lcid, const char *what)
 	CHECK(wire_cm_get(mad, WIRE_CM_REJ_MESSAGE_REJECTED) == 0, "%s: rejecting the REQ", what);
 }
 
+/*
+ * The active side of a connection to a listener on the daemon (an rping
+ * server on its RNIC, port cm_port): REQ -> REP; the REQ again gets the
+ * same REP; a REQ from the same QP under another comm ID is a stale
+ * connection (REJ reason 10); RTU; DREQ -> DREP. Returns after the DREP.
+ */
+static void connect_listener(uint16_t cm_port)
+{
+	uint8_t mad[WIRE_MAD_BYTES], rep[WIRE_MAD_BYTES];
+	struct wire_cm_msg m, r;
+	const uint64_t tid = 0x0000000300000001ull;
+	const uint32_t lcid = 0x5eed0001;
+
+	make_req(mad, tid, lcid, cm_port);
+	wire_cm_set(mad, WIRE_CM_REQ_RESPONDER_RESOURCES, 1);
+	wire_cm_set(mad, WIRE_CM_REQ_INITIATOR_DEPTH, 1);
+	wire_cm_set(mad, WIRE_CM_REQ_RETRY_COUNT, 7);
+	wire_cm_set(mad, WIRE_CM_REQ_RNR_RETRY_COUNT, 7);
+	send_mad(mad, sizeof(mad), WIRE_GSI_QKEY);
+	if (!recv_mad(10000, &r, rep)) {
+		CHECK(0, "listener: no answer to the ConnectRequest");
+		return;
+	}
+	CHECK(r.attr_id == WIRE_CM_ATTR_REP, "listener: answer is a ConnectReply (attr 0x%04x)",
+	      r.attr_id);
+	CHECK(r.tid == tid && r.remote_comm_id == lcid && r.local_comm_id,
+	      "listener: REP answers our REQ (TID, comm IDs 0x%08x/0x%08x)", r.local_comm_id,
+	      r.remote_comm_id);
+	CHECK(r.qpn > 1 && r.starting_psn <= 0xffffff, "listener: REP names QP 0x%06x, PSN 0x%06x",
+	      r.qpn, r.starting_psn);
+
+	/* Our REQ again (as after a lost REP): the same REP again. */
+	send_mad(mad, sizeof(mad), WIRE_GSI_QKEY);
+	CHECK(recv_mad(5000, &m, mad) && m.attr_id == WIRE_CM_ATTR_REP &&
+		  m.local_comm_id == r.local_comm_id && m.starting_psn == r.starting_psn,
+	      "listener: a repeated REQ gets the same REP");
+
+	/* Another REQ from the same QP under a new comm ID: stale. */
+	make_req(mad, tid + 1, lcid + 1, cm_port);
+	send_mad(mad, sizeof(mad), WIRE_GSI_QKEY);
+	CHECK(recv_mad(5000, &m, mad) && m.attr_id == WIRE_CM_ATTR_REJ &&
+		  m.rej_reason == WIRE_CM_REJ_STALE_CONN && m.remote_comm_id == lcid + 1,
+	      "listener: a REQ naming a QP already connected: REJ reason 10 (got attr 0x%04x "
+	      "reason %u)",
+	      m.attr_id, m.rej_reason);
+
+	wire_cm_init(mad, WIRE_CM_ATTR_RTU, tid);
+	wire_cm_set(mad, WIRE_CM_RTU_LOCAL_COMM_ID, lcid);
+	wire_cm_set(mad, WIRE_CM_RTU_REMOTE_COMM_ID, r.local_comm_id);
+	send_mad(mad, sizeof(mad), WIRE_GSI_QKEY);
+
+	wire_cm_init(mad, WIRE_CM_ATTR_DREQ, tid + 2);
+	wire_cm_set(mad, WIRE_CM_DREQ_LOCAL_COMM_ID, lcid);
+	wire_cm_set(mad, WIRE_CM_DREQ_REMOTE_COMM_ID, r.local_comm_id);
+	wire_cm_set(mad, WIRE_CM_DREQ_REMOTE_QPN, r.qpn);
+	send_mad(mad, sizeof(mad), WIRE_GSI_QKEY);
+	CHECK(recv_mad(10000, &m, mad) && m.attr_id == WIRE_CM_ATTR_DREP && m.tid == tid + 2 &&
+		  m.local_comm_id == r.local_comm_id && m.remote_comm_id == lcid,
+	      "listener: DREQ answered by a DREP (attr 0x%04x)", m.attr_id);
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t mad[WIRE_MAD_BYTES];
 	struct wire_cm_msg m;
 	int on = IP_PMTUDISC_DO;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: cm_probe LOCAL_ADDR DAEMON_ADDR PORT\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: cm_probe LOCAL_ADDR DAEMON_ADDR PORT [LISTENER_PORT]\n");
 		return 2;
 	}
 	me.sin_family = daemon_sa.sin_family = AF_INET;
@@ -171,6 +236,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cm_probe: socket on %s:%s: %s\n", argv[1], argv[3],
 			strerror(errno));
 		return 2;
+	}
+	if (argc == 5) {
+		connect_listener((uint16_t)atoi(argv[4]));
+		printf("%d passed, %d failed\n", passed, failed);
+		return failed ? 1 : 0;
 	}
 
 	/* A connect to a port nobody listens on. */

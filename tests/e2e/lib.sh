@@ -243,6 +243,51 @@ run_pair() {
 	PAIR_MS=$(($(now_ms) - t0))
 }
 
+# cm_listens: the number of listens the RNICs' logs have recorded so far (uroced
+# logs each RDMA CM listen, "CM: pid P listens on service S").
+cm_listens() {
+	cat "$T"/uroce[01].log 2>/dev/null | grep -c 'CM: pid .* listens on service'
+}
+
+# wait_cm_listens N PID: waits (10 s at most) until the logs hold N listens or
+# PID is gone.
+wait_cm_listens() {
+	for _ in $(seq 200); do
+		[ "$(cm_listens)" -ge "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# cm_pair LABEL SECS NLISTEN SERVER... -- CLIENT...: run_pair for programs that
+# meet through the RDMA CM alone (no TCP): the client starts once the server's
+# NLISTEN listens (1 on one RNIC, 2 for a wildcard address) are in the logs.
+# Output in $T/LABEL.server and .client; sets SERVER_RC, CLIENT_RC, PAIR_MS.
+cm_pair() {
+	local label=$1 secs=$2 want spid t0
+	want=$(($(cm_listens) + $3))
+	shift 3
+	local -a srv=() cli=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		srv+=("$1")
+		shift
+	done
+	shift
+	cli=("$@")
+	t0=$(now_ms)
+	via_cmd run
+	"${VIA[@]}" timeout -k 5 "$secs" "${srv[@]}" >"$T/$label.server" 2>&1 &
+	spid=$!
+	BG_PIDS="$BG_PIDS $spid"
+	wait_cm_listens "$want" "$spid" || echo "(the server did not listen)" >>"$T/$label.server"
+	CLIENT_RC=0
+	"${VIA[@]}" timeout -k 5 "$secs" "${cli[@]}" >"$T/$label.client" 2>&1 || CLIENT_RC=$?
+	SERVER_RC=0
+	wait "$spid" || SERVER_RC=$?
+	PAIR_MS=$(($(now_ms) - t0))
+}
+
 # run_perftest LABEL SECS VIA SERVER... -- CLIENT...: run_pair for a perftest
 # pair, run once more if perftest could not measure the CPU clock. perftest
 # times with the TSC, whose rate it first measures; on a loaded machine that

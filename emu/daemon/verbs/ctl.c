@@ -78,6 +78,8 @@ static int op_open_ctx(struct emu_ctx *ctx, const void *req, struct emu_reply *r
 		return -EPROTO;
 	if (ctx->opened)
 		return -EBUSY;
+	if (ctx->cm_chan) /* a CM channel is not a verbs context */
+		return -EPROTO;
 	return emu_ctx_open(ctx, rep);
 }
 
@@ -187,6 +189,15 @@ static const struct op_desc ops[] = {
     OPD(QP_LIST, struct uroce_qp_list_req, emu_qp_list, 1),
     OPD(MR_LIST, struct uroce_res_list_req, emu_mr_list, 1),
     OPD(CQ_LIST, struct uroce_res_list_req, emu_cq_list, 1),
+    OPD(CM_OPEN, struct uroce_msg_hdr, emu_cm_ctl_open, 1),
+    OPD(CM_LISTEN, struct uroce_cm_listen_req, emu_cm_ctl_listen, 1),
+    OPD(CM_CONNECT, struct uroce_cm_connect_req, emu_cm_ctl_connect, 1),
+    OPD(CM_ACCEPT, struct uroce_cm_accept_req, emu_cm_ctl_accept, 1),
+    OPD(CM_REJECT, struct uroce_cm_reject_req, emu_cm_ctl_reject, 1),
+    OPD(CM_DISCONNECT, struct uroce_handle_req, emu_cm_ctl_disconnect, 1),
+    OPD(CM_DESTROY, struct uroce_handle_req, emu_cm_ctl_destroy, 1),
+    OPD(CM_INIT_QP_ATTR, struct uroce_cm_init_qp_attr_req, emu_cm_ctl_init_qp_attr, 1),
+    OPD(CM_MIGRATE, struct uroce_handle_req, emu_cm_ctl_migrate, 1),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))

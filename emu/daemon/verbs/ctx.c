@@ -179,6 +179,8 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 		return;
 	ctx->closing = 1;
 
+	/* A CM channel's connections end first (their peers see DREQs). */
+	emu_cm_chan_close(ctx);
 	/* Dependents before what they depend on. */
 	FREE_ALL(ctx, EMU_OBJ_MW, struct emu_mw, emu_mw_free);
 	FREE_ALL(ctx, EMU_OBJ_QP, struct emu_qp, emu_qp_free);

@@ -89,6 +89,17 @@ int emu_srq_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_srq_free(struct emu_srq *srq);
 
+/* cm_ctl.c: the CM_* operations (a channel's requests, before OPEN_CTX) */
+int emu_cm_ctl_open(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_listen(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_connect(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_accept(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_reject(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_disconnect(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_init_qp_attr(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_migrate(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+
 /* counters.c */
 /* QUERY_COUNTERS: the device's (qpn 0) or one QP's counters. */
 int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

@@ -10,60 +10,72 @@
 #define EMU_DEV_COUNTERS_H
 
 /* X(symbol, "name", "what it counts") */
-#define EMU_DCNT_LIST(X)                                                                        \
-	X(RX_DATAGRAMS, "rx_datagrams", "UDP datagrams received")                               \
-	X(RX_BATCHES, "rx_batches", "recvmmsg calls that returned datagrams")                   \
-	X(RX_NOT_OURS, "rx_not_ours", "datagrams for another address (dropped)")                \
-	X(RX_NO_PKTINFO, "rx_no_pktinfo", "datagrams without a destination address (dropped)")  \
-	X(RX_TRUNCATED, "rx_truncated", "datagrams larger than the receive buffer (dropped)")   \
-	X(RX_ERRORS, "rx_errors", "recvmmsg failures")                                          \
-	X(TX_DATAGRAMS, "tx_datagrams", "UDP datagrams sent")                                   \
-	X(TX_BATCHES, "tx_batches", "sendmmsg calls")                                           \
-	X(TX_DROPPED, "tx_dropped", "datagrams the kernel refused (buffer full, unreachable)")  \
-	X(TX_NO_ROUTE, "tx_no_route", "packets without a usable destination address")           \
-	X(SQ_WQES, "sq_wqes", "send WQEs taken from SQ rings")                                  \
-	X(RQ_WQES, "rq_wqes", "receive WQEs taken from RQ and SRQ rings")                       \
-	X(BAD_SEND_WQE, "bad_send_wqe", "malformed send WQEs (completed with an error)")        \
-	X(BAD_RECV_WQE, "bad_recv_wqe", "malformed receive WQEs (fail when used)")              \
-	X(RING_CORRUPT, "ring_corrupt", "producer indices out of range (QP moved to error)")    \
-	X(DMA_CALLS, "dma_calls", "process_vm_readv/writev calls")                              \
-	X(DMA_BYTES, "dma_bytes", "bytes copied to or from application memory")                 \
-	X(DMA_FAULTS, "dma_faults", "copies that failed in the owning process")                 \
-	X(KEY_ERRORS, "key_errors", "L_Key/R_Key uses refused (key, PD, range, access)")        \
-	X(ATOMICS, "atomics", "atomic operations executed on application memory")               \
-	X(CQES, "cqes", "completions written to CQ rings")                                      \
-	X(CQ_OVERFLOW, "cq_overflow", "completions lost to a full CQ")                          \
-	X(QP_FATAL, "qp_fatal", "QPs moved to the error state by the transport")                \
-	X(DOORBELLS, "doorbells", "doorbell eventfd wake-ups")                                  \
-	X(SLEEPS, "sleeps", "times the daemon blocked in its event loop")                       \
-	X(TIMER_FIRES, "timer_fires", "transport timer expiries delivered")                     \
-	X(PCAP_FRAMES, "pcap_frames", "frames written to the capture file")                     \
-	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")                 \
-	X(DM_BYTES, "dm_bytes", "bytes the data path copied to or from device memory")         \
-	X(ODP_PREFETCH, "odp_prefetch", "ibv_advise_mr prefetches done")                      \
-	X(PCAP_FILES, "pcap_files", "capture files started after the first (--pcap-size)")    \
-	X(CM_RX, "cm_rx", "CM MADs received on QP1")                                            \
-	X(CM_RX_MALFORMED, "cm_rx_malformed",                                                   \
-	  "MADs on QP1 that are not well-formed CM MADs (dropped)")                             \
-	X(CM_UNMATCHED, "cm_unmatched", "CM MADs for no known connection or service (dropped)") \
-	X(CM_TX, "cm_tx", "CM MADs sent from QP1")                                              \
-	X(CM_TX_ERR, "cm_tx_err", "CM MADs that could not be sent")                             \
-	X(CM_REJ_SENT, "cm_rej_sent",                                                           \
-	  "ConnectRequests rejected (no listener: invalid service ID)")                         \
-	X(CM_DREP_SENT, "cm_drep_sent", "DisconnectReplies sent to DisconnectRequests")         \
-	X(CM_SIDR_REP_SENT, "cm_sidr_rep_sent", "SIDR replies sent (no listener: unsupported)") \
-	X(FAULT_DROPPED, "fault_dropped", "packets a fault rule dropped")                       \
-	X(FAULT_DUPLICATED, "fault_duplicated", "packets a fault rule duplicated")              \
-	X(FAULT_DELAYED, "fault_delayed", "packets a fault rule delayed")                       \
-	X(FAULT_REORDERED, "fault_reordered", "packets a fault rule held back (reorder)")       \
-	X(FAULT_CORRUPTED, "fault_corrupted", "packets a fault rule corrupted (bad ICRC)")      \
-	X(FAULT_FORGED, "fault_forged", "responses a fault rule replaced by a forged reply")    \
-	X(WC_ERRORS, "wc_errors", "completions with an error status (flushes not counted)")     \
-	X(ASYNC_LOST, "async_lost", "async events lost: the application's event pipe was full") \
-	X(COMP_EVENTS_LOST, "comp_events_lost", "completion channel events lost (pipe full)")   \
-	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")  \
-	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")    \
-	X(RX_BAD_IP, "rx_bad_ip",                                                               \
+#define EMU_DCNT_LIST(X)                                                                          \
+	X(RX_DATAGRAMS, "rx_datagrams", "UDP datagrams received")                                 \
+	X(RX_BATCHES, "rx_batches", "recvmmsg calls that returned datagrams")                     \
+	X(RX_NOT_OURS, "rx_not_ours", "datagrams for another address (dropped)")                  \
+	X(RX_NO_PKTINFO, "rx_no_pktinfo", "datagrams without a destination address (dropped)")    \
+	X(RX_TRUNCATED, "rx_truncated", "datagrams larger than the receive buffer (dropped)")     \
+	X(RX_ERRORS, "rx_errors", "recvmmsg failures")                                            \
+	X(TX_DATAGRAMS, "tx_datagrams", "UDP datagrams sent")                                     \
+	X(TX_BATCHES, "tx_batches", "sendmmsg calls")                                             \
+	X(TX_DROPPED, "tx_dropped", "datagrams the kernel refused (buffer full, unreachable)")    \
+	X(TX_NO_ROUTE, "tx_no_route", "packets without a usable destination address")             \
+	X(SQ_WQES, "sq_wqes", "send WQEs taken from SQ rings")                                    \
+	X(RQ_WQES, "rq_wqes", "receive WQEs taken from RQ and SRQ rings")                         \
+	X(BAD_SEND_WQE, "bad_send_wqe", "malformed send WQEs (completed with an error)")          \
+	X(BAD_RECV_WQE, "bad_recv_wqe", "malformed receive WQEs (fail when used)")                \
+	X(RING_CORRUPT, "ring_corrupt", "producer indices out of range (QP moved to error)")      \
+	X(DMA_CALLS, "dma_calls", "process_vm_readv/writev calls")                                \
+	X(DMA_BYTES, "dma_bytes", "bytes copied to or from application memory")                   \
+	X(DMA_FAULTS, "dma_faults", "copies that failed in the owning process")                   \
+	X(KEY_ERRORS, "key_errors", "L_Key/R_Key uses refused (key, PD, range, access)")          \
+	X(ATOMICS, "atomics", "atomic operations executed on application memory")                 \
+	X(CQES, "cqes", "completions written to CQ rings")                                        \
+	X(CQ_OVERFLOW, "cq_overflow", "completions lost to a full CQ")                            \
+	X(QP_FATAL, "qp_fatal", "QPs moved to the error state by the transport")                  \
+	X(DOORBELLS, "doorbells", "doorbell eventfd wake-ups")                                    \
+	X(SLEEPS, "sleeps", "times the daemon blocked in its event loop")                         \
+	X(TIMER_FIRES, "timer_fires", "transport timer expiries delivered")                       \
+	X(PCAP_FRAMES, "pcap_frames", "frames written to the capture file")                       \
+	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")                   \
+	X(CM_RX, "cm_rx", "CM MADs received on QP1")                                              \
+	X(CM_RX_MALFORMED, "cm_rx_malformed",                                                     \
+	  "MADs on QP1 that are not well-formed CM MADs (dropped)")                               \
+	X(CM_UNMATCHED, "cm_unmatched", "CM MADs for no known connection or service (dropped)")   \
+	X(CM_TX, "cm_tx", "CM MADs sent from QP1")                                                \
+	X(CM_TX_ERR, "cm_tx_err", "CM MADs that could not be sent")                               \
+	X(CM_REJ_SENT, "cm_rej_sent",                                                             \
+	  "ConnectRejects sent (no listener, consumer reject, timeout)")                          \
+	X(CM_DREP_SENT, "cm_drep_sent", "DisconnectReplies sent")                                 \
+	X(CM_SIDR_REP_SENT, "cm_sidr_rep_sent", "SIDR replies sent (no listener: unsupported)")   \
+	X(FAULT_DROPPED, "fault_dropped", "packets a fault rule dropped")                         \
+	X(FAULT_DUPLICATED, "fault_duplicated", "packets a fault rule duplicated")                \
+	X(FAULT_DELAYED, "fault_delayed", "packets a fault rule delayed")                         \
+	X(FAULT_REORDERED, "fault_reordered", "packets a fault rule held back (reorder)")         \
+	X(FAULT_CORRUPTED, "fault_corrupted", "packets a fault rule corrupted (bad ICRC)")        \
+	X(FAULT_FORGED, "fault_forged", "responses a fault rule replaced by a forged reply")      \
+	X(WC_ERRORS, "wc_errors", "completions with an error status (flushes not counted)")       \
+	X(ASYNC_LOST, "async_lost", "async events lost: the application's event pipe was full")   \
+	X(COMP_EVENTS_LOST, "comp_events_lost", "completion channel events lost (pipe full)")     \
+	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")    \
+	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")      \
+	X(CM_REQ_SENT, "cm_req_sent", "ConnectRequests sent (first sends)")                       \
+	X(CM_REQ_RCVD, "cm_req_rcvd", "ConnectRequests given to a listener")                      \
+	X(CM_REP_SENT, "cm_rep_sent", "ConnectReplies sent (first sends)")                        \
+	X(CM_REP_RCVD, "cm_rep_rcvd", "ConnectReplies that answered our ConnectRequest")          \
+	X(CM_RTU_SENT, "cm_rtu_sent", "ReadyToUse messages sent")                                 \
+	X(CM_DREQ_SENT, "cm_dreq_sent", "DisconnectRequests sent (first sends)")                  \
+	X(CM_ESTABLISHED, "cm_established", "connections established (either side)")              \
+	X(CM_RESENT, "cm_resent", "CM requests resent after their response timeout")              \
+	X(CM_TIMEOUTS, "cm_timeouts", "CM requests unanswered after every retry")                 \
+	X(CM_DUPLICATES, "cm_duplicates",                                                         \
+	  "CM MADs seen again or late (answered again or ignored)")                               \
+	X(CM_EVENTS_LOST, "cm_events_lost", "rdma_cm events lost: the channel's socket was full") \
+	X(DM_BYTES, "dm_bytes", "bytes the data path copied to or from device memory")            \
+	X(ODP_PREFETCH, "odp_prefetch", "ibv_advise_mr prefetches done")                          \
+	X(PCAP_FILES, "pcap_files", "capture files started after the first (--pcap-size)")        \
+	X(RX_BAD_IP, "rx_bad_ip",                                                                 \
 	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")
 
 enum emu_dcnt {

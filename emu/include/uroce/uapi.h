@@ -94,7 +94,16 @@
 	X(DEALLOC_MW, 71)      \
 	X(ALLOC_DM, 72)        \
 	X(FREE_DM, 73)         \
-	X(REG_DM_MR, 74)
+	X(REG_DM_MR, 74)       \
+	X(CM_OPEN, 80)         \
+	X(CM_LISTEN, 81)       \
+	X(CM_CONNECT, 82)      \
+	X(CM_ACCEPT, 83)       \
+	X(CM_REJECT, 84)       \
+	X(CM_DISCONNECT, 85)   \
+	X(CM_DESTROY, 86)      \
+	X(CM_INIT_QP_ATTR, 87) \
+	X(CM_MIGRATE, 88)
 
 enum uroce_op {
 #define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
@@ -928,6 +937,184 @@ struct uroce_recv_wqe {
 
 #define UROCE_RECV_WQE_BYTES 16
 
+/* ------------------------------------------------------------------------ */
+/* The RDMA CM (docs/cm.md).                                                 */
+/*
+ * CM_OPEN (allowed before OPEN_CTX) turns a connection into an RDMA CM
+ * channel of this device: the connection carries the CM_* commands, and the
+ * response's fd [0] is the channel's event socket (SOCK_SEQPACKET, one
+ * struct uroce_cm_event per message, readable iff an event is pending). Every
+ * CM id created on the connection belongs to it; when it closes the daemon
+ * destroys them (a connected one sends a DisconnectRequest first).
+ * Handles are the daemon's CM id numbers, device-wide.
+ */
+
+/* enum rdma_cm_event_type (rdma/rdma_cma.h), restated. */
+#define UROCE_CM_EVENT_LIST(X) \
+	X(ADDR_RESOLVED, 0)    \
+	X(ADDR_ERROR, 1)       \
+	X(ROUTE_RESOLVED, 2)   \
+	X(ROUTE_ERROR, 3)      \
+	X(CONNECT_REQUEST, 4)  \
+	X(CONNECT_RESPONSE, 5) \
+	X(CONNECT_ERROR, 6)    \
+	X(UNREACHABLE, 7)      \
+	X(REJECTED, 8)         \
+	X(ESTABLISHED, 9)      \
+	X(DISCONNECTED, 10)    \
+	X(DEVICE_REMOVAL, 11)  \
+	X(MULTICAST_JOIN, 12)  \
+	X(MULTICAST_ERROR, 13) \
+	X(ADDR_CHANGE, 14)     \
+	X(TIMEWAIT_EXIT, 15)
+
+enum uroce_cm_event_type {
+#define UROCE_CM_EVENT_ENUM(name, val) UROCE_CM_EVENT_##name = val,
+	UROCE_CM_EVENT_LIST(UROCE_CM_EVENT_ENUM)
+#undef UROCE_CM_EVENT_ENUM
+};
+
+/* The RDMA CM port spaces (enum rdma_port_space: 0x0100 | IP protocol). */
+#define UROCE_CM_PS_IPOIB 0x0002
+#define UROCE_CM_PS_TCP 0x0106
+#define UROCE_CM_PS_UDP 0x0111
+#define UROCE_CM_PS_IB 0x013f
+
+#define UROCE_CM_PRIVATE_DATA_MAX 256
+
+/* An IP endpoint: the address as a GID (IPv4-mapped ::ffff:a.b.c.d or IPv6). */
+struct uroce_cm_addr {
+	uint8_t gid[16];
+	uint16_t port; /* host order */
+	uint8_t ipv;   /* 4 or 6 */
+	uint8_t reserved;
+};
+
+/* struct rdma_ucm_conn_param's contents (what rdma_connect/rdma_accept pass,
+ * and what a CONNECT_REQUEST/RESPONSE, REJECTED, ESTABLISHED event carries). */
+struct uroce_cm_conn_param {
+	uint32_t qp_num;
+	uint32_t qkey;
+	uint8_t private_data[UROCE_CM_PRIVATE_DATA_MAX];
+	uint8_t private_data_len;
+	uint8_t srq;
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+	uint8_t flow_control;
+	uint8_t retry_count;
+	uint8_t rnr_retry_count;
+	uint8_t reserved;
+};
+
+struct uroce_cm_open_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t daemon_pid;
+	uint32_t reserved;
+};
+
+/* CM_LISTEN: listen on (port space, addr.port) at addr (the device's own
+ * address, or a wildcard of ipv 4 or 6). -EADDRINUSE when another listener
+ * of the device has it. Response: struct uroce_handle_resp. */
+struct uroce_cm_listen_req {
+	struct uroce_msg_hdr hdr;
+	struct uroce_cm_addr addr;
+	uint16_t ps;
+	uint8_t wildcard;
+	uint8_t reuseaddr;
+	uint32_t backlog;
+};
+
+/* CM_CONNECT: send a ConnectRequest from src to dst. Response: struct
+ * uroce_handle_resp; the outcome comes as an event (CONNECT_RESPONSE,
+ * REJECTED, UNREACHABLE). */
+struct uroce_cm_connect_req {
+	struct uroce_msg_hdr hdr;
+	struct uroce_cm_addr src;
+	struct uroce_cm_addr dst;
+	uint16_t ps;
+	uint8_t qp_type;     /* IBV_QPT_RC or IBV_QPT_UC */
+	uint8_t tos;	     /* the traffic class of the path */
+	uint8_t ack_timeout; /* the QP's local ACK timeout; 0: the device's */
+	uint8_t reserved[3];
+	struct uroce_cm_conn_param p;
+};
+
+/* CM_ACCEPT: on a CONNECT_REQUEST's id, send the ConnectReply (p: the
+ * local QP); on a connecting id after CONNECT_RESPONSE, send the
+ * ReadyToUse (p ignored). -EINVAL in any other state. */
+struct uroce_cm_accept_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t reserved;
+	struct uroce_cm_conn_param p;
+};
+
+/* CM_REJECT: answer a ConnectRequest (or a ConnectReply) with a
+ * ConnectReject, reason 28 (consumer reject) unless reason says otherwise. */
+struct uroce_cm_reject_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint8_t reason; /* 0: consumer reject */
+	uint8_t private_data_len;
+	uint8_t reserved[2];
+	uint8_t private_data[UROCE_CM_PRIVATE_DATA_MAX];
+};
+
+/* CM_DISCONNECT and CM_DESTROY take a struct uroce_handle_req; so does
+ * CM_MIGRATE, sent on another channel of the same process: the id moves to
+ * that channel (rdma_migrate_id), its later events go there. */
+
+/* CM_INIT_QP_ATTR: the attributes of a QP state for this id's connection,
+ * as ib_uverbs_qp_attr carries them (mask: IBV_QP_* bits). */
+struct uroce_cm_init_qp_attr_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t qp_state;
+};
+
+struct uroce_cm_qp_attr {
+	uint32_t mask;
+	uint32_t qp_state;
+	uint32_t qp_access_flags;
+	uint32_t dest_qp_num;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t qkey;
+	uint32_t flow_label;
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint8_t path_mtu;
+	uint8_t max_dest_rd_atomic;
+	uint8_t max_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sgid_index;
+	uint8_t is_global;
+	uint8_t reserved[2];
+	uint8_t dgid[16];
+};
+
+struct uroce_cm_init_qp_attr_resp {
+	struct uroce_msg_hdr hdr;
+	struct uroce_cm_qp_attr attr;
+};
+
+/* One event on the event socket. */
+struct uroce_cm_event {
+	uint32_t handle; /* the id it is for */
+	uint32_t event;	 /* enum uroce_cm_event_type */
+	int32_t status;	 /* 0, -errno, or a REJ reason (REJECTED) */
+	uint32_t child;	 /* CONNECT_REQUEST: the new id's handle */
+	/* CONNECT_REQUEST: the new id's local and remote endpoints. */
+	struct uroce_cm_addr local;
+	struct uroce_cm_addr remote;
+	struct uroce_cm_conn_param p;
+};
+
 /* Layout checks: both sides compile these. */
 _Static_assert(sizeof(struct uroce_ring_hdr) == 5 * UROCE_CACHELINE_BYTES, "ring header layout");
 _Static_assert(sizeof(struct uroce_ring_hdr) <= UROCE_RING_HDR_BYTES, "ring header fits");
@@ -956,6 +1143,13 @@ _Static_assert(
 	offsetof(struct uroce_mr_list_resp, next) == offsetof(struct uroce_qp_list_resp, next_qpn),
     "the list answers share a head");
 _Static_assert(sizeof(struct uroce_comp_event) == 8, "comp event record");
+_Static_assert(sizeof(struct uroce_cm_addr) == 20, "CM address layout");
+_Static_assert(sizeof(struct uroce_cm_conn_param) == 272, "CM conn param layout");
+_Static_assert(sizeof(struct uroce_cm_connect_req) <= UROCE_MSG_MAX_BYTES, "CM connect fits");
+_Static_assert(sizeof(struct uroce_cm_accept_req) <= UROCE_MSG_MAX_BYTES, "CM accept fits");
+_Static_assert(sizeof(struct uroce_cm_reject_req) <= UROCE_MSG_MAX_BYTES, "CM reject fits");
+_Static_assert(sizeof(struct uroce_cm_init_qp_attr_resp) <= UROCE_MSG_MAX_BYTES, "CM QP attr fits");
+_Static_assert(sizeof(struct uroce_cm_event) <= UROCE_MSG_MAX_BYTES, "CM event fits");
 _Static_assert(sizeof(struct uroce_async_event) == 16, "async event record");
 
 /* ------------------------------------------------------------------------ */

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The RDMA CM with rdma-core's own librdmacm and real rping (rdmacm-utils)
+# through `uroce run`: client and server on one RNIC, between uroce0 and
+# uroce1 (rping -I picks the client's source), a wildcard server; a connect
+# to a port nobody listens on (RDMA_CM_EVENT_REJECTED), to an address no
+# RNIC can reach (RDMA_CM_EVENT_ADDR_ERROR) and to one where no CM answers
+# (RDMA_CM_EVENT_UNREACHABLE after the retries); a server SIGKILLed in the
+# middle of a run (the client sees the disconnect and exits, the daemons go
+# on serving). The captures must decode with every ICRC valid, in uroce
+# decode and tshark, and hold the CM handshake's MADs. Under the drop-in
+# alone (no libc hooks) librdmacm finds no rdma_cm device and says so.
+. "$(dirname "$0")/lib.sh"
+need_prog rping
+
+# Short CM timeouts: 4.096 us * 2^16 = 268 ms, 3 resends (UNREACHABLE in ~1 s).
+start_rnics --cm-timeout 16 --cm-retries 3
+via_cmd run
+
+# rping_pair LABEL COUNT PORT NLISTEN SERVER_ARGS -- CLIENT_ARGS: rping -s
+# with SERVER_ARGS, once it listens (NLISTEN RNICs) rping -c with
+# CLIENT_ARGS, -C COUNT -v -V each (cm_pair).
+rping_pair() {
+	local label=$1 count=$2 port=$3 n=$4
+	shift 4
+	local -a srv=() cli=()
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	cm_pair "$label" 60 "$n" rping -s -v -V -C "$count" -p "$port" "${srv[@]}" -- \
+		rping -c -v -V -C "$count" -p "$port" "${cli[@]}"
+}
+
+check_rping() { # LABEL COUNT
+	local n
+	n=$(grep -c '^ping data: rdma-ping-' "$T/$1.client")
+	if [ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] && [ "$n" -eq "$2" ] &&
+		[ "$(grep -c '^server ping data: rdma-ping-' "$T/$1.server")" -eq "$2" ]; then
+		pass "$1: rping -c and -s exit 0, $2 pings each, data verified (-V)"
+	else
+		fail "$1: client exit $CLIENT_RC ($n pings), server exit $SERVER_RC"
+		show "$T/$1.client" 10
+		show "$T/$1.server" 10
+	fi
+}
+
+rping_pair same-rnic 10 7174 1 -a "$ADDR0" -- -a "$ADDR0"
+check_rping same-rnic 10
+rping_pair two-rnics 10 7175 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
+check_rping two-rnics 10
+rping_pair wildcard 5 7176 2 -- -I "$ADDR1" -a "$ADDR0"
+check_rping wildcard 5
+
+# Nobody listens on port 7999: the REQ is rejected (reason 8).
+rc=0
+"${VIA[@]}" timeout -k 5 30 rping -c -v -C 1 -p 7999 -a "$ADDR1" >"$T/reject" 2>&1 || rc=$?
+grep -q 'RDMA_CM_EVENT_REJECTED' "$T/reject" && [ "$rc" -ne 0 ] &&
+	pass "a port nobody listens on: RDMA_CM_EVENT_REJECTED, rping exits $rc" ||
+	{ fail "reject: rping exit $rc"; show "$T/reject"; }
+
+# An address that is no RNIC's and that no RNIC's address routes from.
+rc=0
+"${VIA[@]}" timeout -k 5 30 rping -c -v -C 1 -a 192.0.2.1 >"$T/addrerr" 2>&1 || rc=$?
+grep -q 'RDMA_CM_EVENT_ADDR_ERROR' "$T/addrerr" && [ "$rc" -ne 0 ] &&
+	pass "an address no RNIC reaches: RDMA_CM_EVENT_ADDR_ERROR" ||
+	{ fail "addr error: rping exit $rc"; show "$T/addrerr"; }
+
+# From uroce0 to an address of the test's /24 where no daemon runs: the REQ
+# goes out, is resent 3 times, then the client gets UNREACHABLE.
+rc=0
+t0=$(now_ms)
+"${VIA[@]}" timeout -k 5 30 rping -c -v -C 1 -I "$ADDR0" -a "$E2E_NET.9" >"$T/unreach" 2>&1 ||
+	rc=$?
+ms=$(($(now_ms) - t0))
+grep -q 'RDMA_CM_EVENT_UNREACHABLE' "$T/unreach" && [ "$rc" -ne 0 ] && [ "$ms" -ge 900 ] &&
+	pass "no CM answers: RDMA_CM_EVENT_UNREACHABLE after $ms ms (4 sends, 268 ms apart)" ||
+	{ fail "unreachable: rping exit $rc after $ms ms"; show "$T/unreach"; }
+
+# A server killed in the middle of a long run: its daemon ends its
+# connection (DREQ), the client sees the disconnect and exits; no hang.
+want=$(($(cm_listens) + 1))
+bg_via kill.server 60 rping -s -v -C 1000000 -p 7177 -a "$ADDR1"
+KSPID=$BG_PID
+wait_cm_listens "$want" "$KSPID" || fail "kill: the server does not listen"
+bg_via kill.client 60 rping -c -v -C 1000000 -p 7177 -a "$ADDR1" -I "$ADDR0"
+KCPID=$BG_PID
+for _ in $(seq 100); do
+	[ "$(grep -c '^ping data' "$T/kill.client")" -ge 20 ] && break
+	sleep 0.05
+done
+spids=$(pgrep -P "$KSPID" -x rping || true)
+[ -n "$spids" ] || spids=$(pgrep -f "rping -s -v -C 1000000 -p 7177" | head -1)
+t0=$(now_ms)
+kill -KILL $spids 2>/dev/null
+crc=0
+wait "$KCPID" || crc=$?
+ms=$(($(now_ms) - t0))
+n=$(grep -c '^ping data' "$T/kill.client")
+if [ "$crc" -ne 124 ] && [ "$crc" -ne 137 ] && [ "$ms" -lt 20000 ] && [ "$n" -ge 20 ]; then
+	pass "server SIGKILLed after $n pings: the client exits ($crc) $ms ms later, no hang"
+else
+	fail "server SIGKILLed: client exit $crc after $ms ms, $n pings"
+	show "$T/kill.client" 10
+fi
+# rping's state 10 is DISCONNECTED (its handler of RDMA_CM_EVENT_DISCONNECTED).
+grep -v '^ping data' "$T/kill.client" | grep -q 'DISCONNECT EVENT\|state 10$\|error\|failed' &&
+	pass "the client reports the disconnect: $(grep -v '^ping data' "$T/kill.client" | head -1)" ||
+	{ fail "the client says nothing about the end"; show "$T/kill.client" 10; }
+rping_pair after-kill 3 7178 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
+check_rping after-kill 3
+
+# Bad and unsupported requests (tests/verbs/cm_bad.c), each as a kernel RNIC fails it.
+if [ -x "$UROCE_BIN/cm_bad" ]; then
+	rc=0
+	"${VIA[@]}" timeout -k 5 60 "$UROCE_BIN/cm_bad" "$ADDR0" >"$T/cm_bad" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] && pass "cm_bad: $(grep -c '^ok' "$T/cm_bad") bad or unsupported requests fail as on a kernel RNIC" ||
+		{ fail "cm_bad exit $rc"; grep -v '^ok' "$T/cm_bad" | head -20; }
+else
+	echo "SKIP (cm_bad): not built (librdmacm-dev missing)"
+fi
+
+# The drop-in alone has no libc hooks: no /dev/infiniband/rdma_cm.
+via_cmd dropin
+rc=0
+"${VIA[@]}" timeout -k 5 30 rping -c -C 1 -a "$ADDR0" >"$T/dropin" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && grep -q 'failed to create RDMA CM event channel' "$T/dropin" &&
+	pass "drop-in only: librdmacm finds no rdma_cm device and says so (use uroce run)" ||
+	{ fail "drop-in: rping exit $rc"; show "$T/dropin"; }
+
+"$UROCE_BIN/uroce" counters uroce0 --all >"$T/counters0"
+"$UROCE_BIN/uroce" counters uroce1 --all >"$T/counters1"
+cnt() { awk -v n="daemon.$2" '$1 == n { print $2 }' "$T/counters$1"; }
+[ "$(cnt 0 cm_req_sent)" -ge 5 ] && [ "$(cnt 1 cm_rep_sent)" -ge 3 ] &&
+	[ "$(cnt 0 cm_established)" -ge 4 ] && [ "$(cnt 1 cm_rej_sent)" -ge 1 ] &&
+	pass "counters: uroce0 sent $(cnt 0 cm_req_sent) REQs, uroce1 $(cnt 1 cm_rep_sent) REPs and $(cnt 1 cm_rej_sent) REJs" ||
+	{ fail "CM counters"; grep 'daemon.cm_' "$T/counters0" "$T/counters1"; }
+[ "$(cnt 0 cm_timeouts)" -ge 1 ] && [ "$(cnt 0 cm_resent)" -ge 3 ] &&
+	pass "counters: the unanswered REQ was resent $(cnt 0 cm_resent) times, then timed out" ||
+	{ fail "timeout counters"; grep 'daemon.cm_' "$T/counters0"; }
+[ "$(cnt 0 cm_rx_malformed)" -eq 0 ] && [ "$(cnt 1 cm_rx_malformed)" -eq 0 ] &&
+	pass "no malformed CM MAD received" || fail "malformed CM MADs counted"
+
+stop_rnics
+check_decode "$T/uroce0.pcap"
+check_decode "$T/uroce1.pcap"
+check_tshark "$T/uroce0.pcap"
+check_tshark "$T/uroce1.pcap"
+if command -v tshark >/dev/null; then
+	tshark -n -r "$T/uroce1.pcap" -Y infiniband.mad -T fields -e infiniband.mad.attributeid \
+		2>/dev/null | sort | uniq -c >"$T/mads"
+	for a in 0x0010 0x0012 0x0013 0x0014 0x0015 0x0016; do
+		grep -q " $a\$" "$T/mads" || { fail "tshark: no CM attribute $a in uroce1's capture"; cat "$T/mads"; }
+	done
+	pass "tshark: uroce1's capture holds REQ, REJ, REP, RTU, DREQ and DREP ($(tr -s ' \n' ' ' <"$T/mads"))"
+fi
+finish

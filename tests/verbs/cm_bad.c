@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cm_bad ADDR: bad and unsupported requests to the RDMA CM, through
+ * rdma-core's own librdmacm, on the uroce RNIC whose address is ADDR (run
+ * under `uroce run`). Each must fail the way it fails on a kernel RNIC,
+ * with the errno the kernel gives, and lose nothing: rdma_connect before
+ * the route is resolved, rdma_accept/rdma_reject/rdma_disconnect on an id
+ * that has no connection, rdma_resolve_route before the address, a bind to
+ * an address no RNIC has, a second listener on a port, options unknown,
+ * multicast and rdma_notify (not implemented: ENOSYS); the event channel's
+ * fd is pollable (readable iff an event is pending, EAGAIN when
+ * non-blocking and empty); an id destroyed with its QP still attached (the
+ * device closes with the last id, the daemon frees the QP).
+ * Prints one "ok:"/"FAIL:" line per check; exit 1 when one failed.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/rdma_cma.h>
+
+static int fails;
+
+/* cond is evaluated once (it may be a call). */
+#define CHECK(cond, ...)                                   \
+	do {                                               \
+		int check_ok_ = !!(cond);                  \
+		printf("%s: ", check_ok_ ? "ok" : "FAIL"); \
+		printf(__VA_ARGS__);                       \
+		printf("\n");                              \
+		if (!check_ok_)                            \
+			fails++;                           \
+	} while (0)
+
+/* ret == -1 with errno e. */
+#define FAILS_WITH(ret, e) ((ret) == -1 && errno == (e))
+
+static struct sockaddr_in addr_of(const char *ip, uint16_t port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+
+	inet_pton(AF_INET, ip, &sa.sin_addr);
+	return sa;
+}
+
+/* The next event within ms, or NULL (the channel is non-blocking). */
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
+{
+	struct pollfd p = {.fd = ch->fd, .events = POLLIN};
+	struct rdma_cm_event *ev;
+
+	if (poll(&p, 1, ms) != 1 || !(p.revents & POLLIN))
+		return NULL;
+	return rdma_get_cm_event(ch, &ev) ? NULL : ev;
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_conn_param param = {.responder_resources = 1, .initiator_depth = 1};
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id, *l1, *l2, *cid;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in sa, other;
+	struct ibv_qp_init_attr qa;
+	struct pollfd p;
+	uint8_t tos = 32;
+	int ret, one = 1;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: cm_bad ADDR\n");
+		return 2;
+	}
+	ch = rdma_create_event_channel();
+	CHECK(ch != NULL, "rdma_create_event_channel (errno %d)", ch ? 0 : errno);
+	if (!ch)
+		return 1;
+	ret = fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
+	CHECK(ret == 0, "the channel fd takes O_NONBLOCK");
+
+	/* An empty non-blocking channel: not readable, EAGAIN. */
+	p = (struct pollfd){.fd = ch->fd, .events = POLLIN};
+	CHECK(poll(&p, 1, 0) == 0, "an empty channel is not readable");
+	ret = rdma_get_cm_event(ch, &ev);
+	CHECK(FAILS_WITH(ret, EAGAIN),
+	      "rdma_get_cm_event on an empty non-blocking channel: EAGAIN");
+
+	ret = rdma_create_id(ch, &id, NULL, RDMA_PS_TCP);
+	CHECK(ret == 0, "rdma_create_id");
+
+	other = addr_of("192.0.2.1", 0);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&other);
+	CHECK(FAILS_WITH(ret, EADDRNOTAVAIL), "bind to an address no RNIC has: EADDRNOTAVAIL (%d)",
+	      errno);
+
+	/* Resolved address, no route yet: connect is refused. */
+	sa = addr_of(argv[1], 7399);
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sa, 2000);
+	ev = ret ? NULL : next_event(ch, 5000);
+	CHECK(ev && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED && ev->status == 0,
+	      "rdma_resolve_addr: the channel turns readable with ADDR_RESOLVED");
+	if (ev)
+		rdma_ack_cm_event(ev);
+	ret = rdma_connect(id, &param);
+	CHECK(FAILS_WITH(ret, EINVAL), "rdma_connect before the route is resolved: EINVAL");
+	ret = rdma_accept(id, &param);
+	CHECK(FAILS_WITH(ret, EINVAL),
+	      "rdma_accept on an id that is no connection request: EINVAL");
+	ret = rdma_reject(id, NULL, 0);
+	CHECK(FAILS_WITH(ret, EINVAL), "rdma_reject on it: EINVAL");
+	ret = rdma_disconnect(id);
+	CHECK(FAILS_WITH(ret, EINVAL), "rdma_disconnect without a connection: EINVAL");
+	ret = rdma_listen(id, 1);
+	CHECK(FAILS_WITH(ret, EINVAL), "rdma_listen on a resolving id: EINVAL");
+
+	/* Options. */
+	ret = rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos));
+	CHECK(ret == 0, "RDMA_OPTION_ID_TOS");
+	ret = rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &one, sizeof(one));
+	CHECK(FAILS_WITH(ret, EINVAL), "RDMA_OPTION_ID_TOS of the wrong size: EINVAL");
+	ret = rdma_set_option(id, RDMA_OPTION_ID, 99, &one, sizeof(one));
+	CHECK(FAILS_WITH(ret, ENOSYS), "an unknown option: ENOSYS");
+	ret = rdma_notify(id, IBV_EVENT_COMM_EST);
+	CHECK(FAILS_WITH(ret, ENOSYS), "rdma_notify (not implemented): ENOSYS");
+	other = addr_of("239.1.1.1", 0);
+	ret = rdma_join_multicast(id, (struct sockaddr *)&other, NULL);
+	CHECK(ret == -1 && (errno == ENOSYS || errno == ENODEV),
+	      "rdma_join_multicast (not implemented): fails (%s)", strerror(errno));
+
+	/* Route resolved: a QP on the id, then the id destroyed with it. */
+	ret = rdma_resolve_route(id, 2000);
+	ev = ret ? NULL : next_event(ch, 5000);
+	CHECK(ev && ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED,
+	      "rdma_resolve_route: ROUTE_RESOLVED");
+	if (ev)
+		rdma_ack_cm_event(ev);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(id, NULL, &qa);
+	CHECK(ret == 0 && id->qp, "rdma_create_qp on the resolved id (QP 0x%x)",
+	      id->qp ? id->qp->qp_num : 0);
+	/* librdmacm closes the device with its last id, and the QP with it:
+	 * the QP must not be used after this. */
+	ret = rdma_destroy_id(id);
+	CHECK(ret == 0, "rdma_destroy_id with its QP still attached");
+
+	/* Two listeners on one port of the RNIC. */
+	ret = rdma_create_id(ch, &l1, NULL, RDMA_PS_TCP) ||
+	      rdma_create_id(ch, &l2, NULL, RDMA_PS_TCP);
+	CHECK(ret == 0, "two more ids");
+	sa = addr_of(argv[1], 7398);
+	ret = rdma_bind_addr(l1, (struct sockaddr *)&sa) || rdma_listen(l1, 4);
+	CHECK(ret == 0, "the first listener on port 7398");
+	ret = rdma_set_option(l2, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one));
+	CHECK(ret == 0, "RDMA_OPTION_ID_REUSEADDR");
+	ret = rdma_bind_addr(l2, (struct sockaddr *)&sa);
+	if (!ret)
+		ret = rdma_listen(l2, 4);
+	CHECK(FAILS_WITH(ret, EADDRINUSE), "a second listener on that port: EADDRINUSE (%s)",
+	      strerror(errno));
+	ret = rdma_resolve_route(l1, 2000);
+	CHECK(FAILS_WITH(ret, EINVAL), "rdma_resolve_route on a listener: EINVAL");
+
+	/* A connect to nobody's port on the same RNIC is rejected, and the
+	 * rejection is an event, not a lost id. */
+	ret = rdma_create_id(ch, &cid, NULL, RDMA_PS_TCP);
+	sa = addr_of(argv[1], 7397);
+	if (!ret)
+		ret = rdma_resolve_addr(cid, NULL, (struct sockaddr *)&sa, 2000);
+	ev = ret ? NULL : next_event(ch, 5000);
+	if (ev) {
+		rdma_ack_cm_event(ev);
+		ret = rdma_resolve_route(cid, 2000);
+		ev = ret ? NULL : next_event(ch, 5000);
+	}
+	if (ev) {
+		rdma_ack_cm_event(ev);
+		ret = rdma_connect(cid, &param);
+		ev = ret ? NULL : next_event(ch, 10000);
+	}
+	CHECK(ev && ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 8,
+	      "a connect to a port nobody listens on: REJECTED, status 8 (got %s %d)",
+	      ev ? rdma_event_str(ev->event) : "nothing", ev ? ev->status : 0);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	CHECK(rdma_destroy_id(cid) == 0 && rdma_destroy_id(l2) == 0 && rdma_destroy_id(l1) == 0,
+	      "the ids are destroyed");
+	p = (struct pollfd){.fd = ch->fd, .events = POLLIN};
+	CHECK(poll(&p, 1, 0) == 0, "nothing left on the channel");
+	rdma_destroy_event_channel(ch);
+	return fails ? 1 : 0;
+}
