@@ -156,8 +156,10 @@ HOST_NS=$IMP_NS_B via_cmd run
 cpid=$!
 BG_PIDS="$BG_PIDS $spid $cpid"
 sleep 1
-impair_outage
+# the time is taken before the signal, so that the outage begins after it
+# (a `date` that runs late on a loaded machine would shorten what follows)
 t_out=$(now_ms)
+impair_outage
 # the first of the two to end, within 10 s
 for _ in $(seq 200); do
 	running "$spid" && running "$cpid" || break
