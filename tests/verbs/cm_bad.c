@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 {
 	struct rdma_conn_param param = {.responder_resources = 1, .initiator_depth = 1};
 	struct rdma_event_channel *ch;
-	struct rdma_cm_id *id, *l1, *l2, *cid;
+	struct rdma_cm_id *id, *l1 = NULL, *l2 = NULL, *cid;
 	struct rdma_cm_event *ev;
 	struct sockaddr_in sa, other;
 	struct ibv_qp_init_attr qa;
