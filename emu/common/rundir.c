@@ -116,6 +116,21 @@ int common_rundir_connect(const char *sock_path)
 		close(fd);
 		return err;
 	}
+	/*
+	 * Trust only a daemon of our own user or root: a program opening a
+	 * device lets the daemon read and write its memory (PR_SET_PTRACER),
+	 * so a socket another user put in a shared directory is not a device.
+	 */
+	{
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+		    (cred.uid != getuid() && cred.uid != 0)) {
+			close(fd);
+			return -EPERM;
+		}
+	}
 	return fd;
 }
 
@@ -127,6 +142,8 @@ int common_rundir_probe(const char *sock_path)
 		close(fd);
 		return 1;
 	}
+	if (fd == -EPERM) /* live, but another user's */
+		return 1;
 	if (fd == -ECONNREFUSED || fd == -ENOENT)
 		return 0;
 	return fd;

@@ -31,12 +31,15 @@ int common_rundir_sock_path(const char *dir, const char *name, char *buf, size_t
 int common_rundir_valid_name(const char *name);
 
 /*
- * Probe a socket path: 1 when a daemon accepts connections there (live),
+ * Probe a socket path: 1 when a daemon accepts connections there (live,
+ * also another user's),
  * 0 when nothing listens (absent or stale file), -errno on other errors.
  */
 int common_rundir_probe(const char *sock_path);
 
-/* Connect a SOCK_SEQPACKET|SOCK_CLOEXEC socket to path. fd or -errno. */
+/* Connect a SOCK_SEQPACKET|SOCK_CLOEXEC socket to path. fd or -errno;
+ * -EPERM when the daemon there is neither of our user nor root (it is not
+ * trusted with the memory of the programs that would open it). */
 int common_rundir_connect(const char *sock_path);
 
 #endif
