@@ -347,11 +347,14 @@ static uint64_t ex_read_completion_wallclock_ns(struct ibv_cq_ex *c)
 /* Creation and destruction.                                                 */
 
 static struct shim_cq *create_cq(struct ibv_context *context, uint32_t cqe, void *cq_context,
-				 struct ibv_comp_channel *channel, uint32_t comp_vector)
+				 struct ibv_comp_channel *channel, uint32_t comp_vector,
+				 uint32_t flags)
 {
 	struct shim_context *c = shim_ctx(context);
-	struct uroce_create_cq_req req = {
-	    .hdr.op = UROCE_OP_CREATE_CQ, .cqe = cqe, .comp_vector = comp_vector};
+	struct uroce_create_cq_req req = {.hdr.op = UROCE_OP_CREATE_CQ,
+					  .cqe = cqe,
+					  .comp_vector = comp_vector,
+					  .flags = flags};
 	struct uroce_cq_resp resp;
 	struct shim_cq *cq;
 	int fd, nfds, err;
@@ -410,7 +413,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 
 	if (cqe < 1 || comp_vector < 0)
 		return shim_fail_null(-EINVAL);
-	cq = create_cq(context, (uint32_t)cqe, cq_context, channel, (uint32_t)comp_vector);
+	cq = create_cq(context, (uint32_t)cqe, cq_context, channel, (uint32_t)comp_vector, 0);
 	return cq ? ibv_cq_ex_to_cq(&cq->cqx) : NULL;
 }
 
@@ -436,7 +439,11 @@ struct ibv_cq_ex *shim_create_cq_ex(struct ibv_context *context, struct ibv_cq_i
 		return shim_fail_null(-EOPNOTSUPP);
 	if (attr->cqe < 1)
 		return shim_fail_null(-EINVAL);
-	cq = create_cq(context, attr->cqe, attr->cq_context, attr->channel, attr->comp_vector);
+	cq = create_cq(context, attr->cqe, attr->cq_context, attr->channel, attr->comp_vector,
+		       attr->wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+					 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+			   ? UROCE_CQ_TIMESTAMPS
+			   : 0);
 	if (!cq)
 		return NULL;
 	cq->single_threaded = single;

@@ -238,6 +238,7 @@ struct emu_cq {
 	struct emu_ring ring;
 	uint32_t comp_vector;
 	uint32_t cqe_requested;
+	bool timestamps; /* UROCE_CQ_TIMESTAMPS: stamp each CQE (dp/event.c) */
 	int overflowed;
 	uint64_t events;
 	uint64_t lost;		  /* completions lost since the overrun */

@@ -173,16 +173,21 @@ int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe)
 		return -ENOSPC;
 	}
 	{
-		/* Completion timestamps (ibv_create_cq_ex ..._COMPLETION_TIMESTAMP
-		 * and _WALLCLOCK): the moment the CQE becomes visible. */
 		struct uroce_cqe *e = uroce_ring_entry(r->hdr, r->entries, r->stride, r->prod);
-		struct timespec mono, wall;
 
 		memcpy(e, cqe, sizeof(*cqe));
-		clock_gettime(CLOCK_MONOTONIC, &mono);
-		clock_gettime(CLOCK_REALTIME, &wall);
-		e->timestamp_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
-		e->wallclock_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+		/* Completion timestamps, for a CQ that asked for them
+		 * (UROCE_CQ_TIMESTAMPS): the moment the CQE becomes visible. */
+		if (cq->timestamps) {
+			struct timespec mono, wall;
+
+			clock_gettime(CLOCK_MONOTONIC, &mono);
+			clock_gettime(CLOCK_REALTIME, &wall);
+			e->timestamp_ns =
+			    (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+			e->wallclock_ns =
+			    (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+		}
 	}
 	r->prod++;
 	uroce_store_release(&r->hdr->prod, r->prod);

@@ -109,7 +109,7 @@ int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	err = check_cqe(dev, r->cqe);
 	if (err)
 		return err;
-	if (r->comp_vector >= UROCE_NUM_COMP_VECTORS)
+	if (r->comp_vector >= UROCE_NUM_COMP_VECTORS || (r->flags & ~(uint32_t)UROCE_CQ_TIMESTAMPS))
 		return -EINVAL;
 	if (r->channel_handle) {
 		struct emu_obj *obj = emu_dev_obj_find(ctx, r->channel_handle, EMU_OBJ_CHANNEL);
@@ -139,6 +139,7 @@ int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		ch->obj.usecnt++;
 	cq->comp_vector = r->comp_vector;
 	cq->cqe_requested = r->cqe;
+	cq->timestamps = !!(r->flags & UROCE_CQ_TIMESTAMPS);
 
 	return cq_reply(cq, fd, rep);
 }

@@ -409,7 +409,14 @@ struct uroce_create_cq_req {
 	uint32_t cqe;
 	uint32_t channel_handle; /* 0: none */
 	uint32_t comp_vector;
-	uint32_t reserved;
+	uint32_t flags; /* enum uroce_cq_flags */
+};
+
+/* CREATE_CQ flags. */
+enum uroce_cq_flags {
+	/* the CQEs carry completion timestamps (ibv_create_cq_ex with
+	 * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP or _WALLCLOCK) */
+	UROCE_CQ_TIMESTAMPS = 1 << 0,
 };
 
 struct uroce_cq_resp {
