@@ -340,6 +340,7 @@ int emu_mr_advise(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	const struct uroce_advise_mr_req *r = req;
 	struct emu_obj *pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
 	static uint8_t scratch[ADVISE_CHUNK];
+	uint64_t host[UROCE_ADVISE_MAX_SGE];
 	int err = 0;
 
 	(void)rep;
@@ -351,13 +352,12 @@ int emu_mr_advise(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -EINVAL;
 	for (uint32_t i = 0; i < r->num_sge; i++) {
 		struct emu_mr *mr = emu_dev_mr_by_key(ctx->dev, r->sge[i].lkey);
-		uint64_t host;
 
 		if (!mr || mr->lkey != r->sge[i].lkey || mr->obj.ctx != ctx ||
 		    !(mr->access & UROCE_ACCESS_ON_DEMAND))
 			return -EFAULT;
 		if (emu_dma_check(mr, EMU_CONTAINER_OF(pdo, struct emu_pd, obj), r->sge[i].addr,
-				  r->sge[i].length, 0, &host))
+				  r->sge[i].length, 0, &host[i]))
 			return -EFAULT;
 		if (r->advice == UROCE_ADVISE_PREFETCH_WRITE && !(mr->access & WRITABLE_ACCESS))
 			return -EPERM;
@@ -365,16 +365,14 @@ int emu_mr_advise(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	if (r->advice == UROCE_ADVISE_PREFETCH_NO_FAULT)
 		return 0;
 	for (uint32_t i = 0; i < r->num_sge && !err; i++) {
-		struct emu_mr *mr = emu_dev_mr_by_key(ctx->dev, r->sge[i].lkey);
-		uint64_t host, done = 0;
+		uint64_t done = 0;
 
-		emu_dma_check(mr, mr->pd, r->sge[i].addr, r->sge[i].length, 0, &host);
 		while (done < r->sge[i].length) {
 			size_t n = r->sge[i].length - done < ADVISE_CHUNK
 				       ? (size_t)(r->sge[i].length - done)
 				       : ADVISE_CHUNK;
 			struct iovec local = {.iov_base = scratch, .iov_len = n};
-			struct iovec remote = {.iov_base = (void *)(uintptr_t)(host + done),
+			struct iovec remote = {.iov_base = (void *)(uintptr_t)(host[i] + done),
 					       .iov_len = n};
 
 			if (process_vm_readv(ctx->pid, &local, 1, &remote, 1, 0) != (ssize_t)n) {
