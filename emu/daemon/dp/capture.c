@@ -100,6 +100,11 @@ static int capture_open_file(struct emu_capture *c, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	if (!c->seq) { /* the first file: a failed start removes it if it is new */
+		struct stat st;
+
+		c->created = lstat(name, &st) && errno == ENOENT;
+	}
 	free(c->cur);
 	c->cur = name;
 	return common_pcap_open_write_snap(&c->w, name, c->snaplen, err, errlen);
@@ -109,7 +114,6 @@ int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, ui
 		     uint32_t files)
 {
 	struct emu_capture *c = calloc(1, sizeof(*c));
-	struct stat st;
 	char err[256];
 	int rc;
 
@@ -121,7 +125,6 @@ int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, ui
 	c->snaplen = snaplen;
 	c->size = size_bytes;
 	c->files = files;
-	c->created = !size_bytes && lstat(path, &st) && errno == ENOENT;
 	rc = capture_open_file(c, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "uroced: --pcap %s: %s\n", path, err);
@@ -357,12 +360,13 @@ void emu_capture_close(struct emu_dev *dev)
 void emu_capture_discard(struct emu_dev *dev)
 {
 	struct emu_capture *c = dev->capture;
-	const char *path = c ? c->path : NULL;
-	bool created = c && c->created;
+	/* the file written (with --pcap-size, the first numbered one) */
+	char *path = c && c->created ? strdup(c->cur) : NULL;
 
 	emu_capture_close(dev);
 	/* A start that failed leaves no capture behind; a file that was
 	 * there before is not ours to remove (it is empty now). */
-	if (created && unlink(path) && errno != ENOENT)
+	if (path && unlink(path) && errno != ENOENT)
 		emu_warn("capture: cannot remove %s: %s", path, strerror(errno));
+	free(path);
 }
