@@ -351,10 +351,8 @@ static struct shim_cq *create_cq(struct ibv_context *context, uint32_t cqe, void
 				 uint32_t flags)
 {
 	struct shim_context *c = shim_ctx(context);
-	struct uroce_create_cq_req req = {.hdr.op = UROCE_OP_CREATE_CQ,
-					  .cqe = cqe,
-					  .comp_vector = comp_vector,
-					  .flags = flags};
+	struct uroce_create_cq_req req = {
+	    .hdr.op = UROCE_OP_CREATE_CQ, .cqe = cqe, .comp_vector = comp_vector, .flags = flags};
 	struct uroce_cq_resp resp;
 	struct shim_cq *cq;
 	int fd, nfds, err;

@@ -188,7 +188,7 @@ struct emu_mr {
 	uint32_t access;
 	uint32_t lkey;
 	uint32_t rkey;
-	uint32_t nmw; /* memory windows bound to it (dereg is EBUSY meanwhile) */
+	uint32_t nmw;	   /* memory windows bound to it (dereg is EBUSY meanwhile) */
 	struct emu_dm *dm; /* an MR over device memory: addr is the offset in it */
 };
 
@@ -418,7 +418,7 @@ struct emu_dev {
 	uint32_t active_mtu; /* enum ibv_mtu value 1..5 */
 	struct emu_limits lim;
 	struct uroce_res_counts counts;
-	uint64_t dm_bytes; /* device memory allocated (mapped bytes), at most lim.max_dm_total */
+	uint64_t dm_bytes;    /* device memory allocated (mapped bytes), at most lim.max_dm_total */
 	uint32_t sockbuf_req; /* --sockbuf: bytes asked for each UDP buffer */
 	int rcvbuf_bytes;     /* SO_RCVBUF obtained, as the kernel reports it */
 	int sndbuf_bytes;     /* SO_SNDBUF obtained */

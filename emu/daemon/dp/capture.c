@@ -199,7 +199,7 @@ static int capture_frame(const struct xport_route *rt, const void *pkt, size_t l
 
 /* Append "; " (unless at the start) and the formatted text to note (size bytes). */
 static void note_add(char *note, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void note_add(char *note, size_t size, const char *fmt, ...)
 {
 	size_t used = strnlen(note, size);
@@ -263,8 +263,7 @@ static void capture_release_held(struct emu_dev *dev)
 }
 
 /* The WR a request packet belongs to, and why it is sent again. */
-static void note_tx(const struct emu_dev *dev, const void *pkt, size_t len, char *note,
-		    size_t size)
+static void note_tx(const struct emu_dev *dev, const void *pkt, size_t len, char *note, size_t size)
 {
 	const struct xport_tx_info *t = xport_tx_info(&dev->x);
 

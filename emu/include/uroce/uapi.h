@@ -378,7 +378,6 @@ struct uroce_reg_dm_mr_req {
 	uint32_t reserved;
 };
 
-
 /* CREATE_CHANNEL response carries one fd: the read end of the event pipe. */
 
 /*
