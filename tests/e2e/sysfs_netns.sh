@@ -101,10 +101,18 @@ for t in async_read async_reject_traffic async_traffic async_traffic_external_qp
 	[ "$(pv_status "$t")" = PASS ] && npass=$((npass + 1)) || fail "test_rdmacm_$t: $(pv_status "$t")"
 done
 [ "$npass" -eq 7 ] && pass "test_rdmacm: the 7 tests of RC and UD connections pass through the RDMA CM"
-for t in async_multicast_traffic async_ex_multicast_traffic async_ex_leave_multicast_traffic; do
+for t in async_multicast_traffic async_ex_multicast_traffic; do
 	[ "$(pv_status "$t")" = ERROR ] ||
 		fail "test_rdmacm_$t: $(pv_status "$t") (multicast is not implemented: ERROR expected)"
 done
+# The leave test runs with bad_flow=True: it expects an exception (traffic
+# after the leave must fail), and the failed join raises one too, so the
+# test passes or errors depending on which side reports first; either way it
+# says nothing about multicast, and only its having run is checked.
+case $(pv_status async_ex_leave_multicast_traffic) in
+PASS | ERROR) ;;
+*) fail "test_rdmacm_async_ex_leave_multicast_traffic: $(pv_status async_ex_leave_multicast_traffic)" ;;
+esac
 
 # The drop-in library hooks nothing: there pyverbs finds no net interface
 # and the same tests skip for that reason, as they did before the view.
