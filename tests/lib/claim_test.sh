@@ -48,7 +48,10 @@ children() {
 # wait until they print "ready"; sets HOLD.
 hold() {
 	printf 'import socket, time\n%s\nprint("ready", flush=True)\ntime.sleep(60)\n' "$1" >"$T/hold.py"
-	"$PY" "$T/hold.py" >"$T/hold.out" 2>&1 &
+	# emptied here, not by the background job's own redirection: that one
+	# may run after the wait below has read the previous holder's "ready"
+	: >"$T/hold.out"
+	"$PY" "$T/hold.py" >>"$T/hold.out" 2>&1 &
 	HOLD=$!
 	i=0
 	until grep -q ready "$T/hold.out"; do
