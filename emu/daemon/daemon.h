@@ -452,10 +452,12 @@ struct emu_dev {
 	struct emu_htab mw_keys;
 	struct emu_list flush_qps;
 	uint32_t next_handle;
-	uint32_t next_qpn;
 	uint32_t next_mr_index;
 	uint32_t next_srq_num;
-	uint8_t next_key_byte;
+	/* QPNs and key variant bytes (emu_dev_random): getrandom, unless
+	 * --seed made them reproducible (then from this splitmix64 state). */
+	bool ids_seeded;
+	uint64_t ids_state;
 
 	/* Data path. */
 	struct xport_dev x;	     /* the transport engine's device */
@@ -505,6 +507,7 @@ struct emu_opts {
 	const char *fault_file; /* --fault-file */
 	const char *fault_log;	/* --fault-log */
 	uint64_t seed;		/* --seed */
+	bool seed_set;		/* --seed was given: reproducible QPNs and keys too */
 	uint32_t sockbuf;	/* --sockbuf BYTES, 0: EMU_SOCKBUF_DEFAULT_BYTES */
 	uint8_t cm_timeout;	/* --cm-timeout EXP (EMU_CM_TIMEOUT_DEFAULT) */
 	uint8_t cm_retries;	/* --cm-retries N (EMU_CM_RETRIES_DEFAULT) */
@@ -576,6 +579,12 @@ struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key);
 struct emu_mw *emu_dev_mw_by_index(struct emu_dev *dev, uint32_t key);
 /* Find a QP by its number (device-wide). */
 struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
+/*
+ * 32 unpredictable bits for QPNs and keys: from getrandom(2), or, when the
+ * daemon was started with --seed, a sequence that depends only on the seed
+ * (reproducible runs: the tutorial, tests that compare two runs).
+ */
+uint32_t emu_dev_random(struct emu_dev *dev);
 /* Validate an address vector against the device (port, GRH present, source
  * GID index, rate), as for a RoCE port. 0 or -EINVAL. */
 int emu_dev_check_ah(const struct emu_dev *dev, const struct uroce_ah_attr *a);

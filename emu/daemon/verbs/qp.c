@@ -44,18 +44,25 @@ static struct emu_qp *find_qp(struct emu_ctx *ctx, uint32_t handle)
 	return obj ? EMU_CONTAINER_OF(obj, struct emu_qp, obj) : NULL;
 }
 
+/*
+ * A QPN nobody can guess (emu_dev_random: a forger who does not know the
+ * QPN cannot aim at the QP), unique on the device, never 0 or 1 (QP0 and
+ * QP1, the special QPs) nor 0xFFFFFF (multicast).
+ */
 static int alloc_qpn(struct emu_dev *dev, struct emu_qp *qp)
 {
-	uint32_t qpn;
+	uint32_t qpn = 0;
 	uint32_t tries = 0;
 
 	do {
-		qpn = dev->next_qpn++ & QPN_MASK;
-		if (dev->next_qpn > QPN_MASK - 1) /* 0xffffff is multicast */
-			dev->next_qpn = 0x11;
-		if (++tries > QPN_MASK)
+		/* Random draws, then (a nearly full space) the next free one. */
+		if (tries < 64)
+			qpn = emu_dev_random(dev) & QPN_MASK;
+		else
+			qpn = (qpn + 1) & QPN_MASK;
+		if (++tries > QPN_MASK + 64)
 			return -ENOMEM;
-	} while (qpn < 2 || emu_htab_find(&dev->qpns, qpn));
+	} while (qpn < 2 || qpn == QPN_MASK || emu_htab_find(&dev->qpns, qpn));
 	if (emu_htab_insert(&dev->qpns, &qp->qpn_node, qpn))
 		return -ENOMEM;
 	qp->qpn = qpn;
