@@ -306,7 +306,8 @@ struct emu_ctx {
 	int fd;
 	pid_t pid;
 	uid_t uid;
-	int opened; /* OPEN_CTX done */
+	pid_t req_pid; /* sender of the request being handled (SCM_CREDENTIALS), 0: unknown */
+	int opened;    /* OPEN_CTX done */
 	int closing;
 	uv_poll_t poll;
 	int doorbell_fd; /* eventfd, -1 before OPEN_CTX */

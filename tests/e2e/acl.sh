@@ -8,6 +8,8 @@
 #    both are dropped (drop.bad_sport), the memory and the receive queue are
 #    untouched, the capture says why, and the real peer is served after;
 #    the peer's own port (the one its daemon holds) cannot be bound;
+#  - a child forked after ibv_open_device cannot register memory in the
+#    inherited context (the daemon's DMA would reach its parent's memory);
 #  - QP numbers and key bytes are unpredictable (not 0x11, 0x12, ...; key
 #    variants not the old *5+1 walk), unique, never 0, 1 or 0xFFFFFF, and
 #    reproducible only when the daemon is given --seed;
@@ -73,6 +75,13 @@ if command -v tshark >/dev/null 2>&1; then
 	[ "$n" -eq 2 ] && pass "the capture marks both forgeries 'dropped: bad_sport'" ||
 		fail "the capture marks $n frames dropped: bad_sport"
 fi
+
+# ---- a process registers only its own memory
+out=$("${VIA[@]}" timeout 30 "$P" fork_reg uroce1 2>&1) && rc=0 || rc=$?
+[ "$rc" -eq 0 ] && echo "$out" | grep -q "child reg_mr: Operation not permitted" &&
+	echo "$out" | grep -q "parent reg_mr: registered" &&
+	pass "a forked child cannot register memory in its parent's context (EPERM); the parent can" ||
+	fail "fork_reg: exit $rc, $out"
 
 # ---- numbering: unpredictable by default, reproducible with --seed
 numbers() { # DEVICE: its QPNs and R_Keys, one per line

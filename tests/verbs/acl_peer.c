@@ -16,13 +16,20 @@
  *       and whether A's receive completed ("no receive" or "received"),
  *       writes and sends once more from B ("peer write ok", "peer send ok":
  *       the real peer is still served) and exits 0 when all of that holds.
+ *   acl_peer fork_reg DEVICE
+ *       opens DEVICE and a PD, forks; the child's ibv_reg_mr on the
+ *       inherited context must fail with EPERM ("child reg_mr: ..."), the
+ *       parent's succeed afterwards ("parent reg_mr: registered").
  */
+#include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BUF_BYTES 4096
 #define PSN_A 0x4a11 /* A's first send PSN (= B's rq_psn) */
@@ -240,12 +247,49 @@ static int target(const char *dev_a, const char *dev_b)
 	return ok ? 0 : 1;
 }
 
+/*
+ * A child forked after ibv_open_device shares the parent's connection: its
+ * ibv_reg_mr must fail (EPERM), since the daemon's DMA would reach the
+ * parent's memory at those addresses; the parent's own still works.
+ */
+static int fork_reg(const char *dev)
+{
+	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	static char buf[8192];
+	struct ibv_mr *mr;
+	int status = 0;
+	pid_t pid;
+
+	if (!pd)
+		return fail("device or PD");
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return fail("fork");
+	if (pid == 0) {
+		errno = 0;
+		mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+		printf("child reg_mr: %s\n", mr ? "registered" : strerror(errno));
+		fflush(stdout);
+		_exit(!mr && errno == EPERM ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("waitpid");
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	printf("parent reg_mr: %s\n", mr ? "registered" : strerror(errno));
+	return mr && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "fork_reg"))
+		return fork_reg(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "numbers"))
 		return numbers(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "target"))
 		return target(argv[2], argv[3]);
-	fprintf(stderr, "usage: acl_peer numbers DEVICE NQP NMR | acl_peer target DEV_A DEV_B\n");
+	fprintf(stderr, "usage: acl_peer numbers DEVICE NQP NMR | target DEV_A DEV_B | "
+			"fork_reg DEVICE\n");
 	return 2;
 }

@@ -129,6 +129,14 @@ static bool is_implicit(uint64_t addr, uint64_t len, uint32_t access)
 
 static int check_range(struct emu_ctx *ctx, uint64_t addr, uint64_t len, uint32_t access)
 {
+	/*
+	 * A process registers only its own memory: DMA goes to the process
+	 * that opened the context, so a child that inherited the connection
+	 * across fork() (or a process it was passed to) may not name
+	 * addresses, which would be its parent's.
+	 */
+	if (ctx->req_pid != ctx->pid)
+		return -EPERM;
 	if (is_implicit(addr, len, access))
 		return 0;
 	if (len == 0 || len > ctx->dev->lim.max_mr_size || addr + len < addr)
