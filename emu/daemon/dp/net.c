@@ -41,6 +41,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <netdb.h>
 #include <linux/udp.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -237,10 +238,23 @@ unsigned emu_net_flush(struct emu_dev *dev)
 		 * datagram is lost (the transport retransmits); say so now and
 		 * then, with the reason. */
 		dev->dcnt[EMU_DCNT_TX_DROPPED]++;
-		emu_log_rl(&dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
-			   "sending a %zu-byte datagram: %s; %llu lost so far (counter tx_dropped)",
-			   n->tx_iov[done].iov_len, r < 0 ? strerror(errno) : "sent none",
-			   (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
+		{
+			int err = r < 0 ? errno : 0;
+			char host[64] = "?";
+			const uint8_t *b = n->tx_bufs[done];
+
+			/* Where it went and the peer QP it was for (BTH bytes 5-7). */
+			getnameinfo((struct sockaddr *)&n->tx_names[done],
+				    n->tx_msgs[done].msg_hdr.msg_namelen, host, sizeof(host), NULL,
+				    0, NI_NUMERICHOST);
+			emu_log_rl(&dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
+				   "sending a %zu-byte datagram to %s for its QP 0x%06x: %s; %llu "
+				   "lost so far (counter tx_dropped)",
+				   n->tx_iov[done].iov_len, host,
+				   (unsigned)(b[5] << 16 | b[6] << 8 | b[7]),
+				   err ? strerror(err) : "sent none",
+				   (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
+		}
 		done++;
 	}
 	n->ntx = 0;
