@@ -13,6 +13,8 @@
 #  - QP numbers and key bytes are unpredictable (not 0x11, 0x12, ...; key
 #    variants not the old *5+1 walk), unique, never 0, 1 or 0xFFFFFF, and
 #    reproducible only when the daemon is given --seed;
+#  - a controlled Q_Key (high bit set) is EPERM at ibv_modify_qp without
+#    CAP_NET_RAW (as Linux), a WR's Q_Key with the high bit sends the QP's;
 #  - a run directory others may write to without the sticky bit is refused.
 # The forger runs as uid 65534 when the test is root (setpriv), else as us.
 . "$(dirname "$0")/lib.sh"
@@ -82,6 +84,44 @@ out=$("${VIA[@]}" timeout 30 "$P" fork_reg uroce1 2>&1) && rc=0 || rc=$?
 	echo "$out" | grep -q "parent reg_mr: registered" &&
 	pass "a forked child cannot register memory in its parent's context (EPERM); the parent can" ||
 	fail "fork_reg: exit $rc, $out"
+
+# ---- a controlled Q_Key (high bit set) needs CAP_NET_RAW (IBA 10.2.5)
+if [ ${#AS_OTHER[@]} -gt 0 ]; then
+	N=$T/nobody-run
+	mkdir -m 0700 "$N" && chown 65534:65534 "$N"
+	"${AS_OTHER[@]}" "$UROCE_BIN/uroced" --name nobody0 --addr "$E2E_NET.8" --rundir "$N" \
+		2>"$T/nobody0.log" 9>&- &
+	NPID=$!
+	BG_PIDS="$BG_PIDS $NPID"
+	for _ in $(seq 100); do
+		[ -S "$N/nobody0.sock" ] && break
+		sleep 0.1
+	done
+	q() { # AS... -- QKEY
+		local -a as=()
+		while [ "$1" != -- ]; do as+=("$1"); shift; done
+		"${as[@]}" env UROCE_RUNDIR="$N" LD_PRELOAD="$UROCE_LIB/liburoce.so" timeout 20 \
+			"$P" qkey nobody0 "$2" 2>&1
+	}
+	out=$(q "${AS_OTHER[@]}" -- 0x80010000)
+	[ "$out" = "qkey 0x80010000: Operation not permitted" ] &&
+		pass "uid 65534 may not set a controlled Q_Key: $out" || fail "controlled Q_Key as uid 65534: $out"
+	out=$(q "${AS_OTHER[@]}" -- 0x11111111)
+	[ "$out" = "qkey 0x11111111: ok" ] && pass "uid 65534 sets an ordinary one: $out" ||
+		fail "ordinary Q_Key as uid 65534: $out"
+	kill "$NPID" 2>/dev/null
+	wait "$NPID" 2>/dev/null
+fi
+out=$("${VIA[@]}" timeout 20 "$P" qkey uroce1 0x80010000 2>&1)
+caps=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+if (((16#${caps:-0} >> 13) & 1)); then # CAP_NET_RAW
+	[ "$out" = "qkey 0x80010000: ok" ] && pass "with CAP_NET_RAW a controlled Q_Key is set: $out" ||
+		fail "controlled Q_Key with CAP_NET_RAW: $out"
+else
+	[ "$out" = "qkey 0x80010000: Operation not permitted" ] &&
+		pass "without CAP_NET_RAW a controlled Q_Key is refused: $out" ||
+		fail "controlled Q_Key without CAP_NET_RAW: $out"
+fi
 
 # ---- numbering: unpredictable by default, reproducible with --seed
 numbers() { # DEVICE: its QPNs and R_Keys, one per line

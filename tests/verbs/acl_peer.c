@@ -20,6 +20,9 @@
  *       opens DEVICE and a PD, forks; the child's ibv_reg_mr on the
  *       inherited context must fail with EPERM ("child reg_mr: ..."), the
  *       parent's succeed afterwards ("parent reg_mr: registered").
+ *   acl_peer qkey DEVICE QKEY
+ *       moves a UD QP to INIT with QKEY and prints "qkey QKEY: ok" or the
+ *       error (a controlled Q_Key needs CAP_NET_RAW).
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -281,8 +284,36 @@ static int fork_reg(const char *dev)
 	return mr && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
+/*
+ * A UD QP to INIT with Q_Key qkey: prints "qkey 0x%08x: ok" or the error
+ * (a controlled Q_Key, high bit set, needs CAP_NET_RAW: EPERM otherwise).
+ */
+static int qkey(const char *dev, uint32_t qkey)
+{
+	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	struct ibv_cq *cq = pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
+	struct ibv_qp_init_attr ia = {
+	    .send_cq = cq,
+	    .recv_cq = cq,
+	    .cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1},
+	    .qp_type = IBV_QPT_UD,
+	};
+	struct ibv_qp *qp = cq ? ibv_create_qp(pd, &ia) : NULL;
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = qkey};
+	int ret;
+
+	if (!qp)
+		return fail("device, PD, CQ or UD QP");
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+	printf("qkey 0x%08x: %s\n", qkey, ret ? strerror(ret) : "ok");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "qkey"))
+		return qkey(argv[2], (uint32_t)strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "fork_reg"))
 		return fork_reg(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "numbers"))
@@ -290,6 +321,6 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "target"))
 		return target(argv[2], argv[3]);
 	fprintf(stderr, "usage: acl_peer numbers DEVICE NQP NMR | target DEV_A DEV_B | "
-			"fork_reg DEVICE\n");
+			"fork_reg DEVICE | qkey DEVICE QKEY\n");
 	return 2;
 }
