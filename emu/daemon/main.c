@@ -624,11 +624,13 @@ static int start(struct uroced *u)
 	if (err) {
 		struct stat st;
 
-		if (err == -EPERM && !stat(dev->rundir, &st) && common_rundir_unsafe_mode(st.st_mode))
-			fprintf(stderr,
-				"uroced: run directory %s: writable by other users and not sticky "
-				"(another user could replace the device socket; chmod go-w or +t)\n",
-				dev->rundir);
+		if (err == -EPERM && !stat(dev->rundir, &st) &&
+		    common_rundir_unsafe_mode(st.st_mode))
+			fprintf(
+			    stderr,
+			    "uroced: run directory %s: writable by other users and not sticky "
+			    "(another user could replace the device socket; chmod go-w or +t)\n",
+			    dev->rundir);
 		else
 			fprintf(stderr, "uroced: run directory %s: %s\n", dev->rundir,
 				strerror(-err));

@@ -5,13 +5,12 @@
  * via wire_validate, ICRC (icrc.c, which decides how without the IPv4
  * header), destination QP,
  * transport vs QP type, QP state, the QP's path addresses and its peer's
- * UDP source port, P_Key, Q_Key for UD), counts every drop by reason on the device and, once the QP is known,
- * on the QP, and queues a copy of the parsed packet on the QP's responder
- * queue (requests) or completer queue (responses); it also implements those
- * queues and the store of requests the responder holds beyond a gap. It
- * executes nothing itself, never answers a packet, and is not
- * called again for a queued one: what must be re-checked when a queued
- * packet's turn comes (PSN, QP state) is the responder's and completer's.
+ * UDP source port, P_Key, Q_Key for UD), counts every drop by reason on the device and, once the QP
+ * is known, on the QP, and queues a copy of the parsed packet on the QP's responder queue
+ * (requests) or completer queue (responses); it also implements those queues and the store of
+ * requests the responder holds beyond a gap. It executes nothing itself, never answers a packet,
+ * and is not called again for a queued one: what must be re-checked when a queued packet's turn
+ * comes (PSN, QP state) is the responder's and completer's.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -102,8 +102,8 @@ static int numbers(const char *dev, int nqp, int nmr)
 		printf("qpn 0x%06x\n", qp->qp_num);
 	}
 	for (int i = 0; i < nmr; i++) {
-		struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
-								       IBV_ACCESS_REMOTE_WRITE);
+		struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf),
+					       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 
 		if (!mr)
 			return fail("reg MR");
@@ -124,8 +124,8 @@ static int setup(struct end *e, const char *dev)
 	if (!e->qp || !e->buf)
 		return fail("PD, CQ, QP or buffer");
 	memset(e->buf, 0, BUF_BYTES);
-	e->mr = ibv_reg_mr(e->pd, e->buf, BUF_BYTES,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	e->mr =
+	    ibv_reg_mr(e->pd, e->buf, BUF_BYTES, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!e->mr || ibv_query_gid(e->ctx, 1, 0, &e->gid))
 		return fail("MR or GID");
 	return 0;
@@ -176,10 +176,15 @@ static int post_wait(struct end *from, const struct end *to, size_t off, size_t 
 		     enum ibv_wr_opcode op)
 {
 	struct ibv_sge sge = {(uintptr_t)from->buf + off, (uint32_t)len, from->mr->lkey};
-	struct ibv_send_wr wr = {
-	    .wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = op,
-	    .send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_send_wr wr =
+			       {
+				   .wr_id = 1,
+				   .sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = op,
+				   .send_flags = IBV_SEND_SIGNALED,
+			       },
+			   *bad;
 	struct ibv_wc wc;
 	time_t end = time(NULL) + 10;
 	int n;

@@ -310,9 +310,8 @@ START_TEST(test_peer_sport_exchange)
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	ck_assert_uint_eq(env->qb->x.peer_sport, env->qa->x.sport);
 	ck_assert_uint_eq(env->qa->x.peer_sport, env->qb->x.sport);
-	ck_assert_uint_eq(env->qa->x.drops[XPORT_DROP_BAD_SPORT] +
-			      env->qb->x.drops[XPORT_DROP_BAD_SPORT],
-			  0);
+	ck_assert_uint_eq(
+	    env->qa->x.drops[XPORT_DROP_BAD_SPORT] + env->qb->x.drops[XPORT_DROP_BAD_SPORT], 0);
 }
 END_TEST
 

@@ -40,7 +40,7 @@
 	X(RESP_BAD, "resp_bad", "response that does not fit the request it acknowledges")     \
 	X(RESP_RNR_WAIT, "resp_rnr_wait", "PSN NAK received while waiting for the RNR timer") \
 	X(UD_TOO_LONG, "ud_too_long", "UD message larger than the receive WQE")               \
-	X(COMP_BUSY, "comp_busy", "response arrived while the completer's queue was full")   \
+	X(COMP_BUSY, "comp_busy", "response arrived while the completer's queue was full")    \
 	X(BAD_SPORT, "bad_sport",                                                             \
 	  "UDP source port is not the one the connected QP's peer sends from")
 
