@@ -127,7 +127,13 @@ if [ "$FAMILY" = 4 ]; then
 		-n 1000000 "$TCP_HOST" >"$T/down.client" 2>&1 &
 	cpid=$!
 	BG_PIDS="$BG_PIDS $cpid"
-	sleep 1
+	# Until the ping-pong runs (its set-up goes over the same veth).
+	for _ in $(seq 200); do
+		n=$(ip netns exec "$NSB" "$UROCE_BIN/uroce" counters uroce3 --rundir "$(rundir_of "$NSB")" \
+			--all 2>/dev/null | awk '$1 == "xport.send_cqe" { print $2 }')
+		[ "${n:-0}" -ge 100 ] && break
+		sleep 0.1
+	done
 	# The client's link: its sends are refused (its peer, waiting to
 	# receive, would notice nothing and is stopped afterwards).
 	ip -n "$NSB" link set "$VB" down
