@@ -142,7 +142,7 @@ if [ "$FAMILY" = 4 ]; then
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 	ip -n "$NSB" link set "$VB" up
-	lines=$(grep -c "datagram to $E2E_NET.1 for its QP 0x[0-9a-f]*: " "$T/uroce3.log")
+	lines=$(grep -Ec "datagram \([0-9]+ packets?\) to $E2E_NET.1 for its QP 0x[0-9a-f]+: " "$T/uroce3.log")
 	lost=$(ip netns exec "$NSB" "$UROCE_BIN/uroce" counters uroce3 --rundir "$(rundir_of "$NSB")" \
 		--all | awk '$1 == "daemon.tx_dropped" { print $2 }')
 	[ "$rc" -ne 0 ] && grep -q "completed with transport retry counter exceeded (status 12)" \
@@ -152,7 +152,7 @@ if [ "$FAMILY" = 4 ]; then
 		pass "link down: the QP moved to ERR is logged with the reason" ||
 		fail "link down: no 'moved to ERR' line"
 	[ "$lines" -ge 1 ] && [ "$lines" -le 20 ] && [ "${lost:-0}" -ge "$lines" ] &&
-		pass "link down: $lost datagrams refused, $lines lines: $(grep -m1 "datagram to $E2E_NET.1 for its QP" "$T/uroce3.log" | sed 's/.*warn[a-z]*: //')" ||
+		pass "link down: $lost datagrams refused, $lines lines: $(grep -m1 "to $E2E_NET.1 for its QP" "$T/uroce3.log" | sed 's/.*warn[a-z]*: //')" ||
 		fail "link down: $lines log lines for ${lost:-?} refused datagrams"
 	stop_rnic uroce2
 	stop_rnic uroce3
