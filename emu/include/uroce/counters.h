@@ -103,7 +103,9 @@
 	X(ICRC_ID_UNTRACKED, "icrc_id_untracked", "first-seen senders the full tracker forgot")    \
 	X(ICRC_ID_EVICTED, "icrc_id_evicted", "idle senders the ID tracker forgot for new ones")   \
 	X(SPORT_LEARNED, "sport_learned",                                                          \
-	  "connected QPs that learned their peer's UDP source port from a valid packet")
+	  "connected QPs that learned their peer's UDP source port from a valid packet")          \
+	X(ICRC_ID_GSO, "icrc_id_gso",                                                              \
+	  "ICRC matched with the ID after the last of a uroce peer: a GSO datagram cut on the way")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,
