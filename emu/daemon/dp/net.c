@@ -114,6 +114,24 @@ int emu_net_start(struct emu_dev *dev)
 	if (rc)
 		emu_warn("UDP checksum option: %s", strerror(errno));
 	/*
+	 * Multicast (mcast.c): sent out of the RNIC's own interface, and
+	 * looped back to this host's members of the group on it (other RNICs
+	 * on the interface, this one's attached QPs).
+	 */
+	if (dev->family == AF_INET) {
+		struct ip_mreqn mr = {.imr_ifindex = dev->ifindex};
+
+		mr.imr_address = ((const struct sockaddr_in *)&dev->addr)->sin_addr;
+		rc = setsockopt(dev->udp_fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr)) ||
+		     setsockopt(dev->udp_fd, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof(one));
+	} else {
+		rc = setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &dev->ifindex,
+				sizeof(dev->ifindex)) ||
+		     setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &one, sizeof(one));
+	}
+	if (rc)
+		emu_warn("multicast interface %s: %s", dev->ifname, strerror(errno));
+	/*
 	 * RC requests in flight, device-wide (xport flow.c): what a peer
 	 * whose buffer is like ours holds. The kernel charges a datagram's
 	 * truesize, about twice its payload on loopback (8456 bytes for a
@@ -193,6 +211,9 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		dev->dcnt[EMU_DCNT_TX_NO_ROUTE]++;
 		return rc;
 	}
+	if (dev->family == AF_INET ? IN_MULTICAST(ntohl(((struct sockaddr_in *)&n->tx_names[i])->sin_addr.s_addr))
+				   : IN6_IS_ADDR_MULTICAST(&((struct sockaddr_in6 *)&n->tx_names[i])->sin6_addr))
+		dev->dcnt[EMU_DCNT_TX_MCAST]++;
 	memcpy(n->tx_bufs[i], pkt, len);
 	n->tx_iov[i].iov_base = n->tx_bufs[i];
 	n->tx_iov[i].iov_len = len;
@@ -264,7 +285,8 @@ static void rx_batch_prepare(struct emu_net *n)
 	}
 }
 
-static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
+/* One received datagram: of the RNIC's socket (g NULL) or of group g's. */
+static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 {
 	struct xport_route rt;
 	uint8_t *pkt = m->msg_hdr.msg_iov->iov_base;
@@ -275,7 +297,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		dev->dcnt[EMU_DCNT_RX_TRUNCATED]++;
 		return;
 	}
-	if (dev->raw_fd >= 0) {
+	if (g ? g->raw : dev->raw_fd >= 0) {
 		/* The raw socket: the IPv4 header, with the ID, comes first. */
 		size_t off;
 
@@ -295,10 +317,17 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		dev->dcnt[EMU_DCNT_RX_NO_PKTINFO]++;
 		return;
 	}
-	/* PROTOCOL.md 10: the destination must be our GID. */
-	if (memcmp(rt.dgid, dev->gid, 16)) {
+	/* PROTOCOL.md 10: the destination must be our GID, or the group's. */
+	if (memcmp(rt.dgid, g ? g->gid : dev->gid, 16)) {
 		dev->dcnt[EMU_DCNT_RX_NOT_OURS]++;
 		return;
+	}
+	if (g) {
+		dev->dcnt[EMU_DCNT_RX_MCAST]++;
+		if (!g->nqp) { /* a CM join without a QP, say */
+			dev->dcnt[EMU_DCNT_RX_MCAST_NO_QP]++;
+			return;
+		}
 	}
 	if (dev->fault_on)
 		emu_fault_rx(dev, &rt, pkt, len);
@@ -318,16 +347,18 @@ void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const vo
 	emu_capture_rx_end(dev);
 }
 
-unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
+static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsigned rounds)
 {
 	struct emu_net *n = dev->net;
 	unsigned total = 0;
 
+	if (!n)
+		return 0;
 	for (unsigned r = 0; r < rounds; r++) {
 		int got;
 
 		rx_batch_prepare(n);
-		got = recvmmsg(dev->rx_fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
+		got = recvmmsg(fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (got < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				dev->dcnt[EMU_DCNT_RX_ERRORS]++;
@@ -339,7 +370,7 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
 			break;
 		dev->dcnt[EMU_DCNT_RX_BATCHES]++;
 		for (int i = 0; i < got; i++)
-			rx_one(dev, &n->rx_msgs[i]);
+			rx_one(dev, &n->rx_msgs[i], g);
 		total += (unsigned)got;
 		/* Answers (ACKs, READ responses) leave with each batch. */
 		emu_net_flush(dev);
@@ -347,6 +378,16 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
 			break;
 	}
 	return total;
+}
+
+unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
+{
+	return net_receive(dev, dev->rx_fd, NULL, rounds);
+}
+
+unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds)
+{
+	return net_receive(g->dev, g->fd, g, rounds);
 }
 
 static void on_udp(uv_poll_t *h, int status, int events)
