@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# UD multicast between two RNICs over real IP multicast: in a network
+# namespace of its own (so that the test's group traffic meets nobody
+# else's), a veth pair with uroce0 on one end and uroce1 on the other. The
+# sender's datagram leaves uroce0's interface (the kernel loops a copy back
+# to uroce0's own members of the group) and crosses the veth to uroce1,
+# which joined the group on its end (IGMP). tests/verbs/mcast checks the
+# delivery to three attached QPs on the two RNICs, detach, Q_Keys and the
+# errors; then rdmacm-utils' mckey joins through the RDMA CM and sends
+# between the RNICs. The captures decode with every ICRC valid, and tshark
+# shows DestQP 0xFFFFFF with a DETH on every multicast packet of the veth.
+# Skips when network namespaces cannot be created here (needs root).
+#
+#   mcast.sh PATH_TO_mcast
+
+E2E_NET=${UROCE_TEST_PRIV_NET:?UROCE_TEST_PRIV_NET must be set (by uroce_net_test)}
+. "$(dirname "$0")/lib.sh"
+PROG=${1:?usage: mcast.sh PATH_TO_mcast}
+[ -x "$PROG" ] || skip "$PROG was not built (no system libibverbs)"
+need_prog ip
+NS=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-m
+VA=ut${UROCE_TEST_SLOT}i${UROCE_TEST_INDEX}m
+VB=ut${UROCE_TEST_SLOT}i${UROCE_TEST_INDEX}n
+# A group of the administratively scoped range, per test slot.
+GROUP=239.$((UROCE_TEST_SLOT % 256)).$((UROCE_TEST_INDEX % 256)).1
+GROUP2=239.$((UROCE_TEST_SLOT % 256)).$((UROCE_TEST_INDEX % 256)).7
+
+netns_cleanup() {
+	ip netns del "$NS" 2>/dev/null
+	ip link del "$VA" 2>/dev/null
+}
+netns_cleanup
+if ! ip netns add "$NS" 2>"$T/netns.err"; then
+	skip "cannot create network namespaces here: $(cat "$T/netns.err")"
+fi
+at_exit netns_cleanup
+ip link add "$VA" type veth peer name "$VB" &&
+	ip link set "$VA" netns "$NS" &&
+	ip link set "$VB" netns "$NS" &&
+	ip -n "$NS" addr add "$ADDR0/24" dev "$VA" &&
+	ip -n "$NS" addr add "$ADDR1/24" dev "$VB" &&
+	ip -n "$NS" link set "$VA" up &&
+	ip -n "$NS" link set "$VB" up &&
+	ip -n "$NS" link set lo up ||
+	skip "cannot set up the veth pair in the namespace"
+# Both ends are this host's: a datagram from uroce0's address that comes in
+# on uroce1's end is accepted as on a link between two hosts.
+for k in all.rp_filter default.rp_filter $VA.rp_filter $VB.rp_filter; do
+	ip netns exec "$NS" sysctl -qw "net.ipv4.conf.$k=0"
+done
+for k in $VA.accept_local $VB.accept_local; do
+	ip netns exec "$NS" sysctl -qw "net.ipv4.conf.$k=1"
+done
+RUNDIR=$(rundir_of "$NS")
+mkdir -p "$RUNDIR"
+HOST_NS=$NS
+
+start_rnics
+LO_FILTER="udp port 4791"
+lo_capture_start "$VA" "$NS" "$E2E_NET.3"
+
+counter() { # counter DEV NAME: the device counter's value
+	ip netns exec "$NS" "$UROCE_BIN/uroce" counters "$1" --all --rundir "$RUNDIR" 2>/dev/null |
+		awk -v n="daemon.$2" '$1 == n { print $2; exit }'
+}
+
+via_cmd run
+rc=0
+"${VIA[@]}" timeout -k 5 120 "$PROG" uroce0 uroce1 "$GROUP" >"$T/mcast.out" 2>&1 || rc=$?
+sed 's/^/    /' "$T/mcast.out"
+check "mcast exit 0 (got $rc)" test "$rc" -eq 0
+check "mcast: every check passed" grep -qx "all passed" "$T/mcast.out"
+tx=$(counter uroce0 tx_mcast)
+rx1=$(counter uroce1 rx_mcast)
+rx0=$(counter uroce0 rx_mcast)
+noroute=$(counter uroce0 tx_no_route)
+check "uroce0 sent 30 datagrams to the group (tx_mcast $tx), none unroutable (tx_no_route $noroute)" \
+	test "${tx:-0}" -eq 30 -a "${noroute:-1}" -eq 0
+check "both RNICs received them (rx_mcast: uroce0 $rx0 looped back, uroce1 $rx1 over the veth)" \
+	test "${rx0:-0}" -ge 30 -a "${rx1:-0}" -ge 30
+
+# rdmacm-utils' mckey: receiver on uroce1, sender on uroce0, joined through
+# rdma_join_multicast (the RDMA CM's MULTICAST_JOIN event gives the group's
+# address vector, QPN 0xFFFFFF and Q_Key).
+if command -v mckey >/dev/null; then
+	bg_via mckey.recv 60 mckey -m "$GROUP2" -b "$ADDR1" -C 10
+	RPID=$BG_PID
+	# the receiver's join is on the wire (its group socket) before the sender starts
+	for _ in $(seq 100); do
+		grep -q "joined" "$T/mckey.recv" 2>/dev/null && break
+		sleep 0.1
+	done
+	rc=0
+	"${VIA[@]}" timeout -k 5 60 mckey -m "$GROUP2" -b "$ADDR0" -s -C 10 >"$T/mckey.send" 2>&1 || rc=$?
+	wait "$RPID"
+	rrc=$?
+	if [ "$rc" -eq 0 ] && [ "$rrc" -eq 0 ] && grep -q "receiving data transfers" "$T/mckey.recv" &&
+		grep -q "^test complete" "$T/mckey.recv" && grep -q "^test complete" "$T/mckey.send"; then
+		pass "mckey: sender on uroce0 and receiver on uroce1 joined $GROUP2, 10 messages received"
+	else
+		fail "mckey: sender exit $rc, receiver exit $rrc"
+		show "$T/mckey.send" 20
+		show "$T/mckey.recv" 20
+	fi
+else
+	echo "SKIP (mckey): rdmacm-utils is not installed"
+fi
+
+lo_capture_stop
+stop_rnics
+check_decode "$T/uroce0.pcap"
+check_decode "$T/uroce1.pcap"
+check_tshark "$T/uroce0.pcap"
+check_tshark "$T/uroce1.pcap"
+if [ -n "$LO_CAP" ]; then
+	check_tshark "$LO_CAP"
+	# every datagram to the group is a UD SEND Only (opcode 0x64) to QP 0xFFFFFF with a DETH
+	nmc=$(tshark -r "$LO_CAP" -Y "ip.dst == $GROUP && infiniband" -T fields -e infiniband.bth.opcode \
+		-e infiniband.bth.destqp -e infiniband.deth.qkey 2>/dev/null | sort | uniq -c)
+	echo "$nmc" | sed 's/^/    tshark: /'
+	check "tshark on the veth: 30 UD SEND Only to QP 0xffffff with a DETH (Q_Key 0x11111111)" \
+		grep -Eq '^ *30[[:space:]]+100[[:space:]]+0x00ffffff[[:space:]]+0x11111111$' <<<"$nmc"
+fi
+finish
