@@ -57,7 +57,9 @@ mkdir -p "$RUNDIR"
 HOST_NS=$NS
 
 start_rnics
-LO_FILTER="udp port 4791"
+# The capture's probe goes out of uroce0's end to a neighbour that is not there.
+ip -n "$NS" neigh replace "$E2E_NET.3" lladdr 02:00:00:00:00:03 dev "$VA" nud permanent
+LO_FILTER="udp and (port 4791 or dst port 9)"
 lo_capture_start "$VA" "$NS" "$E2E_NET.3"
 
 counter() { # counter DEV NAME: the device counter's value
@@ -115,11 +117,16 @@ check_tshark "$T/uroce0.pcap"
 check_tshark "$T/uroce1.pcap"
 if [ -n "$LO_CAP" ]; then
 	check_tshark "$LO_CAP"
-	# every datagram to the group is a UD SEND Only (opcode 0x64) to QP 0xFFFFFF with a DETH
-	nmc=$(tshark -r "$LO_CAP" -Y "ip.dst == $GROUP && infiniband" -T fields -e infiniband.bth.opcode \
-		-e infiniband.bth.destqp -e infiniband.deth.qkey 2>/dev/null | sort | uniq -c)
-	echo "$nmc" | sed 's/^/    tshark: /'
-	check "tshark on the veth: 30 UD SEND Only to QP 0xffffff with a DETH (Q_Key 0x11111111)" \
-		grep -Eq '^ *30[[:space:]]+100[[:space:]]+0x00ffffff[[:space:]]+0x11111111$' <<<"$nmc"
+	# every datagram to the group is a UD SEND Only (opcode 100; mckey's carry
+	# an immediate, 101) to QP 0xFFFFFF with a DETH: the verbs program's
+	# Q_Key, and mckey's the RDMA CM's
+	for g in "$GROUP 30 0x0000000011111111 100" "$GROUP2 10 0x0000000001234567 101"; do
+		set -- $g
+		nmc=$(tshark -r "$LO_CAP" -Y "ip.dst == $1" -T fields -e infiniband.bth.opcode \
+			-e infiniband.bth.destqp -e infiniband.deth.q_key 2>/dev/null | sort | uniq -c)
+		echo "$nmc" | sed 's/^/    tshark: /'
+		check "tshark on the veth: $2 UD SEND Only (opcode $4) to $1, QP 0xffffff, DETH Q_Key $3" \
+			grep -Eq "^ *$2[[:space:]]+$4[[:space:]]+0xffffff[[:space:]]+$3\$" <<<"$nmc"
+	done
 fi
 finish
