@@ -472,9 +472,9 @@ struct emu_dev {
 	struct emu_htab mr_keys;
 	struct emu_htab mw_keys;
 	struct emu_list flush_qps;
-	struct emu_list mcgs;	     /* multicast groups joined (dp/mcast.c) */
-	uint32_t nmcg;		     /* groups in mcgs */
-	uint32_t nmcast_attach;	     /* QP attachments, all groups */
+	struct emu_list mcgs;	/* multicast groups joined (dp/mcast.c) */
+	uint32_t nmcg;		/* groups in mcgs */
+	uint32_t nmcast_attach; /* QP attachments, all groups */
 	uint32_t next_handle;
 	uint32_t next_qpn;
 	uint32_t next_mr_index;

@@ -82,8 +82,8 @@ static const struct emu_limits default_limits = {
     .max_srq_wr = 16384,
     .max_srq_sge = 32,
     .max_ah = 32768,
-    .max_mcast_grp = 1024,	/* a socket each (dp/mcast.c) */
-    .max_mcast_qp_attach = 56,	/* QPs per group, as rxe */
+    .max_mcast_grp = 1024,     /* a socket each (dp/mcast.c) */
+    .max_mcast_qp_attach = 56, /* QPs per group, as rxe */
     .max_total_mcast_qp_attach = 1024 * 56,
     .max_inline_data = UROCE_MAX_INLINE_BYTES,
     .max_channels = 4096,
@@ -391,9 +391,9 @@ const char *emu_dev_icrc_name(enum emu_icrc m)
 
 /*
  * The raw socket's filter (classic BPF, run on the IPv4 header): UDP
- * datagrams to our address (or a multicast group's, mcast.c) and port only, so that the kernel queues nothing
- * else (a raw IPPROTO_UDP socket otherwise gets a copy of every UDP
- * datagram the host receives for its bound address).
+ * datagrams to our address (or a multicast group's, mcast.c) and port only, so that the kernel
+ * queues nothing else (a raw IPPROTO_UDP socket otherwise gets a copy of every UDP datagram the
+ * host receives for its bound address).
  */
 int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port)
 {

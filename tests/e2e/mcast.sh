@@ -82,6 +82,15 @@ check "uroce0 sent 30 datagrams to the group (tx_mcast $tx), none unroutable (tx
 check "both RNICs received them (rx_mcast: uroce0 $rx0 looped back, uroce1 $rx1 over the veth)" \
 	test "${rx0:-0}" -ge 30 -a "${rx1:-0}" -ge 30
 
+# The program is gone: its QPs are destroyed, so are their attachments, and
+# the RNICs left the groups (no group socket, no membership on the veth).
+groups_left() {
+	ip netns exec "$NS" ss -Huwan 2>/dev/null | grep -c "239\.$((UROCE_TEST_SLOT % 256))\.$((UROCE_TEST_INDEX % 256))\." || true
+}
+check "after the program: no group socket left ($(groups_left))" test "$(groups_left)" -eq 0
+check "after the program: the veth ends are in no group" \
+	bash -c "! ip -n '$NS' maddr show | grep -q '$GROUP'"
+
 # rdmacm-utils' mckey: receiver on uroce1, sender on uroce0, joined through
 # rdma_join_multicast (the RDMA CM's MULTICAST_JOIN event gives the group's
 # address vector, QPN 0xFFFFFF and Q_Key).
@@ -93,6 +102,9 @@ if command -v mckey >/dev/null; then
 		grep -q "joined" "$T/mckey.recv" 2>/dev/null && break
 		sleep 0.1
 	done
+	# joined: uroce1's end of the veth is in the group (IGMP), with its socket
+	check "while mckey's receiver waits: $VB is in $GROUP2, $(groups_left) group socket" \
+		bash -c "ip -n '$NS' maddr show dev '$VB' | grep -q '$GROUP2' && [ $(groups_left) -ge 1 ]"
 	rc=0
 	"${VIA[@]}" timeout -k 5 60 mckey -m "$GROUP2" -b "$ADDR0" -s -C 10 >"$T/mckey.send" 2>&1 || rc=$?
 	wait "$RPID"
@@ -105,6 +117,8 @@ if command -v mckey >/dev/null; then
 		show "$T/mckey.send" 20
 		show "$T/mckey.recv" 20
 	fi
+	check "after mckey: no group socket left ($(groups_left)), $VB in no group" \
+		bash -c "[ $(groups_left) -eq 0 ] && ! ip -n '$NS' maddr show | grep -q '$GROUP2'"
 else
 	echo "SKIP (mckey): rdmacm-utils is not installed"
 fi

@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 	ret = rdma_join_multicast(cid, (struct sockaddr *)&other, &one);
 	ev = ret ? NULL : next_event(ch, 5000);
 	{
-		static const uint8_t mgid[16] = {0, 0, 0, 0, 0,	   0,	 0, 0,
+		static const uint8_t mgid[16] = {0, 0, 0,    0,	   0,	0, 0, 0,
 						 0, 0, 0xff, 0xff, 239, 1, 1, 1};
 
 		CHECK(ev && ev->event == RDMA_CM_EVENT_MULTICAST_JOIN && ev->status == 0 &&

@@ -83,7 +83,8 @@ static struct ibv_context *open_dev(const char *name)
 static int post_recvs(struct ud *u, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct ibv_sge sge = {.addr = (uintptr_t)u->buf + (uint64_t)(i % NRECV) * SLOT_BYTES,
+		struct ibv_sge sge = {.addr =
+					  (uintptr_t)u->buf + (uint64_t)(i % NRECV) * SLOT_BYTES,
 				      .length = SLOT_BYTES,
 				      .lkey = u->mr->lkey};
 		struct ibv_recv_wr wr = {.wr_id = i % NRECV, .sg_list = &sge, .num_sge = 1}, *bad;
@@ -100,8 +101,8 @@ static int ud_init(struct ud *u, struct ibv_context *ctx, enum ibv_qp_type type,
 	    .qp_type = type,
 	    .cap = {.max_send_wr = 64, .max_recv_wr = NRECV, .max_send_sge = 1, .max_recv_sge = 1},
 	};
-	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-				.qkey = qkey};
+	struct ibv_qp_attr a = {
+	    .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1, .qkey = qkey};
 
 	memset(u, 0, sizeof(*u));
 	u->ctx = ctx;
@@ -355,13 +356,12 @@ int main(int argc, char **argv)
 	if (da.max_mcast_qp_attach > 0 && da.max_mcast_qp_attach <= 256) {
 		int n = da.max_mcast_qp_attach + 1, i, err = 0;
 		struct ibv_qp **qps = calloc((size_t)n, sizeof(*qps));
-		struct ibv_qp_init_attr ia = {.send_cq = b.cq,
-					      .recv_cq = b.cq,
-					      .qp_type = IBV_QPT_UD,
-					      .cap = {.max_send_wr = 1,
-						      .max_recv_wr = 1,
-						      .max_send_sge = 1,
-						      .max_recv_sge = 1}};
+		struct ibv_qp_init_attr ia = {
+		    .send_cq = b.cq,
+		    .recv_cq = b.cq,
+		    .qp_type = IBV_QPT_UD,
+		    .cap = {
+			.max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1}};
 		union ibv_gid g2 = mgid;
 
 		g2.raw[15] ^= 1; /* another group */
@@ -369,8 +369,7 @@ int main(int argc, char **argv)
 			qps[i] = ibv_create_qp(b.pd, &ia);
 			err = qps[i] ? ibv_attach_mcast(qps[i], &g2, 0) : -1;
 		}
-		snprintf(what, sizeof(what), "attach %d QPs to one group: the last one ENOMEM",
-			 n);
+		snprintf(what, sizeof(what), "attach %d QPs to one group: the last one ENOMEM", n);
 		check(err == ENOMEM && i == n, what);
 		for (i = 0; qps && i < n; i++)
 			if (qps[i])

@@ -69,9 +69,9 @@ struct fake_host {
 	int nqp;
 	uint64_t atomics; /* atomic ops executed */
 	uint64_t dma_calls;
-	unsigned binds, invals; /* bind_mw / invalidate calls that succeeded */
-	unsigned failed_mw_ops; /* ... and that failed */
-	bool last_inv_remote;	/* the last invalidate's remote argument */
+	unsigned binds, invals;		    /* bind_mw / invalidate calls that succeeded */
+	unsigned failed_mw_ops;		    /* ... and that failed */
+	bool last_inv_remote;		    /* the last invalidate's remote argument */
 	uint8_t mcast_gid[XPORT_GID_BYTES]; /* the one group its mcast QPs are in */
 	unsigned mcast_calls;		    /* mcast_each calls */
 };

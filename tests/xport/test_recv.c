@@ -179,8 +179,7 @@ START_TEST(test_multicast)
 		q[i] = fake_qp_create(&env->b, UROCE_QPT_UD, 0x41 + (uint32_t)i, 16, false);
 		at.state = UROCE_QPS_INIT;
 		at.qkey = i == 1 ? 0x22222222 : 0x11111111;
-		xport_modify(&q[i]->x, &at,
-			     UROCE_QP_STATE | UROCE_QP_QKEY | UROCE_QP_PKEY_INDEX);
+		xport_modify(&q[i]->x, &at, UROCE_QP_STATE | UROCE_QP_QKEY | UROCE_QP_PKEY_INDEX);
 		at.state = UROCE_QPS_RTR;
 		xport_modify(&q[i]->x, &at, UROCE_QP_STATE);
 		fake_post_recv(q[i], 1, env->mb, 4096 * (size_t)(i + 1), 2000);

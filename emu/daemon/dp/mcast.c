@@ -128,7 +128,8 @@ static int mcg_open4(struct emu_dev *dev, struct emu_mcg *g)
 			;
 	} else if (set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1) ||
 		   set_int(fd, IPPROTO_IP, IP_PKTINFO, 1) ||
-		   set_int(fd, IPPROTO_IP, IP_RECVTOS, 1) || set_int(fd, IPPROTO_IP, IP_RECVTTL, 1) ||
+		   set_int(fd, IPPROTO_IP, IP_RECVTOS, 1) ||
+		   set_int(fd, IPPROTO_IP, IP_RECVTTL, 1) ||
 		   set_int(fd, SOL_SOCKET, SO_NO_CHECK, 1)) {
 		return -errno;
 	}

@@ -211,8 +211,9 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		dev->dcnt[EMU_DCNT_TX_NO_ROUTE]++;
 		return rc;
 	}
-	if (dev->family == AF_INET ? IN_MULTICAST(ntohl(((struct sockaddr_in *)&n->tx_names[i])->sin_addr.s_addr))
-				   : IN6_IS_ADDR_MULTICAST(&((struct sockaddr_in6 *)&n->tx_names[i])->sin6_addr))
+	if (dev->family == AF_INET
+		? IN_MULTICAST(ntohl(((struct sockaddr_in *)&n->tx_names[i])->sin_addr.s_addr))
+		: IN6_IS_ADDR_MULTICAST(&((struct sockaddr_in6 *)&n->tx_names[i])->sin6_addr))
 		dev->dcnt[EMU_DCNT_TX_MCAST]++;
 	memcpy(n->tx_bufs[i], pkt, len);
 	n->tx_iov[i].iov_base = n->tx_bufs[i];

@@ -51,8 +51,8 @@ int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family
 {
 	bool v4 = !memcmp(gid, v4_prefix, sizeof(v4_prefix));
 	/* The RoCE v1 form of an IPv4 group: ff0e::ffff:a.b.c.d (mcast.c). */
-	bool v1_group = gid[0] == 0xff && !memcmp(gid + 2, v4_prefix + 2, 10) &&
-			(gid[12] & 0xf0) == 0xe0;
+	bool v1_group =
+	    gid[0] == 0xff && !memcmp(gid + 2, v4_prefix + 2, 10) && (gid[12] & 0xf0) == 0xe0;
 
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET) {
@@ -82,7 +82,8 @@ int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family
 			return -EHOSTUNREACH;
 		s->sin6_family = AF_INET6;
 		s->sin6_port = htons(port);
-		if (IN6_IS_ADDR_LINKLOCAL(&s->sin6_addr) || IN6_IS_ADDR_MC_LINKLOCAL(&s->sin6_addr) ||
+		if (IN6_IS_ADDR_LINKLOCAL(&s->sin6_addr) ||
+		    IN6_IS_ADDR_MC_LINKLOCAL(&s->sin6_addr) ||
 		    IN6_IS_ADDR_MC_NODELOCAL(&s->sin6_addr))
 			s->sin6_scope_id = scope_id;
 		*len = sizeof(*s);

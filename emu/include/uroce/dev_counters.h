@@ -76,7 +76,7 @@
 	X(ODP_PREFETCH, "odp_prefetch", "ibv_advise_mr prefetches done")                          \
 	X(PCAP_FILES, "pcap_files", "capture files started after the first (--pcap-size)")        \
 	X(RX_BAD_IP, "rx_bad_ip",                                                                 \
-	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")              \
+	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")             \
 	X(TX_MCAST, "tx_mcast", "datagrams sent to a multicast group")                            \
 	X(RX_MCAST, "rx_mcast", "datagrams received for a multicast group the RNIC joined")       \
 	X(RX_MCAST_NO_QP, "rx_mcast_no_qp",                                                       \
