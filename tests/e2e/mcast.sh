@@ -12,19 +12,34 @@
 # shows DestQP 0xFFFFFF with a DETH on every multicast packet of the veth.
 # Skips when network namespaces cannot be created here (needs root).
 #
-#   mcast.sh PATH_TO_mcast
+#   mcast.sh PATH_TO_mcast [4|6|tracked]
+#     4        IPv4 RNICs, both in the exact ICRC mode (raw group sockets)
+#     tracked  the same, uroce1 without CAP_NET_RAW (UDP group sockets)
+#     6        IPv6 RNICs and an IPv6 group (ff0e::/16)
 
 E2E_NET=${UROCE_TEST_PRIV_NET:?UROCE_TEST_PRIV_NET must be set (by uroce_net_test)}
 . "$(dirname "$0")/lib.sh"
-PROG=${1:?usage: mcast.sh PATH_TO_mcast}
+PROG=${1:?usage: mcast.sh PATH_TO_mcast [4|6|tracked]}
+MODE=${2:-4}
 [ -x "$PROG" ] || skip "$PROG was not built (no system libibverbs)"
 need_prog ip
+[ "$MODE" != tracked ] || need_prog setpriv
 NS=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-m
 VA=ut${UROCE_TEST_SLOT}i${UROCE_TEST_INDEX}m
 VB=ut${UROCE_TEST_SLOT}i${UROCE_TEST_INDEX}n
 # A group of the administratively scoped range, per test slot.
 GROUP=239.$((UROCE_TEST_SLOT % 256)).$((UROCE_TEST_INDEX % 256)).1
 GROUP2=239.$((UROCE_TEST_SLOT % 256)).$((UROCE_TEST_INDEX % 256)).7
+GROUP_RE="239\\.$((UROCE_TEST_SLOT % 256))\\.$((UROCE_TEST_INDEX % 256))\\."
+IPF=ip
+if [ "$MODE" = 6 ]; then
+	ADDR0=$UROCE_TEST_V6_NET::1
+	ADDR1=$UROCE_TEST_V6_NET::2
+	GROUP=$(printf 'ff0e::db8:%x:%x:1' "$UROCE_TEST_SLOT" "$UROCE_TEST_INDEX")
+	GROUP2=$(printf 'ff0e::db8:%x:%x:7' "$UROCE_TEST_SLOT" "$UROCE_TEST_INDEX")
+	GROUP_RE=$(printf 'ff0e::db8:%x:%x:' "$UROCE_TEST_SLOT" "$UROCE_TEST_INDEX")
+	IPF=ipv6
+fi
 
 netns_cleanup() {
 	ip netns del "$NS" 2>/dev/null
@@ -38,8 +53,14 @@ at_exit netns_cleanup
 ip link add "$VA" type veth peer name "$VB" &&
 	ip link set "$VA" netns "$NS" &&
 	ip link set "$VB" netns "$NS" &&
-	ip -n "$NS" addr add "$ADDR0/24" dev "$VA" &&
-	ip -n "$NS" addr add "$ADDR1/24" dev "$VB" &&
+	if [ "$MODE" = 6 ]; then
+		ip -n "$NS" addr add "$ADDR0/64" dev "$VA" nodad &&
+			ip -n "$NS" addr add "$ADDR1/64" dev "$VB" nodad &&
+			ip -n "$NS" addr add "$E2E_NET.1/24" dev "$VA" # the capture's probe
+	else
+		ip -n "$NS" addr add "$ADDR0/24" dev "$VA" &&
+			ip -n "$NS" addr add "$ADDR1/24" dev "$VB"
+	fi &&
 	ip -n "$NS" link set "$VA" up &&
 	ip -n "$NS" link set "$VB" up &&
 	ip -n "$NS" link set lo up ||
@@ -56,7 +77,14 @@ RUNDIR=$(rundir_of "$NS")
 mkdir -p "$RUNDIR"
 HOST_NS=$NS
 
-start_rnics
+start_rnic uroce0 "$ADDR0"
+if [ "$MODE" = tracked ]; then
+	UROCED_WRAP="setpriv --inh-caps=-all --bounding-set=-net_raw" start_rnic uroce1 "$ADDR1"
+	check "uroce1 without CAP_NET_RAW: tracked ICRC mode (UDP group sockets)" \
+		grep -q "ICRC check: tracked" "$T/uroce1.log"
+else
+	start_rnic uroce1 "$ADDR1"
+fi
 # The capture's probe goes out of uroce0's end to a neighbour that is not there.
 ip -n "$NS" neigh replace "$E2E_NET.3" lladdr 02:00:00:00:00:03 dev "$VA" nud permanent
 LO_FILTER="udp and (port 4791 or dst port 9)"
@@ -85,7 +113,7 @@ check "both RNICs received them (rx_mcast: uroce0 $rx0 looped back, uroce1 $rx1 
 # The program is gone: its QPs are destroyed, so are their attachments, and
 # the RNICs left the groups (no group socket, no membership on the veth).
 groups_left() {
-	ip netns exec "$NS" ss -Huwan 2>/dev/null | grep -c "239\.$((UROCE_TEST_SLOT % 256))\.$((UROCE_TEST_INDEX % 256))\." || true
+	ip netns exec "$NS" ss -Huwan 2>/dev/null | grep -c "$GROUP_RE" || true
 }
 check "after the program: no group socket left ($(groups_left))" test "$(groups_left)" -eq 0
 check "after the program: the veth ends are in no group" \
@@ -136,7 +164,7 @@ if [ -n "$LO_CAP" ]; then
 	# Q_Key, and mckey's the RDMA CM's
 	for g in "$GROUP 30 0x0000000011111111 100" "$GROUP2 10 0x0000000001234567 101"; do
 		set -- $g
-		nmc=$(tshark -r "$LO_CAP" -Y "ip.dst == $1" -T fields -e infiniband.bth.opcode \
+		nmc=$(tshark -r "$LO_CAP" -Y "$IPF.dst == $1" -T fields -e infiniband.bth.opcode \
 			-e infiniband.bth.destqp -e infiniband.deth.q_key 2>/dev/null | sort | uniq -c)
 		echo "$nmc" | sed 's/^/    tshark: /'
 		check "tshark on the veth: $2 UD SEND Only (opcode $4) to $1, QP 0xffffff, DETH Q_Key $3" \

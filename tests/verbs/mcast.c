@@ -2,17 +2,18 @@
 /*
  * mcast: an ordinary verbs program (linked against rdma-core's libibverbs)
  * that checks UD multicast between two RNICs: a sender QP on DEV_A sends to
- * the group GID ::ffff:GROUP (QP 0xFFFFFF); three receiver QPs attached to
- * the group, one on DEV_A and two on DEV_B, must each get every message
- * exactly once with its data, source QP and GRH (the IPv4 header naming the
- * group); the sender itself (not attached) and a QP attached with another
+ * the group GID (::ffff:GROUP for an IPv4 group, the address itself for an
+ * IPv6 one; QP 0xFFFFFF); three receiver QPs attached to the group, one on
+ * DEV_A and two on DEV_B, must each get every message exactly once with its
+ * data, source QP and GRH (the IPv4 or IPv6 header naming the group); the
+ * sender itself (not attached) and a QP attached with another
  * Q_Key get nothing; after a detach, the detached QP gets nothing more while
  * the others still do. The misuse the kernel refuses is refused the same
  * way: attaching an RC QP or a unicast GID (EINVAL), detaching what is not
  * attached (EINVAL), more QPs on one group than max_mcast_qp_attach (ENOMEM).
  * It knows nothing about uroce: run it under the shim.
  *
- *   mcast DEV_A DEV_B GROUP
+ *   mcast DEV_A DEV_B GROUP      (an IPv4 or IPv6 multicast address)
  *
  * Exit status 0 when every check passes, 1 otherwise; one line per check.
  */
@@ -146,7 +147,19 @@ static void ud_fini(struct ud *u)
 }
 
 /* Take the receive completions there are: count each message, check it. */
-static void drain(struct ud *u, uint32_t src_qpn, const struct in_addr *group)
+/* The group as the GRH shows it: IPv4 (4 bytes at 36) or IPv6 (16 at 24). */
+struct group {
+	union ibv_gid gid;
+	int v4;
+};
+
+static int grh_names(const uint8_t *grh, const struct group *g)
+{
+	return g->v4 ? grh[20] == 0x45 && !memcmp(grh + 36, g->gid.raw + 12, 4)
+		     : (grh[0] >> 4) == 6 && !memcmp(grh + 24, g->gid.raw, 16);
+}
+
+static void drain(struct ud *u, uint32_t src_qpn, const struct group *group)
 {
 	struct ibv_wc wc[16];
 	int n;
@@ -159,8 +172,7 @@ static void drain(struct ud *u, uint32_t src_qpn, const struct in_addr *group)
 			int ok = wc[i].status == IBV_WC_SUCCESS && wc[i].opcode == IBV_WC_RECV &&
 				 wc[i].byte_len == SLOT_BYTES && (wc[i].wc_flags & IBV_WC_GRH) &&
 				 wc[i].src_qp == src_qpn && seq < NMSG + NMSG_AFTER &&
-				 /* RoCEv2 over IPv4: the IPv4 header in the GRH's last 20 bytes */
-				 !memcmp(slot + 20 + 16, group, 4);
+				 grh_names(slot, group);
 
 			for (unsigned b = 1; ok && b < MSG_BYTES; b++)
 				ok = msg[b] == (uint8_t)(seq * 7 + b);
@@ -217,7 +229,7 @@ static int send_one(struct ud *s, struct ibv_ah *ah, unsigned seq)
 
 /* Send messages [from, to), one at a time, each once every receiver in rx has it (or 2 s). */
 static int send_range(struct ud *s, struct ibv_ah *ah, unsigned from, unsigned to, struct ud **rx,
-		      int nrx, const struct in_addr *group)
+		      int nrx, const struct group *group)
 {
 	for (unsigned seq = from; seq < to; seq++) {
 		uint64_t t0;
@@ -259,7 +271,8 @@ int main(int argc, char **argv)
 	struct ud s, b, c, d, e, rc;
 	struct ud *all[] = {&b, &c, &d, &e, &s};
 	union ibv_gid mgid = {0}, ugid;
-	struct in_addr group;
+	struct group group = {0};
+	struct in_addr a4;
 	struct ibv_device_attr da;
 	struct ibv_ah_attr aa = {.is_global = 1, .port_num = 1};
 	struct ibv_ah *ah;
@@ -267,8 +280,12 @@ int main(int argc, char **argv)
 	uint64_t t0;
 	int ret;
 
-	if (argc != 4 || inet_pton(AF_INET, argv[3], &group) != 1) {
-		fprintf(stderr, "usage: mcast DEV_A DEV_B GROUP (an IPv4 multicast address)\n");
+	if (argc == 4 && inet_pton(AF_INET, argv[3], &a4) == 1) {
+		group.v4 = 1;
+		group.gid.raw[10] = group.gid.raw[11] = 0xff;
+		memcpy(&group.gid.raw[12], &a4, 4);
+	} else if (argc != 4 || inet_pton(AF_INET6, argv[3], group.gid.raw) != 1) {
+		fprintf(stderr, "usage: mcast DEV_A DEV_B GROUP (an IPv4 or IPv6 multicast address)\n");
 		return 2;
 	}
 	ca = open_dev(argv[1]);
@@ -277,8 +294,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot open %s and %s\n", argv[1], argv[2]);
 		return 1;
 	}
-	mgid.raw[10] = mgid.raw[11] = 0xff;
-	memcpy(&mgid.raw[12], &group, 4);
+	mgid = group.gid;
 
 	check(!ibv_query_device(ca, &da) && da.max_mcast_grp > 0 && da.max_mcast_qp_attach > 0 &&
 		  da.max_total_mcast_qp_attach >= da.max_mcast_qp_attach,
@@ -364,7 +380,7 @@ int main(int argc, char **argv)
 			.max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1}};
 		union ibv_gid g2 = mgid;
 
-		g2.raw[15] ^= 1; /* another group */
+		g2.raw[15] ^= 0x10; /* another group */
 		for (i = 0; qps && i < n && !err; i++) {
 			qps[i] = ibv_create_qp(b.pd, &ia);
 			err = qps[i] ? ibv_attach_mcast(qps[i], &g2, 0) : -1;
