@@ -1440,6 +1440,25 @@ static int cmd_migrate_id(struct ucm_chan *c, const void *in)
 		if (!err)
 			id->ls[i].dev = d;
 	}
+	/* Its multicast joins move with it (their daemon-side ids too). */
+	for (struct ucm_mc **pp = &old->mcs; !err && *pp;) {
+		struct ucm_mc *mc = *pp;
+		struct ucm_dev *d;
+
+		if (mc->id != id) {
+			pp = &mc->next;
+			continue;
+		}
+		d = ucm_dev_like(c, mc->dev, &err);
+		if (d)
+			err = ucm_call_handle(d, UROCE_OP_CM_MIGRATE, mc->dh);
+		if (err)
+			break;
+		mc->dev = d;
+		*pp = mc->next;
+		mc->next = c->mcs;
+		c->mcs = mc;
+	}
 	if (err) {
 		pthread_mutex_unlock(&old->lock);
 		ucm_chan_put(old);

@@ -147,6 +147,29 @@ if command -v mckey >/dev/null; then
 	fi
 	check "after mckey: no group socket left ($(groups_left)), $VB in no group" \
 		bash -c "[ $(groups_left) -eq 0 ] && ! ip -n '$NS' maddr show | grep -q '$GROUP2'"
+	# A receiver killed while joined: the daemon releases its QP and its
+	# join, and the RNIC leaves the group.
+	bg_via mckey.killed 60 mckey -m "$GROUP2" -b "$ADDR1" -C 10
+	for _ in $(seq 100); do
+		grep -q "joined" "$T/mckey.killed" 2>/dev/null && break
+		sleep 0.1
+	done
+	victim=$BG_PID
+	while [ -n "$victim" ] && [ "$(cat "/proc/$victim/comm" 2>/dev/null)" != mckey ]; do
+		victim=$(pgrep -P "$victim" | head -n 1)
+	done
+	if [ -n "$victim" ] && [ "$(groups_left)" -ge 1 ]; then
+		kill -KILL "$victim"
+		for _ in $(seq 50); do
+			[ "$(groups_left)" -eq 0 ] && break
+			sleep 0.1
+		done
+		check "mckey killed while joined: the group is left ($(groups_left) socket), $VB in no group" \
+			bash -c "[ $(groups_left) -eq 0 ] && ! ip -n '$NS' maddr show | grep -q '$GROUP2'"
+	else
+		fail "mckey did not join for the kill (pid '${victim}', $(groups_left) group sockets)"
+		show "$T/mckey.killed"
+	fi
 else
 	echo "SKIP (mckey): rdmacm-utils is not installed"
 fi
