@@ -12,14 +12,16 @@
 # shows DestQP 0xFFFFFF with a DETH on every multicast packet of the veth.
 # Skips when network namespaces cannot be created here (needs root).
 #
-#   mcast.sh PATH_TO_mcast [4|6|tracked]
+#   mcast.sh PATH_TO_mcast [4|6|tracked|lo]
 #     4        IPv4 RNICs, both in the exact ICRC mode (raw group sockets)
+#     lo       the same, both RNICs on the namespace's lo (two RNICs of one
+#              host on one interface: the kernel's loopback copy reaches both)
 #     tracked  the same, uroce1 without CAP_NET_RAW (UDP group sockets)
 #     6        IPv6 RNICs and an IPv6 group (ff0e::/16)
 
 E2E_NET=${UROCE_TEST_PRIV_NET:?UROCE_TEST_PRIV_NET must be set (by uroce_net_test)}
 . "$(dirname "$0")/lib.sh"
-PROG=${1:?usage: mcast.sh PATH_TO_mcast [4|6|tracked]}
+PROG=${1:?usage: mcast.sh PATH_TO_mcast [4|6|tracked|lo]}
 MODE=${2:-4}
 [ -x "$PROG" ] || skip "$PROG was not built (no system libibverbs)"
 need_prog ip
@@ -57,6 +59,8 @@ ip link add "$VA" type veth peer name "$VB" &&
 		ip -n "$NS" addr add "$ADDR0/64" dev "$VA" nodad &&
 			ip -n "$NS" addr add "$ADDR1/64" dev "$VB" nodad &&
 			ip -n "$NS" addr add "$E2E_NET.1/24" dev "$VA" # the capture's probe
+	elif [ "$MODE" = lo ]; then
+		ip -n "$NS" addr add "$ADDR0/32" dev lo && ip -n "$NS" addr add "$ADDR1/32" dev lo
 	else
 		ip -n "$NS" addr add "$ADDR0/24" dev "$VA" &&
 			ip -n "$NS" addr add "$ADDR1/24" dev "$VB"
@@ -86,9 +90,15 @@ else
 	start_rnic uroce1 "$ADDR1"
 fi
 # The capture's probe goes out of uroce0's end to a neighbour that is not there.
-ip -n "$NS" neigh replace "$E2E_NET.3" lladdr 02:00:00:00:00:03 dev "$VA" nud permanent
 LO_FILTER="udp and (port 4791 or dst port 9)"
-lo_capture_start "$VA" "$NS" "$E2E_NET.3"
+CAP_IF=$VA RX_IF=$VB # the capture's interface, uroce1's
+if [ "$MODE" = lo ]; then
+	CAP_IF=lo RX_IF=lo
+	lo_capture_start lo "$NS" "$ADDR1"
+else
+	ip -n "$NS" neigh replace "$E2E_NET.3" lladdr 02:00:00:00:00:03 dev "$VA" nud permanent
+	lo_capture_start "$VA" "$NS" "$E2E_NET.3"
+fi
 
 counter() { # counter DEV NAME: the device counter's value
 	ip netns exec "$NS" "$UROCE_BIN/uroce" counters "$1" --all --rundir "$RUNDIR" 2>/dev/null |
@@ -107,7 +117,7 @@ rx0=$(counter uroce0 rx_mcast)
 noroute=$(counter uroce0 tx_no_route)
 check "uroce0 sent 30 datagrams to the group (tx_mcast $tx), none unroutable (tx_no_route $noroute)" \
 	test "${tx:-0}" -eq 30 -a "${noroute:-1}" -eq 0
-check "both RNICs received them (rx_mcast: uroce0 $rx0 looped back, uroce1 $rx1 over the veth)" \
+check "both RNICs received them (rx_mcast: uroce0 $rx0, uroce1 $rx1 on $RX_IF)" \
 	test "${rx0:-0}" -ge 30 -a "${rx1:-0}" -ge 30
 
 # The program is gone: its QPs are destroyed, so are their attachments, and
@@ -116,7 +126,7 @@ groups_left() {
 	ip netns exec "$NS" ss -Huwan 2>/dev/null | grep -c "$GROUP_RE" || true
 }
 check "after the program: no group socket left ($(groups_left))" test "$(groups_left)" -eq 0
-check "after the program: the veth ends are in no group" \
+check "after the program: the interfaces are in no group" \
 	bash -c "! ip -n '$NS' maddr show | grep -q '$GROUP'"
 
 # rdmacm-utils' mckey: receiver on uroce1, sender on uroce0, joined through
@@ -131,8 +141,8 @@ if command -v mckey >/dev/null; then
 		sleep 0.1
 	done
 	# joined: uroce1's end of the veth is in the group (IGMP), with its socket
-	check "while mckey's receiver waits: $VB is in $GROUP2, $(groups_left) group socket" \
-		bash -c "ip -n '$NS' maddr show dev '$VB' | grep -q '$GROUP2' && [ $(groups_left) -ge 1 ]"
+	check "while mckey's receiver waits: $RX_IF is in $GROUP2, $(groups_left) group socket" \
+		bash -c "ip -n '$NS' maddr show dev '$RX_IF' | grep -q '$GROUP2' && [ $(groups_left) -ge 1 ]"
 	rc=0
 	"${VIA[@]}" timeout -k 5 60 mckey -m "$GROUP2" -b "$ADDR0" -s -C 10 >"$T/mckey.send" 2>&1 || rc=$?
 	wait "$RPID"
@@ -145,7 +155,7 @@ if command -v mckey >/dev/null; then
 		show "$T/mckey.send" 20
 		show "$T/mckey.recv" 20
 	fi
-	check "after mckey: no group socket left ($(groups_left)), $VB in no group" \
+	check "after mckey: no group socket left ($(groups_left)), $RX_IF in no group" \
 		bash -c "[ $(groups_left) -eq 0 ] && ! ip -n '$NS' maddr show | grep -q '$GROUP2'"
 	# A receiver killed while joined: the daemon releases its QP and its
 	# join, and the RNIC leaves the group.
@@ -164,7 +174,7 @@ if command -v mckey >/dev/null; then
 			[ "$(groups_left)" -eq 0 ] && break
 			sleep 0.1
 		done
-		check "mckey killed while joined: the group is left ($(groups_left) socket), $VB in no group" \
+		check "mckey killed while joined: the group is left ($(groups_left) socket), $RX_IF in no group" \
 			bash -c "[ $(groups_left) -eq 0 ] && ! ip -n '$NS' maddr show | grep -q '$GROUP2'"
 	else
 		fail "mckey did not join for the kill (pid '${victim}', $(groups_left) group sockets)"
@@ -190,7 +200,7 @@ if [ -n "$LO_CAP" ]; then
 		nmc=$(tshark -r "$LO_CAP" -Y "$IPF.dst == $1" -T fields -e infiniband.bth.opcode \
 			-e infiniband.bth.destqp -e infiniband.deth.q_key 2>/dev/null | sort | uniq -c)
 		echo "$nmc" | sed 's/^/    tshark: /'
-		check "tshark on the veth: $2 UD SEND Only (opcode $4) to $1, QP 0xffffff, DETH Q_Key $3" \
+		check "tshark on $CAP_IF: $2 UD SEND Only (opcode $4) to $1, QP 0xffffff, DETH Q_Key $3" \
 			grep -Eq "^ *$2[[:space:]]+$4[[:space:]]+0xffffff[[:space:]]+$3\$" <<<"$nmc"
 	done
 fi
