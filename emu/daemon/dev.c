@@ -20,6 +20,7 @@
 #include <linux/filter.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -240,6 +241,18 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	snprintf(dev->addr_str, sizeof(dev->addr_str), "%s", o->addr);
 	dev->udp_port = o->port;
 	dev->lim = default_limits;
+	{
+		/* A group costs a socket: never more groups than a quarter of
+		 * the descriptors the daemon may open (main.c raised the limit). */
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 4 < dev->lim.max_mcast_grp) {
+			dev->lim.max_mcast_grp = (uint32_t)(rl.rlim_cur / 4);
+			dev->lim.max_total_mcast_qp_attach =
+			    dev->lim.max_mcast_grp * dev->lim.max_mcast_qp_attach;
+		}
+	}
 	dev->udp_fd = -1;
 	dev->raw_fd = -1;
 	dev->rx_fd = -1;
