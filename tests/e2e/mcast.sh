@@ -115,10 +115,10 @@ tx=$(counter uroce0 tx_mcast)
 rx1=$(counter uroce1 rx_mcast)
 rx0=$(counter uroce0 rx_mcast)
 noroute=$(counter uroce0 tx_no_route)
-check "uroce0 sent 30 datagrams to the group (tx_mcast $tx), none unroutable (tx_no_route $noroute)" \
-	test "${tx:-0}" -eq 30 -a "${noroute:-1}" -eq 0
+check "uroce0 sent 31 datagrams to the group (tx_mcast $tx), none unroutable (tx_no_route $noroute)" \
+	test "${tx:-0}" -eq 31 -a "${noroute:-1}" -eq 0
 check "both RNICs received them (rx_mcast: uroce0 $rx0, uroce1 $rx1 on $RX_IF)" \
-	test "${rx0:-0}" -ge 30 -a "${rx1:-0}" -ge 30
+	test "${rx0:-0}" -ge 31 -a "${rx1:-0}" -ge 31
 
 # The program is gone: its QPs are destroyed, so are their attachments, and
 # the RNICs left the groups (no group socket, no membership on the veth).
@@ -195,7 +195,7 @@ if [ -n "$LO_CAP" ]; then
 	# every datagram to the group is a UD SEND Only (opcode 100; mckey's carry
 	# an immediate, 101) to QP 0xFFFFFF with a DETH: the verbs program's
 	# Q_Key, and mckey's the RDMA CM's
-	for g in "$GROUP 30 0x0000000011111111 100" "$GROUP2 10 0x0000000001234567 101"; do
+	for g in "$GROUP 31 0x0000000011111111 100" "$GROUP2 10 0x0000000001234567 101"; do
 		set -- $g
 		nmc=$(tshark -r "$LO_CAP" -Y "$IPF.dst == $1" -T fields -e infiniband.bth.opcode \
 			-e infiniband.bth.destqp -e infiniband.deth.q_key 2>/dev/null | sort | uniq -c)

@@ -8,7 +8,8 @@
  * data, source QP and GRH (the IPv4 or IPv6 header naming the group); the
  * sender itself (not attached) and a QP attached with another
  * Q_Key get nothing; after a detach, the detached QP gets nothing more while
- * the others still do. The misuse the kernel refuses is refused the same
+ * the others still do; once the sender is attached too, it gets its own
+ * message back, as from hardware. The misuse the kernel refuses is refused the same
  * way: attaching an RC QP or a unicast GID (EINVAL), detaching what is not
  * attached (EINVAL), more QPs on one group than max_mcast_qp_attach (ENOMEM).
  * It knows nothing about uroce: run it under the shim.
@@ -34,16 +35,18 @@
 #define SLOT_BYTES (GRH_BYTES + MSG_BYTES)
 #define NMSG 20
 #define NMSG_AFTER 10
+#define NSEQ (NMSG + NMSG_AFTER + 1) /* and one to the attached sender */
 #define NRECV 64
 
 struct ud {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;
+	struct ibv_cq *cq;  /* receives */
+	struct ibv_cq *scq; /* sends */
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	uint8_t *buf;
-	unsigned seen[NMSG + NMSG_AFTER];
+	unsigned seen[NSEQ];
 	unsigned got;
 	unsigned bad;
 };
@@ -113,9 +116,11 @@ static int ud_init(struct ud *u, struct ibv_context *ctx, enum ibv_qp_type type,
 		return -1;
 	u->mr = ibv_reg_mr(u->pd, u->buf, (NRECV + 1) * SLOT_BYTES, IBV_ACCESS_LOCAL_WRITE);
 	u->cq = ibv_create_cq(ctx, 2 * NRECV, NULL, NULL, 0);
-	if (!u->mr || !u->cq)
+	u->scq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!u->mr || !u->cq || !u->scq)
 		return -1;
-	ia.send_cq = ia.recv_cq = u->cq;
+	ia.send_cq = u->scq;
+	ia.recv_cq = u->cq;
 	u->qp = ibv_create_qp(u->pd, &ia);
 	if (!u->qp)
 		return -1;
@@ -139,6 +144,8 @@ static void ud_fini(struct ud *u)
 		ibv_destroy_qp(u->qp);
 	if (u->cq)
 		ibv_destroy_cq(u->cq);
+	if (u->scq)
+		ibv_destroy_cq(u->scq);
 	if (u->mr)
 		ibv_dereg_mr(u->mr);
 	if (u->pd)
@@ -171,8 +178,7 @@ static void drain(struct ud *u, uint32_t src_qpn, const struct group *group)
 			unsigned seq = msg[0];
 			int ok = wc[i].status == IBV_WC_SUCCESS && wc[i].opcode == IBV_WC_RECV &&
 				 wc[i].byte_len == SLOT_BYTES && (wc[i].wc_flags & IBV_WC_GRH) &&
-				 wc[i].src_qp == src_qpn && seq < NMSG + NMSG_AFTER &&
-				 grh_names(slot, group);
+				 wc[i].src_qp == src_qpn && seq < NSEQ && grh_names(slot, group);
 
 			for (unsigned b = 1; ok && b < MSG_BYTES; b++)
 				ok = msg[b] == (uint8_t)(seq * 7 + b);
@@ -218,9 +224,8 @@ static int send_one(struct ud *s, struct ibv_ah *ah, unsigned seq)
 		msg[b] = (uint8_t)(seq * 7 + b);
 	if (ibv_post_send(s->qp, &wr, &bad))
 		return -1;
-	/* The sender's CQ holds its send completion (and nothing else: it
-	 * is not attached, so its receives stay posted). */
-	while ((n = ibv_poll_cq(s->cq, 1, &wc)) == 0 && now_ms() - t0 < 5000)
+	/* The send completion (on the send CQ: receives have their own). */
+	while ((n = ibv_poll_cq(s->scq, 1, &wc)) == 0 && now_ms() - t0 < 5000)
 		;
 	if (n != 1 || wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_SEND)
 		return -1;
@@ -285,7 +290,8 @@ int main(int argc, char **argv)
 		group.gid.raw[10] = group.gid.raw[11] = 0xff;
 		memcpy(&group.gid.raw[12], &a4, 4);
 	} else if (argc != 4 || inet_pton(AF_INET6, argv[3], group.gid.raw) != 1) {
-		fprintf(stderr, "usage: mcast DEV_A DEV_B GROUP (an IPv4 or IPv6 multicast address)\n");
+		fprintf(stderr,
+			"usage: mcast DEV_A DEV_B GROUP (an IPv4 or IPv6 multicast address)\n");
 		return 2;
 	}
 	ca = open_dev(argv[1]);
@@ -367,6 +373,23 @@ int main(int argc, char **argv)
 	check(each_once(&b, NMSG, NMSG + NMSG_AFTER) && each_once(&d, NMSG, NMSG + NMSG_AFTER),
 	      "the QPs still attached got each of the 10 once");
 	check(none(&c, NMSG, NMSG + NMSG_AFTER) && !c.bad, "the detached QP got none of them");
+
+	/* The sender attached too: its own message comes back to it, as
+	 * hardware loops a group's packets back to the port (IPoIB drops
+	 * its own for that reason). */
+	check(!ibv_attach_mcast(s.qp, &mgid, 0), "attach the sender");
+	{
+		struct ud *rx[] = {&s, &b, &d};
+
+		check(!send_range(&s, ah, NSEQ - 1, NSEQ, rx, 3, &group),
+		      "one more multicast SEND completes");
+	}
+	t0 = now_ms();
+	while (now_ms() - t0 < 300)
+		drain(&s, s.qp->qp_num, &group);
+	check(s.seen[NSEQ - 1] == 1 && !s.bad && each_once(&b, NSEQ - 1, NSEQ),
+	      "the attached sender got its own message once (and A's other QP)");
+	check(!ibv_detach_mcast(s.qp, &mgid, 0), "detach the sender");
 
 	/* More QPs on one group than max_mcast_qp_attach: ENOMEM. */
 	if (da.max_mcast_qp_attach > 0 && da.max_mcast_qp_attach <= 256) {
