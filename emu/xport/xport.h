@@ -314,6 +314,15 @@ struct xport_ops {
 	 * engine except xport_gsi_send.
 	 */
 	void (*gsi_recv)(void *ctx, const struct xport_gsi_mad *m);
+	/*
+	 * Optional: a UD packet to QP 0xFFFFFF arrived for the multicast group
+	 * gid (the route's destination): call fn(qp, arg) once for each QP of
+	 * this RNIC attached to the group (IBA 10.5: every attached QP gets a
+	 * copy). NULL: multicast packets are dropped. Must not call back into
+	 * the engine other than through fn.
+	 */
+	void (*mcast_each)(void *ctx, const uint8_t gid[XPORT_GID_BYTES],
+			   void (*fn)(struct xport_qp *qp, void *arg), void *arg);
 };
 
 struct xport_qp;

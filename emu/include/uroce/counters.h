@@ -18,7 +18,7 @@
 	X(BAD_OPCODE, "bad_opcode", "opcode unknown or not supported")                        \
 	X(BAD_PAD, "bad_pad",                                                                 \
 	  "pad count larger than the payload area or on a payload-less opcode")               \
-	X(MULTICAST, "multicast", "destination QP 0xFFFFFF (multicast is not supported)")     \
+	X(MULTICAST, "multicast", "QP 0xFFFFFF to a unicast GID, or a multicast GID to a QP") \
 	X(NO_QP, "no_qp", "destination QP does not exist")                                    \
 	X(QP_TYPE, "qp_type", "opcode transport does not match the QP type")                  \
 	X(QP_STATE, "qp_state", "QP state does not accept this packet")                       \
