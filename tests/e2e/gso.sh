@@ -104,6 +104,39 @@ for mode in $MODES; do
 	mv "$T/uroce1.pcap" "$T/uroce1.$mode.pcap"
 done
 
+# Through a path that cuts GSO datagrams: two hosts in network namespaces
+# whose veths have no segmentation offload (tests/lib/impair_net.sh, the
+# impairment tool forwarding without impairing), the receivers in tracked
+# mode: each segment arrives alone and passes as the one after the last ID
+# of a uroce peer (icrc_id_gso), none fails its ICRC.
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
+	IMP_MTU=9000
+	. "$UROCE_TEST_LIB/impair_net.sh"
+	impair_net_up
+	rundir_of() { echo "$UROCE_RUNDIR"; }
+	mkdir -p "$UROCE_RUNDIR"
+	start_uroced uroce0 "$IMP_ADDR_A" "$T/uroce0.cut.log" "$UROCE_RUNDIR" "$IMP_NS_A" --icrc tracked
+	DAEMON_PID[uroce0]=$LAST_PID
+	start_uroced uroce1 "$IMP_ADDR_B" "$T/uroce1.cut.log" "$UROCE_RUNDIR" "$IMP_NS_B" --icrc tracked
+	DAEMON_PID[uroce1]=$LAST_PID
+	impair_start --seed 1
+	SERVER_NS=$IMP_NS_A CLIENT_NS=$IMP_NS_B run_perftest ib_write_bw.cut 120 run \
+		ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
+		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$IMP_ADDR_A"
+	impair_stop
+	check "cut path: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" [ "$SERVER_RC$CLIENT_RC" = 00 ]
+	gso=$(cnt uroce0 xport.icrc_id_gso)
+	bad=$(cnt uroce0 drop.bad_icrc)
+	sent=$(cnt uroce1 daemon.tx_gso_segments)
+	ok=0
+	[ "$sent" -gt 0 ] && [ "$gso" -gt 0 ] && [ "$bad" = 0 ] && ok=1
+	check "cut path, tracked: $gso segments passed as a GSO datagram's next ($sent sent in GSO datagrams), bad_icrc $bad" [ "$ok" = 1 ]
+	stop_rnics
+	impair_net_cleanup
+else
+	echo "note: not root: the path that cuts GSO datagrams (network namespaces) is not run"
+fi
+
 start_rnics --gso off
 run_perftest ib_write_bw.off 120 run \
 	ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
