@@ -55,7 +55,8 @@ void emu_event_qp_state(struct emu_qp *qp)
 
 void emu_event_last_wqe(struct emu_qp *qp)
 {
-	if (qp->srq && !qp->last_wqe_sent) {
+	/* Not for an XRC target QP: it has no SRQ of its own. */
+	if (qp->srq && !qp->last_wqe_sent && qp->type != UROCE_QPT_XRC_RECV) {
 		qp->last_wqe_sent = 1;
 		emu_event_async(qp->obj.ctx, UROCE_EVENT_QP_LAST_WQE_REACHED, qp->obj.hnode.key);
 	}

@@ -89,6 +89,28 @@ int emu_srq_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_srq_free(struct emu_srq *srq);
 
+/* xrcd.c */
+int emu_xrcd_open(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_xrcd_close(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+/* OPEN_QP: a handle of an XRC target QP of the same domain. */
+int emu_qp_open(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+/* The context's XRC domain handle, or NULL. */
+struct emu_xrcd *emu_xrcd_find(struct emu_ctx *ctx, uint32_t handle);
+/* Release a domain handle (its usecnt must be 0) and its domain reference. */
+void emu_xrcd_free(struct emu_xrcd *x);
+/* Drop one reference of a domain; the last frees it. */
+void emu_xrcd_dom_put(struct emu_xrcd_dom *dom);
+/* Release an ibv_open_qp handle; the QP itself stays with its owner. */
+void emu_qp_open_free(struct emu_qp_open *op);
+/*
+ * The handle of an XRC target QP's owner goes: if another context opened
+ * the QP, the QP passes to it (true: it lives on); false: it was the last
+ * handle and the caller frees the QP.
+ */
+bool emu_xrc_tgt_pass(struct emu_qp *qp);
+/* An XRC SRQ goes: the target QPs of its domain that use it forget it. */
+void emu_xrc_srq_gone(struct emu_srq *srq);
+
 /* cm_ctl.c: the CM_* operations (a channel's requests, before OPEN_CTX) */
 int emu_cm_ctl_open(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cm_ctl_listen(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

@@ -97,7 +97,9 @@
 	X(ICRC_ID_REJECTED_WINDOW, "icrc_id_rejected_window",                                      \
 	  "ICRC matched only with an ID outside the sender's window (dropped as bad_icrc)")        \
 	X(ICRC_ID_UNTRACKED, "icrc_id_untracked", "first-seen senders the full tracker forgot")    \
-	X(ICRC_ID_EVICTED, "icrc_id_evicted", "idle senders the ID tracker forgot for new ones")
+	X(ICRC_ID_EVICTED, "icrc_id_evicted", "idle senders the ID tracker forgot for new ones")   \
+	X(XRC_SRQ_REFUSED, "xrc_srq_refused",                                                      \
+	  "XRC requests NAKed for their XRC SRQ (none such, another XRC domain)")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,
