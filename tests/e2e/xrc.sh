@@ -12,9 +12,14 @@
 # 0 and print "success". Then both captures must decode (uroce decode, every
 # ICRC good; tshark, nothing malformed), and tshark with uroce's Lua plugin
 # must show an XRCETH in every XRC request and in no response, naming only
-# SRQ numbers the programs printed.
+# SRQ numbers the programs printed. Then xrc_domain (tests/verbs) checks the
+# control path of two processes sharing a domain: open rules, ibv_open_qp,
+# lifetimes, misuse errors.
+#
+#   xrc.sh XRC_DOMAIN_PROGRAM
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_xsrq_pingpong
+XRC_DOMAIN=$1
 
 # label, then options given to every side
 CASES=(
@@ -89,6 +94,17 @@ clients() {
 }
 clients clients-2 2 uroce1 uroce1
 clients clients-3 3 uroce1 uroce1 uroce1
+
+# Two processes, one XRC domain: the control path (tests/verbs/xrc_domain.c).
+via_cmd run
+"${VIA[@]}" timeout -k 5 60 "$XRC_DOMAIN" uroce1 "$T/xrc_domain.file" >"$T/xrc_domain.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/xrc_domain.out"; then
+	pass "xrc_domain: $(grep -c '^ok' "$T/xrc_domain.out") checks of two processes sharing an XRC domain"
+else
+	fail "xrc_domain (exit $rc)"
+	grep -v '^ok' "$T/xrc_domain.out" | head -n 20 | sed 's/^/    | /'
+fi
 
 stop_rnics
 check_captures
