@@ -1026,7 +1026,8 @@ struct ibv_qp *shim_open_qp(struct ibv_context *context, struct ibv_qp_open_attr
 	/* rdma-core's ibv_cmd_open_qp: unknown bits, then the three needed. */
 	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED)
 		return shim_fail_null(-EOPNOTSUPP);
-	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) || !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ||
+	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) ||
+	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ||
 	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) || !attr->xrcd ||
 	    attr->xrcd->context != context)
 		return shim_fail_null(-EINVAL);

@@ -13,7 +13,8 @@
 
 /* An SRQ; xrcd and cq only for an XRC SRQ (both of this context). */
 static struct ibv_srq *create_srq(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
-				  struct ibv_srq_attr *attr, struct ibv_xrcd *xrcd, struct ibv_cq *cq)
+				  struct ibv_srq_attr *attr, struct ibv_xrcd *xrcd,
+				  struct ibv_cq *cq)
 {
 	struct shim_context *c = shim_ctx(context);
 	struct uroce_create_srq_req req = {.hdr.op = UROCE_OP_CREATE_SRQ};
@@ -88,9 +89,8 @@ struct ibv_srq *shim_create_srq_ex(struct ibv_context *context, struct ibv_srq_i
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD))
 		return shim_fail_null(-EINVAL);
 	/* An XRC SRQ needs its domain and its CQ (rdma-core ibv_cmd_create_srq_ex). */
-	if (type == IBV_SRQT_XRC &&
-	    (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
-	     !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq))
+	if (type == IBV_SRQT_XRC && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+				     !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq))
 		return shim_fail_null(-EINVAL);
 	return create_srq(context, attr->pd, attr->srq_context, &attr->attr,
 			  type == IBV_SRQT_XRC ? attr->xrcd : NULL,

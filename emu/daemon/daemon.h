@@ -501,7 +501,7 @@ struct emu_dev {
 	struct emu_htab qpns;
 	struct emu_htab mr_keys;
 	struct emu_htab mw_keys;
-	struct emu_htab srqns;	  /* XRC SRQs by number */
+	struct emu_htab srqns;	   /* XRC SRQs by number */
 	struct emu_list xrcd_doms; /* XRC domains */
 	struct emu_list flush_qps;
 	uint32_t next_handle;

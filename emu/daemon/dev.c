@@ -257,8 +257,9 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	emu_list_init(&dev->ctxs);
 	emu_list_init(&dev->flush_qps);
 	emu_list_init(&dev->xrcd_doms);
-	if (emu_htab_init(&dev->handles) || emu_htab_init(&dev->qpns) || emu_htab_init(&dev->srqns) ||
-	    emu_htab_init(&dev->mr_keys) || emu_htab_init(&dev->mw_keys)) {
+	if (emu_htab_init(&dev->handles) || emu_htab_init(&dev->qpns) ||
+	    emu_htab_init(&dev->srqns) || emu_htab_init(&dev->mr_keys) ||
+	    emu_htab_init(&dev->mw_keys)) {
 		fprintf(stderr, "uroced: out of memory\n");
 		goto err_free_tables;
 	}

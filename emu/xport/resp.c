@@ -213,8 +213,7 @@ static bool resp_stream(struct xport_qp *qp, unsigned budget)
 	 * first execution named, whatever message is in progress now; that
 	 * one's SRQ is restored after.
 	 */
-	if (qp->type != UROCE_QPT_XRC_RECV || !qp->resp.stream ||
-	    qp->resp.stream->xrc_srqn == cur)
+	if (qp->type != UROCE_QPT_XRC_RECV || !qp->resp.stream || qp->resp.stream->xrc_srqn == cur)
 		return resp_stream_burst(qp, budget);
 	if (resp_xrc_use(qp, qp->resp.stream->xrc_srqn)) {
 		struct xport_pkt fake = {.psn = qp->resp.stream->cur_psn};

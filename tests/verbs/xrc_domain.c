@@ -31,15 +31,15 @@ static int failures;
 static const char *who = "parent";
 
 /* COND is evaluated once (it may be the call under test). */
-#define CHECK(cond, ...)                                         \
-	do {                                                     \
-		int ok_ = !!(cond), errno_ = errno;              \
-		printf("%s: %s: ", ok_ ? "ok" : "FAIL", who);    \
-		printf(__VA_ARGS__);                             \
-		printf(" (errno %d)\n", errno_);                 \
-		fflush(stdout);                                  \
-		if (!ok_)                                        \
-			failures++;                              \
+#define CHECK(cond, ...)                                      \
+	do {                                                  \
+		int ok_ = !!(cond), errno_ = errno;           \
+		printf("%s: %s: ", ok_ ? "ok" : "FAIL", who); \
+		printf(__VA_ARGS__);                          \
+		printf(" (errno %d)\n", errno_);              \
+		fflush(stdout);                               \
+		if (!ok_)                                     \
+			failures++;                           \
 	} while (0)
 
 static struct ibv_context *open_dev(const char *name)
@@ -89,7 +89,7 @@ static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 	struct ibv_qp_init_attr ia;
 
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return (enum ibv_qp_state)-1;
+		return (enum ibv_qp_state) - 1;
 	return a.qp_state;
 }
 
@@ -142,7 +142,8 @@ static int child(const char *dev, const char *file, int in, int out)
 	put(out, 1);
 	/* The parent destroyed its handle of the QP: this one keeps it alive. */
 	get(in);
-	CHECK(oq && qp_state(oq) == IBV_QPS_INIT, "the QP lives on after its creator's handle went");
+	CHECK(oq && qp_state(oq) == IBV_QPS_INIT,
+	      "the QP lives on after its creator's handle went");
 	if (oq) {
 		struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
 

@@ -35,11 +35,13 @@ static const struct {
 	uint32_t flags;
 	uint32_t wc;
 } expect[] = {
-    {UROCE_WR_RDMA_WRITE, "RDMA_WRITE", true, true, false, true, PAY | INL | RDMA, UROCE_WC_RDMA_WRITE},
-    {UROCE_WR_RDMA_WRITE_WITH_IMM, "RDMA_WRITE_WITH_IMM", true, true, false, true, PAY | INL | RDMA | IMM,
+    {UROCE_WR_RDMA_WRITE, "RDMA_WRITE", true, true, false, true, PAY | INL | RDMA,
      UROCE_WC_RDMA_WRITE},
+    {UROCE_WR_RDMA_WRITE_WITH_IMM, "RDMA_WRITE_WITH_IMM", true, true, false, true,
+     PAY | INL | RDMA | IMM, UROCE_WC_RDMA_WRITE},
     {UROCE_WR_SEND, "SEND", true, true, true, true, PAY | INL, UROCE_WC_SEND},
-    {UROCE_WR_SEND_WITH_IMM, "SEND_WITH_IMM", true, true, true, true, PAY | INL | IMM, UROCE_WC_SEND},
+    {UROCE_WR_SEND_WITH_IMM, "SEND_WITH_IMM", true, true, true, true, PAY | INL | IMM,
+     UROCE_WC_SEND},
     {UROCE_WR_RDMA_READ, "RDMA_READ", true, false, false, true, RDMA | RDAT, UROCE_WC_RDMA_READ},
     {UROCE_WR_ATOMIC_CMP_AND_SWP, "ATOMIC_CMP_AND_SWP", true, false, false, true, ATOM | RDAT,
      UROCE_WC_COMP_SWAP},
@@ -48,7 +50,8 @@ static const struct {
     /* Local operations (no packet) on connected QPs; the IETH only on RC (PROTOCOL.md 4). */
     {UROCE_WR_LOCAL_INV, "LOCAL_INV", true, true, false, false, LOC, UROCE_WC_LOCAL_INV},
     {UROCE_WR_BIND_MW, "BIND_MW", true, true, false, false, LOC, UROCE_WC_BIND_MW},
-    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, false, PAY | INL | INV, UROCE_WC_SEND},
+    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, false, PAY | INL | INV,
+     UROCE_WC_SEND},
 };
 #define N_EXPECT (sizeof(expect) / sizeof(expect[0]))
 
@@ -194,7 +197,8 @@ START_TEST(test_wire_agrees)
 				ck_assert_int_eq(!!(m & WIRE_DETH_MASK), qpt == UROCE_QPT_UD);
 				ck_assert_int_eq(!!(m & WIRE_IETH_MASK), (f & INV) && last);
 				/* Every XRC request names the SRQ at the target. */
-				ck_assert_int_eq(!!(m & WIRE_XRCETH_MASK), qpt == UROCE_QPT_XRC_SEND);
+				ck_assert_int_eq(!!(m & WIRE_XRCETH_MASK),
+						 qpt == UROCE_QPT_XRC_SEND);
 				ck_assert_uint_eq(m & (WIRE_SEND_MASK | WIRE_WRITE_MASK |
 						       WIRE_READ_MASK | WIRE_ATOMIC_MASK),
 						  class_of_wc(expect[i].wc));
@@ -218,8 +222,9 @@ START_TEST(test_wire_agrees)
 			 WIRE_OP_RC_SEND_LAST_INV);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_SEND, true, true),
 			 WIRE_OP_XRC_SEND_ONLY);
-	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
-			 WIRE_OP_XRC_COMPARE_SWAP);
+	ck_assert_int_eq(
+	    xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
+	    WIRE_OP_XRC_COMPARE_SWAP);
 }
 END_TEST
 

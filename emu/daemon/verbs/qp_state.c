@@ -3,10 +3,11 @@
  * The QP state machine of IBA 10.3.1 (figure 124) as a table: for every
  * (current state, next state) pair, whether the transition exists and which
  * attributes ibv_modify_qp must (required) and may (optional) carry, per QP
- * type (RC, UC, UD and the two XRC QPs). The values are the attribute rules of IBA 11.2.5.2 table 94 as
- * Linux applies them (drivers/infiniband/core/verbs.c, qp_state_table), so a
- * program that passes on hardware passes here and a wrong mask fails with
- * EINVAL as it does there. Pure: no I/O, no allocation.
+ * type (RC, UC, UD and the XRC initiator and target QPs). The values are the
+ * attribute rules of IBA 11.2.5.2 table 94 as Linux applies them
+ * (drivers/infiniband/core/verbs.c, qp_state_table), so a program that passes
+ * on hardware passes here and a wrong mask fails with EINVAL as it does
+ * there. Pure: no I/O, no allocation.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -76,7 +76,7 @@
 	X(ODP_PREFETCH, "odp_prefetch", "ibv_advise_mr prefetches done")                          \
 	X(PCAP_FILES, "pcap_files", "capture files started after the first (--pcap-size)")        \
 	X(RX_BAD_IP, "rx_bad_ip",                                                                 \
-	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")              \
+	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")             \
 	X(CQE_NO_CQ, "cqe_no_cq",                                                                 \
 	  "XRC receive completions lost: their XRC SRQ was destroyed during the message")
 
