@@ -304,7 +304,7 @@ static void wire_crc32_shift(uint32_t *vec, int n, size_t nbytes)
 	}
 }
 
-void wire_icrc_id_solver_init(struct wire_icrc_id_solver *sv, size_t ib_len)
+void wire_icrc_id_basis(size_t ib_len, uint32_t basis[16])
 {
 	/* Bytes that follow the ID field in the CRC input: rest of IPv4 + UDP + IB. */
 	const size_t after = (WIRE_IPV4_BYTES - 6) + WIRE_UDP_BYTES + ib_len;
@@ -312,19 +312,36 @@ void wire_icrc_id_solver_init(struct wire_icrc_id_solver *sv, size_t ib_len)
 	/* Any register before the ID will do: the difference does not depend on it. */
 	const uint32_t reg0 = wire_icrc_begin();
 	const uint32_t r0 = wire_crc32_update(reg0, zero_id, 2);
-	uint32_t *vec = sv->row;
-	uint16_t *comb = sv->comb;
-	int rank = 0;
 
 	/* Each ID bit's effect on the final CRC: register delta then shifted. */
 	for (int bit = 0; bit < 16; bit++) {
 		uint8_t id[2];
 
 		wire_put_be16(id, (uint16_t)(1u << bit));
-		vec[bit] = wire_crc32_update(reg0, id, 2) ^ r0;
-		comb[bit] = (uint16_t)(1u << bit);
+		basis[bit] = wire_crc32_update(reg0, id, 2) ^ r0;
 	}
-	wire_crc32_shift(vec, 16, after);
+	wire_crc32_shift(basis, 16, after);
+}
+
+uint32_t wire_icrc_id_delta(const uint32_t basis[16], uint16_t id)
+{
+	uint32_t d = 0;
+
+	for (int bit = 0; id; bit++, id >>= 1)
+		if (id & 1)
+			d ^= basis[bit];
+	return d;
+}
+
+void wire_icrc_id_solver_init(struct wire_icrc_id_solver *sv, size_t ib_len)
+{
+	uint32_t *vec = sv->row;
+	uint16_t *comb = sv->comb;
+	int rank = 0;
+
+	wire_icrc_id_basis(ib_len, vec);
+	for (int bit = 0; bit < 16; bit++)
+		comb[bit] = (uint16_t)(1u << bit);
 	/* Gauss-Jordan elimination over GF(2), pivot = highest set bit: every
 	 * row keeps its pivot bit and no other row's. */
 	for (int bit = 31; bit >= 0 && rank < 16; bit--) {

@@ -6,7 +6,9 @@
  *   roce packets: N, icrc ok: N, icrc bad: N, malformed: N[, cut: N]
  * A frame that the capture's snap length cut (uroced --pcap-snaplen,
  * tcpdump -s) is decoded as far as it goes and counted as cut: its ICRC
- * cannot be checked (uroced's pcapng comment says what it was).
+ * cannot be checked (uroced's pcapng comment says what it was). A frame
+ * holding one of uroced's UDP GSO datagrams (uroce/gso.h; loopback and veth
+ * captures show them whole) is decoded as the packets it stands for.
  * Exit 0 when every RoCEv2 packet is well formed with a valid ICRC (or cut), 1
  * otherwise, 2 for bad usage or a file that cannot be read. All files are
  * opened before any output, so an unreadable one fails fast.
@@ -39,7 +41,8 @@ static void cli_decode_usage(FILE *out)
 }
 
 static void cli_decode_print(FILE *out, int json, int many, const char *path, uint64_t frame,
-			     const struct wire_decoded *d, size_t cut_at, size_t wire_len)
+			     const struct wire_decoded *d, size_t cut_at, size_t wire_len,
+			     const struct common_pcap_reader *r)
 {
 	char line[2048];
 
@@ -53,6 +56,9 @@ static void cli_decode_print(FILE *out, int json, int many, const char *path, ui
 		}
 		/* line starts with '{': splice our keys in front of the describer's. */
 		fprintf(out, "\"frame\":%" PRIu64 ",", frame);
+		if (r->gso_count)
+			fprintf(out, "\"gso_packet\":%u,\"gso_packets\":%u,", r->gso_seg,
+				r->gso_count);
 		if (cut_at)
 			fprintf(out, "\"cut_at\":%zu,\"frame_len\":%zu,", cut_at, wire_len);
 		fprintf(out, "%s\n", line + 1);
@@ -63,6 +69,9 @@ static void cli_decode_print(FILE *out, int json, int many, const char *path, ui
 		if (cut_at)
 			fprintf(out, "%" PRIu64 " %s (cut at %zu of %zu bytes)\n", frame, line, cut_at,
 				wire_len);
+		else if (r->gso_count)
+			fprintf(out, "%" PRIu64 " %s (GSO datagram: packet %u of %u)\n", frame, line,
+				r->gso_seg, r->gso_count);
 		else
 			fprintf(out, "%" PRIu64 " %s\n", frame, line);
 	}
@@ -89,7 +98,7 @@ static int cli_decode_file(struct common_pcap_reader *r, const char *path, int j
 			t->icrc_ok++;
 		else
 			t->icrc_bad++;
-		cli_decode_print(stdout, json, many, path, r->frames, &d, r->cut_at, wire_len);
+		cli_decode_print(stdout, json, many, path, r->frames, &d, r->cut_at, wire_len, r);
 	}
 	if (ret < 0) {
 		fflush(stdout);

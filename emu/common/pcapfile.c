@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uroce/gso.h>
+
 #include "pcapfile.h"
 
 #define EMU_SLL_BYTES 16
@@ -137,12 +139,71 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
 	return 0;
 }
 
+/*
+ * Packet r->gso_seg (0-based here) of the GSO datagram in r->gso: its link,
+ * IP and UDP headers with the lengths of one packet (and, for IPv4, ID + i
+ * and the header checksum that goes with it), then its bytes.
+ */
+static void gso_packet(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len)
+{
+	const struct wire_frame *f = &r->gso_frame;
+	size_t hdr = f->ib_off, len = hdr + UROCE_GSO_SEG_BYTES;
+	uint8_t *o = r->gso_out, *ip = o + f->ip_off, *udp = o + f->udp_off;
+	unsigned i = r->gso_seg;
+
+	memcpy(o, r->gso, hdr);
+	memcpy(o + hdr, r->gso + hdr + (size_t)i * UROCE_GSO_SEG_BYTES, UROCE_GSO_SEG_BYTES);
+	wire_put_be16(udp + 4, (uint16_t)(WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
+	if (f->ip_version == 4) {
+		wire_put_be16(ip + 2, (uint16_t)(f->ip_hdr_len + WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
+		wire_put_be16(ip + 4, (uint16_t)(f->ip_id + i));
+		wire_put_be16(ip + 10, 0);
+		wire_put_be16(ip + 10, wire_inet_csum(ip, f->ip_hdr_len));
+	} else {
+		wire_put_be16(ip + 4, (uint16_t)(f->ip_hdr_len - 40 + WIRE_UDP_BYTES +
+						 UROCE_GSO_SEG_BYTES));
+	}
+	r->gso_seg = i + 1;
+	if (wire_len)
+		*wire_len = len;
+	common_pcap_decode(r->linktype, o, len, d);
+}
+
+/* Keep a whole frame that is a GSO datagram (its packets follow), or 0. */
+static int gso_start(struct common_pcap_reader *r, const uint8_t *data, size_t len,
+		     const struct wire_decoded *d)
+{
+	const struct wire_frame *f = &d->frame;
+	unsigned n;
+
+	if (d->reason == WIRE_R_NOT_ROCE || !f->ip_version || !f->ib_off ||
+	    f->ib_off + f->ib_len > len || !(n = uroce_gso_segments(f->ib_len)))
+		return 0;
+	if (!r->gso && !(r->gso = malloc(COMMON_PCAP_SNAPLEN)))
+		return -ENOMEM;
+	if (!r->gso_out && !(r->gso_out = malloc(COMMON_PCAP_SNAPLEN)))
+		return -ENOMEM;
+	memcpy(r->gso, data, f->ib_off + f->ib_len);
+	r->gso_len = f->ib_off + f->ib_len;
+	r->gso_frame = *f;
+	r->gso_count = n;
+	r->gso_seg = 0;
+	return 1;
+}
+
 int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len,
 		     char *err, size_t errlen)
 {
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	int ret = pcap_next_ex(r->pcap, &h, &data);
+	int ret;
+
+	if (r->gso_count && r->gso_seg < r->gso_count) {
+		gso_packet(r, d, wire_len);
+		return 1;
+	}
+	r->gso_count = r->gso_seg = 0;
+	ret = pcap_next_ex(r->pcap, &h, &data);
 
 	if (ret == PCAP_ERROR_BREAK)
 		return 0;
@@ -156,6 +217,13 @@ int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_
 	r->cut_at = 0;
 	if (h->caplen >= h->len || h->len > COMMON_PCAP_SNAPLEN) {
 		common_pcap_decode(r->linktype, data, h->caplen, d);
+		ret = gso_start(r, data, h->caplen, d);
+		if (ret < 0) {
+			common_pcap_seterr(err, errlen, "%s%s", "out of memory", "");
+			return -EIO;
+		}
+		if (ret)
+			gso_packet(r, d, wire_len);
 		return 1;
 	}
 	/* Cut by the snap length: decode the headers it kept. */
@@ -183,6 +251,10 @@ void common_pcap_close_read(struct common_pcap_reader *r)
 	r->pcap = NULL;
 	free(r->pad);
 	r->pad = NULL;
+	free(r->gso);
+	free(r->gso_out);
+	r->gso = r->gso_out = NULL;
+	r->gso_count = r->gso_seg = 0;
 }
 
 /* pcapng block types and the option that carries a comment (pcapng spec, IETF draft). */

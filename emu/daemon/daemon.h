@@ -480,6 +480,7 @@ struct emu_dev {
 	 * (udp_fd then receives nothing); -1 otherwise. */
 	int raw_fd;
 	int rx_fd;		/* raw_fd, or udp_fd: where datagrams arrive */
+	bool gso;		/* --gso: full-MTU packets leave in UDP GSO sends (net.c) */
 	enum emu_icrc icrc;	/* the mode running (never AUTO once bound) */
 	enum emu_icrc icrc_req; /* the mode asked for */
 	const char *icrc_src;	/* by what (emu_opts.icrc_src) */
@@ -561,6 +562,7 @@ struct emu_opts {
 	uint32_t sockbuf;	/* --sockbuf BYTES, 0: EMU_SOCKBUF_DEFAULT_BYTES */
 	uint8_t cm_timeout;	/* --cm-timeout EXP (EMU_CM_TIMEOUT_DEFAULT) */
 	uint8_t cm_retries;	/* --cm-retries N (EMU_CM_RETRIES_DEFAULT) */
+	int no_gso;		/* --gso off */
 };
 
 /* The CM's response timeout (4.096 us * 2^20, ~4.3 s) and retries, as Linux's rdma_cm sends. */

@@ -245,6 +245,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	dev->raw_fd = -1;
 	dev->rx_fd = -1;
 	dev->icrc_req = (enum emu_icrc)o->icrc;
+	dev->gso = !o->no_gso;
 	dev->icrc_src = o->icrc_src;
 	dev->ctl_fd = -1;
 	dev->ctl_spare_fd = -1;

@@ -93,6 +93,10 @@ static void usage(FILE *f)
 		   "                      else exact with CAP_NET_RAW, else "
 		   "tracked\n"
 		   "  -I, --icrc-any-id   the same as --icrc=any\n"
+		   "      --gso on|off    send runs of full 4 KiB-MTU packets as one "
+		   "UDP GSO\n"
+		   "                      datagram each (default on; segments keep "
+		   "their own ICRC)\n"
 		   "  -f, --fault RULE    inject faults: RULE is DIR:ACTION[:CONDITIONS], "
 		   "e.g.\n"
 		   "                      tx:drop:opcode=write,nth=3 (repeatable; see "
@@ -118,7 +122,8 @@ enum {
 	OPT_PCAP_FILES,
 	OPT_CM_TIMEOUT,
 	OPT_CM_RETRIES,
-	OPT_ICRC
+	OPT_ICRC,
+	OPT_GSO
 };
 
 /* "4096", "64K", "10M", "1G" (K = 1024) into *out; -1 on junk. */
@@ -342,6 +347,7 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"nice", required_argument, NULL, 'N'},
 	    {"icrc-any-id", no_argument, NULL, 'I'},
 	    {"icrc", required_argument, NULL, OPT_ICRC},
+	    {"gso", required_argument, NULL, OPT_GSO},
 	    {"sockbuf", required_argument, NULL, 'b'},
 	    {"cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT},
 	    {"cm-retries", required_argument, NULL, OPT_CM_RETRIES},
@@ -456,6 +462,13 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 				return 2;
 			o->icrc_src = "--icrc";
 			break;
+		case OPT_GSO:
+			if (!strcmp(optarg, "on") || !strcmp(optarg, "off")) {
+				o->no_gso = !strcmp(optarg, "off");
+				break;
+			}
+			fprintf(stderr, "uroced: --gso %s: must be on or off\n", optarg);
+			return 2;
 		case 'f':
 			if (add_fault_rule(o, &fault_cap, optarg, "--fault"))
 				return 2;

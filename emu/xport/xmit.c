@@ -60,7 +60,7 @@ bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES])
 uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len)
 {
 	if (xport__gid_is_v4(rt->sgid)) {
-		uint16_t id = rt->ip_id_known ? rt->ip_id : 0;
+		uint16_t id = rt->ip_id_known ? rt->ip_id : rt->ip_id_guess;
 		uint16_t frag = rt->ip_id_known && !rt->ip_df ? 0 : WIRE_IPV4_DF;
 
 		return wire_icrc_end(

@@ -123,7 +123,9 @@ enum xport_atomic_op {
  * hop_limit; on receive the daemon fills them from recvmsg() (source from
  * the name, destination from IP_PKTINFO). ip_id_known/ip_id/ip_df describe
  * the real IPv4 header when the net layer saw it (raw socket); otherwise the
- * engine assumes what a uroce peer sends: ID 0 with DF (PROTOCOL.md 12).
+ * engine assumes what a uroce peer sends: DF and ID ip_id_guess, which is 0
+ * (PROTOCOL.md 12) except for the segments of a UDP GSO send that arrived
+ * as one GRO datagram: the kernel numbers a send's segments 0, 1, 2, ...
  */
 struct xport_route {
 	uint8_t sgid[XPORT_GID_BYTES];
@@ -135,6 +137,7 @@ struct xport_route {
 	bool ip_id_known;
 	bool ip_df;
 	uint16_t ip_id;
+	uint16_t ip_id_guess;
 };
 
 /* An address vector as the transport needs it (RC/UC path, UD destination). */

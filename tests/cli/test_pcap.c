@@ -342,6 +342,96 @@ START_TEST(test_pcap_errors)
 }
 END_TEST
 
+/*
+ * A loopback capture of a UDP GSO datagram of uroced's (uroce/gso.h): one
+ * raw-IP frame with ID 0 holding three 4112-byte WRITE Middle packets whose
+ * ICRCs were sealed for IDs 0, 1 and 2. It reads back as three packets with
+ * good ICRCs; a damaged one among them is bad, the others still good.
+ */
+static size_t gso_frame(uint8_t *buf, unsigned bad)
+{
+	const uint8_t src[4] = {127, 0, 0, 2}, dst[4] = {127, 0, 0, 1};
+	size_t ib_len = 4108, total = 0;
+	uint8_t *ib = buf + 28;
+
+	for (unsigned i = 0; i < 3; i++, ib += 4112) {
+		memset(ib, 0, 12);
+		ib[0] = WIRE_OP_RC_RDMA_WRITE_MIDDLE;
+		wire_put_be16(ib + 2, 0xffff);
+		wire_put_be24(ib + 5, 0x11);
+		wire_put_be24(ib + 9, 100 + i);
+		for (size_t k = 12; k < ib_len; k++)
+			ib[k] = (uint8_t)(k * 13 + i);
+		wire_icrc_put(ib + ib_len,
+			      wire_icrc_end(wire_icrc_add_ib(
+				  wire_icrc_begin_udp4(src, dst, (uint16_t)i, WIRE_IPV4_DF, 4791, 4791,
+						       ib_len),
+				  0, ib, ib_len)));
+		if (i == bad)
+			ib[100] ^= 1;
+		total += 4112;
+	}
+	/* IPv4 (ID 0, DF) and UDP headers covering all three. */
+	memset(buf, 0, 28);
+	buf[0] = 0x45;
+	wire_put_be16(buf + 2, (uint16_t)(28 + total));
+	wire_put_be16(buf + 6, WIRE_IPV4_DF);
+	buf[8] = 64;
+	buf[9] = 17;
+	memcpy(buf + 12, src, 4);
+	memcpy(buf + 16, dst, 4);
+	wire_put_be16(buf + 10, wire_inet_csum(buf, 20));
+	wire_put_be16(buf + 20, 4791);
+	wire_put_be16(buf + 22, 4791);
+	wire_put_be16(buf + 24, (uint16_t)(8 + total));
+	return 28 + total;
+}
+
+START_TEST(test_pcap_gso_datagram)
+{
+	static uint8_t frame[28 + 3 * 4112];
+	struct common_pcap_reader r;
+	struct wire_decoded d;
+	char path[300], err[512];
+
+	for (unsigned bad = 0; bad <= 3; bad++) { /* 3: none damaged */
+		path_of(path, sizeof(path), "gso.pcap");
+		write_one(path, DLT_RAW, frame, gso_frame(frame, bad));
+		ck_assert_msg(common_pcap_open_read(&r, path, err, sizeof(err)) == 0, "%s", err);
+		for (unsigned i = 0; i < 3; i++) {
+			size_t wire_len = 0;
+
+			ck_assert_int_eq(common_pcap_next(&r, &d, &wire_len, err, sizeof(err)), 1);
+			ck_assert_msg(d.reason == WIRE_R_OK, "%s", wire_reason_name(d.reason));
+			ck_assert_uint_eq(d.pkt.opcode, WIRE_OP_RC_RDMA_WRITE_MIDDLE);
+			ck_assert_uint_eq(wire_bth_get_psn((const struct wire_bth *)d.pkt.ib), 100 + i);
+			ck_assert_uint_eq(d.frame.ip_id, i);
+			ck_assert_int_eq(d.frame.ip_csum_ok, 1);
+			ck_assert_uint_eq(wire_len, 28 + 4112);
+			ck_assert_int_eq(d.icrc, i == bad ? WIRE_ICRC_BAD : WIRE_ICRC_OK);
+			ck_assert_uint_eq(r.gso_seg, i + 1);
+			ck_assert_uint_eq(r.gso_count, 3);
+			ck_assert_uint_eq(r.frames, 1);
+		}
+		ck_assert_int_eq(common_pcap_next(&r, &d, NULL, err, sizeof(err)), 0);
+		common_pcap_close_read(&r);
+	}
+	/* A datagram that is not a whole number of such packets stays one, malformed. */
+	gso_frame(frame, 3);
+	wire_put_be16(frame + 2, (uint16_t)(28 + 2 * 4112 - 4));
+	wire_put_be16(frame + 24, (uint16_t)(8 + 2 * 4112 - 4));
+	wire_put_be16(frame + 10, 0);
+	wire_put_be16(frame + 10, wire_inet_csum(frame, 20));
+	write_one(path, DLT_RAW, frame, 28 + 2 * 4112 - 4);
+	ck_assert_msg(common_pcap_open_read(&r, path, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(common_pcap_next(&r, &d, NULL, err, sizeof(err)), 1);
+	ck_assert_uint_eq(r.gso_count, 0);
+	ck_assert_int_ne(d.reason, WIRE_R_OK);
+	ck_assert_int_eq(common_pcap_next(&r, &d, NULL, err, sizeof(err)), 0);
+	common_pcap_close_read(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pcap");
@@ -356,6 +446,7 @@ int main(void)
 	tcase_add_test(tc, test_pcap_write_read_roundtrip);
 	tcase_add_test(tc, test_pcapng_write_comments);
 	tcase_add_test(tc, test_pcap_errors);
+	tcase_add_test(tc, test_pcap_gso_datagram);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -203,6 +203,30 @@ START_TEST(test_icrc_solve_id)
 }
 END_TEST
 
+START_TEST(test_icrc_id_delta)
+{
+	/* a 4 KiB-MTU packet: the ICRC for any ID is ID 0's XOR the delta */
+	static uint8_t ib[4108];
+	const uint8_t src[4] = {127, 0, 0, 2}, dst[4] = {127, 0, 0, 1};
+	uint32_t basis[16], icrc0;
+
+	for (size_t i = 0; i < sizeof(ib); i++)
+		ib[i] = (uint8_t)(i * 7 + 3);
+	wire_icrc_id_basis(sizeof(ib), basis);
+	icrc0 = wire_icrc_end(wire_icrc_add_ib(
+	    wire_icrc_begin_udp4(src, dst, 0, WIRE_IPV4_DF, 4791, 4791, sizeof(ib)), 0, ib,
+	    sizeof(ib)));
+	ck_assert_uint_eq(wire_icrc_id_delta(basis, 0), 0);
+	for (uint32_t id = 1; id < 0x10000; id += id < 64 ? 1 : 0x0fed) {
+		uint32_t want = wire_icrc_end(wire_icrc_add_ib(
+		    wire_icrc_begin_udp4(src, dst, (uint16_t)id, WIRE_IPV4_DF, 4791, 4791, sizeof(ib)),
+		    0, ib, sizeof(ib)));
+
+		ck_assert_uint_eq(icrc0 ^ wire_icrc_id_delta(basis, (uint16_t)id), want);
+	}
+}
+END_TEST
+
 START_TEST(test_icrc_compute_rejects)
 {
 	uint32_t icrc;
@@ -232,6 +256,7 @@ Suite *icrc_suite(void)
 	tcase_add_test(tc, test_icrc_pseudo_header_ipv4);
 	tcase_add_test(tc, test_icrc_pseudo_header_ipv6);
 	tcase_add_test(tc, test_icrc_solve_id);
+	tcase_add_test(tc, test_icrc_id_delta);
 	tcase_add_test(tc, test_icrc_compute_rejects);
 	suite_add_tcase(s, tc);
 	return s;

@@ -120,16 +120,18 @@ int emu_dma_init(struct emu_dev *dev)
 	return dev->dma ? 0 : -ENOMEM;
 }
 
-/* Write the staged writes out (one process_vm_writev) and forget the
- * read-ahead copy. The mechanism; emu_dma_before_reveal is the rule. */
-static void dma_flush(struct emu_dev *dev)
+/* Write the staged writes out (one process_vm_writev); forget the
+ * read-ahead copy unless keep_ra. The mechanism; emu_dma_before_reveal is
+ * the rule. */
+static void dma_write_out(struct emu_dev *dev, bool keep_ra)
 {
 	struct emu_dma *d = dev->dma;
 	ssize_t n;
 
 	if (!d)
 		return;
-	d->rlen = 0;
+	if (!keep_ra)
+		d->rlen = 0;
 	if (!d->nw)
 		return;
 	dev->dcnt[EMU_DCNT_DMA_CALLS]++;
@@ -146,6 +148,11 @@ static void dma_flush(struct emu_dev *dev)
 	}
 	d->nw = 0;
 	d->wused = 0;
+}
+
+static void dma_flush(struct emu_dev *dev)
+{
+	dma_write_out(dev, false);
 }
 
 /*
@@ -171,6 +178,17 @@ static void dma_flush(struct emu_dev *dev)
 void emu_dma_before_reveal(struct emu_dev *dev)
 {
 	dma_flush(dev);
+}
+
+/*
+ * A send batch that filled up in the middle of an engine entry leaves with
+ * the writes before it, but the read-ahead copy stays: nothing the program
+ * can act on has happened since it was read (the entry's received batch
+ * came before it, the entry's completions and replies come at its end).
+ */
+void emu_dma_before_send(struct emu_dev *dev)
+{
+	dma_write_out(dev, true);
 }
 
 void emu_dma_fini(struct emu_dev *dev)

@@ -115,8 +115,11 @@ void emu_dma_fini(struct emu_dev *dev);
 /* The reveal gate: write the staged writes out and forget the read-ahead
  * copy. Called first by everything that leaves the daemon (a datagram
  * batch, a CQE, a control reply) and by nothing else; the rule is stated
- * at its definition. */
+ * at its definition. A batch that fills in the middle of an engine entry
+ * passes emu_dma_before_send instead. */
 void emu_dma_before_reveal(struct emu_dev *dev);
+/* The writes only, keeping the read-ahead copy: a send batch full mid-entry (net.c). */
+void emu_dma_before_send(struct emu_dev *dev);
 /* The engine's dma_lkey / dma_rkey / atomic ops for QP qp (xport.h). */
 int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
 		 uint32_t access, enum xport_dma dir);

@@ -32,6 +32,26 @@
  * socket's port (datapath.c). tshark decodes both ports as RoCEv2; the cost
  * is that ECMP routers see one flow per pair of RNICs instead of one per QP.
  *
+ * GSO and GRO (--gso, default on). A run of packets to one peer that are
+ * all BTH-only 4 KiB-MTU packets (the middle and full last packets of a
+ * SEND, the middle and last of a WRITE, READ response middles: 4112 bytes
+ * each) leaves as one UDP GSO datagram of up to NET_GSO_MAX_SEGS segments.
+ * The kernel (or the NIC) cuts it into ordinary datagrams whose IPv4 IDs
+ * count up from the first one's, 0 from this unconnected DF socket, so
+ * segment i carries ID i: its ICRC, sealed by the engine for ID 0, is
+ * adjusted here by the CRC difference ID i makes (wire_icrc_id_delta), and
+ * the capture shows it with that ID. GSO needs the kernel's UDP checksum,
+ * so while such datagrams go out the socket computes checksums (RoCEv2
+ * receivers ignore the field: the ICRC masks it; the capture shows 0, as
+ * for IPv6). Over loopback and veth the datagram is never cut: the receiver
+ * gets it whole. On the UDP socket UDP_GRO hands it over in one piece with
+ * its segment size, and segment i is checked for ID i (rt.ip_id_guess: a
+ * uroce peer keeps all 32 bits of its ICRC); on the raw socket (exact mode)
+ * it arrives as one IPv4 datagram with the first segment's ID and is cut at
+ * 4112 bytes, the only size a GSO datagram of ours holds, segment i getting
+ * the ID the first one's plus i. Each segment then goes to the engine and
+ * the capture as the packet it is.
+ *
  * Failures are counted (uroce/dev_counters.h) and the packet is lost: the
  * transport retransmits.
  *
@@ -48,15 +68,34 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <wire/bth.h>
+#include <wire/icrc.h>
+#include <wire/opcode.h>
+
 #include "dp.h"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 /* Datagrams per recvmmsg / sendmmsg call. */
 #define NET_RX_BATCH 32
 #define NET_TX_BATCH 64
+/* Bytes of packets one send batch holds (as many 4 KiB-MTU packets as entries). */
+#define NET_TX_ARENA (NET_TX_BATCH * XPORT_MAX_PKT_BYTES)
 /* recvmmsg calls per readiness callback before other work gets a turn. */
 #define NET_RX_ROUNDS 8
-/* Largest datagram accepted: more than any RoCEv2 packet (4 KiB MTU). */
-#define NET_RX_BYTES 9216
+/* Largest datagram accepted: a GRO datagram or a GSO send over loopback. */
+#define NET_RX_BYTES 65536
+/* The packets a GSO send holds: BTH, 4096 bytes of payload, ICRC. */
+#define NET_GSO_SEG_BYTES (WIRE_BTH_BYTES + XPORT_MAX_PMTU_BYTES + XPORT_ICRC_BYTES)
+/* Segments per GSO send: 15 x 4112 = 61680 bytes fit IPv4's 65507. */
+#define NET_GSO_MAX_SEGS 15
+/* Most segments a received datagram is cut into (the kernel's UDP_MAX_SEGMENTS). */
+#define NET_GRO_MAX_SEGS 128
 #define NET_CTL_BYTES 128
 #define NET_DEFAULT_TTL 64
 /* The in-flight budget is this fraction of the receive buffer (see start). */
@@ -77,11 +116,18 @@ struct emu_net {
 	uint8_t rx_bufs[NET_RX_BATCH][NET_RX_BYTES];
 
 	unsigned ntx;
+	size_t tx_used; /* bytes of tx_arena the batch holds */
+	/* the last entry is a GSO run still open to more packets of tx_run_rt */
+	bool tx_run_open;
+	bool tx_csum; /* the socket computes UDP checksums now (GSO) */
+	struct xport_route tx_run_rt;
+	uint32_t gso_basis[16]; /* wire_icrc_id_basis of a 4112-byte packet */
 	struct mmsghdr tx_msgs[NET_TX_BATCH];
 	struct iovec tx_iov[NET_TX_BATCH];
+	uint16_t tx_segs[NET_TX_BATCH]; /* packets in each entry: GSO when > 1 */
 	struct sockaddr_storage tx_names[NET_TX_BATCH];
 	struct net_ctl tx_ctl[NET_TX_BATCH];
-	uint8_t tx_bufs[NET_TX_BATCH][XPORT_MAX_PKT_BYTES];
+	uint8_t tx_arena[NET_TX_ARENA];
 };
 
 static void on_udp(uv_poll_t *h, int status, int events);
@@ -123,6 +169,13 @@ int emu_net_start(struct emu_dev *dev)
 	 */
 	if (dev->rcvbuf_bytes > 0)
 		xport_flow_set_budget(&dev->x, (uint64_t)dev->rcvbuf_bytes / NET_BUDGET_SHARE);
+	/* A GSO datagram of a peer arrives whole, with its segment size. */
+	if (dev->raw_fd < 0 &&
+	    setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)))
+		emu_warn("UDP_GRO: %s: a peer's GSO datagrams are cut by the kernel, and "
+			 "their segments after the first fail the ICRC check",
+			 strerror(errno));
+	wire_icrc_id_basis(NET_GSO_SEG_BYTES - XPORT_ICRC_BYTES, n->gso_basis);
 	dev->net = n;
 	uv_poll_init(dev->loop, &dev->udp_poll, dev->rx_fd);
 	dev->udp_poll.data = dev;
@@ -168,12 +221,81 @@ int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *
 	return emu_net_xmit(dev, rt, pkt, len);
 }
 
+static unsigned net_send_batch(struct emu_dev *dev);
+static void net_flush_full(struct emu_dev *dev);
+
+/* May this packet ride in a GSO send: BTH only, 4096 payload bytes, no pad? */
+static bool gso_packet(const uint8_t *pkt, size_t len)
+{
+	const struct wire_opcode_info *oi;
+
+	if (len != NET_GSO_SEG_BYTES)
+		return false;
+	oi = wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)pkt));
+	return oi && oi->hdr_bytes == WIRE_BTH_BYTES &&
+	       !wire_bth_get_padcnt((const struct wire_bth *)pkt);
+}
+
+/* The same peer and the same IP header fields as the open GSO run. */
+static bool gso_same_path(const struct xport_route *a, const struct xport_route *b)
+{
+	return !memcmp(a->dgid, b->dgid, sizeof(a->dgid)) && a->dport == b->dport &&
+	       a->tclass == b->tclass && a->hop_limit == b->hop_limit;
+}
+
+/* Add pkt as segment n->tx_segs[last] of the open GSO run. */
+static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const uint8_t *pkt,
+		       size_t len)
+{
+	struct emu_net *n = dev->net;
+	unsigned last = n->ntx - 1;
+	uint16_t seg = n->tx_segs[last];
+	uint8_t *dst = n->tx_arena + n->tx_used;
+	struct msghdr *h = &n->tx_msgs[last].msg_hdr;
+
+	memcpy(dst, pkt, len);
+	n->tx_used += len;
+	n->tx_iov[last].iov_len += len;
+	n->tx_segs[last] = (uint16_t)(seg + 1);
+	if (seg == 1) {
+		/* The second segment makes it a GSO send: say the segment size. */
+		struct cmsghdr *c = (struct cmsghdr *)((uint8_t *)h->msg_control + h->msg_controllen);
+		uint16_t size = NET_GSO_SEG_BYTES;
+
+		memset(c, 0, CMSG_SPACE(sizeof(size)));
+		c->cmsg_level = IPPROTO_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(size));
+		memcpy(CMSG_DATA(c), &size, sizeof(size));
+		h->msg_controllen += CMSG_SPACE(sizeof(size));
+	}
+	if (n->tx_segs[last] == NET_GSO_MAX_SEGS)
+		n->tx_run_open = false;
+	if (dev->family == AF_INET) {
+		/* The kernel gives this segment the ID seg: seal it for that. */
+		uint8_t *t = dst + len - XPORT_ICRC_BYTES;
+
+		wire_icrc_put(t, wire_icrc_get(t) ^ wire_icrc_id_delta(n->gso_basis, seg));
+	}
+	if (dev->capture) {
+		struct xport_route crt = *rt;
+
+		if (dev->family == AF_INET) {
+			crt.ip_id_known = true;
+			crt.ip_id = seg;
+			crt.ip_df = true;
+		}
+		emu_capture_packet(dev, &crt, dst, len);
+	}
+}
+
 int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
 {
 	struct emu_net *n = dev->net;
 	struct mmsghdr *m;
 	socklen_t alen;
 	unsigned i;
+	bool gso;
 	int rc;
 
 	if (!n)
@@ -186,6 +308,13 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		dev->dcnt[EMU_DCNT_TX_NO_ROUTE]++;
 		return -EADDRNOTAVAIL;
 	}
+	if (n->tx_used + len > NET_TX_ARENA)
+		net_flush_full(dev);
+	gso = dev->gso && gso_packet(pkt, len);
+	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt)) {
+		gso_append(dev, rt, pkt, len);
+		return 0;
+	}
 	i = n->ntx;
 	rc = emu_route_sockaddr_from_gid(rt->dgid, rt->dport, dev->family, (uint32_t)dev->ifindex,
 					 &n->tx_names[i], &alen);
@@ -193,9 +322,11 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		dev->dcnt[EMU_DCNT_TX_NO_ROUTE]++;
 		return rc;
 	}
-	memcpy(n->tx_bufs[i], pkt, len);
-	n->tx_iov[i].iov_base = n->tx_bufs[i];
+	memcpy(n->tx_arena + n->tx_used, pkt, len);
+	n->tx_iov[i].iov_base = n->tx_arena + n->tx_used;
 	n->tx_iov[i].iov_len = len;
+	n->tx_used += len;
+	n->tx_segs[i] = 1;
 	m = &n->tx_msgs[i];
 	memset(m, 0, sizeof(*m));
 	m->msg_hdr.msg_name = &n->tx_names[i];
@@ -205,28 +336,73 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	m->msg_hdr.msg_control = n->tx_ctl[i].buf;
 	m->msg_hdr.msg_controllen = put_ctl(dev, &n->tx_ctl[i], rt);
 	n->ntx++;
+	n->tx_run_open = gso;
+	if (gso)
+		n->tx_run_rt = *rt;
 	if (dev->capture)
 		emu_capture_packet(dev, rt, pkt, len);
 	if (n->ntx == NET_TX_BATCH)
-		emu_net_flush(dev);
+		net_flush_full(dev);
 	return 0;
+}
+
+/*
+ * GSO needs the kernel's UDP checksum (SO_NO_CHECK makes it EINVAL): the
+ * IPv4 socket computes checksums while a batch with GSO sends goes out and
+ * sends 0 again, as RoCEv2 senders do, when one without them does.
+ */
+static void tx_set_csum(struct emu_dev *dev, bool on)
+{
+	struct emu_net *n = dev->net;
+	int no_check = !on;
+
+	if (dev->family != AF_INET || n->tx_csum == on)
+		return;
+	if (setsockopt(dev->udp_fd, SOL_SOCKET, SO_NO_CHECK, &no_check, sizeof(no_check)))
+		emu_dbg("SO_NO_CHECK %d: %s", no_check, strerror(errno));
+	else
+		n->tx_csum = on;
 }
 
 unsigned emu_net_flush(struct emu_dev *dev)
 {
+	/* Memory first: an ACK must not overtake the data it acknowledges. */
+	emu_dma_before_reveal(dev);
+	return net_send_batch(dev);
+}
+
+/* The batch is full in the middle of an engine entry. */
+static void net_flush_full(struct emu_dev *dev)
+{
+	emu_dma_before_send(dev);
+	net_send_batch(dev);
+}
+
+static unsigned net_send_batch(struct emu_dev *dev)
+{
 	struct emu_net *n = dev->net;
 	unsigned done = 0, total;
 
-	/* Memory first: an ACK must not overtake the data it acknowledges. */
-	emu_dma_before_reveal(dev);
 	if (!n || !n->ntx)
 		return 0;
 	total = n->ntx;
+	{
+		bool any_gso = false;
+
+		for (unsigned i = 0; i < total && !any_gso; i++)
+			any_gso = n->tx_segs[i] > 1;
+		tx_set_csum(dev, any_gso);
+	}
 	while (done < total) {
 		int r = sendmmsg(dev->udp_fd, &n->tx_msgs[done], total - done, MSG_DONTWAIT);
 
 		dev->dcnt[EMU_DCNT_TX_BATCHES]++;
 		if (r > 0) {
+			for (unsigned i = done; i < done + (unsigned)r; i++)
+				if (n->tx_segs[i] > 1) {
+					dev->dcnt[EMU_DCNT_TX_GSO_SENDS]++;
+					dev->dcnt[EMU_DCNT_TX_GSO_SEGMENTS] += n->tx_segs[i];
+				}
 			done += (unsigned)r;
 			dev->dcnt[EMU_DCNT_TX_DATAGRAMS] += (unsigned)r;
 			continue;
@@ -236,14 +412,24 @@ unsigned emu_net_flush(struct emu_dev *dev)
 		/* Buffer full, unreachable, too big for the link...: this
 		 * datagram is lost (the transport retransmits); say so now and
 		 * then, with the reason. */
-		dev->dcnt[EMU_DCNT_TX_DROPPED]++;
+		dev->dcnt[EMU_DCNT_TX_DROPPED] += n->tx_segs[done];
 		emu_log_rl(&dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
-			   "sending a %zu-byte datagram: %s; %llu lost so far (counter tx_dropped)",
-			   n->tx_iov[done].iov_len, r < 0 ? strerror(errno) : "sent none",
+			   "sending a %zu-byte datagram (%u packets): %s; %llu lost so far (counter "
+			   "tx_dropped)",
+			   n->tx_iov[done].iov_len, n->tx_segs[done],
+			   r < 0 ? strerror(errno) : "sent none",
 			   (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
+		if (n->tx_segs[done] > 1 && r < 0 && (errno == EINVAL || errno == EIO)) {
+			/* This socket or path cannot do GSO: send packets one by one. */
+			dev->gso = false;
+			emu_warn("UDP GSO refused (%s): sending one packet per datagram from now on",
+				 strerror(errno));
+		}
 		done++;
 	}
 	n->ntx = 0;
+	n->tx_used = 0;
+	n->tx_run_open = false;
 	return total;
 }
 
@@ -264,11 +450,59 @@ static void rx_batch_prepare(struct emu_net *n)
 	}
 }
 
+/* The segment size of a GRO datagram (UDP_GRO control message), or 0. */
+static size_t rx_gro_size(struct msghdr *h)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c))
+		if (c->cmsg_level == IPPROTO_UDP && c->cmsg_type == UDP_GRO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int size;
+
+			memcpy(&size, CMSG_DATA(c), sizeof(size));
+			return size > 0 ? (size_t)size : 0;
+		}
+	return 0;
+}
+
+static void rx_packet(struct emu_dev *dev, const struct xport_route *rt, const uint8_t *pkt,
+		      size_t len)
+{
+	if (dev->fault_on)
+		emu_fault_rx(dev, rt, pkt, len);
+	else
+		emu_net_deliver(dev, rt, pkt, len);
+}
+
+/*
+ * A datagram that holds several packets: cut at seg bytes (the last piece
+ * may be shorter), segment i with the ID a GSO send gave it: the first
+ * one's plus i when the header was seen, else i as the guess for a uroce peer.
+ */
+static void rx_segments(struct emu_dev *dev, struct xport_route *rt, const uint8_t *pkt,
+			size_t len, size_t seg)
+{
+	uint16_t id0 = rt->ip_id;
+
+	dev->dcnt[EMU_DCNT_RX_GSO_DATAGRAMS]++;
+	for (uint16_t i = 0; len; i++) {
+		size_t l = len < seg ? len : seg;
+
+		if (rt->ip_id_known)
+			rt->ip_id = (uint16_t)(id0 + i);
+		else
+			rt->ip_id_guess = i;
+		dev->dcnt[EMU_DCNT_RX_GSO_SEGMENTS]++;
+		rx_packet(dev, rt, pkt, l);
+		pkt += l;
+		len -= l;
+	}
+}
+
 static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 {
 	struct xport_route rt;
 	uint8_t *pkt = m->msg_hdr.msg_iov->iov_base;
-	size_t len = m->msg_len;
+	size_t len = m->msg_len, gro = 0;
 
 	dev->dcnt[EMU_DCNT_RX_DATAGRAMS]++;
 	if (m->msg_hdr.msg_flags & MSG_TRUNC) {
@@ -294,16 +528,32 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 	} else if (emu_route_from_msg(&m->msg_hdr, dev->udp_port, &rt)) {
 		dev->dcnt[EMU_DCNT_RX_NO_PKTINFO]++;
 		return;
+	} else {
+		gro = rx_gro_size(&m->msg_hdr);
 	}
 	/* PROTOCOL.md 10: the destination must be our GID. */
 	if (memcmp(rt.dgid, dev->gid, 16)) {
 		dev->dcnt[EMU_DCNT_RX_NOT_OURS]++;
 		return;
 	}
-	if (dev->fault_on)
-		emu_fault_rx(dev, &rt, pkt, len);
-	else
-		emu_net_deliver(dev, &rt, pkt, len);
+	if (gro && len > gro) {
+		if (len > gro * NET_GRO_MAX_SEGS) {
+			dev->dcnt[EMU_DCNT_RX_GSO_BAD]++;
+			return;
+		}
+		rx_segments(dev, &rt, pkt, len, gro);
+		return;
+	}
+	if (len > XPORT_MAX_PKT_BYTES) {
+		/* Longer than any packet: a GSO send of a uroce peer seen whole. */
+		if (len % NET_GSO_SEG_BYTES || !gso_packet(pkt, NET_GSO_SEG_BYTES)) {
+			dev->dcnt[EMU_DCNT_RX_GSO_BAD]++;
+			return;
+		}
+		rx_segments(dev, &rt, pkt, len, NET_GSO_SEG_BYTES);
+		return;
+	}
+	rx_packet(dev, &rt, pkt, len);
 }
 
 void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)

@@ -143,6 +143,19 @@ struct wire_icrc_id_solver {
 	uint8_t rank;
 };
 
+/*
+ * What each IPv4 ID bit does to the ICRC of an IB packet (BTH..pad) of
+ * ib_len bytes: basis[b] is the ICRC with ID bit b set XOR the ICRC with ID
+ * 0 (everything else equal). The CRC is linear, so the ICRC for any ID is
+ * the one for ID 0 XOR wire_icrc_id_delta(basis, id): a sender that knows
+ * which ID the kernel will give a packet (the segments of one UDP GSO send
+ * get consecutive IDs) adjusts a sealed packet without a second pass.
+ */
+void wire_icrc_id_basis(size_t ib_len, uint32_t basis[16]);
+
+/* The ICRC difference that ID id makes against ID 0, from a basis. */
+uint32_t wire_icrc_id_delta(const uint32_t basis[16], uint16_t id);
+
 /* Prepare the solver for IB packets (BTH..pad) of ib_len bytes. */
 void wire_icrc_id_solver_init(struct wire_icrc_id_solver *sv, size_t ib_len);
 
