@@ -218,6 +218,11 @@ START_TEST(test_xrc)
 	ck_assert_int_eq(
 	    emu_qp_state_check(UROCE_QPT_XRC_SEND, S(RTS), S(RTS), A(STATE) | A(MIN_RNR_TIMER)),
 	    -EINVAL);
+	/* What uverbs drops before the check: RC masks pass for both halves. */
+	ck_assert_uint_eq(emu_qp_state_user_mask(UROCE_QPT_XRC_SEND, rtr_tgt), rtr_ini);
+	ck_assert_uint_eq(emu_qp_state_user_mask(UROCE_QPT_XRC_RECV, rts_ini), rts_tgt);
+	ck_assert_uint_eq(emu_qp_state_user_mask(UROCE_QPT_RC, rts_ini), rts_ini);
+	ck_assert_uint_eq(emu_qp_state_user_mask(UROCE_QPT_XRC_RECV, rtr_tgt), rtr_tgt);
 }
 END_TEST
 

@@ -491,6 +491,7 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -EINVAL;
 	if (mask & ~(uint32_t)KNOWN_QP_ATTRS)
 		return -EINVAL;
+	mask = emu_qp_state_user_mask(qp->type, mask);
 	cur = qp->state;
 	if (mask & UROCE_QP_CUR_STATE) {
 		/* The consumer's idea of the current state must be right. */

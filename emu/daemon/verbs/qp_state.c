@@ -224,6 +224,20 @@ int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t *
 	return 1;
 }
 
+uint32_t emu_qp_state_user_mask(uint32_t qp_type, uint32_t mask)
+{
+	/* uverbs modify_qp_mask(): what an XRC QP has no use for is dropped. */
+	switch (qp_type) {
+	case UROCE_QPT_XRC_SEND:
+		return mask & ~(uint32_t)(UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER);
+	case UROCE_QPT_XRC_RECV:
+		return mask & ~(uint32_t)(UROCE_QP_MAX_QP_RD_ATOMIC | UROCE_QP_RETRY_CNT |
+					  UROCE_QP_RNR_RETRY);
+	default:
+		return mask;
+	}
+}
+
 int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t mask)
 {
 	uint32_t req, opt;

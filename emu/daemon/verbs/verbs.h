@@ -70,6 +70,13 @@ const char *emu_qp_state_name(uint32_t state);
 /* Required / optional attribute masks of a transition (IBA 10.3.1,
  * ibv_modify_qp(3)); both 0 and valid == 0 for a forbidden transition. */
 int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t *req, uint32_t *opt);
+/*
+ * The mask of an ibv_modify_qp as the kernel's uverbs passes it on: for
+ * XRC QPs the attributes of the half they do not have are dropped (an
+ * initiator's responder attributes, a target's requester ones), as
+ * programs written for RC send them (perftest -c XRC).
+ */
+uint32_t emu_qp_state_user_mask(uint32_t qp_type, uint32_t mask);
 /* 0 if (cur -> next, mask) is a legal modify for this QP type, else -EINVAL. */
 int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t mask);
 
