@@ -96,6 +96,32 @@ clients() {
 clients clients-2 2 uroce1 uroce1
 clients clients-3 3 uroce1 uroce1 uroce1
 
+# Programs killed in the middle of XRC traffic (their target QPs, SRQs and the
+# shared domain with them) leave nothing behind, and the RNICs go on serving.
+next_tcp_port
+via_cmd run
+"${VIA[@]}" timeout -k 5 60 ibv_xsrq_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c 2 -n 100000 \
+	>"$T/killed.server" 2>&1 &
+kspid=$!
+BG_PIDS="$BG_PIDS $kspid"
+wait_listen "$TCP_PORT" "$kspid" "" || echo "(server did not listen)" >>"$T/killed.server"
+kpids=()
+for i in 1 2; do
+	"${VIA[@]}" timeout -k 5 60 ibv_xsrq_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -n 100000 "$ADDR0" \
+		>"$T/killed.client$i" 2>&1 &
+	kpids+=($!)
+	BG_PIDS="$BG_PIDS $!"
+done
+sleep 1
+kill -KILL "$kspid" "${kpids[@]}" 2>/dev/null
+for p in "$kspid" "${kpids[@]}"; do wait "$p" 2>/dev/null; done
+check_none_left "QPs" qp
+next_tcp_port
+run_pair after-kill 60 run \
+	ibv_xsrq_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -- \
+	ibv_xsrq_pingpong -d uroce1 -g 0 -p "$TCP_PORT" "$ADDR0"
+check_xp "after programs were killed mid-traffic" "$T/after-kill.server" "$T/after-kill.client"
+
 # perftest over XRC (-c XRC: XRC SRQs, initiator and target QPs, as on
 # ConnectX hardware; its RC-style modify masks pass as uverbs trims them).
 if command -v ib_send_bw >/dev/null; then
