@@ -665,11 +665,11 @@ static void resp_nak_gap(struct xport_qp *qp)
  * XRC target: the XRCETH of a request names the XRC SRQ its message is
  * for. At the first packet of a message the SRQ must exist and belong to
  * the QP's XRC domain; the other packets of the message must name the same
- * one. Returns 0, or the NAK code with *wqe_status set: Remote Access Error
- * for an SRQ of another XRC domain (the domain is the protection boundary
- * of XRC, as the PD is of an R_Key: IBA 9.7.5.2.4), Invalid Request for an
- * SRQ number that names no XRC SRQ or that changes inside a message
- * (IBA 9.7.5.2.3).
+ * one. Returns 0, or the NAK code with *wqe_status set (the class C NAKs of
+ * IBA 9.7.5.2): Remote Access Error for an SRQ of another XRC domain (the
+ * domain is XRC's protection boundary, as the PD is an R_Key's), Invalid
+ * Request for an SRQ number that names no XRC SRQ or that changes inside a
+ * message.
  */
 static int resp_xrc_srq(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t *wqe_status)
 {
