@@ -274,6 +274,50 @@ START_TEST(test_srqn_changes_inside_message)
 }
 END_TEST
 
+/* Drop the first READ response the target sends. */
+static int drop_first_read_resp(struct fake_net *net, const struct fake_log *e, void *arg)
+{
+	unsigned *n = arg;
+
+	(void)net;
+	if (e->from != 1 || e->opcode != WIRE_OP_XRC_RDMA_READ_RESPONSE_ONLY)
+		return 0;
+	return (*n)++ == 0 ? FAKE_DROP : 0;
+}
+
+/*
+ * A READ for SRQ 5's domain whose response is lost, then a SEND to SRQ 7:
+ * the retried READ is a duplicate at the target, replayed from its
+ * responder resource (through SRQ 5 again), while the SEND lands in SRQ 7.
+ */
+START_TEST(test_read_replay_after_other_srq)
+{
+	struct fake_srq *s7 = fake_srq_create(&env->b, 7, 1);
+	unsigned n = 0;
+
+	env->net.filter = drop_first_read_resp;
+	env->net.filter_arg = &n;
+	fake_pattern(env->mb->buf, 512, 3);
+	fake_srq_post_recv(s7, 70, env->mb, 8192, 4096);
+	post(1, UROCE_WR_RDMA_READ, 512, 5);
+	post(2, UROCE_WR_SEND, 100, 7);
+	fake_run(&env->net, 10000);
+
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(env->tgt->x.cnt[XPORT_CNT_READ_REPLAYED], 1);
+	ck_assert_uint_eq(env->ini->nscq, 2);
+	ck_assert_uint_eq(env->ini->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->ini->scq[0].opcode, UROCE_WC_RDMA_READ);
+	ck_assert_uint_eq(env->ini->scq[1].status, UROCE_WC_SUCCESS);
+	ck_assert_mem_eq(env->ma->buf, env->mb->buf, 512);
+	ck_assert_uint_eq(s7->ncq, 1);
+	ck_assert_uint_eq(s7->cq[0].wr_id, 70);
+	ck_assert_uint_eq(env->s5->ncq, 0);
+	ck_assert_uint_eq(env->tgt->x.resp.xrc_srqn, 7);
+	ck_assert_uint_eq(env->tgt->x.attr.state, UROCE_QPS_RTS);
+}
+END_TEST
+
 /* Requests go to target QPs only, responses to initiators only. */
 START_TEST(test_wrong_direction_dropped)
 {
@@ -304,6 +348,7 @@ static Suite *xrc_suite(void)
 	tcase_add_test(tc, test_no_such_srq);
 	tcase_add_test(tc, test_rnr_then_delivery);
 	tcase_add_test(tc, test_srqn_changes_inside_message);
+	tcase_add_test(tc, test_read_replay_after_other_srq);
 	tcase_add_test(tc, test_wrong_direction_dropped);
 	suite_add_tcase(s, tc);
 	return s;
