@@ -178,6 +178,7 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
+	qp->type = r->qp_type; /* before qp_hold */
 	emu_list_init(&qp->flush_link);
 	emu_list_init(&qp->mcast);
 	emu_list_init(&qp->sq_link);
@@ -240,7 +241,6 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		xrcd->dom->refs++;
 		emu_list_add_tail(&xrcd->dom->tgt_qps, &qp->xrc_link);
 	}
-	qp->type = r->qp_type;
 	qp->sq_sig_all = !!r->sq_sig_all;
 	qp->state = UROCE_QPS_RESET;
 	emu_event_qp_state(qp);
