@@ -90,7 +90,9 @@
 	X(INV_REMOTE, "inv_remote", "R_Keys invalidated by a received SEND with Invalidate")       \
 	X(INV_REFUSED, "inv_refused", "SEND with Invalidate whose R_Key could not be invalidated") \
 	X(ICRC_EXACT, "icrc_exact", "ICRC checked over the real IP header (raw socket, IPv6)")     \
-	X(ICRC_ID0, "icrc_id0", "IPv4 ICRC matched with ID 0 and DF (header not seen)")            \
+	X(ICRC_ID0, "icrc_id0",                                                                    \
+	  "IPv4 ICRC matched with DF and the ID a uroce peer sends: 0, or the packet's index in a "  \
+	  "GSO datagram (header not seen)")                                                          \
 	X(ICRC_ID_TRACKED, "icrc_id_tracked", "ICRC matched with an ID following the sender's")    \
 	X(ICRC_ID_FIRST, "icrc_id_first", "ICRC matched with any ID: first packet of a sender")    \
 	X(ICRC_ID_RESYNC, "icrc_id_resync", "ICRC matched with an ID following a rejected one")    \

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# UDP GSO between two uroce RNICs (docs/daemon.md "GSO and GRO"): 64 KiB
+# WRITE, SEND and READ traffic (perftest) and a data-checking ibv_rc_pingpong
+# -c of 64 KiB messages, once per ICRC mode that receives differently: exact
+# (the raw socket sees each GSO datagram whole and cuts it; needs
+# CAP_NET_RAW) and tracked (UDP_GRO hands it over with its segment size).
+# In each: everything exits 0, the senders sent GSO datagrams and the
+# receivers cut as many packets out of them, no packet failed its ICRC, and
+# in tracked mode no ID had to be solved (each segment matched the ID a
+# uroce peer gives it: all 32 bits kept); both daemons' captures (segments
+# with their own IDs) and a tshark capture of lo (GSO datagrams whole, read
+# back by `uroce decode` as their packets) have every ICRC valid. Then with
+# --gso off nothing is sent as GSO and the transfer still works.
+. "$(dirname "$0")/lib.sh"
+need_prog ib_write_bw
+need_prog ib_send_bw
+need_prog ib_read_bw
+need_prog ibv_rc_pingpong
+unset UROCE_ICRC
+
+# cnt NAME COUNTER: the counter's value (0 when absent).
+cnt() {
+	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all --rundir "$UROCE_RUNDIR" |
+		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
+}
+
+# traffic LABEL: the perftest runs and the pingpong; each must succeed.
+traffic() {
+	local prog
+	for prog in ib_write_bw ib_send_bw ib_read_bw; do
+		run_perftest "$prog.$1" 120 run \
+			"$prog" -d uroce0 -x 0 -F -s 65536 -n 300 -- \
+			"$prog" -d uroce1 -x 0 -F -s 65536 -n 300 "$ADDR0"
+		if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
+			perftest_plausible "$prog" "$T/$prog.$1.client"; then
+			pass "$1: $prog 64 KiB: $(perftest_row "$T/$prog.$1.client" | tr -s ' ')"
+		else
+			fail "$1: $prog: server exit $SERVER_RC, client exit $CLIENT_RC"
+			show_pair "$prog.$1"
+		fi
+	done
+	next_tcp_port
+	run_pair "pp.$1" 120 run \
+		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 65536 -n 200 -c -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 65536 -n 200 -c "$ADDR0"
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
+		! grep -qi "invalid\|error" "$T/pp.$1.client" "$T/pp.$1.server"; then
+		pass "$1: ibv_rc_pingpong -c 64 KiB x 200: data checked"
+	else
+		fail "$1: ibv_rc_pingpong -c: server exit $SERVER_RC, client exit $CLIENT_RC"
+		show_pair "pp.$1"
+	fi
+}
+
+# gso_checks MODE: the counters of a GSO run in ICRC mode MODE.
+gso_checks() {
+	local mode=$1 d c tx rx bad solved ok
+	for d in uroce0 uroce1; do
+		bad=$(cnt "$d" drop.bad_icrc)
+		check "$mode: $d dropped no packet for its ICRC (bad_icrc $bad)" [ "$bad" = 0 ]
+		tx=$(cnt "$d" daemon.tx_gso_sends)
+		check "$mode: $d sent GSO datagrams ($tx)" [ "$tx" -gt 0 ]
+	done
+	# What one sent whole the other cut apart: loopback loses nothing but
+	# what a full socket buffer drops, and retransmissions are sent again.
+	tx=$(($(cnt uroce0 daemon.tx_gso_segments) + $(cnt uroce1 daemon.tx_gso_segments)))
+	rx=$(($(cnt uroce0 daemon.rx_gso_segments) + $(cnt uroce1 daemon.rx_gso_segments)))
+	ok=0
+	[ "$rx" -gt 0 ] && [ $((rx * 100)) -ge $((tx * 95)) ] && [ "$rx" -le "$tx" ] && ok=1
+	check "$mode: $rx packets cut out of received GSO datagrams, of $tx sent in them" [ "$ok" = 1 ]
+	bad=$(($(cnt uroce0 daemon.rx_gso_bad) + $(cnt uroce1 daemon.rx_gso_bad)))
+	check "$mode: no received datagram failed to cut (rx_gso_bad $bad)" [ "$bad" = 0 ]
+	if [ "$mode" = tracked ]; then
+		solved=0
+		for d in uroce0 uroce1; do
+			for c in icrc_id_tracked icrc_id_first icrc_id_resync icrc_id_untracked icrc_id_guessed; do
+				solved=$((solved + $(cnt "$d" "xport.$c")))
+			done
+		done
+		ok=0
+		[ "$solved" = 0 ] && [ "$(cnt uroce0 xport.icrc_id0)" -gt 0 ] && ok=1
+		check "tracked: every packet matched the ID a uroce peer gives it (icrc_id0 $(cnt uroce0 xport.icrc_id0) + $(cnt uroce1 xport.icrc_id0), solved $solved)" \
+			[ "$ok" = 1 ]
+	fi
+}
+
+MODES="tracked"
+if [ "$(id -u)" = 0 ]; then
+	MODES="exact tracked"
+else
+	echo "note: not root, so no CAP_NET_RAW: the exact mode (raw socket) is not run"
+fi
+for mode in $MODES; do
+	start_rnics --icrc "$mode"
+	[ "$mode" = exact ] && lo_capture_start
+	traffic "$mode"
+	gso_checks "$mode"
+	[ "$mode" = exact ] && lo_capture_stop
+	stop_rnics
+	check_captures
+	LO_CAP=
+	mv "$T/uroce0.pcap" "$T/uroce0.$mode.pcap"
+	mv "$T/uroce1.pcap" "$T/uroce1.$mode.pcap"
+done
+
+start_rnics --gso off
+run_perftest ib_write_bw.off 120 run \
+	ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
+	ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$ADDR0"
+check "--gso off: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" \
+	[ "$SERVER_RC$CLIENT_RC" = 00 ]
+sends=$(($(cnt uroce0 daemon.tx_gso_sends) + $(cnt uroce1 daemon.tx_gso_sends)))
+check "--gso off: no GSO datagram sent ($sends)" [ "$sends" = 0 ]
+stop_rnics
+finish
