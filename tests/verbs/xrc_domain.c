@@ -15,9 +15,14 @@
  *    the shared domain, not through a domain of its own or for a QP that is
  *    not a target QP; the QP lives on after the parent destroys its handle,
  *    until the child destroys the last;
- *  - ibv_close_xrcd is EBUSY while SRQs or QPs use the handle.
+ *  - ibv_close_xrcd is EBUSY while SRQs or QPs use the handle;
+ *  - on the wire (a connection on DEVICE itself): a SEND lands in the SRQ
+ *    its XRCETH names and completes on that SRQ's CQ; naming an SRQ of
+ *    another domain fails with IBV_WC_REM_ACCESS_ERR, naming none with
+ *    IBV_WC_REM_INV_REQ_ERR.
  * Prints one "ok:" or "FAIL:" line per check and exits 0 when all pass.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
@@ -158,6 +163,98 @@ static int child(const char *dev, const char *file, int in, int out)
 	return failures ? 1 : 0;
 }
 
+/* One side of a connection to QP dest on this RNIC: INIT, RTR, RTS. */
+static int bring_up(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int tgt)
+{
+	struct ibv_qp_attr a;
+	int rtr = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	int rts = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_SQ_PSN;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = tgt ? IBV_ACCESS_REMOTE_WRITE : 0;
+	if (ibv_modify_qp(qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = 100;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a,
+			  rtr | (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0)))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 100;
+	return ibv_modify_qp(
+	    qp, &a,
+	    rts | (tgt ? 0 : IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC));
+}
+
+/* The first completion of cq within 5 s; status -1 when none came. */
+static struct ibv_wc poll_one(struct ibv_cq *cq)
+{
+	struct ibv_wc wc = {.status = (enum ibv_wc_status) - 1};
+
+	for (int i = 0; i < 5000 && ibv_poll_cq(cq, 1, &wc) == 0; i++)
+		usleep(1000);
+	return wc;
+}
+
+/*
+ * A SEND from a fresh initiator QP to a fresh target QP of domain x on this
+ * RNIC, naming SRQ srqn: the status of the send completion.
+ */
+static enum ibv_wc_status send_to(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_mr *mr,
+				  struct ibv_xrcd *x, struct ibv_cq *scq, uint32_t srqn)
+{
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_qp *ini, *tgt;
+	struct ibv_sge sge = {.addr = (uintptr_t)mr->addr, .length = 64, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 7,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	union ibv_gid gid;
+	struct ibv_wc wc;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = x;
+	tgt = ibv_create_qp_ex(ctx, &qa);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_SEND;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qa.pd = pd;
+	qa.send_cq = scq;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	ini = ibv_create_qp_ex(ctx, &qa);
+	if (!tgt || !ini || ibv_query_gid(ctx, 1, 0, &gid) || bring_up(tgt, ini->qp_num, &gid, 1) ||
+	    bring_up(ini, tgt->qp_num, &gid, 0))
+		return (enum ibv_wc_status) - 2;
+	wr.qp_type.xrc.remote_srqn = srqn;
+	if (ibv_post_send(ini, &wr, &bad))
+		return (enum ibv_wc_status) - 3;
+	wc = poll_one(scq);
+	ibv_destroy_qp(ini);
+	ibv_destroy_qp(tgt);
+	return wc.status;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
@@ -294,6 +391,50 @@ int main(int argc, char **argv)
 	      "after the child's last handle, the target QP is gone: ibv_open_qp EINVAL");
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child passed");
+
+	/* Traffic on this RNIC: the SRQ an XRCETH names, checked at the target. */
+	{
+		struct ibv_cq *scq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		char *buf = calloc(1, 8192);
+		struct ibv_mr *mr = buf ? ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE) : NULL;
+		struct ibv_xrcd *y = xrcd_open(ctx, -1, O_CREAT, both);
+		struct ibv_srq *ysrq = NULL;
+		struct ibv_sge sge = {.addr = (uintptr_t)buf + 4096, .length = 4096};
+		struct ibv_recv_wr r = {.wr_id = 55, .sg_list = &sge, .num_sge = 1};
+		uint32_t ysrqn = 0;
+		enum ibv_wc_status s;
+		struct ibv_wc wc;
+
+		if (!scq || !mr || !y)
+			return 1;
+		sge.lkey = mr->lkey;
+		sa.xrcd = y;
+		ysrq = ibv_create_srq_ex(ctx, &sa);
+		if (!ysrq || ibv_get_srq_num(ysrq, &ysrqn) || ibv_post_srq_recv(srq, &r, &bad) ||
+		    ibv_post_srq_recv(ysrq, &r, &bad))
+			return 1;
+		strcpy(buf, "xrc");
+		s = send_to(ctx, pd, mr, x, scq, srqn);
+		wc = poll_one(cq);
+		CHECK(s == IBV_WC_SUCCESS && wc.status == IBV_WC_SUCCESS && wc.wr_id == 55 &&
+			  wc.opcode == IBV_WC_RECV && wc.byte_len == 64 &&
+			  !strcmp(buf + 4096, "xrc"),
+		      "a SEND naming the SRQ of the target QP's domain lands there (send %d, recv "
+		      "%d)",
+		      s, wc.status);
+		s = send_to(ctx, pd, mr, x, scq, ysrqn);
+		CHECK(s == IBV_WC_REM_ACCESS_ERR,
+		      "naming an SRQ of another XRC domain: IBV_WC_REM_ACCESS_ERR (got %d)", s);
+		s = send_to(ctx, pd, mr, x, scq, 0xabcdef);
+		CHECK(s == IBV_WC_REM_INV_REQ_ERR,
+		      "naming no XRC SRQ: IBV_WC_REM_INV_REQ_ERR (got %d)", s);
+		CHECK(ibv_poll_cq(cq, 1, &wc) == 0, "nothing else completed on the SRQ's CQ");
+		ibv_destroy_srq(ysrq);
+		ibv_close_xrcd(y);
+		ibv_dereg_mr(mr);
+		ibv_destroy_cq(scq);
+		free(buf);
+	}
 	CHECK(ibv_destroy_qp(ini) == 0 && ibv_destroy_srq(srq) == 0 && ibv_close_xrcd(x) == 0,
 	      "everything released");
 	ibv_destroy_cq(cq);
