@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,8 +164,9 @@ static int child(const char *dev, const char *file, int in, int out)
 	return failures ? 1 : 0;
 }
 
-/* One side of a connection to QP dest on this RNIC: INIT, RTR, RTS. */
-static int bring_up(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int tgt)
+/* One side of a connection to QP dest on this RNIC: INIT, RTR, RTS (RTR only with rtr_only). */
+static int bring_up_to(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int tgt,
+		       int rtr_only)
 {
 	struct ibv_qp_attr a;
 	int rtr = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
@@ -190,6 +192,8 @@ static int bring_up(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, 
 	if (ibv_modify_qp(qp, &a,
 			  rtr | (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0)))
 		return -1;
+	if (rtr_only)
+		return 0;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
@@ -199,6 +203,11 @@ static int bring_up(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, 
 	return ibv_modify_qp(
 	    qp, &a,
 	    rts | (tgt ? 0 : IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC));
+}
+
+static int bring_up(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int tgt)
+{
+	return bring_up_to(qp, dest, gid, tgt, 0);
 }
 
 /* The first completion of cq within 5 s; status -1 when none came. */
@@ -253,6 +262,69 @@ static enum ibv_wc_status send_to(struct ibv_context *ctx, struct ibv_pd *pd, st
 	ibv_destroy_qp(ini);
 	ibv_destroy_qp(tgt);
 	return wc.status;
+}
+
+/*
+ * The first request a target QP in RTR receives establishes communication:
+ * IBV_EVENT_COMM_EST reaches its creator's handle and the handle opened
+ * with ibv_open_qp (here both in this context). Returns how many of the two
+ * arrived, each once, less any other event.
+ */
+static int comm_est_to_openers(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_mr *mr,
+			       struct ibv_xrcd *x, struct ibv_cq *scq, uint32_t srqn)
+{
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_qp *ini, *tgt, *op;
+	struct ibv_sge sge = {.addr = (uintptr_t)mr->addr, .length = 8, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 8,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	struct pollfd pfd = {.fd = ctx->async_fd, .events = POLLIN};
+	union ibv_gid gid;
+	int got_tgt = 0, got_op = 0, other = 0;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = x;
+	tgt = ibv_create_qp_ex(ctx, &qa);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_SEND;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qa.pd = pd;
+	qa.send_cq = scq;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	ini = ibv_create_qp_ex(ctx, &qa);
+	if (!tgt || !ini || ibv_query_gid(ctx, 1, 0, &gid) ||
+	    bring_up_to(tgt, ini->qp_num, &gid, 1, 1) || bring_up(ini, tgt->qp_num, &gid, 0))
+		return -1;
+	op = qp_open(ctx, x, tgt->qp_num, IBV_QPT_XRC_RECV);
+	wr.qp_type.xrc.remote_srqn = srqn;
+	if (!op || ibv_post_send(ini, &wr, &bad) || poll_one(scq).status != IBV_WC_SUCCESS)
+		return -1;
+	while (poll(&pfd, 1, 2000) == 1) {
+		struct ibv_async_event ev;
+
+		if (ibv_get_async_event(ctx, &ev))
+			break;
+		if (ev.event_type == IBV_EVENT_COMM_EST && ev.element.qp == tgt)
+			got_tgt++;
+		else if (ev.event_type == IBV_EVENT_COMM_EST && ev.element.qp == op)
+			got_op++;
+		else
+			other++;
+		ibv_ack_async_event(&ev);
+		if (got_tgt + got_op + other >= 2)
+			break;
+	}
+	ibv_destroy_qp(op);
+	ibv_destroy_qp(ini);
+	ibv_destroy_qp(tgt);
+	return (got_tgt == 1) + (got_op == 1) - other;
 }
 
 int main(int argc, char **argv)
@@ -429,6 +501,12 @@ int main(int argc, char **argv)
 		CHECK(s == IBV_WC_REM_INV_REQ_ERR,
 		      "naming no XRC SRQ: IBV_WC_REM_INV_REQ_ERR (got %d)", s);
 		CHECK(ibv_poll_cq(cq, 1, &wc) == 0, "nothing else completed on the SRQ's CQ");
+		r.wr_id = 56;
+		CHECK(ibv_post_srq_recv(srq, &r, &bad) == 0 &&
+			  comm_est_to_openers(ctx, pd, mr, x, scq, srqn) == 2,
+		      "IBV_EVENT_COMM_EST of a target QP reaches its creator and its opener");
+		wc = poll_one(cq);
+		CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 56, "... and its SEND landed");
 		ibv_destroy_srq(ysrq);
 		ibv_close_xrcd(y);
 		ibv_dereg_mr(mr);
