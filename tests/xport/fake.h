@@ -24,7 +24,7 @@
 #include "xport_int.h"
 
 #define FAKE_MAX_MR 8
-#define FAKE_MAX_QP 4
+#define FAKE_MAX_QP 6
 #define FAKE_RQ_SIZE 1024
 
 struct fake_net;
