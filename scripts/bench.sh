@@ -1,29 +1,93 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# uroce benchmark: two RNICs (uroce0 on 127.0.0.1, uroce1 on 127.0.0.2), unmodified perftest
-# binaries through the shim, and qperf over TCP on loopback as the baseline users would
-# otherwise pick. Prints one table: each figure, its ratio to the baseline, and the peak
-# memory (VmHWM) of each daemon. No targets here: it reports what it measures.
+# The uroce benchmark: two RNICs (uroce0, uroce1), unmodified perftest binaries through the
+# shim, and TCP over the same loopback (qperf) as the baseline users would otherwise pick, in
+# the same run. Every figure is measured REPS times and reported as the median with min-max,
+# next to TCP's and as a ratio to it. No targets here: it reports what it measures.
 #
-#   scripts/bench.sh [BUILD_DIR]        (default: build)
-#   env: BENCH_ITERS_BW (default 2000), BENCH_ITERS_LAT (default 2000), BENCH_TIMEOUT (120 s),
-#        BENCH_ADDR0 / BENCH_ADDR1 (the two RNICs' addresses, default 127.0.0.1 / 127.0.0.2)
+# Figures: ib_write_bw / ib_read_bw / ib_send_bw with 64 KiB messages (MB/s) and the daemons'
+# CPU-seconds per GB moved (utime+stime of both daemons from /proc/PID/stat, over the run)
+# next to TCP's (both qperf processes, the same way); the 64 B ib_send_bw message rate;
+# ib_send_lat / ib_write_lat 2 B typical and p99 latency, polling and with -e (events);
+# ib_write_bw -q 16 and -q 1000 aggregate; the daemons' peak memory (VmHWM). Then a sweep
+# of message sizes, uroce ib_write_bw vs qperf tcp_bw, written as CSV and, where gnuplot or
+# matplotlib is installed, drawn as a PNG.
+#
+#   scripts/bench.sh [--quick | --smoke] [--reps N] [--out DIR] [BUILD_DIR]   (default: build)
+#
+#   --quick   fewer iterations and one repetition: under 2 minutes
+#   --smoke   tiny sizes, one repetition: checks that every part still runs (CI), in seconds
+#   --reps N  repetitions of each figure (default 3; 1 with --quick/--smoke)
+#   --out DIR where bench.csv, sweep.csv and sweep.png go (default: a new /tmp/uroce-bench.*)
+#
+#   env: BENCH_ADDR0 / BENCH_ADDR1 (the two RNICs' addresses, default 127.0.0.1 / 127.0.0.2),
+#        BENCH_PORT / BENCH_PORTS (the TCP ports perftest and qperf take turns at, default
+#        40 from 18515),
+#        BENCH_TIMEOUT (per program, default 120 s), BENCH_DAEMON_OPTS (extra uroced options)
+#
+# bench.csv: one row per measurement: figure,unit,rep,uroce,tcp (tcp empty where there is no
+# TCP counterpart). sweep.csv: bytes,uroce_write_mbs,tcp_mbs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=${1:-build}
-ITERS_BW=${BENCH_ITERS_BW:-2000}
-ITERS_LAT=${BENCH_ITERS_LAT:-2000}
+
+MODE=full
+REPS=
+OUT=
+B=build
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) MODE=quick ;;
+	--smoke) MODE=smoke ;;
+	--reps)
+		[ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "bench: --reps needs a number >= 1" >&2; exit 2; }
+		REPS=$2
+		shift
+		;;
+	--out)
+		[ $# -ge 2 ] || { echo "bench: --out needs a directory" >&2; exit 2; }
+		OUT=$2
+		shift
+		;;
+	-h | --help)
+		sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	-*)
+		echo "bench: unknown option $1 (see --help)" >&2
+		exit 2
+		;;
+	*) B=$1 ;;
+	esac
+	shift
+done
+
+case $MODE in
+full) ITERS_BW=2000 ITERS_RATE=200000 ITERS_LAT=5000 ITERS_Q=200 QPS_MANY=1000 TCP_SECS=3
+	SWEEP="64 256 1024 4096 16384 65536 262144 1048576" SWEEP_BYTES=$((256 << 20)) ;;
+quick) ITERS_BW=1000 ITERS_RATE=100000 ITERS_LAT=2000 ITERS_Q=50 QPS_MANY=1000 TCP_SECS=1
+	SWEEP="64 1024 16384 65536 1048576" SWEEP_BYTES=$((64 << 20)) ;;
+smoke) ITERS_BW=20 ITERS_RATE=200 ITERS_LAT=50 ITERS_Q=5 QPS_MANY=32 TCP_SECS=1
+	SWEEP="64 65536" SWEEP_BYTES=$((4 << 20)) ;;
+esac
+[ -n "$REPS" ] || { [ "$MODE" = full ] && REPS=3 || REPS=1; }
 TMO=${BENCH_TIMEOUT:-120}
 A0=${BENCH_ADDR0:-127.0.0.1}
 A1=${BENCH_ADDR1:-127.0.0.2}
+PORT=${BENCH_PORT:-18515}
+NPORTS=${BENCH_PORTS:-40}
+PORT_END=$((PORT + NPORTS))
 
 for t in ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat qperf; do
 	command -v "$t" >/dev/null || { echo "bench: $t is not installed (apt-get install perftest qperf)" >&2; exit 2; }
 done
 [ -x "$B/bin/uroced" ] && [ -x "$B/bin/uroce" ] || { echo "bench: build first ($B/bin/uroced missing)" >&2; exit 2; }
 
-RUNDIR=$(mktemp -d /tmp/uroce-bench.XXXXXX)
+RUNDIR=$(mktemp -d /tmp/uroce-bench-run.XXXXXX)
+if [ -z "$OUT" ]; then OUT=$(mktemp -d /tmp/uroce-bench.XXXXXX); fi
+mkdir -p "$OUT"
+CSV=$OUT/bench.csv
+echo "figure,unit,rep,uroce,tcp" >"$CSV"
 PIDS=()
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -32,65 +96,240 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" 2>"$RUNDIR/uroce0.log" &
+TICK=$(getconf CLK_TCK)
+# cpu_ticks PID...: utime + stime of the processes so far.
+cpu_ticks() {
+	local t=0 p
+	for p in "$@"; do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+
+# shellcheck disable=SC2086
+"$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
 D0=$!
-"$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" 2>"$RUNDIR/uroce1.log" &
+# shellcheck disable=SC2086
+"$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce1.log" &
 D1=$!
 PIDS+=("$D0" "$D1")
-for i in $(seq 50); do
+for _ in $(seq 100); do
 	[ -S "$RUNDIR/uroce0.sock" ] && [ -S "$RUNDIR/uroce1.sock" ] && break
+	kill -0 "$D0" 2>/dev/null && kill -0 "$D1" 2>/dev/null || break
 	sleep 0.1
 done
-
+[ -S "$RUNDIR/uroce0.sock" ] && [ -S "$RUNDIR/uroce1.sock" ] || {
+	echo "bench: the daemons did not start:" >&2
+	cat "$RUNDIR"/uroce*.log >&2
+	exit 1
+}
 RUN=("$B/bin/uroce" run --rundir "$RUNDIR" --)
-PORT=18515
 
-# perftest NAME ARGS... -> prints the client's output; the server runs on uroce0.
-perftest() {
-	local tool=$1
-	shift
+next_port() {
 	PORT=$((PORT + 1))
-	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/$tool.srv" 2>&1 &
-	local srv=$!
-	sleep 0.5
-	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/$tool.cli" 2>&1 || true
+	[ "$PORT" -lt "$PORT_END" ] || PORT=$((PORT_END - NPORTS))
+}
+
+# perftest NAME ARGS...: the server on uroce0, the client on uroce1; the client's output
+# goes to $RUNDIR/last.out, and DCPU is the daemons' CPU ticks over the run.
+perftest() {
+	local tool=$1 srv c0
+	shift
+	next_port
+	c0=$(cpu_ticks "$D0" "$D1")
+	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/last.srv" 2>&1 &
+	srv=$!
+	sleep 0.3
+	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/last.out" 2>&1 || true
 	wait "$srv" || true
-	cat "$RUNDIR/$tool.cli"
+	DCPU=$(($(cpu_ticks "$D0" "$D1") - c0))
 }
 
 # The numeric row of a perftest report is the line that starts with the message size.
-bw_mbs() { awk -v s="$1" '$1==s && NF>=4 {v=$4} END{print (v==""?"n/a":v)}'; }
-lat_us() { awk -v s="$1" '$1==s && NF>=5 {v=$5} END{print (v==""?"n/a":v)}'; }
+row() { awk -v s="$1" -v c="$2" '$1==s && NF>=c {v=$c} END{print (v==""?"":v)}' "$RUNDIR/last.out"; }
 
-declare -A R
-R[write_bw]=$(perftest ib_write_bw -s 65536 -n "$ITERS_BW" | bw_mbs 65536)
-R[read_bw]=$(perftest ib_read_bw -s 65536 -n "$ITERS_BW" | bw_mbs 65536)
-R[send_bw]=$(perftest ib_send_bw -s 65536 -n "$ITERS_BW" | bw_mbs 65536)
-R[send_lat]=$(perftest ib_send_lat -s 2 -n "$ITERS_LAT" | lat_us 2)
-R[write_lat]=$(perftest ib_write_lat -s 2 -n "$ITERS_LAT" | lat_us 2)
-
-qperf >/dev/null 2>&1 &
-QS=$!
-PIDS+=("$QS")
-sleep 0.5
-QOUT=$(timeout "$TMO" qperf -t 3 127.0.0.1 tcp_bw tcp_lat 2>&1 || true)
-kill "$QS" 2>/dev/null || true
+# qperf_run TEST OPTIONS...: qperf over loopback to A0; output in $RUNDIR/qperf.out, TCPU
+# the CPU ticks of both qperf processes over the run.
+QPORT=
+qperf_run() {
+	local test=$1 srv cli c0
+	shift
+	next_port
+	QPORT=$PORT
+	qperf --listen_port "$QPORT" >/dev/null 2>&1 &
+	srv=$!
+	sleep 0.3
+	qperf -lp "$QPORT" "$@" "$A0" "$test" >"$RUNDIR/qperf.out" 2>&1 &
+	cli=$!
+	(sleep "$TMO" && kill "$cli" 2>/dev/null) &
+	local watchdog=$!
+	c0=$(cpu_ticks "$srv")
+	local ticks_cli=0 ticks_srv=0 t
+	# The server forks a child per test: its CPU is read while it lives.
+	while kill -0 "$cli" 2>/dev/null; do
+		t=$(cpu_ticks "$cli")
+		[ "$t" -gt 0 ] && ticks_cli=$t
+		# shellcheck disable=SC2046
+		t=$(cpu_ticks "$srv" $(pgrep -P "$srv" || true))
+		[ "$t" -gt "$ticks_srv" ] && ticks_srv=$t
+		sleep 0.05
+	done
+	wait "$cli" || true
+	kill "$watchdog" 2>/dev/null || true
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	TCPU=$((ticks_cli + ticks_srv - c0))
+}
 # qperf prints "bw = 2.86 GB/sec" (or MB/sec) and "latency = 14.5 us" (or ms).
-TCP_BW=$(echo "$QOUT" | awk '/bw *=/ {v=$3; u=$4; if (u ~ /^GB/) v*=1000; else if (u ~ /^KB/) v/=1000; print v}')
-TCP_LAT=$(echo "$QOUT" | awk '/latency *=/ {v=$3; u=$4; if (u == "ms") v*=1000; else if (u == "ns") v/=1000; print v}')
+q_bw() { awk '/bw *=/ {v=$3; u=$4; if (u ~ /^GB/) v*=1000; else if (u ~ /^KB/) v/=1000; print v}' "$RUNDIR/qperf.out"; }
+q_lat() { awk '/latency *=/ {v=$3; u=$4; if (u == "ms") v*=1000; else if (u == "ns") v/=1000; print v}' "$RUNDIR/qperf.out"; }
 
-hwm() { awk '/VmHWM/ {print $2 " " $3}' "/proc/$1/status" 2>/dev/null || echo "n/a"; }
+# cpu_per_gb TICKS BYTES: CPU-seconds per GB (1e9 bytes).
+cpu_per_gb() { awk -v t="$1" -v b="$2" -v hz="$TICK" 'BEGIN { if (b > 0) printf "%.3f", t / hz / (b / 1e9) }'; }
 
-ratio() { # value baseline
-	awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a/b; else print "n/a" }'
+record() { echo "$1,$2,$3,${4:-},${5:-}" >>"$CSV"; }
+
+echo "bench: $MODE mode, $REPS repetition(s); $(nproc) cores, kernel $(uname -r); results in $OUT" >&2
+for rep in $(seq "$REPS"); do
+	# TCP first: the baselines of this repetition.
+	qperf_run tcp_bw -t "$TCP_SECS"
+	tcp_bw=$(q_bw)
+	record tcp_bw MB/s "$rep" "" "$tcp_bw"
+	record tcp_cpu_per_gb s/GB "$rep" "" "$(cpu_per_gb "$TCPU" "$(awk -v b="$tcp_bw" -v s="$TCP_SECS" 'BEGIN { printf "%.0f", b * 1e6 * s }')")"
+	qperf_run tcp_lat -t "$TCP_SECS"
+	tcp_lat=$(q_lat)
+
+	for t in write read send; do
+		perftest "ib_${t}_bw" -s 65536 -n "$ITERS_BW"
+		bw=$(row 65536 4)
+		record "${t}_bw_64k" MB/s "$rep" "$bw" "$tcp_bw"
+		record "${t}_cpu_per_gb" s/GB "$rep" "$(cpu_per_gb "$DCPU" $((ITERS_BW * 65536)))" ""
+	done
+	perftest ib_send_bw -s 64 -n "$ITERS_RATE"
+	record msg_rate_64b Mmsg/s "$rep" "$(row 64 5)" ""
+	for t in send write; do
+		perftest "ib_${t}_lat" -s 2 -n "$ITERS_LAT"
+		record "${t}_lat_2b" us "$rep" "$(row 2 5)" "$tcp_lat"
+		record "${t}_lat_2b_p99" us "$rep" "$(row 2 8)" ""
+	done
+	perftest ib_send_lat -s 2 -n "$ITERS_LAT" -e
+	record send_lat_2b_events us "$rep" "$(row 2 5)" "$tcp_lat"
+	record send_lat_2b_events_p99 us "$rep" "$(row 2 8)" ""
+	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q 16
+	record write_bw_q16 MB/s "$rep" "$(row 65536 4)" "$tcp_bw"
+	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q "$QPS_MANY"
+	record "write_bw_q$QPS_MANY" MB/s "$rep" "$(row 65536 4)" "$tcp_bw"
+done
+hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo ""; }
+record vmhwm_uroce0 kB 1 "$(hwm "$D0")" ""
+record vmhwm_uroce1 kB 1 "$(hwm "$D1")" ""
+
+# The sweep: each size moves about SWEEP_BYTES (at least 10 messages).
+SWEEP_CSV=$OUT/sweep.csv
+echo "bytes,uroce_write_mbs,tcp_mbs" >"$SWEEP_CSV"
+for s in $SWEEP; do
+	n=$((SWEEP_BYTES / s))
+	[ "$n" -ge 10 ] || n=10
+	[ "$n" -le "$ITERS_RATE" ] || n=$ITERS_RATE
+	perftest ib_write_bw -s "$s" -n "$n"
+	u=$(row "$s" 4)
+	qperf_run tcp_bw -t 1 -m "$s"
+	echo "$s,$u,$(q_bw)" >>"$SWEEP_CSV"
+done
+
+# ---------------------------------------------------------------- report
+
+# summary FIGURE COL: "median min max" of column COL (4 uroce, 5 tcp) over the repetitions.
+summary() {
+	awk -F, -v f="$1" -v c="$2" '$1 == f && $c != "" { v[n++] = $c }
+		END {
+			if (!n) { print "n/a n/a n/a"; exit }
+			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			m = n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
+			printf "%g %g %g\n", m, v[0], v[n - 1]
+		}' "$CSV"
+}
+fmt() { # median min max -> "median (min-max)" or just the median for one repetition
+	if [ "$1" = n/a ]; then echo n/a; elif [ "$REPS" -eq 1 ]; then echo "$1"; else echo "$1 ($2-$3)"; fi
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2fx", a/b; else print "n/a" }'; }
+line() { # LABEL FIGURE [TCP_FIGURE]
+	local u t
+	read -r um umin umax <<<"$(summary "$2" 4)"
+	if [ -n "${3:-}" ]; then
+		read -r tm tmin tmax <<<"$(summary "$3" 5)"
+	else
+		tm=n/a tmin=n/a tmax=n/a
+	fi
+	u=$(fmt "$um" "$umin" "$umax")
+	t=$(fmt "$tm" "$tmin" "$tmax")
+	printf '%-36s %22s %22s %7s\n' "$1" "$u" "$t" "$(ratio "$um" "$tm")"
+}
+# the TCP column of a figure sits in its own rows for the CPU cost
+tcp_cpu_line() {
+	local u t
+	read -r um umin umax <<<"$(summary "$2" 4)"
+	read -r tm tmin tmax <<<"$(summary tcp_cpu_per_gb 5)"
+	u=$(fmt "$um" "$umin" "$umax")
+	t=$(fmt "$tm" "$tmin" "$tmax")
+	printf '%-36s %22s %22s %7s\n' "$1" "$u" "$t" "$(ratio "$um" "$tm")"
 }
 
-printf '\n%-34s %14s %14s %8s\n' "test (uroce0 <-> uroce1)" "uroce" "tcp baseline" "ratio"
-printf '%-34s %14s %14s %8s\n' "ib_write_bw 64 KiB [MB/s]" "${R[write_bw]}" "$TCP_BW" "$(ratio "${R[write_bw]}" "$TCP_BW")"
-printf '%-34s %14s %14s %8s\n' "ib_read_bw 64 KiB [MB/s]" "${R[read_bw]}" "$TCP_BW" "$(ratio "${R[read_bw]}" "$TCP_BW")"
-printf '%-34s %14s %14s %8s\n' "ib_send_bw 64 KiB [MB/s]" "${R[send_bw]}" "$TCP_BW" "$(ratio "${R[send_bw]}" "$TCP_BW")"
-printf '%-34s %14s %14s %8s\n' "ib_send_lat 2 B typical [us]" "${R[send_lat]}" "$TCP_LAT" "$(ratio "${R[send_lat]}" "$TCP_LAT")"
-printf '%-34s %14s %14s %8s\n' "ib_write_lat 2 B typical [us]" "${R[write_lat]}" "$TCP_LAT" "$(ratio "${R[write_lat]}" "$TCP_LAT")"
-printf '%-34s %14s\n' "uroce0 peak memory (VmHWM)" "$(hwm "$D0")"
-printf '%-34s %14s\n' "uroce1 peak memory (VmHWM)" "$(hwm "$D1")"
-echo "(baseline: qperf tcp_bw / tcp_lat over loopback; bandwidth ratio = uroce/tcp, latency ratio = uroce/tcp)"
+echo
+echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r)"
+printf '%-36s %22s %22s %7s\n' "figure (uroce0 <-> uroce1)" "uroce" "tcp (qperf)" "ratio"
+line "ib_write_bw 64 KiB [MB/s]" write_bw_64k write_bw_64k
+line "ib_read_bw 64 KiB [MB/s]" read_bw_64k read_bw_64k
+line "ib_send_bw 64 KiB [MB/s]" send_bw_64k send_bw_64k
+tcp_cpu_line "write: daemon CPU-s per GB" write_cpu_per_gb
+tcp_cpu_line "read: daemon CPU-s per GB" read_cpu_per_gb
+tcp_cpu_line "send: daemon CPU-s per GB" send_cpu_per_gb
+line "ib_send_bw 64 B [M msg/s]" msg_rate_64b
+line "ib_send_lat 2 B typical [us]" send_lat_2b send_lat_2b
+line "ib_send_lat 2 B p99 [us]" send_lat_2b_p99
+line "ib_write_lat 2 B typical [us]" write_lat_2b write_lat_2b
+line "ib_write_lat 2 B p99 [us]" write_lat_2b_p99
+line "ib_send_lat -e 2 B typical [us]" send_lat_2b_events send_lat_2b_events
+line "ib_send_lat -e 2 B p99 [us]" send_lat_2b_events_p99
+line "ib_write_bw -q 16 64 KiB [MB/s]" write_bw_q16 write_bw_q16
+line "ib_write_bw -q $QPS_MANY 64 KiB [MB/s]" "write_bw_q$QPS_MANY" "write_bw_q$QPS_MANY"
+line "uroce0 peak memory (VmHWM) [kB]" vmhwm_uroce0
+line "uroce1 peak memory (VmHWM) [kB]" vmhwm_uroce1
+echo "(ratio = uroce / tcp: above 1 is better for bandwidth, below 1 for latency and CPU cost)"
+echo
+echo "sweep (ib_write_bw vs qperf tcp_bw, MB/s): $SWEEP_CSV"
+column -t -s, "$SWEEP_CSV" 2>/dev/null || cat "$SWEEP_CSV"
+
+PNG=$OUT/sweep.png
+if command -v gnuplot >/dev/null; then
+	gnuplot <<-EOF 2>/dev/null && echo "plot: $PNG"
+		set terminal pngcairo size 800,500
+		set output "$PNG"
+		set datafile separator ","
+		set logscale x 2
+		set key top left
+		set xlabel "message size [bytes]"
+		set ylabel "MB/s"
+		set title "uroce ib_write_bw vs TCP (qperf tcp_bw), $(nproc) cores, $(uname -r)"
+		plot "$SWEEP_CSV" using 1:2 skip 1 with linespoints title "uroce RC WRITE", \
+		     "$SWEEP_CSV" using 1:3 skip 1 with linespoints title "TCP"
+	EOF
+elif python3 -c 'import matplotlib' 2>/dev/null; then
+	python3 - "$SWEEP_CSV" "$PNG" "$(nproc) cores, $(uname -r)" <<-'EOF' && echo "plot: $PNG"
+		import csv, sys
+		import matplotlib
+		matplotlib.use("Agg")
+		import matplotlib.pyplot as plt
+		rows = [r for r in csv.DictReader(open(sys.argv[1]))]
+		x = [int(r["bytes"]) for r in rows]
+		f = lambda k: [float(r[k]) if r[k] else float("nan") for r in rows]
+		plt.figure(figsize=(8, 5))
+		plt.semilogx(x, f("uroce_write_mbs"), "o-", base=2, label="uroce RC WRITE")
+		plt.semilogx(x, f("tcp_mbs"), "s-", base=2, label="TCP")
+		plt.xlabel("message size [bytes]"); plt.ylabel("MB/s"); plt.legend()
+		plt.title("uroce ib_write_bw vs TCP (qperf tcp_bw), " + sys.argv[3])
+		plt.savefig(sys.argv[2], dpi=100)
+	EOF
+else
+	echo "plot: none (install gnuplot or python3-matplotlib)"
+fi

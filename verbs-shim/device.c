@@ -32,7 +32,24 @@ static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t ptracer_process;
 static long ptracer_daemon; /* 0: none yet, -1: PR_SET_PTRACER_ANY */
 
-static void allow_daemon_dma(uint32_t daemon_pid)
+/*
+ * The pid to name in PR_SET_PTRACER for the daemon at the other end of fd,
+ * or 0 when it must not be trusted with our memory: asked of the kernel
+ * (SO_PEERCRED) right before, not taken from what the daemon said, and
+ * only a daemon of our own user or root qualifies.
+ */
+static pid_t daemon_ptracer(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0 ||
+	    (cred.uid != getuid() && cred.uid != 0))
+		return 0;
+	return cred.pid;
+}
+
+static void allow_daemon_dma(pid_t daemon_pid)
 {
 	pid_t me = getpid();
 
@@ -250,6 +267,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct uroce_open_ctx_resp resp;
 	struct shim_context *c;
 	int fds[3], nfds, fd, err;
+	pid_t ptracer = 0;
 	void *status;
 
 	fd = common_rundir_connect(dev->sock_path);
@@ -260,6 +278,11 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
 		err = -EPROTO;
+	}
+	if (!err && !(ptracer = daemon_ptracer(fd))) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		err = -EPERM;
 	}
 	if (err) {
 		close(fd);
@@ -298,7 +321,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->vctx.context.num_comp_vectors = (int)resp.num_comp_vectors;
 	pthread_mutex_init(&c->vctx.context.mutex, NULL);
 	fill_ops(c);
-	allow_daemon_dma(c->daemon_pid);
+	allow_daemon_dma(ptracer);
 	return &c->vctx.context;
 }
 

@@ -46,7 +46,20 @@ static int check_dir(const char *dir)
 		return -ENOTDIR;
 	if (st.st_uid != getuid() && st.st_uid != 0)
 		return -EPERM;
+	if (common_rundir_unsafe_mode(st.st_mode))
+		return -EPERM;
 	return 0;
+}
+
+int common_rundir_unsafe_mode(unsigned mode)
+{
+	/*
+	 * Others who may write here could put their socket in place of ours
+	 * (clients check every daemon's uid, but would lose the device). A
+	 * shared directory must be sticky, as /tmp is: then only a file's
+	 * owner removes or renames it.
+	 */
+	return (mode & (S_IWGRP | S_IWOTH)) && !(mode & S_ISVTX);
 }
 
 int common_rundir_prepare(const char *dir)

@@ -19,10 +19,15 @@ int common_rundir_resolve(const char *explicit_dir, char *buf, size_t len);
 
 /*
  * Create the run directory (mode 0700, parents as needed) or check the
- * existing one: it must be a directory (not a symlink) owned by us, or by
- * root when we are root. 0 or -errno (-EPERM for a foreign or unsafe one).
+ * existing one: it must be a directory (not a symlink) owned by us or by
+ * root, and not writable by others unless sticky (common_rundir_unsafe_mode).
+ * 0 or -errno (-EPERM for a foreign or unsafe one).
  */
 int common_rundir_prepare(const char *dir);
+
+/* 1 when a directory of this st_mode lets others replace our files: group-
+ * or world-writable without the sticky bit. */
+int common_rundir_unsafe_mode(unsigned mode);
 
 /* Build "<dir>/<name>.sock" into buf. 0 or -ENAMETOOLONG (sun_path is 108). */
 int common_rundir_sock_path(const char *dir, const char *name, char *buf, size_t len);

@@ -357,7 +357,8 @@ struct emu_ctx {
 	int fd;
 	pid_t pid;
 	uid_t uid;
-	int opened; /* OPEN_CTX done */
+	pid_t req_pid; /* sender of the request being handled (SCM_CREDENTIALS), 0: unknown */
+	int opened;    /* OPEN_CTX done */
 	int closing;
 	uv_poll_t poll;
 	int doorbell_fd; /* eventfd, -1 before OPEN_CTX */
@@ -506,10 +507,12 @@ struct emu_dev {
 	struct emu_list xrcd_doms; /* XRC domains */
 	struct emu_list flush_qps;
 	uint32_t next_handle;
-	uint32_t next_qpn;
 	uint32_t next_mr_index;
 	uint32_t next_srq_num;
-	uint8_t next_key_byte;
+	/* QPNs and key variant bytes (emu_dev_random): getrandom, unless
+	 * --seed made them reproducible (then from this splitmix64 state). */
+	bool ids_seeded;
+	uint64_t ids_state;
 
 	/* Data path. */
 	struct xport_dev x;	     /* the transport engine's device */
@@ -559,6 +562,7 @@ struct emu_opts {
 	const char *fault_file; /* --fault-file */
 	const char *fault_log;	/* --fault-log */
 	uint64_t seed;		/* --seed */
+	bool seed_set;		/* --seed was given: reproducible QPNs and keys too */
 	uint32_t sockbuf;	/* --sockbuf BYTES, 0: EMU_SOCKBUF_DEFAULT_BYTES */
 	uint8_t cm_timeout;	/* --cm-timeout EXP (EMU_CM_TIMEOUT_DEFAULT) */
 	uint8_t cm_retries;	/* --cm-retries N (EMU_CM_RETRIES_DEFAULT) */
@@ -631,6 +635,12 @@ struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key);
 struct emu_mw *emu_dev_mw_by_index(struct emu_dev *dev, uint32_t key);
 /* Find a QP by its number (device-wide). */
 struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
+/*
+ * 32 unpredictable bits for QPNs and keys: from getrandom(2), or, when the
+ * daemon was started with --seed, a sequence that depends only on the seed
+ * (reproducible runs: the tutorial, tests that compare two runs).
+ */
+uint32_t emu_dev_random(struct emu_dev *dev);
 /* The XRC SRQ with this SRQ number, or NULL (basic SRQs are not found). */
 struct emu_srq *emu_dev_xrc_srq_by_num(struct emu_dev *dev, uint32_t srqn);
 /* Validate an address vector against the device (port, GRH present, source

@@ -20,6 +20,8 @@
 #include <linux/filter.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -251,10 +253,11 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	dev->ctl_spare_fd = -1;
 	dev->status_fd = -1;
 	dev->next_handle = 1;
-	dev->next_qpn = 0x11; /* QP0/QP1 are special, keep clear of them */
 	dev->next_mr_index = 1;
 	dev->next_srq_num = 1;
-	dev->next_key_byte = 0x5a;
+	dev->ids_seeded = o->seed_set;
+	/* Another stream than the fault rules' (seeded from the same N). */
+	dev->ids_state = o->seed ^ 0x75726f6365696473ull;
 	emu_list_init(&dev->ctxs);
 	emu_list_init(&dev->flush_qps);
 	emu_list_init(&dev->xrcd_doms);
@@ -833,4 +836,38 @@ int emu_dev_check_ah(const struct emu_dev *dev, const struct uroce_ah_attr *a)
 	if (a->static_rate > 22) /* IBV_RATE_600_GBPS is the largest */
 		return -EINVAL;
 	return 0;
+}
+
+uint32_t emu_dev_random(struct emu_dev *dev)
+{
+	uint32_t v;
+
+	if (!dev->ids_seeded) {
+		/* The urandom pool: never blocks once the kernel is seeded. */
+		for (;;) {
+			ssize_t n = getrandom(&v, sizeof(v), 0);
+
+			if (n == (ssize_t)sizeof(v))
+				return v;
+			if (n < 0 && errno != EINTR)
+				break;
+		}
+		/* No getrandom (a kernel before 3.17): say so once, go on seeded. */
+		emu_warn("getrandom: %s: QPNs and keys come from a clock-seeded generator",
+			 strerror(errno));
+		dev->ids_seeded = true;
+		{
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			dev->ids_state ^= (uint64_t)ts.tv_nsec << 20 ^ (uint64_t)ts.tv_sec ^
+					  (uint64_t)getpid() << 40;
+		}
+	}
+	/* splitmix64 (Steele, Lea, Flood 2014), as the fault rules draw. */
+	uint64_t z = (dev->ids_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)((z ^ (z >> 31)) >> 32);
 }

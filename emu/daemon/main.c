@@ -103,7 +103,8 @@ static void usage(FILE *f)
 		   "docs/daemon.md)\n"
 		   "  -F, --fault-file FILE  the rules in FILE, one per line ('#' "
 		   "comments)\n"
-		   "  -S, --seed N        seed of the fault decisions (default 0)\n"
+		   "  -S, --seed N        seed of the fault decisions (default 0); also makes\n"
+		   "                      QP numbers and keys reproducible (default: random)\n"
 		   "  -L, --fault-log FILE  write one line per injected fault to FILE\n"
 		   "  -N, --nice N        scheduling priority, -20..19 (default "
 		   "-10 when allowed:\n"
@@ -486,6 +487,7 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 
 			errno = 0;
 			o->seed = strtoull(optarg, &end, 0);
+			o->seed_set = true;
 			if (errno || end == optarg || *end || optarg[0] == '-') {
 				fprintf(stderr,
 					"uroced: --seed %s: must be a number "
@@ -633,7 +635,18 @@ static int start(struct uroced *u)
 	if (!err)
 		err = common_rundir_prepare(dev->rundir);
 	if (err) {
-		fprintf(stderr, "uroced: run directory %s: %s\n", dev->rundir, strerror(-err));
+		struct stat st;
+
+		if (err == -EPERM && !stat(dev->rundir, &st) &&
+		    common_rundir_unsafe_mode(st.st_mode))
+			fprintf(
+			    stderr,
+			    "uroced: run directory %s: writable by other users and not sticky "
+			    "(another user could replace the device socket; chmod go-w or +t)\n",
+			    dev->rundir);
+		else
+			fprintf(stderr, "uroced: run directory %s: %s\n", dev->rundir,
+				strerror(-err));
 		goto err_unwind;
 	}
 	u->done = UROCED_RUNDIR;

@@ -478,6 +478,7 @@ static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 					      wire_psn_cmp(w->last_psn, qp->req.hw_psn) < 0,
 					      rd_atomic)) {
 		case XPORT__COMP_PSN_COMPLETE_PREV:
+			xport__recv_sport_learn(qp, pkt);
 			comp_progress(qp, wire_psn_add(w->last_psn, 1));
 			xport__comp_complete(qp, w, UROCE_WC_SUCCESS);
 			continue;
@@ -495,6 +496,8 @@ static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 			xport__drop(dev, qp, XPORT_DROP_RESP_BAD);
 			break;
 		case XPORT__COMP_PSN_PROCESS:
+			/* It answers what is outstanding: the peer's port is learned. */
+			xport__recv_sport_learn(qp, pkt);
 			/*
 			 * Also an answer to a packet of an earlier pass that a
 			 * rewind would send again: the requester then continues
@@ -524,6 +527,8 @@ void xport__comp_run(struct xport_qp *qp)
 			xport__drop(qp->dev, qp, XPORT_DROP_QP_STATE);
 			continue;
 		}
+		if (!xport__recv_sport_ok(qp, pkt))
+			continue;
 		comp_rcv(qp, pkt);
 	}
 }

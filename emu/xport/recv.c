@@ -4,14 +4,13 @@
  * applies the checks of PROTOCOL.md section 10 once, in order (structure
  * via wire_validate, ICRC (icrc.c, which decides how without the IPv4
  * header), destination QP,
- * transport vs QP type, QP state, the QP's path addresses, P_Key, Q_Key for
- * UD), counts every drop by reason on the device and, once the QP is known,
- * on the QP, and queues a copy of the parsed packet on the QP's responder
- * queue (requests) or completer queue (responses); it also implements those
- * queues and the store of requests the responder holds beyond a gap. It
- * executes nothing itself, never answers a packet, and is not
- * called again for a queued one: what must be re-checked when a queued
- * packet's turn comes (PSN, QP state) is the responder's and completer's.
+ * transport vs QP type, QP state, the QP's path addresses and its peer's
+ * UDP source port, P_Key, Q_Key for UD), counts every drop by reason on the device and, once the QP
+ * is known, on the QP, and queues a copy of the parsed packet on the QP's responder queue
+ * (requests) or completer queue (responses); it also implements those queues and the store of
+ * requests the responder holds beyond a gap. It executes nothing itself, never answers a packet,
+ * and is not called again for a queued one: what must be re-checked when a queued packet's turn
+ * comes (PSN, QP state) is the responder's and completer's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -108,6 +107,31 @@ bool xport__recv_state_ok(uint32_t state, uint32_t mask)
 	return state == UROCE_QPS_RTS || state == UROCE_QPS_SQD || state == UROCE_QPS_SQE;
 }
 
+bool xport__recv_sport_ok(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	/*
+	 * A connected QP hears only its peer QP, and RC/UC packets name no
+	 * source QP: the peer's UDP source port stands for it. RoCEv2
+	 * senders pick it per QP (rxe: a hash of the QPN, for ECMP), a uroce
+	 * peer sends from the port its daemon holds, so it is learned, never
+	 * assumed. Without it anyone who can send UDP from the peer's
+	 * address (any local user on a shared host) could forge requests
+	 * and ACKs knowing only the QPN and a PSN.
+	 */
+	if (qp->type == UROCE_QPT_UD || !qp->peer_sport || pkt->rt->sport == qp->peer_sport)
+		return true;
+	xport__drop(qp->dev, qp, XPORT_DROP_BAD_SPORT);
+	return false;
+}
+
+void xport__recv_sport_learn(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	if (qp->peer_sport || qp->type == UROCE_QPT_UD || !pkt->rt->sport)
+		return;
+	qp->peer_sport = pkt->rt->sport;
+	xport__count(qp, XPORT_CNT_SPORT_LEARNED, 1);
+}
+
 /* The per-QP checks of PROTOCOL.md 10, then queue the packet for its handler. */
 static void recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
@@ -128,6 +152,8 @@ static void recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 		xport__drop(dev, qp, XPORT_DROP_BAD_ADDR);
 		return;
 	}
+	if (!xport__recv_sport_ok(qp, pkt))
+		return;
 	if (!xport__recv_pkey_ok(pkt->pkey, qp->attr.pkey)) {
 		xport__drop(dev, qp, XPORT_DROP_BAD_PKEY);
 		return;

@@ -718,6 +718,8 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 		return;
 	}
 	qp->resp.sent_psn_nak = false;
+	/* The expected PSN: this is the peer (its port is learned here). */
+	xport__recv_sport_learn(qp, pkt);
 	if (qp->type == UROCE_QPT_XRC_RECV) {
 		nak = resp_xrc_srq(qp, pkt, &status);
 		if (nak) {
@@ -788,6 +790,8 @@ static void resp_uc(struct xport_qp *qp, const struct xport_pkt *pkt)
 		qp->resp.uc_drop = false;
 		qp->resp.psn = pkt->psn;
 	}
+	/* UC has no PSN handshake: the first packet taken names the peer. */
+	xport__recv_sport_learn(qp, pkt);
 	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, mask) ||
 	    !xport__resp_len_ok(mask, pkt->paylen, qp->pmtu))
 		goto drop_msg;
@@ -955,6 +959,9 @@ static void resp_drain(struct xport_qp *qp)
 			xport__drop(qp->dev, qp, XPORT_DROP_QP_STATE);
 			continue;
 		}
+		/* Queued or held before the peer's port was learned. */
+		if (!xport__recv_sport_ok(qp, pkt))
+			continue;
 		resp_rcv(qp, pkt);
 	}
 	xport__held_release(qp);

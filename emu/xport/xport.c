@@ -175,6 +175,7 @@ static void xport_reset(struct xport_qp *qp)
 	xport__cc_reset(qp);
 	xport__resp_reset(qp);
 	qp->resp.has_wqe = false;
+	qp->peer_sport = 0;
 	xport__flow_forget(qp);
 	xport__timer_update(qp);
 }
@@ -245,8 +246,12 @@ int xport_modify(struct xport_qp *qp, const struct xport_qp_attr *a, uint32_t ma
 	}
 	if (mask & UROCE_QP_QKEY)
 		qp->attr.qkey = a->qkey;
-	if (mask & UROCE_QP_AV)
+	if (mask & UROCE_QP_AV) {
+		/* Another path may be another peer: learn its port again. */
+		if (memcmp(qp->attr.av.dgid, a->av.dgid, XPORT_GID_BYTES))
+			qp->peer_sport = 0;
 		qp->attr.av = a->av;
+	}
 	if (mask & UROCE_QP_PATH_MTU) {
 		qp->attr.path_mtu = a->path_mtu;
 		qp->pmtu = xport_mtu_bytes(a->path_mtu);

@@ -655,6 +655,12 @@ struct xport_qp {
 	uint32_t pmtu;	/* path MTU in bytes */
 	uint16_t sport; /* UDP source port of this QP's packets */
 	uint16_t dport; /* UDP destination port (4791; a daemon on another port uses its own) */
+	/*
+	 * RC/UC: the UDP source port the peer's QP sends from, learned from
+	 * its first packet that passed every check and the PSN check (recv.c);
+	 * 0 until then. Forgotten at RESET and when the path changes.
+	 */
+	uint16_t peer_sport;
 	/* send queue copies: a ring of sq_size slots of sq_stride bytes, indices run freely */
 	struct xport_swqe *sq;
 	size_t sq_stride;    /* bytes per slot (xport__sq_at) */

@@ -299,6 +299,16 @@ bool xport__recv_pkey_ok(uint16_t a, uint16_t b);
  */
 bool xport__recv_state_ok(uint32_t state, uint32_t mask);
 /*
+ * Is pkt from the UDP source port of the connected QP's peer? True for UD,
+ * and while the port is not learned yet. Counts a mismatch as bad_sport.
+ */
+bool xport__recv_sport_ok(struct xport_qp *qp, const struct xport_pkt *pkt);
+/*
+ * pkt (from the QP's peer address) passed the PSN check of the responder or
+ * completer: the first such packet sets the peer's source port (RC/UC).
+ */
+void xport__recv_sport_learn(struct xport_qp *qp, const struct xport_pkt *pkt);
+/*
  * Append a copy of the validated pkt (its bytes, path and parsed offsets)
  * to q. Returns 0, -ENOBUFS when q holds XPORT_MAX_DEFERRED packets,
  * -EMSGSIZE (longer than XPORT_MAX_PKT_BYTES, which wire_validate rules

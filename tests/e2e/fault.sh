@@ -232,6 +232,9 @@ end
 # seed_run LABEL SEED: pingpong with 15% of the client's SENDs dropped; the decision
 # log without PSNs (random per run) and packet numbers goes to LABEL.decisions.
 seed_run() {
+	# Both RNICs seeded: the log names the peer's QPN, which --seed makes
+	# reproducible (QPNs are random otherwise).
+	OPTS0=(--seed "$2")
 	OPTS1=(--seed "$2" --fault "tx:drop:opcode=send,prob=0.15" --fault-log "$T/$1.flog")
 	begin "$1"
 	next_tcp_port

@@ -104,6 +104,60 @@ for prog in ib_write_bw ib_read_lat; do
 done
 
 lo_capture_stop
+
 stop_rnics
 check_captures
+# The link goes down under a running ib_write_bw (issue 12 item 6): what the
+# kernel refuses to send is logged with the destination, the QP and the
+# reason, at a limited rate (the counter counts every datagram), and the
+# QPs that exhaust their retries are logged with their status.
+if [ "$FAMILY" = 4 ]; then
+	RNIC_PCAP=0 # the veth capture above is done with
+	HOST_NS=$NSA start_rnic uroce2 "$ADDR0"
+	HOST_NS=$NSB start_rnic uroce3 "$ADDR1"
+	next_tcp_port
+	# ib_write_bw: the client always has WRITEs outstanding, so it is the
+	# one that meets the refused sends and exhausts its retries.
+	HOST_NS=$SERVER_NS via_cmd run
+	"${VIA[@]}" timeout -k 5 60 ib_write_bw -d uroce2 -x 0 -F -s 4096 -D 30 -p "$TCP_PORT" \
+		>"$T/down.server" 2>&1 &
+	spid=$!
+	BG_PIDS="$BG_PIDS $spid"
+	wait_listen "$TCP_PORT" "$spid" "$SERVER_NS" || fail "link down: the server did not listen"
+	HOST_NS=$CLIENT_NS via_cmd run
+	"${VIA[@]}" timeout -k 5 60 ib_write_bw -d uroce3 -x 0 -F -s 4096 -D 30 -p "$TCP_PORT" \
+		"$TCP_HOST" >"$T/down.client" 2>&1 &
+	cpid=$!
+	BG_PIDS="$BG_PIDS $cpid"
+	# Until the WRITEs run (the set-up goes over the same veth).
+	for _ in $(seq 200); do
+		n=$(ip netns exec "$NSB" "$UROCE_BIN/uroce" counters uroce3 --rundir "$(rundir_of "$NSB")" \
+			--all 2>/dev/null | awk '$1 == "xport.ack_rcvd" { print $2 }')
+		[ "${n:-0}" -ge 100 ] && break
+		sleep 0.1
+	done
+	# The client's link: its sends are refused (the server, waiting for
+	# the end over TCP, would wait forever and is stopped afterwards).
+	ip -n "$NSB" link set "$VB" down
+	rc=0
+	wait "$cpid" || rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	ip -n "$NSB" link set "$VB" up
+	lines=$(grep -Ec "datagram \([0-9]+ packets?\) to $E2E_NET.1 for its QP 0x[0-9a-f]+: " "$T/uroce3.log")
+	lost=$(ip netns exec "$NSB" "$UROCE_BIN/uroce" counters uroce3 --rundir "$(rundir_of "$NSB")" \
+		--all | awk '$1 == "daemon.tx_dropped" { print $2 }')
+	[ "$rc" -ne 0 ] && grep -q "completed with transport retry counter exceeded (status 12)" \
+		"$T/uroce3.log" && pass "link down: ib_write_bw fails, its WR logged with status 12" ||
+		fail "link down: client exit $rc, no retry-exceeded line in uroce3's log"
+	grep -q "moved to ERR (transport retry counter exceeded)" "$T/uroce3.log" &&
+		pass "link down: the QP moved to ERR is logged with the reason" ||
+		fail "link down: no 'moved to ERR' line"
+	[ "$lines" -ge 1 ] && [ "$lines" -le 20 ] && [ "${lost:-0}" -ge "$lines" ] &&
+		pass "link down: $lost datagrams refused, $lines lines: $(grep -m1 "to $E2E_NET.1 for its QP" "$T/uroce3.log" | sed 's/.*warn[a-z]*: //')" ||
+		fail "link down: $lines log lines for ${lost:-?} refused datagrams"
+	stop_rnic uroce2
+	stop_rnic uroce3
+fi
+
 finish

@@ -802,6 +802,23 @@ START_TEST(test_ud)
 	ck_assert_uint_eq(qa->scq[2].status, UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(qa->x.cnt[XPORT_CNT_UD_OVERSIZE], 1);
 	ck_assert_uint_eq(fake_count(&net, 0, -1), 2);
+
+	/* A WR's Q_Key with the high bit set sends the QP's own (IBA 10.2.5):
+	 * 0x80000000 is not on the wire, 0x11111111 is, and it is taken. */
+	fake_post_recv(qb, 6, mb, 4096, 2000);
+	fake_wqe(&w, 6, UROCE_WR_SEND, 0, ma, 0, 100);
+	memcpy(w.ud_av.sgid, a.gid, 16);
+	memcpy(w.ud_av.dgid, b.gid, 16);
+	w.ud_av.hop_limit = 64;
+	w.ud_remote_qpn = 0x32;
+	w.ud_remote_qkey = 0x80000000u;
+	xport_post_send(&qa->x, &w);
+	fake_run(&net, 100);
+	ck_assert_uint_eq(fake_count(&net, 0, -1), 3);
+	ck_assert_uint_eq(qb->nrcq, 2);
+	ck_assert_uint_eq(qb->rcq[1].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(qb->rcq[1].byte_len, 140);
+	ck_assert_uint_eq(qb->x.drops[XPORT_DROP_BAD_QKEY], 1);
 	fake_host_fini(&a);
 	fake_host_fini(&b);
 	fake_net_fini(&net);

@@ -242,6 +242,79 @@ START_TEST(test_response_state)
 }
 END_TEST
 
+/*
+ * A connected QP takes packets only from its peer's UDP source port,
+ * learned from the first packet that also had the expected PSN: a forger
+ * on the peer's address but another port is dropped (bad_sport), before
+ * and after its packets were queued, and RESET forgets the port.
+ */
+START_TEST(test_peer_sport)
+{
+	uint8_t buf[256];
+	struct xport_route rt, forged;
+	uint32_t psn = env->conn.psn_a;
+	size_t n;
+
+	route(&rt, &env->a, &env->b);
+	forged = rt;
+	forged.sport = 0xc999;
+	ck_assert_uint_eq(env->qb->x.peer_sport, 0);
+	/* Beyond the expected PSN from the forger: held, teaches nothing. */
+	n = build(buf, WIRE_OP_RC_SEND_ONLY, 0x22, psn + 1, 0xffff, 4);
+	inject_rt(&forged, buf, n);
+	ck_assert_uint_eq(env->qb->x.peer_sport, 0);
+	/* The peer's packet at the expected PSN teaches its port... */
+	fake_post_recv(env->qb, 1, env->mb, 0, 64);
+	fake_post_recv(env->qb, 2, env->mb, 64, 64);
+	n = build(buf, WIRE_OP_RC_SEND_ONLY, 0x22, psn, 0xffff, 5);
+	inject_rt(&rt, buf, n);
+	ck_assert_uint_eq(env->qb->x.peer_sport, rt.sport);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_SPORT_LEARNED], 1);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	/* ...and the forger's held request is dropped when its turn comes. */
+	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_BAD_SPORT], 1);
+	/* A forged request at the expected PSN: dropped on arrival, no CQE. */
+	n = build(buf, WIRE_OP_RC_SEND_ONLY, 0x22, psn + 1, 0xffff, 6);
+	inject_rt(&forged, buf, n);
+	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_BAD_SPORT], 2);
+	ck_assert_uint_eq(env->b.dev.drops[XPORT_DROP_BAD_SPORT], 2);
+	ck_assert_uint_eq(env->b.dev.last_drop, XPORT_DROP_BAD_SPORT);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	/* The peer's own next request still lands. */
+	inject_rt(&rt, buf, n);
+	ck_assert_uint_eq(env->qb->nrcq, 2);
+	ck_assert_uint_eq(env->qb->rcq[1].byte_len, 6);
+	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_BAD_SPORT], 2);
+	/* A forged ACK is not the peer's either. */
+	n = build(buf, WIRE_OP_RC_ACKNOWLEDGE, 0x22, env->conn.psn_b, 0xffff, 0);
+	buf[WIRE_BTH_BYTES] = 0x1f;
+	inject_rt(&forged, buf, n);
+	ck_assert_uint_eq(env->qb->x.drops[XPORT_DROP_BAD_SPORT], 3);
+	/* RESET forgets the peer's port. */
+	xport_modify(&env->qb->x, &(struct xport_qp_attr){.state = UROCE_QPS_RESET},
+		     UROCE_QP_STATE);
+	ck_assert_uint_eq(env->qb->x.peer_sport, 0);
+}
+END_TEST
+
+/* Two engines learn each other's per-QP source ports from real traffic. */
+START_TEST(test_peer_sport_exchange)
+{
+	struct xport_wqe w;
+
+	fake_post_recv(env->qb, 1, env->mb, 0, 4096);
+	fake_wqe(&w, 7, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 3000);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 10000);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_uint_eq(env->qb->x.peer_sport, env->qa->x.sport);
+	ck_assert_uint_eq(env->qa->x.peer_sport, env->qb->x.sport);
+	ck_assert_uint_eq(
+	    env->qa->x.drops[XPORT_DROP_BAD_SPORT] + env->qb->x.drops[XPORT_DROP_BAD_SPORT], 0);
+}
+END_TEST
+
 START_TEST(test_foreign_ip_id)
 {
 	uint8_t buf[256];
@@ -318,6 +391,8 @@ static Suite *recv_suite(void)
 	tcase_add_test(tc, test_structural_drops);
 	tcase_add_test(tc, test_qp_drops);
 	tcase_add_test(tc, test_response_state);
+	tcase_add_test(tc, test_peer_sport);
+	tcase_add_test(tc, test_peer_sport_exchange);
 	tcase_add_test(tc, test_foreign_ip_id);
 	tcase_add_test(tc, test_ipv6_path);
 	suite_add_tcase(s, tc);

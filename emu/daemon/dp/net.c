@@ -61,6 +61,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <netdb.h>
 #include <linux/udp.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -413,17 +414,29 @@ static unsigned net_send_batch(struct emu_dev *dev)
 		 * datagram is lost (the transport retransmits); say so now and
 		 * then, with the reason. */
 		dev->dcnt[EMU_DCNT_TX_DROPPED] += n->tx_segs[done];
-		emu_log_rl(&dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
-			   "sending a %zu-byte datagram (%u packets): %s; %llu lost so far (counter "
-			   "tx_dropped)",
-			   n->tx_iov[done].iov_len, n->tx_segs[done],
-			   r < 0 ? strerror(errno) : "sent none",
-			   (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
-		if (n->tx_segs[done] > 1 && r < 0 && (errno == EINVAL || errno == EIO)) {
-			/* This socket or path cannot do GSO: send packets one by one. */
-			dev->gso = false;
-			emu_warn("UDP GSO refused (%s): sending one packet per datagram from now on",
-				 strerror(errno));
+		{
+			int err = r < 0 ? errno : 0;
+			char host[64] = "?";
+			const uint8_t *bth = n->tx_iov[done].iov_base;
+
+			/* Where it went and the peer QP it was for (BTH bytes 5-7). */
+			getnameinfo((struct sockaddr *)&n->tx_names[done],
+				    n->tx_msgs[done].msg_hdr.msg_namelen, host, sizeof(host), NULL,
+				    0, NI_NUMERICHOST);
+			emu_log_rl(&dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
+				   "sending a %zu-byte datagram (%u packets) to %s for its QP 0x%06x: "
+				   "%s; %llu lost so far (counter tx_dropped)",
+				   n->tx_iov[done].iov_len, n->tx_segs[done], host,
+				   (unsigned)(bth[5] << 16 | bth[6] << 8 | bth[7]),
+				   err ? strerror(err) : "sent none",
+				   (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
+			if (n->tx_segs[done] > 1 && (err == EINVAL || err == EIO)) {
+				/* This socket or path cannot do GSO: send packets one by one. */
+				dev->gso = false;
+				emu_warn("UDP GSO refused (%s): sending one packet per datagram "
+					 "from now on",
+					 strerror(err));
+			}
 		}
 		done++;
 	}

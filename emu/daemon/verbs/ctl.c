@@ -296,7 +296,8 @@ static void on_client(uv_poll_t *h, int status, int events)
 	uint8_t buf[UROCE_MSG_MAX_BYTES];
 	union {
 		struct cmsghdr align;
-		char b[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
+		char b[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS) +
+		       CMSG_SPACE(sizeof(struct ucred))];
 	} cbuf;
 
 	if (status < 0 || (events & UV_DISCONNECT)) {
@@ -324,8 +325,17 @@ static void on_client(uv_poll_t *h, int status, int events)
 			emu_ctx_destroy(ctx);
 			return;
 		}
+		/* Who sent it (SO_PASSCRED: the kernel says, the sender cannot lie). */
+		ctx->req_pid = 0;
 		/* Clients never send descriptors: close any we got. */
 		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+				struct ucred uc;
+
+				memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+				ctx->req_pid = uc.pid;
+			}
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 				int nf = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 				int fds[UROCE_MSG_MAX_FDS];
@@ -401,6 +411,8 @@ static void on_accept(uv_poll_t *h, int status, int events)
 			close(fd);
 			continue;
 		}
+		/* Inherited from the listener already; set again for sure. */
+		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &(int){1}, sizeof(int));
 		ctx = emu_ctx_new(dev, fd, cred.pid, cred.uid);
 		if (!ctx)
 			continue;
@@ -437,6 +449,10 @@ int emu_ctl_listen(struct emu_dev *dev)
 		return -1;
 	}
 	strcpy(sun.sun_path, dev->sock_path);
+	/* Every request carries its sender's pid (mr.c: only the process
+	 * that opened a context registers memory in it); accepted sockets
+	 * inherit it, so even a client's first message has it. */
+	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &(int){1}, sizeof(int));
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun))) {
 		fprintf(stderr, "uroced: cannot bind %s: %s\n", dev->sock_path, strerror(errno));
 		close(fd);

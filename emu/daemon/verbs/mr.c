@@ -103,10 +103,10 @@ int emu_mr_new_key(struct emu_dev *dev, uint32_t *key)
 			return -ENOMEM;
 	} while (idx == 0 || emu_htab_find(&dev->mr_keys, idx) ||
 		 emu_htab_find(&dev->mw_keys, idx));
-	/* The low byte is a "key" that changes between registrations so
-	 * that a stale key is unlikely to hit a new MR (as rxe/mlx5). */
-	dev->next_key_byte = (uint8_t)(dev->next_key_byte * 5 + 1);
-	*key = idx << 8 | dev->next_key_byte;
+	/* The low byte is a "key" that changes between registrations, drawn
+	 * at random (as rxe does), so that neither a stale key nor a guess
+	 * made from the index is likely to hit the MR. */
+	*key = idx << 8 | (emu_dev_random(dev) & 0xff);
 	return 0;
 }
 
@@ -129,6 +129,14 @@ static bool is_implicit(uint64_t addr, uint64_t len, uint32_t access)
 
 static int check_range(struct emu_ctx *ctx, uint64_t addr, uint64_t len, uint32_t access)
 {
+	/*
+	 * A process registers only its own memory: DMA goes to the process
+	 * that opened the context, so a child that inherited the connection
+	 * across fork() (or a process it was passed to) may not name
+	 * addresses, which would be its parent's.
+	 */
+	if (ctx->req_pid != ctx->pid)
+		return -EPERM;
 	if (is_implicit(addr, len, access))
 		return 0;
 	if (len == 0 || len > ctx->dev->lim.max_mr_size || addr + len < addr)

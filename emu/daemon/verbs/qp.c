@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,18 +61,25 @@ static struct emu_qp *find_any_qp(struct emu_ctx *ctx, uint32_t handle, struct e
 	return (*op)->qp;
 }
 
+/*
+ * A QPN nobody can guess (emu_dev_random: a forger who does not know the
+ * QPN cannot aim at the QP), unique on the device, never 0 or 1 (QP0 and
+ * QP1, the special QPs) nor 0xFFFFFF (multicast).
+ */
 static int alloc_qpn(struct emu_dev *dev, struct emu_qp *qp)
 {
-	uint32_t qpn;
+	uint32_t qpn = 0;
 	uint32_t tries = 0;
 
 	do {
-		qpn = dev->next_qpn++ & QPN_MASK;
-		if (dev->next_qpn > QPN_MASK - 1) /* 0xffffff is multicast */
-			dev->next_qpn = 0x11;
-		if (++tries > QPN_MASK)
+		/* Random draws, then (a nearly full space) the next free one. */
+		if (tries < 64)
+			qpn = emu_dev_random(dev) & QPN_MASK;
+		else
+			qpn = (qpn + 1) & QPN_MASK;
+		if (++tries > QPN_MASK + 64)
 			return -ENOMEM;
-	} while (qpn < 2 || emu_htab_find(&dev->qpns, qpn));
+	} while (qpn < 2 || qpn == QPN_MASK || emu_htab_find(&dev->qpns, qpn));
 	if (emu_htab_insert(&dev->qpns, &qp->qpn_node, qpn))
 		return -ENOMEM;
 	qp->qpn = qpn;
@@ -475,6 +483,28 @@ static void clamp_path_mtu(struct emu_qp *qp, uint32_t mask, struct uroce_qp_att
 	a->path_mtu = dev->active_mtu;
 }
 
+/*
+ * May the client set a controlled Q_Key? Linux lets only a process with
+ * CAP_NET_RAW do it (ib_uverbs modify_qp, unless the administrator allows
+ * everyone): read from its effective capabilities.
+ */
+static bool may_use_controlled_qkey(const struct emu_ctx *ctx)
+{
+	char path[64], line[128];
+	unsigned long long caps = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)ctx->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &caps) == 1;
+	fclose(f);
+	return found && (caps >> 13 & 1); /* CAP_NET_RAW */
+}
+
 int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_modify_qp_req *r = req;
@@ -513,6 +543,10 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	err = check_attr_values(qp, mask, a);
 	if (err)
 		return err;
+	/* IBA 10.2.5: a consumer may not choose a controlled Q_Key (high bit
+	 * set) unless privileged, or it could pose as a management agent. */
+	if ((mask & UROCE_QP_QKEY) && (a->qkey & 0x80000000u) && !may_use_controlled_qkey(ctx))
+		return -EPERM;
 	attr = *a;
 	clamp_path_mtu(qp, mask, &attr);
 	a = &attr;

@@ -40,7 +40,9 @@
 	X(RESP_BAD, "resp_bad", "response that does not fit the request it acknowledges")     \
 	X(RESP_RNR_WAIT, "resp_rnr_wait", "PSN NAK received while waiting for the RNR timer") \
 	X(UD_TOO_LONG, "ud_too_long", "UD message larger than the receive WQE")               \
-	X(COMP_BUSY, "comp_busy", "response arrived while the completer's queue was full")
+	X(COMP_BUSY, "comp_busy", "response arrived while the completer's queue was full")    \
+	X(BAD_SPORT, "bad_sport",                                                             \
+	  "UDP source port is not the one the connected QP's peer sends from")
 
 /* X(symbol, "name", "what it counts") */
 #define XPORT_CNT_LIST(X)                                                                          \
@@ -100,6 +102,8 @@
 	  "ICRC matched only with an ID outside the sender's window (dropped as bad_icrc)")        \
 	X(ICRC_ID_UNTRACKED, "icrc_id_untracked", "first-seen senders the full tracker forgot")    \
 	X(ICRC_ID_EVICTED, "icrc_id_evicted", "idle senders the ID tracker forgot for new ones")   \
+	X(SPORT_LEARNED, "sport_learned",                                                          \
+	  "connected QPs that learned their peer's UDP source port from a valid packet")           \
 	X(XRC_SRQ_REFUSED, "xrc_srq_refused",                                                      \
 	  "XRC requests NAKed for their XRC SRQ (none such, another XRC domain)")
 

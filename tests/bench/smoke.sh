@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The benchmark keeps working: scripts/bench.sh --smoke (tiny sizes, one
+# repetition) on this test's addresses and ports must exit 0, print its
+# table, and write bench.csv with a number for every uroce figure and every
+# TCP baseline, and sweep.csv with a row per size. No timing is judged.
+. "$UROCE_TEST_LIB/common.sh"
+for p in ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat qperf; do
+	command -v "$p" >/dev/null || skip "$p is not installed"
+done
+SRC=${1:?usage: smoke.sh SOURCE_DIR}
+OUT=$T/out
+if BENCH_ADDR0=$TEST_NET.1 BENCH_ADDR1=$TEST_NET.2 BENCH_PORT=$TEST_PORT_BASE \
+	BENCH_PORTS=$((TEST_PORT_END - TEST_PORT_BASE)) BENCH_TIMEOUT=60 \
+	sh -c 'exec bash "$1/scripts/bench.sh" --smoke --out "$2" "$3"' bench "$SRC" "$OUT" "${UROCE_BIN%/bin}" \
+	>"$T/bench.out" 2>&1; then
+	pass "bench.sh --smoke exits 0"
+else
+	fail "bench.sh --smoke failed"
+	show "$T/bench.out"
+fi
+grep -q "^ib_write_bw 64 KiB" "$T/bench.out" && pass "the table is printed" || fail "no table"
+# Every uroce figure (17 of them) is a number (CPU cost may be 0 for a run this short).
+bad=$(awk -F, 'NR > 1 && $4 == "" && $5 == "" { print $1 }
+	NR > 1 && $4 != "" && $4 !~ /^[0-9.]+$/ { print $1 }
+	NR > 1 && $5 != "" && $5 !~ /^[0-9.]+$/ { print $1 }' "$OUT/bench.csv" 2>/dev/null | tr '\n' ' ')
+n=$(awk -F, 'NR > 1 && $4 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$OUT/bench.csv" 2>/dev/null)
+if [ -z "$bad" ] && [ "$n" -eq 17 ]; then
+	pass "bench.csv: $n uroce figures, all numbers"
+else
+	fail "bench.csv: $n uroce figures; empty or not numbers: $bad"
+	show "$OUT/bench.csv"
+fi
+for f in tcp_bw write_bw_64k send_lat_2b; do
+	v=$(awk -F, -v f="$f" '$1 == f { print $5 }' "$OUT/bench.csv")
+	case $v in
+	[0-9]*) pass "TCP baseline of $f: $v" ;;
+	*) fail "TCP baseline of $f missing ('$v')" ;;
+	esac
+done
+rows=$(awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$OUT/sweep.csv" 2>/dev/null)
+check_rows() { [ "$rows" -eq 2 ]; }
+if check_rows; then pass "sweep.csv: $rows sizes, uroce and TCP"; else fail "sweep.csv: $rows complete rows of 2"; show "$OUT/sweep.csv"; fi
+finish
