@@ -11,8 +11,10 @@
  * the daemon of the id's device (CM_* ops in uroce/uapi.h), which speaks
  * the IB CM on the wire. Only the IP commands exist: AF_IB is refused as a
  * kernel without it refuses it, so librdmacm keeps to the IP path.
- * Multicast and rdma_notify are not implemented (ENOSYS,
- * the kernel's answer to a command it has no handler for).
+ * Multicast joins (JOIN_IP_MCAST, JOIN_MCAST, LEAVE_MCAST) are CM ids of
+ * their own in the daemon, which joins the IP group on the RNIC's
+ * interface. rdma_notify is not implemented (ENOSYS, the kernel's answer
+ * to a command it has no handler for).
  *
  * The libc hooks here (write, close, fstat, fstat64) pass every other fd
  * straight to the kernel; the open of the device path comes through
@@ -222,6 +224,22 @@ struct ucm_migrate_id {
 	uint32_t fd;
 };
 
+struct ucm_join_ip_mcast {
+	uint64_t response;
+	uint64_t uid;
+	struct sockaddr_in6 addr;
+	uint32_t id;
+};
+
+struct ucm_join_mcast {
+	uint64_t response;
+	uint64_t uid;
+	uint32_t id;
+	uint16_t addr_size;
+	uint16_t join_flags;
+	struct sockaddr_storage addr;
+};
+
 struct ucm_set_option {
 	uint64_t optval;
 	uint32_t id;
@@ -270,6 +288,8 @@ UCM_SAME(ucm_get_event, rdma_ucm_get_event);
 UCM_SAME(ucm_event_resp, rdma_ucm_event_resp);
 UCM_SAME(ucm_set_option, rdma_ucm_set_option);
 UCM_SAME(ucm_migrate_id, rdma_ucm_migrate_id);
+UCM_SAME(ucm_join_ip_mcast, rdma_ucm_join_ip_mcast);
+UCM_SAME(ucm_join_mcast, rdma_ucm_join_mcast);
 _Static_assert(offsetof(struct ucm_event_resp, param) ==
 		   offsetof(struct rdma_ucm_event_resp, param),
 	       "event param");
@@ -331,6 +351,18 @@ struct ucm_id {
 	int reuseaddr;
 };
 
+/* A multicast join of an id (rdma_join_multicast): a CM id of its own in
+ * the daemon (dh), known to librdmacm by handle and uid. */
+struct ucm_mc {
+	struct ucm_mc *next;
+	uint32_t handle;
+	uint64_t uid;
+	struct ucm_id *id;
+	struct ucm_dev *dev;
+	uint32_t dh;
+	uint32_t events_reported;
+};
+
 struct ucm_local_ev {
 	struct ucm_local_ev *next;
 	struct uroce_cm_event ev; /* handle: the ucm_id's */
@@ -343,6 +375,7 @@ struct ucm_chan {
 	pthread_mutex_t lock;
 	struct ucm_dev *devs;
 	struct ucm_id *ids;
+	struct ucm_mc *mcs;
 	struct ucm_local_ev *lq, **lq_tail;
 	/* Under ucm_lock: calls in progress on the channel, and whether the
 	 * application closed it. As with a kernel file, a close while another
@@ -718,6 +751,24 @@ static void ucm_id_unlink(struct ucm_chan *c, struct ucm_id *id)
 		c->lq_tail = &(*c->lq_tail)->next;
 }
 
+/* Leave (CM_DESTROY in the daemon) and forget the channel's joins of id
+ * (NULL: all of them). */
+static void ucm_mc_release(struct ucm_chan *c, struct ucm_id *id)
+{
+	for (struct ucm_mc **pp = &c->mcs; *pp;) {
+		struct ucm_mc *mc = *pp;
+
+		if (id && mc->id != id) {
+			pp = &mc->next;
+			continue;
+		}
+		*pp = mc->next;
+		if (id)
+			ucm_call_handle(mc->dev, UROCE_OP_CM_DESTROY, mc->dh);
+		free(mc);
+	}
+}
+
 static void ucm_id_release(struct ucm_id *id)
 {
 	if (id->dh && id->dev)
@@ -737,6 +788,7 @@ static int cmd_destroy_id(struct ucm_chan *c, const void *in)
 	if (!id)
 		return -EINVAL;
 	*resp = id->events_reported;
+	ucm_mc_release(c, id);
 	ucm_id_unlink(c, id);
 	ucm_id_release(id);
 	return 0;
@@ -1196,6 +1248,100 @@ static int cmd_init_qp_attr(struct ucm_chan *c, const void *in, uint16_t out)
 	return 0;
 }
 
+/*
+ * rdma_join_multicast: the id must have its RNIC (bound or address
+ * resolved) and be a UD id, as the kernel's RDMA CM requires; the daemon
+ * joins the group on the RNIC's interface and queues MULTICAST_JOIN, which
+ * librdmacm answers by attaching the id's QP (ibv_attach_mcast).
+ */
+static int ucm_join(struct ucm_chan *c, uint32_t idh, uint64_t uid,
+		    const struct sockaddr_storage *ss, uint16_t flags, uint32_t *resp)
+{
+	struct uroce_cm_join_req req = {.hdr.op = UROCE_OP_CM_JOIN_MCAST, .join_flags = flags};
+	struct uroce_handle_resp r;
+	struct ucm_id *id = ucm_id_find(c, idh);
+	struct ucm_mc *mc;
+	uint16_t port;
+	int err;
+
+	if (!id || !id->dev || id->qp_type != IBV_QPT_UD)
+		return -EINVAL;
+	if (flags > UROCE_CM_JOIN_SENDONLY)
+		return -EINVAL;
+	err = sa_to_gid(ss, req.addr.gid, &port, &req.addr.ipv);
+	if (err)
+		return err;
+	mc = calloc(1, sizeof(*mc));
+	if (!mc)
+		return -ENOMEM;
+	err = ucm_call(id->dev, &req, sizeof(req), &r, sizeof(r));
+	if (err) {
+		free(mc);
+		return err;
+	}
+	do
+		mc->handle = __atomic_add_fetch(&ucm_next_handle, 1, __ATOMIC_RELAXED);
+	while (!mc->handle);
+	mc->uid = uid;
+	mc->id = id;
+	mc->dev = id->dev;
+	mc->dh = r.handle;
+	mc->next = c->mcs;
+	c->mcs = mc;
+	*resp = mc->handle;
+	return 0;
+}
+
+static int cmd_join_ip_mcast(struct ucm_chan *c, const void *in)
+{
+	const struct ucm_join_ip_mcast *cmd = in;
+	struct sockaddr_storage ss;
+	int err = take_addr(&cmd->addr, &ss);
+
+	if (err)
+		return err;
+	return ucm_join(c, cmd->id, cmd->uid, &ss, 0, (uint32_t *)(uintptr_t)cmd->response);
+}
+
+static int cmd_join_mcast(struct ucm_chan *c, const void *in)
+{
+	const struct ucm_join_mcast *cmd = in;
+	struct sockaddr_storage ss;
+
+	if (cmd->addr.ss_family == AF_INET && cmd->addr_size >= sizeof(struct sockaddr_in)) {
+		memset(&ss, 0, sizeof(ss));
+		memcpy(&ss, &cmd->addr, sizeof(struct sockaddr_in));
+	} else if (cmd->addr.ss_family == AF_INET6 &&
+		   cmd->addr_size >= sizeof(struct sockaddr_in6)) {
+		memset(&ss, 0, sizeof(ss));
+		memcpy(&ss, &cmd->addr, sizeof(struct sockaddr_in6));
+	} else {
+		return cmd->addr.ss_family == AF_IB ? -EAFNOSUPPORT : -EINVAL;
+	}
+	return ucm_join(c, cmd->id, cmd->uid, &ss, cmd->join_flags,
+			(uint32_t *)(uintptr_t)cmd->response);
+}
+
+/* rdma_leave_multicast: the join's handle; the answer is how many events
+ * were reported for it (librdmacm waits until it has acked them). */
+static int cmd_leave_mcast(struct ucm_chan *c, const void *in)
+{
+	const struct ucm_destroy_id *cmd = in;
+	uint32_t *resp = (uint32_t *)(uintptr_t)cmd->response;
+	struct ucm_mc **pp, *mc;
+
+	for (pp = &c->mcs; *pp && (*pp)->handle != cmd->id; pp = &(*pp)->next)
+		;
+	mc = *pp;
+	if (!mc)
+		return -ENOENT;
+	*pp = mc->next;
+	ucm_call_handle(mc->dev, UROCE_OP_CM_DESTROY, mc->dh);
+	*resp = mc->events_reported;
+	free(mc);
+	return 0;
+}
+
 static int cmd_set_option(struct ucm_chan *c, const void *in)
 {
 	const struct ucm_set_option *cmd = in;
@@ -1293,6 +1439,25 @@ static int cmd_migrate_id(struct ucm_chan *c, const void *in)
 			err = ucm_call_handle(d, UROCE_OP_CM_MIGRATE, id->ls[i].handle);
 		if (!err)
 			id->ls[i].dev = d;
+	}
+	/* Its multicast joins move with it (their daemon-side ids too). */
+	for (struct ucm_mc **pp = &old->mcs; !err && *pp;) {
+		struct ucm_mc *mc = *pp;
+		struct ucm_dev *d;
+
+		if (mc->id != id) {
+			pp = &mc->next;
+			continue;
+		}
+		d = ucm_dev_like(c, mc->dev, &err);
+		if (d)
+			err = ucm_call_handle(d, UROCE_OP_CM_MIGRATE, mc->dh);
+		if (err)
+			break;
+		mc->dev = d;
+		*pp = mc->next;
+		mc->next = c->mcs;
+		c->mcs = mc;
 	}
 	if (err) {
 		pthread_mutex_unlock(&old->lock);
@@ -1432,7 +1597,23 @@ static int ucm_try_event(struct ucm_chan *c, struct ucm_event_resp *r)
 			n = recv(d->evfd, &ev, sizeof(ev), MSG_DONTWAIT);
 			if (n == (ssize_t)sizeof(ev)) {
 				struct ucm_id *id = ucm_id_of_event(c, d, ev.handle);
+				struct ucm_mc *mc;
 
+				for (mc = c->mcs; mc && (mc->dev != d || mc->dh != ev.handle);
+				     mc = mc->next)
+					;
+				if (mc) {
+					/* A join's event: librdmacm knows it by the join's uid. */
+					memset(r, 0, sizeof(*r));
+					r->uid = mc->uid;
+					r->id = mc->handle;
+					r->event = ev.event;
+					r->status = (uint32_t)ev.status;
+					ud_param_out(&ev, mc->id->tos, &r->param.ud);
+					mc->events_reported++;
+					mc->id->events_reported++;
+					return 0;
+				}
 				if (id && !ucm_event_out(c, id, d, &ev, r))
 					return 0;
 				continue; /* for an id already destroyed */
@@ -1514,6 +1695,9 @@ static const struct ucm_cmd_desc ucm_cmds[] = {
     [UCM_CMD_GET_EVENT] = {sizeof(struct ucm_get_event), NULL, cmd_get_event, 0},
     [UCM_CMD_SET_OPTION] = {sizeof(struct ucm_set_option), cmd_set_option, NULL, 1},
     [UCM_CMD_MIGRATE_ID] = {sizeof(struct ucm_migrate_id), cmd_migrate_id, NULL, 1},
+    [UCM_CMD_JOIN_IP_MCAST] = {sizeof(struct ucm_join_ip_mcast), cmd_join_ip_mcast, NULL, 1},
+    [UCM_CMD_LEAVE_MCAST] = {sizeof(struct ucm_destroy_id), cmd_leave_mcast, NULL, 1},
+    [UCM_CMD_JOIN_MCAST] = {sizeof(struct ucm_join_mcast), cmd_join_mcast, NULL, 1},
     [UCM_CMD_BIND] = {8, cmd_refuse_af_ib, NULL, 1},
     [UCM_CMD_RESOLVE_ADDR] = {8, cmd_refuse_af_ib, NULL, 1},
 };
@@ -1543,7 +1727,7 @@ static ssize_t ucm_write(struct ucm_chan *c, const void *buf, size_t len)
 	}
 	d = &ucm_cmds[h.cmd];
 	if (!d->fn && !d->fn_out) {
-		errno = ENOSYS; /* GET_OPTION, NOTIFY, multicast, QUERY */
+		errno = ENOSYS; /* GET_OPTION, NOTIFY, QUERY */
 		return -1;
 	}
 	if (h.in < d->in || d->in > sizeof(in.b)) {
@@ -1667,6 +1851,7 @@ static int ucm_buried(int fd, int forget)
  * and the daemons destroy its ids (the connected ones disconnect). */
 static void ucm_chan_free(struct ucm_chan *c)
 {
+	ucm_mc_release(c, NULL); /* the daemons leave when the channel closes */
 	while (c->ids) {
 		struct ucm_id *id = c->ids;
 

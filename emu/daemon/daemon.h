@@ -302,9 +302,30 @@ struct emu_ah {
 	struct uroce_ah_attr attr;
 };
 
+/*
+ * A multicast group the RNIC has joined (dp/mcast.c): one socket that holds
+ * the IP membership on the RNIC's interface and receives the group's
+ * datagrams, kept while QPs are attached to it or RDMA CM joins name it.
+ */
+struct emu_mcg {
+	struct emu_list link; /* in dev->mcgs */
+	struct emu_dev *dev;
+	uint8_t gid[16]; /* the group as a GID of the device's family */
+	int fd;		 /* the group's socket (raw in the exact ICRC mode) */
+	bool raw;
+	uv_poll_t poll;
+	uint32_t refs;		 /* attachments + CM joins */
+	uint32_t nqp;		 /* attachments */
+	struct emu_list members; /* struct emu_mcast.group_link */
+};
+
+/* One attachment of a UD QP to a group (ibv_attach_mcast). */
 struct emu_mcast {
-	struct emu_list link;
-	uint8_t gid[16];
+	struct emu_list link;	    /* in qp->mcast */
+	struct emu_list group_link; /* in mcg->members */
+	struct emu_qp *qp;
+	struct emu_mcg *mcg;
+	uint8_t gid[16]; /* as the application gave them (detach matches them) */
 	uint16_t lid;
 };
 
@@ -506,6 +527,9 @@ struct emu_dev {
 	struct emu_htab srqns;	   /* XRC SRQs by number */
 	struct emu_list xrcd_doms; /* XRC domains */
 	struct emu_list flush_qps;
+	struct emu_list mcgs;	/* multicast groups joined (dp/mcast.c) */
+	uint32_t nmcg;		/* groups in mcgs */
+	uint32_t nmcast_attach; /* QP attachments, all groups */
 	uint32_t next_handle;
 	uint32_t next_mr_index;
 	uint32_t next_srq_num;
@@ -605,6 +629,9 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o);
  * the engine's icrc_mode is set. -1 with a message on failure (exact asked
  * for and no raw socket is one). */
 int emu_dev_bind_udp(struct emu_dev *dev);
+/* Attach the raw receive socket's filter to fd: UDP datagrams to IPv4
+ * address addr and port only. 0, or -1 with errno. */
+int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port);
 /* The --icrc mode's name (exact, tracked, any, auto). */
 const char *emu_dev_icrc_name(enum emu_icrc m);
 /* Close the UDP socket (and the raw one; no-op when not bound). */

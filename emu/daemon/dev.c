@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -85,9 +86,9 @@ static const struct emu_limits default_limits = {
     .max_srq_wr = 16384,
     .max_srq_sge = 32,
     .max_ah = 32768,
-    .max_mcast_grp = 8192,
-    .max_mcast_qp_attach = 56,
-    .max_total_mcast_qp_attach = 8192 * 56,
+    .max_mcast_grp = 1024,     /* a socket each (dp/mcast.c) */
+    .max_mcast_qp_attach = 56, /* QPs per group, as rxe */
+    .max_total_mcast_qp_attach = 1024 * 56,
     .max_inline_data = UROCE_MAX_INLINE_BYTES,
     .max_channels = 4096,
     .max_ctx = 1024,
@@ -243,6 +244,18 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	snprintf(dev->addr_str, sizeof(dev->addr_str), "%s", o->addr);
 	dev->udp_port = o->port;
 	dev->lim = default_limits;
+	{
+		/* A group costs a socket: never more groups than a quarter of
+		 * the descriptors the daemon may open (main.c raised the limit). */
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 4 < dev->lim.max_mcast_grp) {
+			dev->lim.max_mcast_grp = (uint32_t)(rl.rlim_cur / 4);
+			dev->lim.max_total_mcast_qp_attach =
+			    dev->lim.max_mcast_grp * dev->lim.max_mcast_qp_attach;
+		}
+	}
 	dev->udp_fd = -1;
 	dev->raw_fd = -1;
 	dev->rx_fd = -1;
@@ -260,6 +273,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	dev->ids_state = o->seed ^ 0x75726f6365696473ull;
 	emu_list_init(&dev->ctxs);
 	emu_list_init(&dev->flush_qps);
+	emu_list_init(&dev->mcgs);
 	emu_list_init(&dev->xrcd_doms);
 	if (emu_htab_init(&dev->handles) || emu_htab_init(&dev->qpns) ||
 	    emu_htab_init(&dev->srqns) || emu_htab_init(&dev->mr_keys) ||
@@ -397,11 +411,11 @@ const char *emu_dev_icrc_name(enum emu_icrc m)
 
 /*
  * The raw socket's filter (classic BPF, run on the IPv4 header): UDP
- * datagrams to our address and port only, so that the kernel queues nothing
- * else (a raw IPPROTO_UDP socket otherwise gets a copy of every UDP
- * datagram the host receives for its bound address).
+ * datagrams to our address (or a multicast group's, mcast.c) and port only, so that the kernel
+ * queues nothing else (a raw IPPROTO_UDP socket otherwise gets a copy of every UDP datagram the
+ * host receives for its bound address).
  */
-static int raw_attach_filter(int fd, const uint8_t addr[4], uint16_t port)
+int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port)
 {
 	uint32_t a =
 	    (uint32_t)addr[0] << 24 | (uint32_t)addr[1] << 16 | (uint32_t)addr[2] << 8 | addr[3];
@@ -449,7 +463,7 @@ static int raw_open(struct emu_dev *dev)
 	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
 	if (fd < 0)
 		return -errno;
-	if (raw_attach_filter(fd, (const uint8_t *)&s4->sin_addr, dev->udp_port) ||
+	if (emu_dev_raw_filter(fd, (const uint8_t *)&s4->sin_addr, dev->udp_port) ||
 	    bind(fd, (struct sockaddr *)&b, sizeof(b)))
 		goto err_fd;
 	/*

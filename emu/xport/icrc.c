@@ -26,7 +26,9 @@
  *    cap). The first packet of a sender never seen is accepted with any ID
  *    and starts its sequence. A sender whose packets match ID 0 is
  *    remembered as such, so that a corrupted packet of a uroce peer, which
- *    solves to some other ID, is rejected (its 32 bits are kept).
+ *    solves to some other ID, is rejected (its 32 bits are kept), except
+ *    for the one ID after its last accepted one, below UROCE_GSO_MAX_SEGS:
+ *    the next segment of a GSO datagram that the path cut (31 bits).
  *
  * The tracker is a fixed table (XPORT_IDTRACK_SLOTS, 4-way sets by address
  * hash): a sender takes a slot that is free or idle for a second; when none
@@ -37,6 +39,7 @@
 #include <string.h>
 
 #include <wire/icrc.h>
+#include <uroce/gso.h>
 #include <wire/inet.h>
 #include "xport_int.h"
 
@@ -139,6 +142,13 @@ enum xport_idtrack_verdict xport__idtrack_solved(struct xport_idtrack *t, const 
 		e->has_cand = false;
 		return XPORT_IDT_TRACKED;
 	}
+	/* A uroce peer's GSO datagram that the path cut: its segments carry
+	 * IDs 0, 1, 2, ... (uroce/gso.h), one more than the last each. */
+	if (!e->counting && id == (uint16_t)(e->last + 1) && id < UROCE_GSO_MAX_SEGS) {
+		e->last = id;
+		e->last_us = now_us;
+		return XPORT_IDT_GSO;
+	}
 	if (e->has_cand && idtrack_ahead(e->cand, id, now_us - e->cand_us, 1)) {
 		e->counting = true;
 		e->last = id;
@@ -205,6 +215,9 @@ static bool icrc_id_ok(struct xport_dev *dev, const struct xport_route *rt, uint
 		return true;
 	case XPORT_IDT_RESYNC:
 		dev->cnt[XPORT_CNT_ICRC_ID_RESYNC]++;
+		return true;
+	case XPORT_IDT_GSO:
+		dev->cnt[XPORT_CNT_ICRC_ID_GSO]++;
 		return true;
 	case XPORT_IDT_UNTRACKED:
 		/* Checked as a first-seen sender, and counted as one too. */

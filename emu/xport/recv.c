@@ -176,6 +176,21 @@ static void recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 		xport__drop(dev, qp, XPORT_DROP_QP_TYPE);
 }
 
+/* A multicast GID: IPv6 ff00::/8, or IPv4-mapped 224.0.0.0/4. */
+static bool recv_gid_is_mcast(const uint8_t gid[XPORT_GID_BYTES])
+{
+	return gid[0] == 0xff || (xport__gid_is_v4(gid) && (gid[12] & 0xf0) == 0xe0);
+}
+
+/* One attached QP's copy of a multicast packet (the ops' mcast_each). */
+static void recv_mcast_one(struct xport_qp *qp, void *arg)
+{
+	const struct xport_pkt *pkt = arg;
+
+	qp->cnt[XPORT_CNT_RX_PKTS]++;
+	recv_dispatch(qp, pkt);
+}
+
 void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf,
 		       size_t len)
 {
@@ -203,8 +218,21 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 		xport__drop(dev, NULL, XPORT_DROP_CNP);
 		return;
 	}
-	if (pkt.qpn == WIRE_QPN_MASK) {
+	/*
+	 * IBA 10.5: a multicast packet is a UD SEND to QP 0xFFFFFF, and QP
+	 * 0xFFFFFF means multicast; each attached QP then applies its own
+	 * checks (state, P_Key, Q_Key) to its copy, the sender's own QP too
+	 * when it is attached (the RNIC loops the group's packets back to its
+	 * port, as hardware does unless told to block that).
+	 */
+	if ((pkt.qpn == WIRE_QPN_MASK) != recv_gid_is_mcast(rt->dgid) ||
+	    (pkt.qpn == WIRE_QPN_MASK &&
+	     (!dev->ops->mcast_each || wire_opcode_transport(pkt.opcode) != WIRE_TRANSPORT_UD))) {
 		xport__drop(dev, NULL, XPORT_DROP_MULTICAST);
+		return;
+	}
+	if (pkt.qpn == WIRE_QPN_MASK) {
+		dev->ops->mcast_each(dev->ctx, rt->dgid, recv_mcast_one, &pkt);
 		return;
 	}
 	if (pkt.qpn == WIRE_GSI_QPN) {

@@ -317,6 +317,15 @@ struct xport_ops {
 	 */
 	void (*gsi_recv)(void *ctx, const struct xport_gsi_mad *m);
 	/*
+	 * Optional: a UD packet to QP 0xFFFFFF arrived for the multicast group
+	 * gid (the route's destination): call fn(qp, arg) once for each QP of
+	 * this RNIC attached to the group (IBA 10.5: every attached QP gets a
+	 * copy). NULL: multicast packets are dropped. Must not call back into
+	 * the engine other than through fn.
+	 */
+	void (*mcast_each)(void *ctx, const uint8_t gid[XPORT_GID_BYTES],
+			   void (*fn)(struct xport_qp *qp, void *arg), void *arg);
+	/*
 	 * XRC target QPs: the first packet of a request message names the
 	 * XRC SRQ in its XRCETH. Make that SRQ the one this message uses: its
 	 * receive WQEs (get_recv_wqe), its PD for every key the message

@@ -269,6 +269,7 @@ enum xport_idtrack_verdict {
 	XPORT_IDT_FIRST,     /* a sender not seen before: accept, remembered */
 	XPORT_IDT_UNTRACKED, /* unknown, and no slot free or idle: accept, not remembered */
 	XPORT_IDT_RESYNC,    /* follows an ID rejected before: accept, new sequence */
+	XPORT_IDT_GSO,	     /* an ID-0 sender's next GSO segment (last + 1): accept */
 	XPORT_IDT_REJECT,    /* outside the window: drop (remembered as candidate) */
 };
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of emu/daemon/dp/route.c: GIDs to socket addresses and back (IPv4-mapped
- * and IPv6, refusals for zero, multicast and wrong-family GIDs), the
+ * and IPv6, multicast groups and their MACs, refusals for zero, broadcast
+ * and wrong-family GIDs), the multicast group a GID names (mcast.c), the
  * transport route built from a recvmsg() message header (source from the
  * name, destination from IP_PKTINFO/IPV6_PKTINFO, TOS/TTL), and capture
  * framing parameters.
@@ -61,9 +62,6 @@ START_TEST(test_gid_refused)
 	gid4("0.0.0.0", gid);
 	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
 			 -EHOSTUNREACH);
-	gid4("224.0.0.1", gid);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
-			 -EHOSTUNREACH);
 	gid4("255.255.255.255", gid);
 	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
 			 -EHOSTUNREACH);
@@ -74,9 +72,55 @@ START_TEST(test_gid_refused)
 	ck_assert_int_eq(inet_pton(AF_INET6, "fd00::1", gid), 1);
 	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
 			 -EAFNOSUPPORT);
+	/* ff0e::ffff:a.b.c.d names an IPv4 group only when a.b.c.d is one. */
+	ck_assert_int_eq(inet_pton(AF_INET6, "ff0e::ffff:10.0.0.1", gid), 1);
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len),
+			 -EAFNOSUPPORT);
+}
+END_TEST
+
+START_TEST(test_gid_multicast)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	struct emu_dev dev4 = {.family = AF_INET}, dev6 = {.family = AF_INET6};
+	uint8_t gid[16], group[16], want[16], mac[6];
+	static const uint8_t mac4[6] = {0x01, 0x00, 0x5e, 0x01, 0x02, 0x03};
+	static const uint8_t mac6[6] = {0x33, 0x33, 0x00, 0x00, 0x00, 0x01};
+	socklen_t len;
+
+	/* An IPv4 group, in both of its GID forms. */
+	gid4("239.129.2.3", gid);
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len), 0);
+	ck_assert_uint_eq(ntohl(s4->sin_addr.s_addr), 0xef810203);
+	ck_assert_int_eq(emu_mcast_group_gid(&dev4, gid, group), 0);
+	ck_assert(!memcmp(group, gid, 16));
+	emu_route_mac_of_gid(gid, mac);
+	ck_assert(!memcmp(mac, mac4, 6)); /* the low 23 bits of the group */
+	memcpy(want, gid, 16);
+	ck_assert_int_eq(inet_pton(AF_INET6, "ff0e::ffff:239.129.2.3", gid), 1);
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET, 0, &ss, &len), 0);
+	ck_assert_uint_eq(ntohl(s4->sin_addr.s_addr), 0xef810203);
+	ck_assert_int_eq(emu_mcast_group_gid(&dev4, gid, group), 0);
+	ck_assert(!memcmp(group, want, 16));
+	/* Not groups of an IPv4 RNIC: unicast, an IPv6 group. */
+	gid4("10.0.0.1", gid);
+	ck_assert_int_eq(emu_mcast_group_gid(&dev4, gid, group), -EINVAL);
 	ck_assert_int_eq(inet_pton(AF_INET6, "ff02::1", gid), 1);
-	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 0, &ss, &len),
-			 -EHOSTUNREACH);
+	ck_assert_int_eq(emu_mcast_group_gid(&dev4, gid, group), -EINVAL);
+	/* IPv6: the group itself, link-local ones with the interface. */
+	ck_assert_int_eq(emu_route_sockaddr_from_gid(gid, 4791, AF_INET6, 7, &ss, &len), 0);
+	ck_assert(!memcmp(&s6->sin6_addr, gid, 16));
+	ck_assert_uint_eq(s6->sin6_scope_id, 7);
+	ck_assert_int_eq(emu_mcast_group_gid(&dev6, gid, group), 0);
+	ck_assert(!memcmp(group, gid, 16));
+	emu_route_mac_of_gid(gid, mac);
+	ck_assert(!memcmp(mac, mac6, 6));
+	gid4("239.1.2.3", gid);
+	ck_assert_int_eq(emu_mcast_group_gid(&dev6, gid, group), -EINVAL);
+	ck_assert_int_eq(inet_pton(AF_INET6, "fd00::1", gid), 1);
+	ck_assert_int_eq(emu_mcast_group_gid(&dev6, gid, group), -EINVAL);
 }
 END_TEST
 
@@ -279,6 +323,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_gid_v4_roundtrip);
 	tcase_add_test(tc, test_gid_refused);
 	tcase_add_test(tc, test_gid_v6_linklocal);
+	tcase_add_test(tc, test_gid_multicast);
 	tcase_add_test(tc, test_route_from_msg_v4);
 	tcase_add_test(tc, test_route_from_msg_no_pktinfo);
 	tcase_add_test(tc, test_route_from_msg_v6);

@@ -7,7 +7,10 @@
  * the route is resolved, rdma_accept/rdma_reject/rdma_disconnect on an id
  * that has no connection, rdma_resolve_route before the address, a bind to
  * an address no RNIC has, a second listener on a port, options unknown,
- * multicast and rdma_notify (not implemented: ENOSYS); the event channel's
+ * rdma_notify (not implemented: ENOSYS), multicast joins on a connected-mode
+ * id or of a unicast address (EINVAL), a join's MULTICAST_JOIN event (the
+ * group's address vector, QPN 0xFFFFFF, Q_Key 0x01234567) and a leave of
+ * a group not joined (EADDRNOTAVAIL); the event channel's
  * fd is pollable (readable iff an event is pending, EAGAIN when
  * non-blocking and empty); an id destroyed with its QP still attached (the
  * device closes with the last id, the daemon frees the QP).
@@ -128,8 +131,8 @@ int main(int argc, char **argv)
 	CHECK(FAILS_WITH(ret, ENOSYS), "rdma_notify (not implemented): ENOSYS");
 	other = addr_of("239.1.1.1", 0);
 	ret = rdma_join_multicast(id, (struct sockaddr *)&other, NULL);
-	CHECK(ret == -1 && (errno == ENOSYS || errno == ENODEV),
-	      "rdma_join_multicast (not implemented): fails (%s)", strerror(errno));
+	CHECK(FAILS_WITH(ret, EINVAL), "rdma_join_multicast on an RC id: EINVAL (%s)",
+	      strerror(errno));
 
 	/* Route resolved: a QP on the id, then the id destroyed with it. */
 	ret = rdma_resolve_route(id, 2000);
@@ -149,6 +152,39 @@ int main(int argc, char **argv)
 	 * the QP must not be used after this. */
 	ret = rdma_destroy_id(id);
 	CHECK(ret == 0, "rdma_destroy_id with its QP still attached");
+
+	/* Multicast on a UD id bound to the RNIC. */
+	ret = rdma_create_id(ch, &cid, NULL, RDMA_PS_UDP);
+	sa = addr_of(argv[1], 0);
+	if (!ret)
+		ret = rdma_bind_addr(cid, (struct sockaddr *)&sa);
+	CHECK(ret == 0, "a UD id bound to the RNIC");
+	ret = rdma_join_multicast(cid, (struct sockaddr *)&sa, NULL);
+	CHECK(FAILS_WITH(ret, EINVAL), "rdma_join_multicast of a unicast address: EINVAL (%s)",
+	      strerror(errno));
+	other = addr_of("239.1.1.1", 0);
+	ret = rdma_join_multicast(cid, (struct sockaddr *)&other, &one);
+	ev = ret ? NULL : next_event(ch, 5000);
+	{
+		static const uint8_t mgid[16] = {0, 0, 0,    0,	   0,	0, 0, 0,
+						 0, 0, 0xff, 0xff, 239, 1, 1, 1};
+
+		CHECK(ev && ev->event == RDMA_CM_EVENT_MULTICAST_JOIN && ev->status == 0 &&
+			  ev->param.ud.qp_num == 0xffffff && ev->param.ud.qkey == 0x01234567 &&
+			  ev->param.ud.ah_attr.is_global &&
+			  !memcmp(ev->param.ud.ah_attr.grh.dgid.raw, mgid, 16) &&
+			  ev->param.ud.private_data == &one,
+		      "rdma_join_multicast: MULTICAST_JOIN with the group's GID, QPN 0xffffff, "
+		      "Q_Key 0x01234567 and the join's context (got %s)",
+		      ev ? rdma_event_str(ev->event) : "nothing");
+	}
+	if (ev)
+		rdma_ack_cm_event(ev);
+	ret = rdma_leave_multicast(cid, (struct sockaddr *)&other);
+	CHECK(ret == 0, "rdma_leave_multicast");
+	ret = rdma_leave_multicast(cid, (struct sockaddr *)&other);
+	CHECK(FAILS_WITH(ret, EADDRNOTAVAIL), "rdma_leave_multicast again: EADDRNOTAVAIL");
+	CHECK(rdma_destroy_id(cid) == 0, "the UD id is destroyed");
 
 	/* Two listeners on one port of the RNIC. */
 	ret = rdma_create_id(ch, &l1, NULL, RDMA_PS_TCP) ||

@@ -496,6 +496,19 @@ static void fake_comm_est(void *ctx, struct xport_qp *qp)
 	((struct fake_qp *)qp)->comm_est++;
 }
 
+static void fake_mcast_each(void *ctx, const uint8_t gid[XPORT_GID_BYTES],
+			    void (*fn)(struct xport_qp *qp, void *arg), void *arg)
+{
+	struct fake_host *h = ctx;
+
+	h->mcast_calls++;
+	if (memcmp(gid, h->mcast_gid, XPORT_GID_BYTES))
+		return;
+	for (int i = 0; i < h->nqp; i++)
+		if (h->qp[i]->mcast)
+			fn(&h->qp[i]->x, arg);
+}
+
 static const struct xport_ops fake_ops = {
     .send_packet = fake_send_packet,
     .lookup_qp = fake_lookup_qp,
@@ -512,6 +525,7 @@ static const struct xport_ops fake_ops = {
     .qp_error = fake_qp_error,
     .sq_drained = fake_sq_drained,
     .comm_est = fake_comm_est,
+    .mcast_each = fake_mcast_each,
     .xrc_srq = fake_xrc_srq,
 };
 

@@ -69,6 +69,7 @@ struct fake_qp {
 	unsigned drained;	  /* sq_drained callbacks */
 	unsigned nscq_at_drained; /* nscq when sq_drained was last called */
 	unsigned comm_est;	  /* comm_est callbacks */
+	bool mcast;		  /* attached to the host's multicast group */
 	int xrc_domain;		  /* XRC target QPs: their domain */
 	struct fake_srq *xrc_srq; /* ... and the SRQ the current message named */
 };
@@ -84,9 +85,11 @@ struct fake_host {
 	int nqp;
 	uint64_t atomics; /* atomic ops executed */
 	uint64_t dma_calls;
-	unsigned binds, invals; /* bind_mw / invalidate calls that succeeded */
-	unsigned failed_mw_ops; /* ... and that failed */
-	bool last_inv_remote;	/* the last invalidate's remote argument */
+	unsigned binds, invals;		    /* bind_mw / invalidate calls that succeeded */
+	unsigned failed_mw_ops;		    /* ... and that failed */
+	bool last_inv_remote;		    /* the last invalidate's remote argument */
+	uint8_t mcast_gid[XPORT_GID_BYTES]; /* the one group its mcast QPs are in */
+	unsigned mcast_calls;		    /* mcast_each calls */
 	struct fake_srq srq[FAKE_MAX_SRQ];
 	int nsrq;
 };

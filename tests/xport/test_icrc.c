@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uroce/gso.h>
 #include <wire/bth.h>
 #include <wire/icrc.h>
 #include <wire/inet.h>
@@ -201,23 +202,49 @@ START_TEST(test_id0_sender_keeps_32_bits)
 	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID0], 10);
 	/* A packet of it that only matches for another ID (what a corruption
 	 * that happens to be solvable looks like) is rejected, even with an
-	 * ID right after 0. */
+	 * ID close after 0; only the one right after the last accepted ID
+	 * passes (below). */
 	env->net.now += 5;
 	ck_assert(!check(peer, 3));
 	env->net.now += 5;
 	ck_assert(check(peer, 0));
 	env->net.now += 5;
-	ck_assert(!check(peer, 1));
+	ck_assert(!check(peer, 2));
 	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_REJECTED_WINDOW], 2);
 	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_FIRST], 0);
+	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_GSO], 0);
+	/* A GSO datagram of it that the path cut: IDs 0, 1, ..., 14, each one
+	 * after the last; no 16th segment; then the next datagram from 0. */
+	for (int round = 0; round < 2; round++) {
+		env->net.now += 5;
+		ck_assert(check(peer, 0));
+		for (uint16_t id = 1; id < UROCE_GSO_MAX_SEGS; id++) {
+			env->net.now += 5;
+			ck_assert_msg(check(peer, id), "segment %u", id);
+		}
+	}
+	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_GSO], 2 * (UROCE_GSO_MAX_SEGS - 1));
+	env->net.now += 5;
+	ck_assert(!check(peer, UROCE_GSO_MAX_SEGS));
+	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_REJECTED_WINDOW], 3);
+	/* A lost segment: the ones after it no longer follow. */
+	env->net.now += 5;
+	ck_assert(check(peer, 0));
+	env->net.now += 5;
+	ck_assert(!check(peer, 2));
+	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_REJECTED_WINDOW], 4);
 	/* The address now sends counting IDs (rxe took it over): the second
 	 * consistent packet starts the sequence. */
 	env->net.now += 5;
-	ck_assert(check(peer, 2));
+	ck_assert(!check(peer, 0x4000));
+	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_REJECTED_WINDOW], 5);
+	env->net.now += 5;
+	ck_assert(check(peer, 0x4001));
 	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_RESYNC], 1);
 	env->net.now += 5;
-	ck_assert(check(peer, 3));
+	ck_assert(check(peer, 0x4002));
 	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_TRACKED], 1);
+	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_FIRST], 0);
 }
 END_TEST
 
@@ -286,6 +313,16 @@ START_TEST(test_strength)
 	ck_assert_uint_eq(accepted_ids(&t, 1200 + 100000), (8 + 100) + (7 + 100));
 	/* At most (8 + 1024) + (7 + 1024): 2064 with ID 0, >= 20.9 bits. */
 	ck_assert_uint_eq(accepted_ids(&t, 1200 + 100000000), (8 + 1024) + (7 + 1024));
+	/* An ID-0 sender: besides ID 0 (checked first), only the next GSO
+	 * segment's ID: 2 of 2^32 values, 31 bits; after the 15th segment of
+	 * a datagram none (32 bits). */
+	memset(&t, 0, sizeof(t));
+	ck_assert_int_eq(xport__idtrack_solved(&t, rxe, 500, 1000, &ev), XPORT_IDT_FIRST);
+	xport__idtrack_zero(&t, rxe, 1100, &ev);
+	ck_assert_uint_eq(accepted_ids(&t, 1200), 1);
+	for (uint16_t id = 1; id < UROCE_GSO_MAX_SEGS; id++)
+		ck_assert_int_eq(xport__idtrack_solved(&t, rxe, id, 1200 + id, &ev), XPORT_IDT_GSO);
+	ck_assert_uint_eq(accepted_ids(&t, 1300), 0);
 }
 END_TEST
 

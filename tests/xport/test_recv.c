@@ -3,7 +3,8 @@
  * The receive-side checks (PROTOCOL.md section 10) with hand-built packets:
  * every drop reason is provoked once and counted on the device and, where
  * the QP is known, on the QP; the ICRC catches a flipped bit anywhere but
- * in the masked BTH byte 4; IPv4 ID recovery is opt-in.
+ * in the masked BTH byte 4; IPv4 ID recovery is opt-in; a multicast UD
+ * SEND reaches each attached QP once, under each one's own checks.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -164,6 +165,53 @@ START_TEST(test_structural_drops)
 }
 END_TEST
 
+START_TEST(test_multicast)
+{
+	static const uint8_t group[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 1, 2, 3};
+	struct xport_qp_attr at = {.qkey = 0x11111111, .pkey = 0xffff};
+	struct fake_qp *q[3];
+	struct xport_route rt;
+	uint8_t buf[256];
+	size_t n;
+
+	memcpy(env->b.mcast_gid, group, 16);
+	for (int i = 0; i < 3; i++) {
+		q[i] = fake_qp_create(&env->b, UROCE_QPT_UD, 0x41 + (uint32_t)i, 16, false);
+		at.state = UROCE_QPS_INIT;
+		at.qkey = i == 1 ? 0x22222222 : 0x11111111;
+		xport_modify(&q[i]->x, &at, UROCE_QP_STATE | UROCE_QP_QKEY | UROCE_QP_PKEY_INDEX);
+		at.state = UROCE_QPS_RTR;
+		xport_modify(&q[i]->x, &at, UROCE_QP_STATE);
+		fake_post_recv(q[i], 1, env->mb, 4096 * (size_t)(i + 1), 2000);
+	}
+	q[0]->mcast = q[1]->mcast = true; /* q[1] with another Q_Key, q[2] not attached */
+	route(&rt, &env->a, &env->b);
+	memcpy(rt.dgid, group, 16);
+	n = build(buf, WIRE_OP_UD_SEND_ONLY, 0xffffff, 0, 0xffff, 12);
+	wire_deth_set_qkey((struct wire_deth *)(buf + WIRE_BTH_BYTES), 0x11111111);
+	wire_deth_set_srcqp((struct wire_deth *)(buf + WIRE_BTH_BYTES), 0x99);
+	inject_rt(&rt, buf, n);
+	ck_assert_uint_eq(env->b.mcast_calls, 1);
+	ck_assert_uint_eq(q[0]->nrcq, 1);
+	ck_assert_uint_eq(q[0]->rcq[0].byte_len, 40 + 12);
+	ck_assert_uint_eq(q[0]->rcq[0].src_qp, 0x99);
+	ck_assert_uint_eq(q[1]->nrcq, 0);
+	ck_assert_uint_eq(q[1]->x.drops[XPORT_DROP_BAD_QKEY], 1);
+	ck_assert_uint_eq(q[2]->nrcq, 0);
+	ck_assert_uint_eq(drops_total(q[2]->x.drops), 0);
+	ck_assert_uint_eq(env->b.dev.drops[XPORT_DROP_MULTICAST], 0);
+	/* To a group, but not to QP 0xFFFFFF; an RC opcode to the group. */
+	n = build(buf, WIRE_OP_UD_SEND_ONLY, 0x41, 0, 0xffff, 12);
+	wire_deth_set_qkey((struct wire_deth *)(buf + WIRE_BTH_BYTES), 0x11111111);
+	inject_rt(&rt, buf, n);
+	n = build(buf, WIRE_OP_RC_SEND_ONLY, 0xffffff, 0, 0xffff, 12);
+	inject_rt(&rt, buf, n);
+	ck_assert_uint_eq(env->b.dev.drops[XPORT_DROP_MULTICAST], 2);
+	ck_assert_uint_eq(env->b.mcast_calls, 1);
+	ck_assert_uint_eq(q[0]->nrcq, 1);
+}
+END_TEST
+
 START_TEST(test_qp_drops)
 {
 	uint8_t buf[256];
@@ -179,8 +227,9 @@ START_TEST(test_qp_drops)
 	inject(buf, n);
 	ck_assert_uint_eq(env->b.dev.drops[XPORT_DROP_NO_QP], 2);
 	n = build(buf, WIRE_OP_UD_SEND_ONLY, 0xffffff, 0, 0xffff, 4);
-	inject(buf, n);
+	inject(buf, n); /* QP 0xFFFFFF to a unicast GID */
 	ck_assert_uint_eq(env->b.dev.drops[XPORT_DROP_MULTICAST], 1);
+	ck_assert_uint_eq(env->b.mcast_calls, 0);
 	/* UC opcode to an RC QP. */
 	n = build(buf, WIRE_OP_UC_SEND_ONLY, 0x22, env->conn.psn_a, 0xffff, 4);
 	inject(buf, n);
@@ -390,6 +439,7 @@ static Suite *recv_suite(void)
 	tcase_add_test(tc, test_icrc_every_byte);
 	tcase_add_test(tc, test_structural_drops);
 	tcase_add_test(tc, test_qp_drops);
+	tcase_add_test(tc, test_multicast);
 	tcase_add_test(tc, test_response_state);
 	tcase_add_test(tc, test_peer_sport);
 	tcase_add_test(tc, test_peer_sport_exchange);

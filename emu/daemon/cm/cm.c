@@ -38,6 +38,7 @@
 	X(DREQ_RCVD)     \
 	X(SIDR_SENT)     \
 	X(SIDR_RCVD)     \
+	X(MCAST)         \
 	X(CLOSED)
 
 enum cm_state {
@@ -93,6 +94,7 @@ struct cm_id {
 	uint64_t timeout_ms;
 	uv_timer_t timer;
 	bool timer_on;
+	struct emu_mcg *mcg; /* MCAST: the group it joined (NULL: send-only) */
 };
 
 struct emu_cm {
@@ -1200,6 +1202,11 @@ static void cm_id_destroy(struct cm_id *id)
 		cm_send_drep(dev, id->remote.gid, id->tos, id->tid, id->local_comm_id,
 			     id->remote_comm_id);
 		break;
+	case CM_MCAST: /* leave: the RNIC leaves the group with its last member */
+		if (id->mcg)
+			emu_mcast_put(id->mcg);
+		id->mcg = NULL;
+		break;
 	case CM_SIDR_RCVD: /* never answered: rejected */
 		cm_sidr_rep(dev, id->remote.gid, id->tos, id->tid, id->remote_comm_id, 2,
 			    id->service_id, 0, 0, NULL, 0);
@@ -1208,6 +1215,48 @@ static void cm_id_destroy(struct cm_id *id)
 		break;
 	}
 	cm_id_free(id);
+}
+
+int emu_cm_join_mcast(struct emu_ctx *ctx, const struct uroce_cm_join_req *req, uint32_t *handle)
+{
+	struct emu_dev *dev = ctx->dev;
+	struct uroce_cm_event ev;
+	uint8_t group[16];
+	struct cm_id *id;
+	int err;
+
+	if (!ctx->cm_chan || emu_mcast_group_gid(dev, req->addr.gid, group) ||
+	    req->join_flags > UROCE_CM_JOIN_SENDONLY)
+		return -EINVAL;
+	id = cm_id_new(dev, ctx->cm_chan);
+	if (!id)
+		return -ENOMEM;
+	id->state = CM_MCAST;
+	id->ps = UROCE_CM_PS_UDP;
+	id->qp_type = UROCE_QPT_UD;
+	memcpy(id->local.gid, group, 16);
+	id->local.ipv = dev->family == AF_INET ? 4 : 6;
+	id->remote = id->local;
+	/* A send-only member needs no membership (no IGMP join), as the
+	 * kernel's RDMA CM does for RoCE. */
+	if (req->join_flags != UROCE_CM_JOIN_SENDONLY) {
+		err = emu_mcast_get(dev, group, &id->mcg);
+		if (err) {
+			cm_id_free(id);
+			return err;
+		}
+	}
+	*handle = id->handle;
+	/* The group's UD parameters (the kernel's cma_make_mc_event): the
+	 * address vector to the group, QP 0xFFFFFF, the RDMA CM's Q_Key. */
+	memset(&ev, 0, sizeof(ev));
+	ev.remote = id->remote;
+	ev.p.qp_num = 0xffffff;
+	ev.p.qkey = CM_UDP_QKEY;
+	cm_event(id, id->handle, UROCE_CM_EVENT_MULTICAST_JOIN, 0, &ev);
+	emu_info("CM: pid %d joins multicast group (id %u%s)", (int)ctx->pid, id->handle,
+		 id->mcg ? "" : ", send-only");
+	return 0;
 }
 
 int emu_cm_destroy(struct emu_ctx *ctx, uint32_t handle)

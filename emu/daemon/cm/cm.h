@@ -36,6 +36,9 @@ int emu_cm_accept(struct emu_ctx *ctx, const struct uroce_cm_accept_req *req);
 int emu_cm_reject(struct emu_ctx *ctx, const struct uroce_cm_reject_req *req);
 int emu_cm_disconnect(struct emu_ctx *ctx, uint32_t handle);
 int emu_cm_destroy(struct emu_ctx *ctx, uint32_t handle);
+/* CM_JOIN_MCAST: a join of the group req->addr (an id of its own, left by
+ * emu_cm_destroy); the MULTICAST_JOIN event is queued before it returns. */
+int emu_cm_join_mcast(struct emu_ctx *ctx, const struct uroce_cm_join_req *req, uint32_t *handle);
 /* Move an id of another channel of the same process to ctx's. */
 int emu_cm_migrate(struct emu_ctx *ctx, uint32_t handle);
 int emu_cm_init_qp_attr(struct emu_ctx *ctx, uint32_t handle, uint32_t qp_state,

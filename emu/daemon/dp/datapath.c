@@ -265,6 +265,12 @@ static void op_comm_est(void *ctx, struct xport_qp *x)
 	emu_event_comm_est(qp_of(x));
 }
 
+static void op_mcast_each(void *ctx, const uint8_t gid[XPORT_GID_BYTES],
+			  void (*fn)(struct xport_qp *qp, void *arg), void *arg)
+{
+	emu_mcast_each(ctx, gid, fn, arg);
+}
+
 static const struct xport_ops dp_ops = {
     .send_packet = op_send_packet,
     .lookup_qp = op_lookup_qp,
@@ -282,6 +288,7 @@ static const struct xport_ops dp_ops = {
     .qp_error = op_qp_error,
     .sq_drained = op_sq_drained,
     .comm_est = op_comm_est,
+    .mcast_each = op_mcast_each,
     .xrc_srq = op_xrc_srq,
 };
 

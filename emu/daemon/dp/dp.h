@@ -65,9 +65,10 @@ void emu_route_gid_from_v4(const struct in_addr *a, uint8_t gid[16]);
 /* GID (IPv4-mapped for AF_INET) and port of a socket address; 0 or
  * -EAFNOSUPPORT. */
 int emu_route_gid_from_sockaddr(const struct sockaddr *sa, uint8_t gid[16], uint16_t *port);
-/* Socket address of a GID for a socket of this family; 0, -EAFNOSUPPORT
- * (IPv4 GID on an IPv6 socket or the reverse), -EHOSTUNREACH (zero,
- * multicast or broadcast address). scope_id is used for link-local IPv6. */
+/* Socket address of a GID for a socket of this family (a multicast group
+ * too; ff0e::ffff:a.b.c.d is the IPv4 group a.b.c.d); 0, -EAFNOSUPPORT
+ * (IPv4 GID on an IPv6 socket or the reverse), -EHOSTUNREACH (zero or
+ * broadcast address). scope_id is used for link-local IPv6. */
 int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family, uint32_t scope_id,
 				struct sockaddr_storage *ss, socklen_t *len);
 /* The transport route of a datagram from recvmsg(): source from the name,
@@ -201,6 +202,33 @@ void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const vo
 unsigned emu_net_flush(struct emu_dev *dev);
 /* Receive up to `rounds` batches; returns the datagrams received. */
 unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
+/* The same from a multicast group's socket (mcast.c): only datagrams for
+ * the group, counted rx_mcast, or rx_mcast_no_qp when no QP is attached. */
+unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds);
+
+/* mcast.c */
+/* The group a multicast GID names on this RNIC (group: the GID of its IP
+ * address, IPv4-mapped on an IPv4 RNIC). 0, or -EINVAL when gid is no
+ * multicast address of the RNIC's family. */
+int emu_mcast_group_gid(const struct emu_dev *dev, const uint8_t gid[16], uint8_t group[16]);
+/* Take a reference on the group (joining it: its socket and membership
+ * are made by the first). 0, -ENOMEM (max_mcast_grp groups already, or no
+ * descriptor left), or -errno from the socket calls. */
+int emu_mcast_get(struct emu_dev *dev, const uint8_t group[16], struct emu_mcg **out);
+/* Drop a reference; the last one leaves the group and closes its socket. */
+void emu_mcast_put(struct emu_mcg *g);
+/* The joined group with this GID (from emu_mcast_group_gid), or NULL. */
+struct emu_mcg *emu_mcast_find(struct emu_dev *dev, const uint8_t group[16]);
+/* ibv_attach_mcast / ibv_detach_mcast of QP qp: 0, -EINVAL (not UD, not a
+ * multicast GID of the RNIC's family; detach: not attached), -ENOMEM
+ * (limits). Attaching twice is one attachment. */
+int emu_mcast_attach(struct emu_qp *qp, const uint8_t gid[16], uint16_t lid);
+int emu_mcast_detach(struct emu_qp *qp, const uint8_t gid[16], uint16_t lid);
+/* The QP goes away: every attachment with it. */
+void emu_mcast_detach_all(struct emu_qp *qp);
+/* The engine's mcast_each op: fn for each QP attached to group. */
+void emu_mcast_each(struct emu_dev *dev, const uint8_t group[16],
+		    void (*fn)(struct xport_qp *qp, void *arg), void *arg);
 
 /* capture.c */
 /* Open the --pcap file (prints a message and returns -1 on failure); path

@@ -133,6 +133,8 @@ struct emu_net {
 
 static void on_udp(uv_poll_t *h, int status, int events);
 
+static const uint8_t net_v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
 int emu_net_start(struct emu_dev *dev)
 {
 	struct emu_net *n = calloc(1, sizeof(*n));
@@ -160,6 +162,24 @@ int emu_net_start(struct emu_dev *dev)
 		rc = setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
 	if (rc)
 		emu_warn("UDP checksum option: %s", strerror(errno));
+	/*
+	 * Multicast (mcast.c): sent out of the RNIC's own interface, and
+	 * looped back to this host's members of the group on it (other RNICs
+	 * on the interface, this one's attached QPs).
+	 */
+	if (dev->family == AF_INET) {
+		struct ip_mreqn mr = {.imr_ifindex = dev->ifindex};
+
+		mr.imr_address = ((const struct sockaddr_in *)&dev->addr)->sin_addr;
+		rc = setsockopt(dev->udp_fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr)) ||
+		     setsockopt(dev->udp_fd, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof(one));
+	} else {
+		rc = setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &dev->ifindex,
+				sizeof(dev->ifindex)) ||
+		     setsockopt(dev->udp_fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &one, sizeof(one));
+	}
+	if (rc)
+		emu_warn("multicast interface %s: %s", dev->ifname, strerror(errno));
 	/*
 	 * RC requests in flight, device-wide (xport flow.c): what a peer
 	 * whose buffer is like ours holds. The kernel charges a datagram's
@@ -296,7 +316,7 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	struct mmsghdr *m;
 	socklen_t alen;
 	unsigned i;
-	bool gso;
+	bool gso, mcast;
 	int rc;
 
 	if (!n)
@@ -311,7 +331,11 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	}
 	if (n->tx_used + len > NET_TX_ARENA)
 		net_flush_full(dev);
-	gso = dev->gso && gso_packet(pkt, len);
+	/* A group's datagrams leave one by one (each member's kernel
+	 * receives them as sent). */
+	mcast = rt->dgid[0] == 0xff || (!memcmp(rt->dgid, net_v4_prefix, sizeof(net_v4_prefix)) &&
+					(rt->dgid[12] & 0xf0) == 0xe0);
+	gso = dev->gso && !mcast && gso_packet(pkt, len);
 	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt)) {
 		gso_append(dev, rt, pkt, len);
 		return 0;
@@ -323,6 +347,8 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		dev->dcnt[EMU_DCNT_TX_NO_ROUTE]++;
 		return rc;
 	}
+	if (mcast)
+		dev->dcnt[EMU_DCNT_TX_MCAST]++;
 	memcpy(n->tx_arena + n->tx_used, pkt, len);
 	n->tx_iov[i].iov_base = n->tx_arena + n->tx_used;
 	n->tx_iov[i].iov_len = len;
@@ -511,7 +537,8 @@ static void rx_segments(struct emu_dev *dev, struct xport_route *rt, const uint8
 	}
 }
 
-static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
+/* One received datagram: of the RNIC's socket (g NULL) or of group g's. */
+static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 {
 	struct xport_route rt;
 	uint8_t *pkt = m->msg_hdr.msg_iov->iov_base;
@@ -522,7 +549,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 		dev->dcnt[EMU_DCNT_RX_TRUNCATED]++;
 		return;
 	}
-	if (dev->raw_fd >= 0) {
+	if (g ? g->raw : dev->raw_fd >= 0) {
 		/* The raw socket: the IPv4 header, with the ID, comes first. */
 		size_t off;
 
@@ -544,10 +571,17 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m)
 	} else {
 		gro = rx_gro_size(&m->msg_hdr);
 	}
-	/* PROTOCOL.md 10: the destination must be our GID. */
-	if (memcmp(rt.dgid, dev->gid, 16)) {
+	/* PROTOCOL.md 10: the destination must be our GID, or the group's. */
+	if (memcmp(rt.dgid, g ? g->gid : dev->gid, 16)) {
 		dev->dcnt[EMU_DCNT_RX_NOT_OURS]++;
 		return;
+	}
+	if (g) {
+		dev->dcnt[EMU_DCNT_RX_MCAST]++;
+		if (!g->nqp) { /* a CM join without a QP, say */
+			dev->dcnt[EMU_DCNT_RX_MCAST_NO_QP]++;
+			return;
+		}
 	}
 	if (gro && len > gro) {
 		if (len > gro * NET_GRO_MAX_SEGS) {
@@ -581,16 +615,18 @@ void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const vo
 	emu_capture_rx_end(dev);
 }
 
-unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
+static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsigned rounds)
 {
 	struct emu_net *n = dev->net;
 	unsigned total = 0;
 
+	if (!n)
+		return 0;
 	for (unsigned r = 0; r < rounds; r++) {
 		int got;
 
 		rx_batch_prepare(n);
-		got = recvmmsg(dev->rx_fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
+		got = recvmmsg(fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (got < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				dev->dcnt[EMU_DCNT_RX_ERRORS]++;
@@ -602,7 +638,7 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
 			break;
 		dev->dcnt[EMU_DCNT_RX_BATCHES]++;
 		for (int i = 0; i < got; i++)
-			rx_one(dev, &n->rx_msgs[i]);
+			rx_one(dev, &n->rx_msgs[i], g);
 		total += (unsigned)got;
 		/* Answers (ACKs, READ responses) leave with each batch. */
 		emu_net_flush(dev);
@@ -610,6 +646,16 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
 			break;
 	}
 	return total;
+}
+
+unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
+{
+	return net_receive(dev, dev->rx_fd, NULL, rounds);
+}
+
+unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds)
+{
+	return net_receive(g->dev, g->fd, g, rounds);
 }
 
 static void on_udp(uv_poll_t *h, int status, int events)

@@ -50,18 +50,21 @@ int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family
 				struct sockaddr_storage *ss, socklen_t *len)
 {
 	bool v4 = !memcmp(gid, v4_prefix, sizeof(v4_prefix));
+	/* The RoCE v1 form of an IPv4 group: ff0e::ffff:a.b.c.d (mcast.c). */
+	bool v1_group =
+	    gid[0] == 0xff && !memcmp(gid + 2, v4_prefix + 2, 10) && (gid[12] & 0xf0) == 0xe0;
 
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET) {
 		struct sockaddr_in *s = (struct sockaddr_in *)ss;
 		uint32_t a;
 
-		if (!v4)
+		if (!v4 && !v1_group)
 			return -EAFNOSUPPORT;
 		memcpy(&s->sin_addr, gid + 12, 4);
 		a = ntohl(s->sin_addr.s_addr);
-		/* A RoCE path is unicast (multicast is not supported). */
-		if (a == INADDR_ANY || a == INADDR_BROADCAST || IN_MULTICAST(a))
+		/* Unicast, or a multicast group (UD multicast, mcast.c). */
+		if (a == INADDR_ANY || a == INADDR_BROADCAST)
 			return -EHOSTUNREACH;
 		s->sin_family = AF_INET;
 		s->sin_port = htons(port);
@@ -75,11 +78,13 @@ int emu_route_sockaddr_from_gid(const uint8_t gid[16], uint16_t port, int family
 		if (v4)
 			return -EAFNOSUPPORT;
 		memcpy(&s->sin6_addr, gid, 16);
-		if (IN6_IS_ADDR_UNSPECIFIED(&s->sin6_addr) || IN6_IS_ADDR_MULTICAST(&s->sin6_addr))
+		if (IN6_IS_ADDR_UNSPECIFIED(&s->sin6_addr))
 			return -EHOSTUNREACH;
 		s->sin6_family = AF_INET6;
 		s->sin6_port = htons(port);
-		if (IN6_IS_ADDR_LINKLOCAL(&s->sin6_addr))
+		if (IN6_IS_ADDR_LINKLOCAL(&s->sin6_addr) ||
+		    IN6_IS_ADDR_MC_LINKLOCAL(&s->sin6_addr) ||
+		    IN6_IS_ADDR_MC_NODELOCAL(&s->sin6_addr))
 			s->sin6_scope_id = scope_id;
 		*len = sizeof(*s);
 		return 0;
@@ -135,6 +140,23 @@ int emu_route_from_msg(const struct msghdr *mh, uint16_t local_port, struct xpor
 
 void emu_route_mac_of_gid(const uint8_t gid[16], uint8_t mac[6])
 {
+	/* A multicast group's MAC (RFC 1112 6.4, RFC 2464 7), as on a real link. */
+	if ((!memcmp(gid, v4_prefix, sizeof(v4_prefix)) ||
+	     (gid[0] == 0xff && !memcmp(gid + 2, v4_prefix + 2, 10))) &&
+	    (gid[12] & 0xf0) == 0xe0) {
+		mac[0] = 0x01;
+		mac[1] = 0x00;
+		mac[2] = 0x5e;
+		mac[3] = gid[13] & 0x7f;
+		mac[4] = gid[14];
+		mac[5] = gid[15];
+		return;
+	}
+	if (gid[0] == 0xff) {
+		mac[0] = mac[1] = 0x33;
+		memcpy(&mac[2], &gid[12], 4);
+		return;
+	}
 	/* A locally administered unicast MAC carrying the address: the
 	 * device's own MAC follows the same rule (dev.c). */
 	mac[0] = 0x02;

@@ -78,6 +78,16 @@ int emu_cm_ctl_migrate(struct emu_ctx *ctx, const void *req, struct emu_reply *r
 	return emu_cm_migrate(ctx, ((const struct uroce_handle_req *)req)->handle);
 }
 
+int emu_cm_ctl_join_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	uint32_t handle;
+	int err = emu_cm_join_mcast(ctx, req, &handle);
+
+	if (!err)
+		EMU_REPLY(rep, struct uroce_handle_resp)->handle = handle;
+	return err;
+}
+
 int emu_cm_ctl_init_qp_attr(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_cm_init_qp_attr_req *r = req;

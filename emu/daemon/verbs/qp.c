@@ -618,16 +618,11 @@ int emu_qp_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 void emu_qp_free(struct emu_qp *qp)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
-	struct emu_list *pos, *tmp;
 
 	/* An XRC target QP lives while any context has a handle of it. */
 	if (qp->type == UROCE_QPT_XRC_RECV && emu_xrc_tgt_pass(qp))
 		return;
-	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &qp->mcast)
-	{
-		emu_list_del(pos);
-		free(EMU_CONTAINER_OF(pos, struct emu_mcast, link));
-	}
+	emu_mcast_detach_all(qp);
 	emu_list_del(&qp->flush_link);
 	/* Type 2 windows bound to it die with it (their R_Keys name it). */
 	emu_mw_unbind_all(qp->obj.ctx, qp, NULL);
@@ -648,66 +643,26 @@ void emu_qp_free(struct emu_qp *qp)
 	free(qp);
 }
 
-static int is_mcast_gid(const uint8_t *gid)
-{
-	static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-
-	if (gid[0] == 0xff)
-		return 1;
-	return !memcmp(gid, v4_prefix, 12) && (gid[12] & 0xf0) == 0xe0;
-}
-
-static struct emu_mcast *find_mcast(struct emu_qp *qp, const struct uroce_mcast_req *r)
-{
-	struct emu_list *pos, *tmp;
-
-	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &qp->mcast)
-	{
-		struct emu_mcast *m = EMU_CONTAINER_OF(pos, struct emu_mcast, link);
-
-		if (!memcmp(m->gid, r->gid, 16) && m->lid == r->lid)
-			return m;
-	}
-	return NULL;
-}
-
+/* ibv_attach_mcast / ibv_detach_mcast: the data path keeps the groups
+ * (dp/mcast.c), and its errors are the kernel's (EINVAL, ENOMEM). */
 int emu_qp_attach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_mcast_req *r = req;
 	struct emu_qp *qp = find_qp(ctx, r->qp_handle);
-	struct emu_mcast *m;
 
 	(void)rep;
-	if (!qp || qp->type != UROCE_QPT_UD || !is_mcast_gid(r->gid))
+	if (!qp)
 		return -EINVAL;
-	if (find_mcast(qp, r))
-		return 0;
-	if (qp->nmcast >= ctx->dev->lim.max_mcast_qp_attach)
-		return -ENOMEM;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	memcpy(m->gid, r->gid, 16);
-	m->lid = r->lid;
-	emu_list_add_tail(&qp->mcast, &m->link);
-	qp->nmcast++;
-	return 0;
+	return emu_mcast_attach(qp, r->gid, r->lid);
 }
 
 int emu_qp_detach_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_mcast_req *r = req;
 	struct emu_qp *qp = find_qp(ctx, r->qp_handle);
-	struct emu_mcast *m;
 
 	(void)rep;
 	if (!qp)
 		return -EINVAL;
-	m = find_mcast(qp, r);
-	if (!m)
-		return -EINVAL;
-	emu_list_del(&m->link);
-	free(m);
-	qp->nmcast--;
-	return 0;
+	return emu_mcast_detach(qp, r->gid, r->lid);
 }

@@ -128,6 +128,7 @@ int emu_cm_ctl_disconnect(struct emu_ctx *ctx, const void *req, struct emu_reply
 int emu_cm_ctl_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cm_ctl_init_qp_attr(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cm_ctl_migrate(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_join_mcast(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 
 /* counters.c */
 /* QUERY_COUNTERS: the device's (qpn 0) or one QP's counters. */

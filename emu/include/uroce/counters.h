@@ -18,7 +18,7 @@
 	X(BAD_OPCODE, "bad_opcode", "opcode unknown or not supported")                        \
 	X(BAD_PAD, "bad_pad",                                                                 \
 	  "pad count larger than the payload area or on a payload-less opcode")               \
-	X(MULTICAST, "multicast", "destination QP 0xFFFFFF (multicast is not supported)")     \
+	X(MULTICAST, "multicast", "QP 0xFFFFFF to a unicast GID, or a multicast GID to a QP") \
 	X(NO_QP, "no_qp", "destination QP does not exist")                                    \
 	X(QP_TYPE, "qp_type", "opcode transport does not match the QP type")                  \
 	X(QP_STATE, "qp_state", "QP state does not accept this packet")                       \
@@ -103,7 +103,9 @@
 	X(ICRC_ID_UNTRACKED, "icrc_id_untracked", "first-seen senders the full tracker forgot")    \
 	X(ICRC_ID_EVICTED, "icrc_id_evicted", "idle senders the ID tracker forgot for new ones")   \
 	X(SPORT_LEARNED, "sport_learned",                                                          \
-	  "connected QPs that learned their peer's UDP source port from a valid packet")           \
+	  "connected QPs that learned their peer's UDP source port from a valid packet")          \
+	X(ICRC_ID_GSO, "icrc_id_gso",                                                              \
+	  "ICRC matched with the ID after the last of a uroce peer: a GSO datagram cut on the way") \
 	X(XRC_SRQ_REFUSED, "xrc_srq_refused",                                                      \
 	  "XRC requests NAKed for their XRC SRQ (none such, another XRC domain)")
 

@@ -76,14 +76,18 @@
 	X(ODP_PREFETCH, "odp_prefetch", "ibv_advise_mr prefetches done")                          \
 	X(PCAP_FILES, "pcap_files", "capture files started after the first (--pcap-size)")        \
 	X(RX_BAD_IP, "rx_bad_ip",                                                                 \
-	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")              \
-	X(TX_GSO_SENDS, "tx_gso_sends", "UDP GSO datagrams sent (each holds 2 or more packets)")    \
-	X(TX_GSO_SEGMENTS, "tx_gso_segments", "packets sent inside UDP GSO datagrams")              \
+	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")             \
+	X(TX_GSO_SENDS, "tx_gso_sends", "UDP GSO datagrams sent (each holds 2 or more packets)")  \
+	X(TX_GSO_SEGMENTS, "tx_gso_segments", "packets sent inside UDP GSO datagrams")            \
 	X(RX_GSO_DATAGRAMS, "rx_gso_datagrams",                                                   \
 	  "received datagrams that held several packets (GRO, or a GSO send over loopback)")      \
 	X(RX_GSO_SEGMENTS, "rx_gso_segments", "packets taken out of such datagrams")              \
 	X(RX_GSO_BAD, "rx_gso_bad",                                                               \
 	  "datagrams too long for one packet that do not split into 4 KiB-MTU packets (dropped)") \
+	X(TX_MCAST, "tx_mcast", "datagrams sent to a multicast group")                            \
+	X(RX_MCAST, "rx_mcast", "datagrams received for a multicast group the RNIC joined")       \
+	X(RX_MCAST_NO_QP, "rx_mcast_no_qp",                                                       \
+	  "multicast datagrams for a joined group with no QP attached (dropped)") \
 	X(CQE_NO_CQ, "cqe_no_cq",                                                                 \
 	  "XRC receive completions lost: their XRC SRQ was destroyed during the message")
 

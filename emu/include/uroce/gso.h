@@ -11,6 +11,8 @@
 #ifndef UROCE_GSO_H
 #define UROCE_GSO_H
 
+#include <stddef.h>
+
 /* BTH (12) + 4096 bytes of payload + ICRC (4). */
 #define UROCE_GSO_SEG_BYTES 4112u
 /* 15 x 4112 = 61680 bytes: within IPv4's 65507-byte UDP payload. */

@@ -104,6 +104,7 @@
 	X(CM_DESTROY, 86)      \
 	X(CM_INIT_QP_ATTR, 87) \
 	X(CM_MIGRATE, 88)      \
+	X(CM_JOIN_MCAST, 89)   \
 	X(OPEN_XRCD, 100)      \
 	X(CLOSE_XRCD, 101)     \
 	X(OPEN_QP, 102)
@@ -1148,6 +1149,23 @@ struct uroce_cm_qp_attr {
 struct uroce_cm_init_qp_attr_resp {
 	struct uroce_msg_hdr hdr;
 	struct uroce_cm_qp_attr attr;
+};
+
+/* CM_JOIN_MCAST (rdma_join_multicast): join the multicast group addr (an
+ * IPv4 group as ::ffff:a.b.c.d, or an IPv6 group) on this RNIC as the RDMA
+ * CM does: the RNIC joins the IP group on its interface (not for a
+ * send-only member), and a MULTICAST_JOIN event follows with the group's
+ * address vector (remote: the group), QPN 0xFFFFFF and the Q_Key. The
+ * join is a CM id of its own: CM_DESTROY leaves. Response: struct
+ * uroce_handle_resp. -EINVAL for an address that is no group of the
+ * RNIC's family. */
+#define UROCE_CM_JOIN_SENDONLY 1 /* RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER */
+struct uroce_cm_join_req {
+	struct uroce_msg_hdr hdr;
+	struct uroce_cm_addr addr;
+	uint16_t join_flags;
+	uint16_t reserved;
+	uint32_t reserved1;
 };
 
 /* One event on the event socket. */
