@@ -159,6 +159,7 @@ static bool is_release(uint32_t op)
 	case UROCE_OP_DESTROY_QP:
 	case UROCE_OP_DESTROY_SRQ:
 	case UROCE_OP_DESTROY_AH:
+	case UROCE_OP_CLOSE_XRCD:
 		return true;
 	default:
 		return false;

@@ -239,6 +239,7 @@ static void fill_ops(struct shim_context *c)
 	v->get_srq_num = shim_get_srq_num;
 	v->open_xrcd = shim_open_xrcd;
 	v->close_xrcd = shim_close_xrcd;
+	v->open_qp = shim_open_qp;
 	v->advise_mr = shim_advise_mr;
 	v->alloc_dm = shim_alloc_dm;
 	v->free_dm = shim_free_dm;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Protection domains; thread domains and parent domains; and XRC domains (not offered: ibv_open_xrcd fails
- * with EOPNOTSUPP, and ibv_close_xrcd, which rdma-core calls through the
- * extended context without checks, answers EOPNOTSUPP instead of crashing).
+ * Protection domains; thread domains and parent domains; and XRC domains
+ * (ibv_open_xrcd, ibv_close_xrcd): the daemon keeps one domain per file,
+ * found by the inode of the descriptor given (verbs/xrcd.c), so processes
+ * that open the same file share it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -125,13 +126,39 @@ bool shim_pd_is_parent(const struct ibv_pd *pd)
 
 struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr)
 {
-	(void)context;
-	(void)attr;
-	return shim_fail_null(-EOPNOTSUPP);
+	struct uroce_open_xrcd_req req = {.hdr.op = UROCE_OP_OPEN_XRCD};
+	struct uroce_handle_resp resp;
+	struct shim_xrcd *x;
+	int err;
+
+	/* rdma-core's ibv_cmd_open_xrcd: unknown bits, then both attributes. */
+	if (attr->comp_mask >= IBV_XRCD_INIT_ATTR_RESERVED)
+		return shim_fail_null(-EOPNOTSUPP);
+	if (!(attr->comp_mask & IBV_XRCD_INIT_ATTR_FD) ||
+	    !(attr->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS))
+		return shim_fail_null(-EINVAL);
+	req.fd = attr->fd;
+	req.oflags = (uint32_t)attr->oflags;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return shim_fail_null(-ENOMEM);
+	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
+	if (err) {
+		free(x);
+		return shim_fail_null(err);
+	}
+	x->xrcd.context = context;
+	x->handle = resp.handle;
+	return &x->xrcd;
 }
 
 int shim_close_xrcd(struct ibv_xrcd *xrcd)
 {
-	(void)xrcd;
-	return EOPNOTSUPP;
+	struct shim_xrcd *x = shim_xrcd(xrcd);
+	int err = shim_call_simple(shim_ctx(xrcd->context), UROCE_OP_CLOSE_XRCD, x->handle);
+
+	if (err)
+		return -err;
+	free(x);
+	return 0;
 }

@@ -257,6 +257,8 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 		w.wr.atomic.swap = wr->wr.atomic.swap;
 		w.wr.atomic.rkey = wr->wr.atomic.rkey;
 	}
+	if (ibqp->qp_type == IBV_QPT_XRC_SEND)
+		w.xrc_remote_srqn = wr->qp_type.xrc.remote_srqn & 0xffffffu;
 	if (ibqp->qp_type == IBV_QPT_UD) {
 		struct ibv_ah *ah = wr->wr.ud.ah;
 
@@ -278,6 +280,11 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
 	uint32_t cons, start, state;
 	int err = 0;
 
+	/* A QP opened with ibv_open_qp (an XRC target) has no send queue here. */
+	if (!wq->ring) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&wq->lock);
 	state = wq_state(wq);
 	/* The RNIC is gone (fatal.c): nothing can be sent. */
@@ -637,8 +644,16 @@ static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t re
 
 static void wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 {
-	(void)remote_srqn;
-	qpx_to_qp(qpx)->wr_err = EOPNOTSUPP; /* no XRC QPs */
+	struct shim_qp *qp = qpx_to_qp(qpx);
+	struct uroce_send_wqe *w = wr_cur(qp);
+
+	if (!w)
+		return;
+	if (qpx->qp_base.qp_type != IBV_QPT_XRC_SEND) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	w->xrc_remote_srqn = remote_srqn & 0xffffffu;
 }
 
 static void wr_unsupported(struct shim_qp *qp)
@@ -768,11 +783,23 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init
 	struct shim_qp *qp;
 	int fds[2], nfds, err;
 
+	bool tgt = attr->qp_type == IBV_QPT_XRC_RECV, ini = attr->qp_type == IBV_QPT_XRC_SEND;
+
 	if (attr->comp_mask & ~(uint32_t)KNOWN_INIT_MASK)
 		return shim_fail_null(-EINVAL);
-	if (attr->comp_mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
-			       IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
+	if (attr->comp_mask & (IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_IND_TABLE |
+			       IBV_QP_INIT_ATTR_RX_HASH))
 		return shim_fail_null(-EOPNOTSUPP);
+	if (tgt) {
+		/* An XRC target QP is made in an XRC domain, nothing else. */
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+		    attr->xrcd->context != context)
+			return shim_fail_null(-EINVAL);
+		if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+			return shim_fail_null(-EOPNOTSUPP); /* it sends nothing */
+		req.xrcd_handle = shim_xrcd(attr->xrcd)->handle;
+		goto call;
+	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
 		return shim_fail_null(-EINVAL);
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
@@ -784,15 +811,20 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init
 	}
 	/* Every object must belong to this context (the kernel's per-file
 	 * handle tables give EINVAL too; the daemon checks again). */
-	if (attr->pd->context != context || !attr->send_cq || !attr->recv_cq ||
-	    attr->send_cq->context != context || attr->recv_cq->context != context ||
-	    (attr->srq && attr->srq->context != context))
+	if (attr->pd->context != context || !attr->send_cq || attr->send_cq->context != context)
+		return shim_fail_null(-EINVAL);
+	/* An XRC initiator QP has only a send queue: its receive CQ and SRQ are ignored. */
+	if (!ini && (!attr->recv_cq || attr->recv_cq->context != context ||
+		     (attr->srq && attr->srq->context != context)))
 		return shim_fail_null(-EINVAL);
 
 	req.pd_handle = attr->pd->handle;
 	req.send_cq_handle = attr->send_cq->handle;
-	req.recv_cq_handle = attr->recv_cq->handle;
-	req.srq_handle = attr->srq ? attr->srq->handle : 0;
+	if (!ini) {
+		req.recv_cq_handle = attr->recv_cq->handle;
+		req.srq_handle = attr->srq ? attr->srq->handle : 0;
+	}
+call:
 	req.qp_type = attr->qp_type;
 	req.sq_sig_all = (uint32_t)attr->sq_sig_all;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
@@ -803,7 +835,7 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init
 	if (!qp)
 		return shim_fail_null(-ENOMEM);
 	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), fds, 2, &nfds);
-	if (!err && nfds != (attr->srq ? 1 : 2)) {
+	if (!err && nfds != (attr->srq || tgt || ini ? 1 : 2)) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
 		err = -EPROTO;
@@ -831,10 +863,11 @@ struct ibv_qp *shim_create_qp_ex(struct ibv_context *context, struct ibv_qp_init
 
 	q->context = context;
 	q->qp_context = attr->qp_context;
-	q->pd = attr->pd;
-	q->send_cq = attr->send_cq;
-	q->recv_cq = attr->recv_cq;
-	q->srq = attr->srq;
+	/* An XRC target QP has none of these; an initiator no receive side. */
+	q->pd = tgt ? NULL : attr->pd;
+	q->send_cq = tgt ? NULL : attr->send_cq;
+	q->recv_cq = tgt || ini ? NULL : attr->recv_cq;
+	q->srq = tgt || ini ? NULL : attr->srq;
 	q->handle = resp.handle;
 	q->qp_num = resp.qpn;
 	q->state = IBV_QPS_RESET;
@@ -917,7 +950,8 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	 * provider does: a QP restated from the error state must not find
 	 * the flushes of its previous life. */
 	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
-		shim_cq_clean(shim_cq(qp->send_cq), qp->qp_num);
+		if (qp->send_cq)
+			shim_cq_clean(shim_cq(qp->send_cq), qp->qp_num);
 		if (qp->recv_cq && qp->recv_cq != qp->send_cq)
 			shim_cq_clean(shim_cq(qp->recv_cq), qp->qp_num);
 	}
@@ -968,8 +1002,9 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_unlock(&ibqp->mutex);
 	/* Unpolled completions of a destroyed QP disappear (providers clean
 	 * their CQs the same way). */
-	shim_cq_clean(shim_cq(ibqp->send_cq), ibqp->qp_num);
-	if (ibqp->recv_cq != ibqp->send_cq)
+	if (ibqp->send_cq)
+		shim_cq_clean(shim_cq(ibqp->send_cq), ibqp->qp_num);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
 		shim_cq_clean(shim_cq(ibqp->recv_cq), ibqp->qp_num);
 	shim_wq_unmap(&qp->sq);
 	shim_wq_unmap(&qp->rq);
@@ -977,6 +1012,53 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	pthread_cond_destroy(&ibqp->cond);
 	free(qp);
 	return 0;
+}
+
+struct ibv_qp *shim_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *attr)
+{
+	struct shim_context *c = shim_ctx(context);
+	struct uroce_open_qp_req req = {.hdr.op = UROCE_OP_OPEN_QP};
+	struct uroce_handle_resp resp;
+	struct shim_qp *qp;
+	struct ibv_qp *q;
+	int err;
+
+	/* rdma-core's ibv_cmd_open_qp: unknown bits, then the three needed. */
+	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED)
+		return shim_fail_null(-EOPNOTSUPP);
+	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) ||
+	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ||
+	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) || !attr->xrcd ||
+	    attr->xrcd->context != context)
+		return shim_fail_null(-EINVAL);
+	req.xrcd_handle = shim_xrcd(attr->xrcd)->handle;
+	req.qpn = attr->qp_num;
+	req.qp_type = attr->qp_type;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return shim_fail_null(-ENOMEM);
+	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
+	if (err) {
+		free(qp);
+		return shim_fail_null(err);
+	}
+	err = shim_obj_add(c, resp.handle, SHIM_OBJ_QP, qp);
+	if (err) {
+		shim_call_simple(c, UROCE_OP_DESTROY_QP, resp.handle);
+		free(qp);
+		return shim_fail_null(err);
+	}
+	/* As rdma-core fills an opened QP: no PD, CQs, SRQ or queues. */
+	q = &qp->qpx.qp_base;
+	q->context = context;
+	q->qp_context = attr->qp_context;
+	q->handle = resp.handle;
+	q->qp_num = attr->qp_num;
+	q->qp_type = attr->qp_type;
+	q->state = IBV_QPS_UNKNOWN;
+	pthread_mutex_init(&q->mutex, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	return q;
 }
 
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)

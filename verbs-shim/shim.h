@@ -202,6 +202,17 @@ static inline struct shim_srq *shim_srq(struct ibv_srq *srq)
 	return SHIM_CONTAINER_OF(srq, struct shim_srq, srq);
 }
 
+/* An XRC domain handle (the daemon's object is shared by every opener). */
+struct shim_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t handle;
+};
+
+static inline struct shim_xrcd *shim_xrcd(struct ibv_xrcd *xrcd)
+{
+	return SHIM_CONTAINER_OF(xrcd, struct shim_xrcd, xrcd);
+}
+
 /* ------------------------------------------------------------------------ */
 
 /* client.c */
@@ -312,6 +323,7 @@ int shim_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t
 		   struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_xrcd *shim_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr);
 int shim_close_xrcd(struct ibv_xrcd *xrcd);
+struct ibv_qp *shim_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *attr);
 
 /* mr.c */
 /* ops.alloc_mw / ops.dealloc_mw (ibv_alloc_mw, ibv_dealloc_mw). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared receive queues: ibv_create_srq (and ibv_create_srq_ex for basic
- * SRQs; XRC SRQs are not offered), modify, query, destroy, SRQ numbers, and
- * ibv_post_srq_recv into the shared ring.
+ * Shared receive queues: ibv_create_srq and ibv_create_srq_ex (basic and
+ * XRC SRQs; tag matching is not offered), modify, query, destroy, SRQ
+ * numbers (what an XRC sender puts in its XRCETH), and ibv_post_srq_recv
+ * into the shared ring.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,8 +11,10 @@
 
 #include "shim.h"
 
+/* An SRQ; xrcd and cq only for an XRC SRQ (both of this context). */
 static struct ibv_srq *create_srq(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
-				  struct ibv_srq_attr *attr)
+				  struct ibv_srq_attr *attr, struct ibv_xrcd *xrcd,
+				  struct ibv_cq *cq)
 {
 	struct shim_context *c = shim_ctx(context);
 	struct uroce_create_srq_req req = {.hdr.op = UROCE_OP_CREATE_SRQ};
@@ -21,6 +24,13 @@ static struct ibv_srq *create_srq(struct ibv_context *context, struct ibv_pd *pd
 
 	if (!pd || pd->context != context)
 		return shim_fail_null(-EINVAL);
+	if (xrcd) {
+		if (xrcd->context != context || !cq || cq->context != context)
+			return shim_fail_null(-EINVAL);
+		req.srq_type = UROCE_SRQT_XRC;
+		req.xrcd_handle = shim_xrcd(xrcd)->handle;
+		req.cq_handle = cq->handle;
+	}
 	req.pd_handle = pd->handle;
 	req.max_wr = attr->max_wr;
 	req.max_sge = attr->max_sge;
@@ -58,7 +68,8 @@ static struct ibv_srq *create_srq(struct ibv_context *context, struct ibv_pd *pd
 
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
 {
-	return create_srq(pd->context, pd, srq_init_attr->srq_context, &srq_init_attr->attr);
+	return create_srq(pd->context, pd, srq_init_attr->srq_context, &srq_init_attr->attr, NULL,
+			  NULL);
 }
 
 struct ibv_srq *shim_create_srq_ex(struct ibv_context *context, struct ibv_srq_init_attr_ex *attr)
@@ -66,15 +77,24 @@ struct ibv_srq *shim_create_srq_ex(struct ibv_context *context, struct ibv_srq_i
 	const uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_TM;
 
+	enum ibv_srq_type type =
+	    attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE ? attr->srq_type : IBV_SRQT_BASIC;
+
 	if (attr->comp_mask & ~known)
 		return shim_fail_null(-EINVAL);
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC)
-		return shim_fail_null(-EOPNOTSUPP); /* XRC and TM SRQs */
-	if (attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_TM))
-		return shim_fail_null(-EOPNOTSUPP);
+	if (type == IBV_SRQT_TM || (attr->comp_mask & IBV_SRQ_INIT_ATTR_TM))
+		return shim_fail_null(-EOPNOTSUPP); /* no tag matching */
+	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC)
+		return shim_fail_null(-EINVAL);
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD))
 		return shim_fail_null(-EINVAL);
-	return create_srq(context, attr->pd, attr->srq_context, &attr->attr);
+	/* An XRC SRQ needs its domain and its CQ (rdma-core ibv_cmd_create_srq_ex). */
+	if (type == IBV_SRQT_XRC && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+				     !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq))
+		return shim_fail_null(-EINVAL);
+	return create_srq(context, attr->pd, attr->srq_context, &attr->attr,
+			  type == IBV_SRQT_XRC ? attr->xrcd : NULL,
+			  type == IBV_SRQT_XRC ? attr->cq : NULL);
 }
 
 int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask)

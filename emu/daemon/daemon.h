@@ -137,7 +137,9 @@ bool emu_log_rl(struct emu_ratelimit *rl, enum emu_log_level level, const char *
 	X(SRQ, srq)         \
 	X(AH, ah)           \
 	X(MW, mw)           \
-	X(DM, dm)
+	X(DM, dm)           \
+	X(XRCD, xrcd)       \
+	X(QP_OPEN, qp_open)
 
 enum emu_obj_type {
 #define EMU_OBJ_ENUM(name, field) EMU_OBJ_##name,
@@ -253,6 +255,45 @@ struct emu_srq {
 	uint32_t max_wr;
 	uint32_t max_sge;
 	uint32_t srq_limit; /* 0: not armed */
+	/* An XRC SRQ: its domain handle and CQ; found by number (dev->srqns) */
+	struct emu_xrcd *xrcd; /* NULL: a basic SRQ */
+	struct emu_cq *cq;
+	struct emu_hnode num_node; /* key = srq_num */
+};
+
+/*
+ * An XRC domain: one daemon object however many contexts opened it. A
+ * domain opened through a file is found again by the file's inode
+ * (st_dev, st_ino), as the kernel's uverbs keys it, so every process that
+ * opens the same file gets the same domain. It lives while anything
+ * refers to it: handles, XRC SRQs, target QPs.
+ */
+struct emu_xrcd_dom {
+	struct emu_list link; /* in dev->xrcd_doms */
+	bool has_inode;
+	uint64_t st_dev;
+	uint64_t st_ino;
+	uint32_t refs;		 /* handles + XRC SRQs + target QPs */
+	struct emu_list tgt_qps; /* its target QPs (emu_qp.xrc_link) */
+};
+
+/* A context's handle of an XRC domain; usecnt: SRQs and QPs made through it. */
+struct emu_xrcd {
+	struct emu_obj obj;
+	struct emu_xrcd_dom *dom;
+};
+
+/*
+ * A handle of an XRC target QP that the context did not create
+ * (ibv_open_qp). The QP lives while any handle of it does: the one of its
+ * owner (emu_qp.obj) or these; when the owner's goes, the QP passes to the
+ * context of one of these (verbs/xrcd.c).
+ */
+struct emu_qp_open {
+	struct emu_obj obj;
+	struct emu_list link; /* in emu_qp.opens */
+	struct emu_qp *qp;
+	struct emu_xrcd *xrcd;
 };
 
 struct emu_ah {
@@ -308,6 +349,16 @@ struct emu_qp {
 	uint32_t nmcast;
 	int last_wqe_sent;
 	uint32_t err_status; /* status of the QP's last error completion, 0: none */
+	/*
+	 * XRC target QPs (XRC_RECV): the domain handle it was made through
+	 * (or passed to), its place in the domain's list and the other
+	 * handles of it. Such a QP has no PD, CQs or SRQ of its own: pd,
+	 * recv_cq and srq are those of the XRC SRQ the current message named
+	 * (datapath.c, op_xrc_srq), held without use counts.
+	 */
+	struct emu_xrcd *xrcd;
+	struct emu_list xrc_link;
+	struct emu_list opens;
 
 	/* Data path (datapath.c, timer.c). */
 	struct xport_qp x;	    /* the transport engine's QP */
@@ -473,6 +524,8 @@ struct emu_dev {
 	struct emu_htab qpns;
 	struct emu_htab mr_keys;
 	struct emu_htab mw_keys;
+	struct emu_htab srqns;	   /* XRC SRQs by number */
+	struct emu_list xrcd_doms; /* XRC domains */
 	struct emu_list flush_qps;
 	struct emu_list mcgs;	/* multicast groups joined (dp/mcast.c) */
 	uint32_t nmcg;		/* groups in mcgs */
@@ -615,6 +668,8 @@ struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn);
  * (reproducible runs: the tutorial, tests that compare two runs).
  */
 uint32_t emu_dev_random(struct emu_dev *dev);
+/* The XRC SRQ with this SRQ number, or NULL (basic SRQs are not found). */
+struct emu_srq *emu_dev_xrc_srq_by_num(struct emu_dev *dev, uint32_t srqn);
 /* Validate an address vector against the device (port, GRH present, source
  * GID index, rate), as for a RoCE port. 0 or -EINVAL. */
 int emu_dev_check_ah(const struct emu_dev *dev, const struct uroce_ah_attr *a);

@@ -43,6 +43,7 @@
 #define IBV_DEV_RC_RNR_NAK_GEN (1u << 12)
 #define IBV_DEV_MEM_WINDOW (1u << 17)
 #define IBV_DEV_MEM_WINDOW_TYPE_2B (1u << 24)
+#define IBV_DEV_XRC (1u << 20)
 
 /* A generic vendor: rdma-core tools (perftest) then take their generic
  * paths: ibv_post_send, no inline by default (ABI.md section 4). */
@@ -273,8 +274,10 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	emu_list_init(&dev->ctxs);
 	emu_list_init(&dev->flush_qps);
 	emu_list_init(&dev->mcgs);
+	emu_list_init(&dev->xrcd_doms);
 	if (emu_htab_init(&dev->handles) || emu_htab_init(&dev->qpns) ||
-	    emu_htab_init(&dev->mr_keys) || emu_htab_init(&dev->mw_keys)) {
+	    emu_htab_init(&dev->srqns) || emu_htab_init(&dev->mr_keys) ||
+	    emu_htab_init(&dev->mw_keys)) {
 		fprintf(stderr, "uroced: out of memory\n");
 		goto err_free_tables;
 	}
@@ -666,7 +669,7 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->max_qp_wr = l->max_qp_wr;
 	a->device_cap_flags = IBV_DEV_UD_AV_PORT_ENFORCE | IBV_DEV_CURR_QP_STATE_MOD |
 			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN | IBV_DEV_MEM_WINDOW |
-			      IBV_DEV_MEM_WINDOW_TYPE_2B;
+			      IBV_DEV_MEM_WINDOW_TYPE_2B | IBV_DEV_XRC;
 	a->max_sge = l->max_sge;
 	a->max_sge_rd = l->max_sge_rd;
 	a->max_cq = l->max_cq;
@@ -706,7 +709,9 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 			 UROCE_ODP_ATOMIC | UROCE_ODP_SRQ_RECV;
 	a->odp_uc_caps = UROCE_ODP_SEND | UROCE_ODP_RECV | UROCE_ODP_WRITE | UROCE_ODP_SRQ_RECV;
 	a->odp_ud_caps = UROCE_ODP_SEND | UROCE_ODP_RECV | UROCE_ODP_SRQ_RECV;
-	a->odp_xrc_caps = 0; /* no XRC */
+	/* XRC moves data through the same DMA engine (no receive queue of its own). */
+	a->odp_xrc_caps = UROCE_ODP_SEND | UROCE_ODP_WRITE | UROCE_ODP_READ | UROCE_ODP_ATOMIC |
+			  UROCE_ODP_SRQ_RECV;
 }
 
 void emu_dev_fill_port(const struct emu_dev *dev, struct uroce_port_attr *p)
@@ -790,6 +795,7 @@ void emu_dev_close(struct emu_dev *dev)
 {
 	emu_htab_free(&dev->handles);
 	emu_htab_free(&dev->qpns);
+	emu_htab_free(&dev->srqns);
 	emu_htab_free(&dev->mr_keys);
 	emu_htab_free(&dev->mw_keys);
 }
@@ -799,6 +805,13 @@ struct emu_qp *emu_dev_qp_by_qpn(struct emu_dev *dev, uint32_t qpn)
 	struct emu_hnode *n = emu_htab_find(&dev->qpns, qpn);
 
 	return n ? EMU_CONTAINER_OF(n, struct emu_qp, qpn_node) : NULL;
+}
+
+struct emu_srq *emu_dev_xrc_srq_by_num(struct emu_dev *dev, uint32_t srqn)
+{
+	struct emu_hnode *n = emu_htab_find(&dev->srqns, srqn);
+
+	return n ? EMU_CONTAINER_OF(n, struct emu_srq, num_node) : NULL;
 }
 
 struct emu_mr *emu_dev_mr_by_key(struct emu_dev *dev, uint32_t key)

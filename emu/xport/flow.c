@@ -37,7 +37,7 @@ static bool flow_sending(const struct xport_qp *qp)
 {
 	uint32_t s = qp->attr.state;
 
-	return qp->type == UROCE_QPT_RC &&
+	return xport__reliable(qp) &&
 	       (s == UROCE_QPS_RTS || s == UROCE_QPS_SQD || s == UROCE_QPS_SQE);
 }
 
@@ -143,7 +143,7 @@ bool xport__flow_admit(struct xport_qp *qp, const struct xport_swqe *w)
 	uint32_t n;
 	uint64_t need;
 
-	if (!f->budget || qp->type != UROCE_QPT_RC)
+	if (!f->budget || !xport__reliable(qp))
 		return true;
 	/* Retransmitted PSNs are counted already (the go-back-N rewind). */
 	if (wire_psn_cmp(qp->req.psn, qp->req.hw_psn) < 0)

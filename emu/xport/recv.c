@@ -87,6 +87,11 @@ static bool recv_type_ok(uint32_t qp_type, uint8_t opcode)
 		return qp_type == UROCE_QPT_UC;
 	case WIRE_TRANSPORT_UD:
 		return qp_type == UROCE_QPT_UD;
+	case WIRE_TRANSPORT_XRC:
+		/* Requests go to target QPs, responses to initiators. */
+		return qp_type == ((wire_opcode_info(opcode)->mask & WIRE_REQ_MASK)
+				       ? UROCE_QPT_XRC_RECV
+				       : UROCE_QPT_XRC_SEND);
 	default:
 		return false;
 	}
@@ -165,7 +170,7 @@ static void recv_dispatch(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	if (pkt->mask & WIRE_REQ_MASK)
 		xport__resp_queue_pkt(qp, pkt);
-	else if (qp->type == UROCE_QPT_RC)
+	else if (qp->type == UROCE_QPT_RC || qp->type == UROCE_QPT_XRC_SEND)
 		xport__comp_queue_pkt(qp, pkt);
 	else
 		xport__drop(dev, qp, XPORT_DROP_QP_TYPE);

@@ -67,6 +67,8 @@ int xport__req_opcode(uint32_t qp_type, uint32_t wr_opcode, bool first, bool las
 		return -EINVAL;
 	if (qp_type == UROCE_QPT_UC)
 		op = (uint8_t)(WIRE_TRANSPORT_UC << 5 | op);
+	else if (qp_type == UROCE_QPT_XRC_SEND)
+		op = (uint8_t)(WIRE_TRANSPORT_XRC << 5 | op);
 	/* Defence in depth: wire/'s table knows it as a request (test_wr_opcode.c checks). */
 	info = wire_opcode_info(op);
 	if (!info || !(info->mask & WIRE_REQ_MASK))
@@ -190,7 +192,7 @@ static uint32_t req_window(const struct xport_qp *qp)
 /* The window is full: nothing more until ACKs come. */
 static bool req_window_full(const struct xport_qp *qp)
 {
-	return qp->type == UROCE_QPT_RC && req_in_flight(qp, false) >= req_window(qp);
+	return xport__reliable(qp) && req_in_flight(qp, false) >= req_window(qp);
 }
 
 /* Account one PSN range [psn, psn+n) as sent; ackreq: the packet asks for an ACK. */
@@ -201,7 +203,7 @@ static void req_sent_psns(struct xport_qp *qp, uint32_t psn, uint32_t n, bool ac
 
 	if (!fresh)
 		xport__count(qp, XPORT_CNT_RETX_PKTS, 1);
-	if (qp->type == UROCE_QPT_RC)
+	if (xport__reliable(qp))
 		xport__cc_sent(qp, psn, fresh, ackreq, qp->dev->ops->now_us(qp->dev->ctx));
 	if (wire_psn_cmp(end, qp->req.hw_psn) > 0)
 		qp->req.hw_psn = end;
@@ -225,18 +227,38 @@ static void req_note(struct xport_qp *qp, const struct xport_swqe *w, uint32_t p
 	t->psn = psn;
 }
 
+/*
+ * The BTH of a request packet and, for XRC, the XRCETH after it: every XRC
+ * request names the XRC SRQ at the target that its message is for, the
+ * WR's remote_srqn (IBA 9.3.9).
+ */
+static void req_bth(const struct xport_qp *qp, const struct xport_swqe *w, uint8_t *pkt,
+		    const struct wire_opcode_info *info, uint32_t psn, bool ackreq, uint32_t paylen)
+{
+	xport__bth(qp, pkt, info->opcode, psn, ackreq, paylen);
+	if (info->mask & WIRE_XRCETH_MASK) {
+		struct wire_xrceth *x = (struct wire_xrceth *)(pkt + info->offset[WIRE_HDR_XRCETH]);
+
+		wire_xrceth_set_resv(x, 0);
+		wire_xrceth_set_srqn(x, w->wr.xrc_srqn);
+	}
+}
+
 /* READ request: one packet, consumes one PSN per response packet (PROTOCOL.md 7). */
 static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
 {
-	struct wire_reth *reth = (struct wire_reth *)(pkt + WIRE_BTH_BYTES);
 	uint32_t resid = w->length - w->offset;
 	uint32_t psn = qp->req.psn;
 	struct xport_route rt;
 	int op = xport__req_opcode(qp->type, w->wr.opcode, true, true);
+	const struct wire_opcode_info *info;
+	struct wire_reth *reth;
 
 	if (op < 0)
 		return UROCE_WC_LOC_QP_OP_ERR;
-	xport__bth(qp, pkt, (uint8_t)op, psn, true, 0);
+	info = wire_opcode_info((uint8_t)op);
+	reth = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+	req_bth(qp, w, pkt, info, psn, true, 0);
 	wire_reth_set_va(reth, w->wr.remote_addr + w->offset);
 	wire_reth_set_rkey(reth, w->wr.rkey);
 	wire_reth_set_dmalen(reth, resid);
@@ -247,21 +269,24 @@ static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	w->state = XPORT_WQE_PENDING;
 	qp->req.idx++;
 	xport__route(qp, &rt);
-	xport__xmit(qp, &rt, pkt, WIRE_BTH_BYTES + WIRE_RETH_BYTES, 0);
+	xport__xmit(qp, &rt, pkt, info->hdr_bytes, 0);
 	return 0;
 }
 
 static int req_send_atomic(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
 {
-	struct wire_atmeth *a = (struct wire_atmeth *)(pkt + WIRE_BTH_BYTES);
 	bool cas = w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP;
 	uint32_t psn = qp->req.psn;
 	struct xport_route rt;
 	int op = xport__req_opcode(qp->type, w->wr.opcode, true, true);
+	const struct wire_opcode_info *info;
+	struct wire_atmeth *a;
 
 	if (op < 0)
 		return UROCE_WC_LOC_QP_OP_ERR;
-	xport__bth(qp, pkt, (uint8_t)op, psn, true, 0);
+	info = wire_opcode_info((uint8_t)op);
+	a = (struct wire_atmeth *)(pkt + info->offset[WIRE_HDR_ATMETH]);
+	req_bth(qp, w, pkt, info, psn, true, 0);
 	wire_atmeth_set_va(a, w->wr.remote_addr);
 	wire_atmeth_set_rkey(a, w->wr.rkey);
 	/* CmpSwap: swap data + compare data; FetchAdd: the addend, compare unused. */
@@ -274,7 +299,7 @@ static int req_send_atomic(struct xport_qp *qp, struct xport_swqe *w, uint8_t *p
 	w->state = XPORT_WQE_PENDING;
 	qp->req.idx++;
 	xport__route(qp, &rt);
-	xport__xmit(qp, &rt, pkt, WIRE_BTH_BYTES + WIRE_ATMETH_BYTES, 0);
+	xport__xmit(qp, &rt, pkt, info->hdr_bytes, 0);
 	return 0;
 }
 
@@ -309,11 +334,11 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	 * AckReq at the end of a message, every half window, and where the
 	 * window fills: the responder acknowledges only what asks for it.
 	 */
-	if (qp->type == UROCE_QPT_RC)
+	if (xport__reliable(qp))
 		ack = xport__req_ackreq(last, qp->req.noack_pkts,
 					xport__cc_ack_every(req_window(qp))) ||
 		      req_in_flight(qp, true) >= req_window(qp);
-	xport__bth(qp, pkt, (uint8_t)op, psn, ack, pay);
+	req_bth(qp, w, pkt, info, psn, ack, pay);
 	/* SE only on the last packet of a solicited SEND / WRITE with immediate (PROTOCOL.md 5). */
 	if (last && w->wr.flags & UROCE_SEND_SOLICITED &&
 	    (info->mask & WIRE_SEND_MASK || info->mask & WIRE_IMMDT_MASK))
@@ -354,7 +379,7 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	req_sent_psns(qp, psn, 1, ack);
 	w->offset += pay;
 	if (last) {
-		w->state = qp->type == UROCE_QPT_RC ? XPORT_WQE_PENDING : XPORT_WQE_DONE_LOCAL;
+		w->state = xport__reliable(qp) ? XPORT_WQE_PENDING : XPORT_WQE_DONE_LOCAL;
 		qp->req.idx++;
 	}
 	if (qp->type == UROCE_QPT_UD) {
@@ -451,7 +476,7 @@ void xport__req_run(struct xport_qp *qp)
 			return;
 		/* A retry, or the responder is ahead of what would be sent again. */
 		if (qp->req.need_retry ||
-		    (qp->type == UROCE_QPT_RC && wire_psn_cmp(qp->comp.psn, qp->req.psn) > 0))
+		    (xport__reliable(qp) && wire_psn_cmp(qp->comp.psn, qp->req.psn) > 0))
 			req_seek(qp);
 		if (qp->req.idx == qp->sq_tail)
 			break;
@@ -527,7 +552,7 @@ void xport__req_run(struct xport_qp *qp)
 			req_fail(qp, w, (uint32_t)rc);
 			return;
 		}
-		if (qp->type == UROCE_QPT_RC)
+		if (xport__reliable(qp))
 			xport__comp_arm(qp);
 		else if (w->state == XPORT_WQE_DONE_LOCAL)
 			xport__comp_drain(qp);

@@ -82,6 +82,18 @@ void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status)
 
 /* ---- sending acknowledgements ---------------------------------------- */
 
+/*
+ * The opcode of a response (ACK, READ response, Atomic Acknowledge) given
+ * as its RC opcode: an XRC target answers with the XRC one (transport bits
+ * 101, no XRCETH: IBA 9.3.9).
+ */
+static uint8_t resp_op(const struct xport_qp *qp, uint8_t rc_op)
+{
+	if (qp->type == UROCE_QPT_XRC_RECV)
+		return (uint8_t)(WIRE_TRANSPORT_XRC << 5 | (rc_op & 0x1f));
+	return rc_op;
+}
+
 /* Acknowledge / NAK / RNR NAK with this syndrome for psn (PROTOCOL.md 8). */
 static void resp_xmit_aeth(struct xport_qp *qp, uint8_t syndrome, uint32_t psn)
 {
@@ -89,7 +101,7 @@ static void resp_xmit_aeth(struct xport_qp *qp, uint8_t syndrome, uint32_t psn)
 	struct wire_aeth *aeth = (struct wire_aeth *)(pkt + WIRE_BTH_BYTES);
 	struct xport_route rt;
 
-	xport__bth(qp, pkt, WIRE_OP_RC_ACKNOWLEDGE, psn, false, 0);
+	xport__bth(qp, pkt, resp_op(qp, WIRE_OP_RC_ACKNOWLEDGE), psn, false, 0);
 	wire_aeth_set_syndrome(aeth, syndrome);
 	wire_aeth_set_msn(aeth, qp->resp.msn);
 	xport__route(qp, &rt);
@@ -139,7 +151,7 @@ static void resp_atomic_ack(struct xport_qp *qp, uint32_t psn, uint64_t orig)
 	struct xport_route rt;
 
 	resp_flush_ack(qp);
-	xport__bth(qp, pkt, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn, false, 0);
+	xport__bth(qp, pkt, resp_op(qp, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE), psn, false, 0);
 	wire_aeth_set_syndrome(aeth, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID));
 	wire_aeth_set_msn(aeth, qp->resp.msn);
 	wire_atmack_set_orig(ack, orig);
@@ -156,7 +168,7 @@ static void resp_fatal(struct xport_qp *qp, const struct xport_pkt *pkt, unsigne
 		       uint32_t wqe_status)
 {
 	xport__drop(qp->dev, qp, XPORT_DROP_REQ_ERR);
-	if (qp->type == UROCE_QPT_RC) {
+	if (xport__reliable(qp)) {
 		xport__count(qp, XPORT_CNT_ERR_NAK_SENT, 1);
 		resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_NAK, nak), pkt->psn);
 	}
@@ -173,10 +185,50 @@ static unsigned resp_rkey_nak(int rc)
 /* ---- READ responses --------------------------------------------------- */
 
 /*
+ * XRC target: make srqn the SRQ whose PD (and receive queue and CQ) the
+ * daemon's operations use from now on (ops->xrc_srq). Returns its answer.
+ */
+static int resp_xrc_use(struct xport_qp *qp, uint32_t srqn)
+{
+	int rc = qp->dev->ops->xrc_srq ? qp->dev->ops->xrc_srq(qp->dev->ctx, qp, srqn) : -ENOENT;
+
+	if (!rc)
+		qp->resp.xrc_srqn = srqn;
+	return rc;
+}
+
+/*
  * Send up to budget READ response packets of the streaming resource.
  * Returns true while more remain (rxe read_reply).
  */
+static bool resp_stream_burst(struct xport_qp *qp, unsigned budget);
+
 static bool resp_stream(struct xport_qp *qp, unsigned budget)
+{
+	uint32_t cur = qp->resp.xrc_srqn;
+	bool more;
+
+	/*
+	 * XRC: a READ replayed later reads through the PD of the SRQ its
+	 * first execution named, whatever message is in progress now; that
+	 * one's SRQ is restored after.
+	 */
+	if (qp->type != UROCE_QPT_XRC_RECV || !qp->resp.stream || qp->resp.stream->xrc_srqn == cur)
+		return resp_stream_burst(qp, budget);
+	if (resp_xrc_use(qp, qp->resp.stream->xrc_srqn)) {
+		struct xport_pkt fake = {.psn = qp->resp.stream->cur_psn};
+
+		qp->resp.stream = NULL;
+		resp_fatal(qp, &fake, WIRE_NAK_REMOTE_ACCESS_ERR, UROCE_WC_WR_FLUSH_ERR);
+		return false;
+	}
+	more = resp_stream_burst(qp, budget);
+	if (qp->attr.state != UROCE_QPS_ERR)
+		resp_xrc_use(qp, cur);
+	return more;
+}
+
+static bool resp_stream_burst(struct xport_qp *qp, unsigned budget)
 {
 	uint8_t pkt[XPORT_MAX_PKT_BYTES];
 	struct xport_res *res = qp->resp.stream;
@@ -197,6 +249,7 @@ static bool resp_stream(struct xport_qp *qp, unsigned budget)
 		else
 			op = last ? WIRE_OP_RC_RDMA_READ_RESPONSE_LAST
 				  : WIRE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		op = resp_op(qp, op);
 		info = wire_opcode_info(op);
 		xport__bth(qp, pkt, op, res->cur_psn, false, pay);
 		if (info->mask & WIRE_AETH_MASK) {
@@ -284,6 +337,7 @@ static void resp_read(struct xport_qp *qp, const struct xport_pkt *pkt)
 	res->va = va;
 	res->resid = len;
 	res->cur_psn = pkt->psn;
+	res->xrc_srqn = qp->resp.xrc_srqn;
 	/* C9-148: the MSN counts a READ when it is accepted. */
 	qp->resp.psn = wire_psn_add(res->last_psn, 1);
 	qp->resp.msn = (qp->resp.msn + 1) & 0xffffffu;
@@ -296,7 +350,7 @@ static void resp_atomic(struct xport_qp *qp, const struct xport_pkt *pkt)
 	const struct wire_atmeth *a =
 	    (const struct wire_atmeth *)(pkt->buf + pkt->info->offset[WIRE_HDR_ATMETH]);
 	uint64_t va = wire_atmeth_get_va(a), orig = 0;
-	bool cas = pkt->opcode == WIRE_OP_RC_COMPARE_SWAP;
+	bool cas = (pkt->opcode & 0x1f) == (WIRE_OP_RC_COMPARE_SWAP & 0x1f); /* RC or XRC */
 	struct xport_res *res;
 	int rc;
 
@@ -607,6 +661,36 @@ static void resp_nak_gap(struct xport_qp *qp)
 	resp_send_ack(qp, wire_aeth_syndrome(WIRE_AETH_NAK, WIRE_NAK_PSN_SEQ_ERR), qp->resp.psn);
 }
 
+/*
+ * XRC target: the XRCETH of a request names the XRC SRQ its message is
+ * for. At the first packet of a message the SRQ must exist and belong to
+ * the QP's XRC domain; the other packets of the message must name the same
+ * one. Returns 0, or the NAK code with *wqe_status set (the class C NAKs of
+ * IBA 9.7.5.2): Remote Access Error for an SRQ of another XRC domain (the
+ * domain is XRC's protection boundary, as the PD is an R_Key's), Invalid
+ * Request for an SRQ number that names no XRC SRQ or that changes inside a
+ * message.
+ */
+static int resp_xrc_srq(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t *wqe_status)
+{
+	uint32_t srqn = wire_xrceth_get_srqn(
+	    (const struct wire_xrceth *)(pkt->buf + pkt->info->offset[WIRE_HDR_XRCETH]));
+	int rc;
+
+	if (qp->resp.last_mask) {
+		if (srqn == qp->resp.xrc_srqn)
+			return 0;
+		rc = -EINVAL;
+	} else {
+		rc = resp_xrc_use(qp, srqn);
+		if (!rc)
+			return 0;
+	}
+	xport__count(qp, XPORT_CNT_XRC_SRQ_REFUSED, 1);
+	*wqe_status = rc == -EACCES ? UROCE_WC_REM_ACCESS_ERR : UROCE_WC_REM_INV_REQ_ERR;
+	return rc == -EACCES ? WIRE_NAK_REMOTE_ACCESS_ERR : WIRE_NAK_INVALID_REQUEST;
+}
+
 static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
 	int32_t d = wire_psn_cmp(pkt->psn, qp->resp.psn);
@@ -636,6 +720,13 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 	qp->resp.sent_psn_nak = false;
 	/* The expected PSN: this is the peer (its port is learned here). */
 	xport__recv_sport_learn(qp, pkt);
+	if (qp->type == UROCE_QPT_XRC_RECV) {
+		nak = resp_xrc_srq(qp, pkt, &status);
+		if (nak) {
+			resp_fatal(qp, pkt, (unsigned)nak, status);
+			return;
+		}
+	}
 	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, mask) ||
 	    !xport__resp_len_ok(mask, pkt->paylen, qp->pmtu)) {
 		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR);
@@ -834,6 +925,7 @@ static void resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 	resp_comm_est(qp);
 	switch (qp->type) {
 	case UROCE_QPT_RC:
+	case UROCE_QPT_XRC_RECV:
 		resp_rc(qp, pkt);
 		break;
 	case UROCE_QPT_UC:
@@ -878,7 +970,7 @@ static void resp_drain(struct xport_qp *qp)
 	 * it as if they had just arrived (not while READ responses stream,
 	 * which the NAK would overtake).
 	 */
-	if (!qp->resp.stream && qp->held.n && qp->type == UROCE_QPT_RC &&
+	if (!qp->resp.stream && qp->held.n && xport__reliable(qp) &&
 	    qp->attr.state != UROCE_QPS_ERR && xport__held_ahead(qp))
 		resp_nak_gap(qp);
 	resp_flush_ack(qp);

@@ -108,7 +108,8 @@ int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport
 	uint32_t max_sge = dflt ? XPORT_MAX_SGE : init->max_sge;
 	uint32_t max_inline = dflt ? XPORT_MAX_INLINE_BYTES : init->max_inline;
 
-	if (init->type != UROCE_QPT_RC && init->type != UROCE_QPT_UC && init->type != UROCE_QPT_UD)
+	if (!xport__reliable_type(init->type) && init->type != UROCE_QPT_UC &&
+	    init->type != UROCE_QPT_UD)
 		return -EINVAL;
 	if (cap > (1u << 20) || max_sge > XPORT_MAX_SGE || max_inline > XPORT_MAX_INLINE_BYTES)
 		return -EINVAL;

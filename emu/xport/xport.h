@@ -191,6 +191,8 @@ struct xport_wqe {
 	struct xport_av ud_av;
 	uint32_t ud_remote_qpn;
 	uint32_t ud_remote_qkey;
+	/* XRC initiator QPs: the XRC SRQ at the target (the XRCETH, 24 bits) */
+	uint32_t xrc_srqn;
 	uint32_t num_sge;
 	uint32_t inline_len; /* with UROCE_SEND_INLINE: payload is inline_data */
 	/* Last: the engine's copy is cut short after what the QP needs. */
@@ -323,6 +325,16 @@ struct xport_ops {
 	 */
 	void (*mcast_each)(void *ctx, const uint8_t gid[XPORT_GID_BYTES],
 			   void (*fn)(struct xport_qp *qp, void *arg), void *arg);
+	/*
+	 * XRC target QPs: the first packet of a request message names the
+	 * XRC SRQ in its XRCETH. Make that SRQ the one this message uses: its
+	 * receive WQEs (get_recv_wqe), its PD for every key the message
+	 * presents (dma_lkey, dma_rkey, atomic) and its CQ for the receive
+	 * completion (push_cqe), until the next message names one. Returns
+	 * 0, -ENOENT (no XRC SRQ has that number) or -EACCES (the SRQ is in
+	 * another XRC domain than the QP). NULL: every XRC request fails.
+	 */
+	int (*xrc_srq)(void *ctx, struct xport_qp *qp, uint32_t srqn);
 };
 
 struct xport_qp;
@@ -560,6 +572,7 @@ struct xport_res {
 	bool started; /* a response of this (re)send already went out: Middle/Last next */
 	/* atomic */
 	uint64_t orig;
+	uint32_t xrc_srqn; /* XRC target: the SRQ the request named (a READ's PD) */
 };
 
 /*
@@ -626,6 +639,7 @@ struct xport_resp {
 	uint32_t res_head;
 	struct xport_res *stream; /* READ whose responses are being sent */
 	bool comm_est_told;	  /* comm_est already reported since the last reset */
+	uint32_t xrc_srqn;	  /* XRC target: the SRQ the current message uses */
 };
 
 /* A QP's part in the device's flow control (flow.c). */

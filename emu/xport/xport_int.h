@@ -17,6 +17,21 @@
 
 /* ---- Cross-file functions inside the engine -------------------------- */
 
+/*
+ * The reliable connected transports: RC, and XRC, whose initiator QP is an
+ * RC requester and whose target QP is an RC responder. Acknowledged,
+ * retransmitted and PSN-checked alike.
+ */
+static inline bool xport__reliable_type(uint32_t type)
+{
+	return type == UROCE_QPT_RC || type == UROCE_QPT_XRC_SEND || type == UROCE_QPT_XRC_RECV;
+}
+
+static inline bool xport__reliable(const struct xport_qp *qp)
+{
+	return xport__reliable_type(qp->type);
+}
+
 /* xport.c */
 
 /* Count an event on the QP and its device. */

@@ -14,7 +14,8 @@
 #define A(x) UROCE_QP_##x
 #define S(x) UROCE_QPS_##x
 
-static const uint32_t types[] = {UROCE_QPT_RC, UROCE_QPT_UC, UROCE_QPT_UD};
+static const uint32_t types[] = {UROCE_QPT_RC, UROCE_QPT_UC, UROCE_QPT_UD, UROCE_QPT_XRC_SEND,
+				 UROCE_QPT_XRC_RECV};
 
 /* Transitions that exist for every supported type (IBA figure 124). */
 static int legal(uint32_t type, uint32_t cur, uint32_t next)
@@ -35,7 +36,8 @@ static int legal(uint32_t type, uint32_t cur, uint32_t next)
 	case S(SQD):
 		return next == S(RTS) || next == S(SQD);
 	case S(SQE):
-		return next == S(RTS) && type != UROCE_QPT_RC;
+		/* RC and XRC have no SQE state (IBA 10.3.1.9). */
+		return next == S(RTS) && (type == UROCE_QPT_UC || type == UROCE_QPT_UD);
 	default:
 		return 0;
 	}
@@ -43,7 +45,7 @@ static int legal(uint32_t type, uint32_t cur, uint32_t next)
 
 START_TEST(test_transition_graph)
 {
-	for (unsigned t = 0; t < 3; t++)
+	for (unsigned t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		for (uint32_t c = 0; c < UROCE_QPS_COUNT; c++)
 			for (uint32_t n = 0; n < UROCE_QPS_COUNT; n++) {
 				uint32_t req, opt;
@@ -174,10 +176,53 @@ START_TEST(test_unsupported_types)
 
 	ck_assert_int_eq(emu_qp_state_masks(UROCE_QPT_RAW_PACKET, S(RESET), S(INIT), &req, &opt),
 			 0);
-	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_SEND, S(RESET), S(INIT), A(STATE)),
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_RAW_PACKET, S(RESET), S(INIT),
+					    A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS)),
 			 -EINVAL);
 	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_RC, 7, S(INIT), A(STATE)), -EINVAL);
 	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_RC, S(INIT), 99, A(STATE)), -EINVAL);
+}
+END_TEST
+
+/*
+ * The XRC columns (Linux's XRC_INI and XRC_TGT), with the masks
+ * ibv_xsrq_pingpong uses: the target needs the responder attributes at RTR
+ * and only TIMEOUT and SQ_PSN at RTS, the initiator the requester ones.
+ */
+START_TEST(test_xrc)
+{
+	const uint32_t init = A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS);
+	const uint32_t rtr_ini = A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN);
+	const uint32_t rtr_tgt = rtr_ini | A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER);
+	const uint32_t rts_tgt = A(STATE) | A(TIMEOUT) | A(SQ_PSN);
+	const uint32_t rts_ini = rts_tgt | A(RETRY_CNT) | A(RNR_RETRY) | A(MAX_QP_RD_ATOMIC);
+
+	for (int x = 0; x < 2; x++) {
+		uint32_t t = x ? UROCE_QPT_XRC_RECV : UROCE_QPT_XRC_SEND;
+
+		ck_assert_int_eq(emu_qp_state_check(t, S(RESET), S(INIT), init), 0);
+		ck_assert_int_eq(emu_qp_state_check(t, S(RESET), S(INIT), init & ~A(ACCESS_FLAGS)),
+				 -EINVAL);
+		ck_assert_int_eq(emu_qp_state_check(t, S(RESET), S(INIT), init | A(QKEY)), -EINVAL);
+	}
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_SEND, S(INIT), S(RTR), rtr_ini), 0);
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_SEND, S(INIT), S(RTR), rtr_tgt), -EINVAL);
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_RECV, S(INIT), S(RTR), rtr_tgt), 0);
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_RECV, S(INIT), S(RTR), rtr_ini), -EINVAL);
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_SEND, S(RTR), S(RTS), rts_ini), 0);
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_SEND, S(RTR), S(RTS), rts_tgt), -EINVAL);
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_RECV, S(RTR), S(RTS), rts_tgt), 0);
+	ck_assert_int_eq(emu_qp_state_check(UROCE_QPT_XRC_RECV, S(RTR), S(RTS), rts_ini), -EINVAL);
+	ck_assert_int_eq(
+	    emu_qp_state_check(UROCE_QPT_XRC_RECV, S(RTS), S(RTS), A(STATE) | A(MIN_RNR_TIMER)), 0);
+	ck_assert_int_eq(
+	    emu_qp_state_check(UROCE_QPT_XRC_SEND, S(RTS), S(RTS), A(STATE) | A(MIN_RNR_TIMER)),
+	    -EINVAL);
+	/* What uverbs drops before the check: RC masks pass for both halves. */
+	ck_assert_uint_eq(emu_qp_state_user_mask(UROCE_QPT_XRC_SEND, rtr_tgt), rtr_ini);
+	ck_assert_uint_eq(emu_qp_state_user_mask(UROCE_QPT_XRC_RECV, rts_ini), rts_tgt);
+	ck_assert_uint_eq(emu_qp_state_user_mask(UROCE_QPT_RC, rts_ini), rts_ini);
+	ck_assert_uint_eq(emu_qp_state_user_mask(UROCE_QPT_XRC_RECV, rtr_tgt), rtr_tgt);
 }
 END_TEST
 
@@ -205,6 +250,7 @@ int main(void)
 	tcase_add_test(tc, test_error_and_reset);
 	tcase_add_test(tc, test_sqd);
 	tcase_add_test(tc, test_unsupported_types);
+	tcase_add_test(tc, test_xrc);
 	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

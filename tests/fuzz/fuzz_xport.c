@@ -3,9 +3,10 @@
  * libFuzzer target for the transport engine's receive path: datagrams into
  * xport_recv_packet of two hosts of the fake network (tests/xport/fake.c)
  * whose QPs are in every state - RC and UC pairs connected (RTS), a UD QP,
- * an RC QP in INIT, one in ERR and one in RESET - with receives posted and
- * requests in flight, so that a mutated packet meets live responder,
- * completer and requester state. The input is a script of steps:
+ * an RC QP in INIT, one in ERR and one in RESET, an XRC initiator (0x15)
+ * connected to an XRC target (0x26) whose domain has XRC SRQ 1 (SRQ 2 is
+ * another domain's) - with receives posted and requests in flight, so that a mutated packet meets
+ * live responder, completer and requester state. The input is a script of steps:
  *
  *   0 DST LEN_LO LEN_HI BYTES...  a datagram to host DST&1 from the peer's
  *                                 GID (DST&4: from a stranger's), its ICRC
@@ -17,7 +18,8 @@
  *                                 with DST&0x20 the route says the net
  *                                 layer saw that ID (the exact mode)
  *   1 QP OP FLAGS LEN RKEY        post a send WR (any opcode and flags, a
- *                                 valid or a mangled R_Key)
+ *                                 valid or a mangled R_Key; QP&8 on host
+ *                                 0: the XRC initiator, naming SRQ RKEY&3)
  *   2 N                           run the network for N+1 events
  *   3 QP                          post a receive
  *
@@ -38,6 +40,7 @@ struct fz_env {
 	struct fake_host h[2];
 	struct fake_mr *mr[2];
 	struct fake_qp *q[2][4];
+	struct fake_qp *xi, *xt; /* XRC initiator (host 0) and target (host 1) */
 };
 
 static void fz_modify(struct fake_qp *q, uint32_t state, uint32_t qkey)
@@ -82,6 +85,16 @@ static void fz_setup(struct fz_env *e)
 	c.timeout = 1; /* short timers: retries and their exhaustion get reached */
 	c.retry_cnt = 2;
 	c.rnr_retry = 2;
+	e->xi = fake_qp_create(&e->h[0], UROCE_QPT_XRC_SEND, 0x15, 64, true);
+	e->xt = fake_qp_create(&e->h[1], UROCE_QPT_XRC_RECV, 0x26, 1, false);
+	e->xt->xrc_domain = 1;
+	fake_srq_create(&e->h[1], 1, 1);
+	fake_srq_create(&e->h[1], 2, 2);
+	for (int k = 0; k < 4; k++) {
+		fake_srq_post_recv(&e->h[1].srq[0], 3000 + k, e->mr[1], 4096u * k, 4096);
+		fake_srq_post_recv(&e->h[1].srq[1], 4000 + k, e->mr[1], 4096u * k, 4096);
+	}
+	fake_connect(e->xi, e->xt, &c);
 	fake_connect(e->q[0][0], e->q[1][0], &c);
 	fake_connect(e->q[0][1], e->q[1][1], &c);
 	fz_modify(e->q[0][2], UROCE_QPS_INIT, 0x11111111);
@@ -100,7 +113,7 @@ static void fz_setup(struct fz_env *e)
 static void fz_post(struct fz_env *e, const uint8_t *p)
 {
 	unsigned side = p[0] & 1, n = (p[0] >> 1) & 3;
-	struct fake_qp *q = e->q[side][n];
+	struct fake_qp *q = side == 0 && (p[0] & 8) ? e->xi : e->q[side][n];
 	struct xport_wqe w;
 	uint32_t len = (uint32_t)p[3] * 256u;
 
@@ -112,6 +125,7 @@ static void fz_post(struct fz_env *e, const uint8_t *p)
 	w.swap = p[3];
 	w.ud_remote_qpn = p[4] & 1 ? 0x13 : 0x24;
 	w.ud_remote_qkey = 0x11111111;
+	w.xrc_srqn = p[4] & 3;
 	memcpy(w.ud_av.sgid, e->h[side].gid, XPORT_GID_BYTES);
 	memcpy(w.ud_av.dgid, e->h[!side].gid, XPORT_GID_BYTES);
 	fake_post(q, &w);
@@ -134,13 +148,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_wqe(&w, 2, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, e.mr[0], 8192, 4096);
 	fake_wqe_remote(&w, e.mr[1], 8192);
 	fake_post(e.q[0][0], &w);
+	fake_wqe(&w, 3, UROCE_WR_SEND, UROCE_SEND_SIGNALED, e.mr[0], 0, 2048);
+	w.xrc_srqn = 1;
+	fake_post(e.xi, &w);
 	fake_run(&e.net, 8);
 
 	while (i < size) {
 		uint8_t op = data[i++] % 4;
 
 		if (op == 0 && i + 3 <= size) {
-			unsigned dst = data[i], len = (unsigned)data[i + 1] | (unsigned)data[i + 2] << 8;
+			unsigned dst = data[i],
+				 len = (unsigned)data[i + 1] | (unsigned)data[i + 2] << 8;
 			struct fake_host *to = &e.h[dst & 1];
 			struct xport_route rt = {0};
 

@@ -76,6 +76,7 @@ static void fake_log_pkt(struct fake_log *e, const uint8_t *buf, size_t len)
 
 	memset(e, 0, sizeof(*e));
 	e->syndrome = -1;
+	e->srqn = -1;
 	e->opcode = wire_bth_get_opcode(bth);
 	e->psn = wire_bth_get_psn(bth);
 	e->qpn = wire_bth_get_destqp(bth);
@@ -94,6 +95,8 @@ static void fake_log_pkt(struct fake_log *e, const uint8_t *buf, size_t len)
 	}
 	if (wire_pkt_atmeth(&p))
 		e->va = wire_atmeth_get_va(wire_pkt_atmeth(&p));
+	if (wire_pkt_xrceth(&p))
+		e->srqn = (int)wire_xrceth_get_srqn(wire_pkt_xrceth(&p));
 }
 
 static void fake_enqueue(struct fake_net *net, struct fake_host *to, const struct xport_route *rt,
@@ -403,6 +406,14 @@ static int fake_get_recv_wqe(void *ctx, struct xport_qp *qp, struct xport_recv_w
 	struct fake_qp *q = (struct fake_qp *)qp;
 
 	(void)ctx;
+	if (qp->type == UROCE_QPT_XRC_RECV) {
+		struct fake_srq *s = q->xrc_srq;
+
+		if (!s || s->rq_head == s->rq_tail)
+			return -EAGAIN;
+		*wqe = s->rq[s->rq_head++ % 64];
+		return 0;
+	}
 	if (q->rq_head == q->rq_tail)
 		return -EAGAIN;
 	*wqe = q->rq[q->rq_head++ % FAKE_RQ_SIZE];
@@ -416,11 +427,33 @@ static void fake_push_cqe(void *ctx, struct xport_qp *qp, bool recv, const struc
 	unsigned *n = recv ? &q->nrcq : &q->nscq, *cap = recv ? &q->cap_rcq : &q->cap_scq;
 
 	(void)ctx;
+	if (recv && qp->type == UROCE_QPT_XRC_RECV) {
+		/* The CQ of the SRQ the message named. */
+		if (q->xrc_srq && q->xrc_srq->ncq < 64)
+			q->xrc_srq->cq[q->xrc_srq->ncq++] = *cqe;
+		return;
+	}
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
 		*arr = realloc(*arr, *cap * sizeof(**arr));
 	}
 	(*arr)[(*n)++] = *cqe;
+}
+
+static int fake_xrc_srq(void *ctx, struct xport_qp *qp, uint32_t srqn)
+{
+	struct fake_host *h = ctx;
+	struct fake_qp *q = (struct fake_qp *)qp;
+
+	for (int i = 0; i < h->nsrq; i++) {
+		if (h->srq[i].num != srqn)
+			continue;
+		if (h->srq[i].domain != q->xrc_domain)
+			return -EACCES;
+		q->xrc_srq = &h->srq[i];
+		return 0;
+	}
+	return -ENOENT;
 }
 
 static uint64_t fake_now_us(void *ctx)
@@ -493,6 +526,7 @@ static const struct xport_ops fake_ops = {
     .sq_drained = fake_sq_drained,
     .comm_est = fake_comm_est,
     .mcast_each = fake_mcast_each,
+    .xrc_srq = fake_xrc_srq,
 };
 
 /* ---- set-up -------------------------------------------------------------- */
@@ -638,6 +672,29 @@ void fake_connect(struct fake_qp *a, struct fake_qp *b, const struct fake_conn *
 	fake_bring_up(b, a, c, c->psn_b, c->psn_a);
 }
 
+struct fake_srq *fake_srq_create(struct fake_host *h, uint32_t num, int domain)
+{
+	struct fake_srq *s = &h->srq[h->nsrq++];
+
+	memset(s, 0, sizeof(*s));
+	s->num = num;
+	s->domain = domain;
+	return s;
+}
+
+void fake_srq_post_recv(struct fake_srq *s, uint64_t wr_id, struct fake_mr *mr, size_t off,
+			uint32_t len)
+{
+	struct xport_recv_wqe *w = &s->rq[s->rq_tail++ % 64];
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr_id;
+	w->num_sge = 1;
+	w->sge[0].addr = (uint64_t)(uintptr_t)(mr->buf + off);
+	w->sge[0].length = len;
+	w->sge[0].lkey = mr->key;
+}
+
 void fake_post_recv(struct fake_qp *q, uint64_t wr_id, struct fake_mr *mr, size_t off, uint32_t len)
 {
 	struct xport_recv_wqe *w = &q->rq[q->rq_tail++ % FAKE_RQ_SIZE];
@@ -691,6 +748,25 @@ void fake_send_req(struct fake_qp *q, uint8_t opcode, uint32_t psn, bool ackreq,
 		wire_reth_set_va(r, rva);
 		wire_reth_set_rkey(r, rkey);
 		wire_reth_set_dmalen(r, dmalen);
+	}
+	memcpy(pkt + info->hdr_bytes, payload, paylen);
+	xport__route(&q->x, &rt);
+	xport__xmit(&q->x, &rt, pkt, info->hdr_bytes + paylen, paylen);
+}
+
+void fake_send_xrc_req(struct fake_qp *q, uint8_t opcode, uint32_t psn, bool ackreq,
+		       const uint8_t *payload, uint32_t paylen, uint32_t srqn)
+{
+	const struct wire_opcode_info *info = wire_opcode_info(opcode);
+	uint8_t pkt[XPORT_MAX_PKT_BYTES];
+	struct xport_route rt;
+
+	xport__bth(&q->x, pkt, opcode, psn, ackreq, paylen);
+	if (info->mask & WIRE_XRCETH_MASK) {
+		struct wire_xrceth *x = (struct wire_xrceth *)(pkt + info->offset[WIRE_HDR_XRCETH]);
+
+		wire_xrceth_set_resv(x, 0);
+		wire_xrceth_set_srqn(x, srqn);
 	}
 	memcpy(pkt + info->hdr_bytes, payload, paylen);
 	xport__route(&q->x, &rt);

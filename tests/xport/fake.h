@@ -24,7 +24,7 @@
 #include "xport_int.h"
 
 #define FAKE_MAX_MR 8
-#define FAKE_MAX_QP 4
+#define FAKE_MAX_QP 6
 #define FAKE_RQ_SIZE 1024
 
 struct fake_net;
@@ -42,6 +42,20 @@ struct fake_mr {
 	bool dead;
 };
 
+/*
+ * An XRC SRQ of a host: a receive queue and a CQ of its own, in XRC domain
+ * `domain`, found by its number (the XRCETH) through the xrc_srq op.
+ */
+#define FAKE_MAX_SRQ 4
+struct fake_srq {
+	uint32_t num;
+	int domain;
+	struct xport_recv_wqe rq[64];
+	unsigned rq_head, rq_tail;
+	struct uroce_cqe cq[64];
+	unsigned ncq;
+};
+
 struct fake_qp {
 	struct xport_qp x; /* first: container of the engine QP */
 	struct fake_host *host;
@@ -56,6 +70,8 @@ struct fake_qp {
 	unsigned nscq_at_drained; /* nscq when sq_drained was last called */
 	unsigned comm_est;	  /* comm_est callbacks */
 	bool mcast;		  /* attached to the host's multicast group */
+	int xrc_domain;		  /* XRC target QPs: their domain */
+	struct fake_srq *xrc_srq; /* ... and the SRQ the current message named */
 };
 
 struct fake_host {
@@ -74,6 +90,8 @@ struct fake_host {
 	bool last_inv_remote;		    /* the last invalidate's remote argument */
 	uint8_t mcast_gid[XPORT_GID_BYTES]; /* the one group its mcast QPs are in */
 	unsigned mcast_calls;		    /* mcast_each calls */
+	struct fake_srq srq[FAKE_MAX_SRQ];
+	int nsrq;
 };
 
 /* One packet as the network saw it. */
@@ -90,6 +108,7 @@ struct fake_log {
 	uint32_t dmalen; /* RETH DMA length or 0 */
 	uint64_t va;	 /* RETH/AtomicETH VA or 0 */
 	int fate;	 /* FAKE_DELIVER, FAKE_DROP, ... (bits) */
+	int srqn;	 /* XRCETH SRQ number or -1 */
 };
 
 enum {
@@ -191,6 +210,12 @@ void fake_conn_defaults(struct fake_conn *c);
 /* Move both QPs RESET -> INIT -> RTR -> RTS, connected to each other. */
 void fake_connect(struct fake_qp *a, struct fake_qp *b, const struct fake_conn *c);
 
+/* An XRC SRQ numbered num in XRC domain `domain` of host h. */
+struct fake_srq *fake_srq_create(struct fake_host *h, uint32_t num, int domain);
+/* Post a receive of [mr->buf+off, +len) to an XRC SRQ. */
+void fake_srq_post_recv(struct fake_srq *s, uint64_t wr_id, struct fake_mr *mr, size_t off,
+			uint32_t len);
+
 /* Post a receive of [mr->buf+off, +len). */
 void fake_post_recv(struct fake_qp *q, uint64_t wr_id, struct fake_mr *mr, size_t off,
 		    uint32_t len);
@@ -211,6 +236,9 @@ int fake_post(struct fake_qp *q, const struct xport_wqe *w);
 void fake_send_req(struct fake_qp *q, uint8_t opcode, uint32_t psn, bool ackreq,
 		   const uint8_t *payload, uint32_t paylen, uint64_t rva, uint32_t rkey,
 		   uint32_t dmalen);
+/* The same for an opcode with an XRCETH (XRC requests): it names srqn. */
+void fake_send_xrc_req(struct fake_qp *q, uint8_t opcode, uint32_t psn, bool ackreq,
+		       const uint8_t *payload, uint32_t paylen, uint32_t srqn);
 
 /* Deliver packets, run scheduled QPs, fire timers; stops when all is idle
  * or after max_events. Returns the number of events processed. */

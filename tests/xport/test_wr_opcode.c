@@ -31,24 +31,27 @@
 static const struct {
 	uint32_t op;
 	const char *name;
-	bool rc, uc, ud;
+	bool rc, uc, ud, xrc; /* xrc: the XRC initiator QP (XRC_SEND) */
 	uint32_t flags;
 	uint32_t wc;
 } expect[] = {
-    {UROCE_WR_RDMA_WRITE, "RDMA_WRITE", true, true, false, PAY | INL | RDMA, UROCE_WC_RDMA_WRITE},
-    {UROCE_WR_RDMA_WRITE_WITH_IMM, "RDMA_WRITE_WITH_IMM", true, true, false, PAY | INL | RDMA | IMM,
+    {UROCE_WR_RDMA_WRITE, "RDMA_WRITE", true, true, false, true, PAY | INL | RDMA,
      UROCE_WC_RDMA_WRITE},
-    {UROCE_WR_SEND, "SEND", true, true, true, PAY | INL, UROCE_WC_SEND},
-    {UROCE_WR_SEND_WITH_IMM, "SEND_WITH_IMM", true, true, true, PAY | INL | IMM, UROCE_WC_SEND},
-    {UROCE_WR_RDMA_READ, "RDMA_READ", true, false, false, RDMA | RDAT, UROCE_WC_RDMA_READ},
-    {UROCE_WR_ATOMIC_CMP_AND_SWP, "ATOMIC_CMP_AND_SWP", true, false, false, ATOM | RDAT,
+    {UROCE_WR_RDMA_WRITE_WITH_IMM, "RDMA_WRITE_WITH_IMM", true, true, false, true,
+     PAY | INL | RDMA | IMM, UROCE_WC_RDMA_WRITE},
+    {UROCE_WR_SEND, "SEND", true, true, true, true, PAY | INL, UROCE_WC_SEND},
+    {UROCE_WR_SEND_WITH_IMM, "SEND_WITH_IMM", true, true, true, true, PAY | INL | IMM,
+     UROCE_WC_SEND},
+    {UROCE_WR_RDMA_READ, "RDMA_READ", true, false, false, true, RDMA | RDAT, UROCE_WC_RDMA_READ},
+    {UROCE_WR_ATOMIC_CMP_AND_SWP, "ATOMIC_CMP_AND_SWP", true, false, false, true, ATOM | RDAT,
      UROCE_WC_COMP_SWAP},
-    {UROCE_WR_ATOMIC_FETCH_AND_ADD, "ATOMIC_FETCH_AND_ADD", true, false, false, ATOM | RDAT,
+    {UROCE_WR_ATOMIC_FETCH_AND_ADD, "ATOMIC_FETCH_AND_ADD", true, false, false, true, ATOM | RDAT,
      UROCE_WC_FETCH_ADD},
     /* Local operations (no packet) on connected QPs; the IETH only on RC (PROTOCOL.md 4). */
-    {UROCE_WR_LOCAL_INV, "LOCAL_INV", true, true, false, LOC, UROCE_WC_LOCAL_INV},
-    {UROCE_WR_BIND_MW, "BIND_MW", true, true, false, LOC, UROCE_WC_BIND_MW},
-    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, PAY | INL | INV, UROCE_WC_SEND},
+    {UROCE_WR_LOCAL_INV, "LOCAL_INV", true, true, false, false, LOC, UROCE_WC_LOCAL_INV},
+    {UROCE_WR_BIND_MW, "BIND_MW", true, true, false, false, LOC, UROCE_WC_BIND_MW},
+    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, false, PAY | INL | INV,
+     UROCE_WC_SEND},
 };
 #define N_EXPECT (sizeof(expect) / sizeof(expect[0]))
 
@@ -60,18 +63,19 @@ static const struct {
     {UROCE_QPT_RC, WIRE_TRANSPORT_RC},
     {UROCE_QPT_UC, WIRE_TRANSPORT_UC},
     {UROCE_QPT_UD, WIRE_TRANSPORT_UD},
+    {UROCE_QPT_XRC_SEND, WIRE_TRANSPORT_XRC},
 };
 
 /* QP types that carry nothing: the others of the list and garbage. */
 static const uint32_t non_carriers[] = {
-    UROCE_QPT_RAW_PACKET, UROCE_QPT_XRC_SEND, UROCE_QPT_XRC_RECV, 0, 1, 5, 15, 16, 31, 32,
-    0xffffffffu};
+    UROCE_QPT_RAW_PACKET, UROCE_QPT_XRC_RECV, 0, 1, 5, 15, 16, 31, 32, 0xffffffffu};
 
 static bool expected_on(unsigned row, uint32_t qpt)
 {
-	return qpt == UROCE_QPT_RC   ? expect[row].rc
-	       : qpt == UROCE_QPT_UC ? expect[row].uc
-				     : expect[row].ud;
+	return qpt == UROCE_QPT_RC	   ? expect[row].rc
+	       : qpt == UROCE_QPT_UC	   ? expect[row].uc
+	       : qpt == UROCE_QPT_XRC_SEND ? expect[row].xrc
+					   : expect[row].ud;
 }
 
 /* The operation class of wire/'s table a completion opcode stands for. */
@@ -192,7 +196,9 @@ START_TEST(test_wire_agrees)
 				ck_assert_int_eq(!!(m & WIRE_IMMDT_MASK), (f & IMM) && last);
 				ck_assert_int_eq(!!(m & WIRE_DETH_MASK), qpt == UROCE_QPT_UD);
 				ck_assert_int_eq(!!(m & WIRE_IETH_MASK), (f & INV) && last);
-				ck_assert(!(m & WIRE_XRCETH_MASK));
+				/* Every XRC request names the SRQ at the target. */
+				ck_assert_int_eq(!!(m & WIRE_XRCETH_MASK),
+						 qpt == UROCE_QPT_XRC_SEND);
 				ck_assert_uint_eq(m & (WIRE_SEND_MASK | WIRE_WRITE_MASK |
 						       WIRE_READ_MASK | WIRE_ATOMIC_MASK),
 						  class_of_wc(expect[i].wc));
@@ -202,9 +208,9 @@ START_TEST(test_wire_agrees)
 	}
 	/*
 	 * RC: 5 SEND/WRITE kinds x 4 positions + READ + 2 atomics; UC: 4 x 4;
-	 * UD: 2 SEND kinds, Only.
+	 * UD: 2 SEND kinds, Only; XRC: 4 x 4 + READ + 2 atomics.
 	 */
-	ck_assert_uint_eq(checked, 20 + 3 + 16 + 2);
+	ck_assert_uint_eq(checked, 20 + 3 + 16 + 2 + 16 + 3);
 	/* CmpSwap and FetchAdd are told apart by opcode, not by mask. */
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
 			 WIRE_OP_RC_COMPARE_SWAP);
@@ -214,6 +220,11 @@ START_TEST(test_wire_agrees)
 			 WIRE_OP_RC_SEND_ONLY_INV);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_SEND_WITH_INV, false, true),
 			 WIRE_OP_RC_SEND_LAST_INV);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_SEND, true, true),
+			 WIRE_OP_XRC_SEND_ONLY);
+	ck_assert_int_eq(
+	    xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
+	    WIRE_OP_XRC_COMPARE_SWAP);
 }
 END_TEST
 

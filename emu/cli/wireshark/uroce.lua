@@ -12,7 +12,9 @@
 -- uroce.icrc.calc and uroce.icrc.wire (the CRC values as uroce decode prints
 -- them), an expert-info warning on a bad ICRC, and uroce.annotation, the
 -- pcapng frame comment uroce writes on each packet (usable as a column).
--- It does not decode any header itself and changes nothing Wireshark shows.
+-- The one header it decodes is the XRCETH of XRC requests (uroce.xrceth.srqn,
+-- uroce.xrceth.reserved), which Wireshark 4.0's dissector leaves as
+-- "Unknown/Vendor Specific Data"; it changes nothing Wireshark shows.
 -- Install: `uroce wireshark-plugin install`, or use it once with
 -- `tshark -X lua_script:uroce.lua`. Needs Wireshark 3.x/4.x (Lua 5.2, bit32).
 
@@ -22,7 +24,10 @@ local f_icrc = ProtoField.string("uroce.icrc", "ICRC status")
 local f_calc = ProtoField.uint32("uroce.icrc.calc", "Computed ICRC", base.HEX)
 local f_wire = ProtoField.uint32("uroce.icrc.wire", "ICRC in the packet", base.HEX)
 local f_note = ProtoField.string("uroce.annotation", "uroce annotation")
-uroce.fields = { f_icrc, f_calc, f_wire, f_note }
+local f_xrceth = ProtoField.bytes("uroce.xrceth", "XRC Extended Transport Header")
+local f_xrc_resv = ProtoField.uint8("uroce.xrceth.reserved", "Reserved", base.HEX)
+local f_xrc_srqn = ProtoField.uint24("uroce.xrceth.srqn", "XRC SRQ number", base.HEX)
+uroce.fields = { f_icrc, f_calc, f_wire, f_note, f_xrceth, f_xrc_resv, f_xrc_srqn }
 
 local e_bad = ProtoExpert.new("uroce.icrc.bad.expert", "Bad ICRC",
                               expert.group.CHECKSUM, expert.severity.WARN)
@@ -100,6 +105,19 @@ local function u16(tvb, off)
     return tvb:range(off, 2):uint()
 end
 
+-- XRC (transport bits 101): every request carries a 4-byte XRCETH after the
+-- BTH (IBA 9.3.9); READ responses (0x0d-0x10), Acknowledge (0x11) and Atomic
+-- Acknowledge (0x12) do not.
+local function add_xrceth(tvb, t, boff, blen)
+    local op = tvb:range(boff, 1):uint()
+    local low = band(op, 0x1F)
+    if rshift(op, 5) ~= 5 or (low >= 0x0D and low <= 0x12) or low > 0x17 then return end
+    if blen < 12 + 4 then return end
+    local x = t:add(f_xrceth, tvb:range(boff + 12, 4))
+    x:add(f_xrc_resv, tvb:range(boff + 12, 1))
+    x:add(f_xrc_srqn, tvb:range(boff + 13, 3))
+end
+
 function uroce.dissector(tvb, pinfo, tree)
     local comments = { fx_comment() }
     if #comments > 0 then
@@ -119,6 +137,7 @@ function uroce.dissector(tvb, pinfo, tree)
     if not ipfi then return end
 
     local t = tree:add(uroce, tvb:range(uoff))
+    if uoff + 8 + 16 <= tvb:len() then add_xrceth(tvb, t, uoff + 8, tvb:len() - uoff - 8) end
     -- A UDP header, BTH (12) and ICRC (4) at the least, all captured.
     local ulen = uoff + 8 <= tvb:len() and u16(tvb, uoff + 4) or 0
     if ulen < 8 + 12 + 4 or uoff + ulen > tvb:len() then

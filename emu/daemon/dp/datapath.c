@@ -175,10 +175,36 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct u
 			   (unsigned long long)c->wr_id, xport_wc_status_name(c->status),
 			   c->status);
 	}
+	if (!(recv ? qp->recv_cq : qp->send_cq)) {
+		/* An XRC target QP whose SRQ was destroyed under the message. */
+		dev->dcnt[EMU_DCNT_CQE_NO_CQ]++;
+		return;
+	}
 	if (emu_event_cqe(recv ? qp->recv_cq : qp->send_cq, c))
 		dev->dcnt[EMU_DCNT_CQ_OVERFLOW]++;
 	else
 		dev->dcnt[EMU_DCNT_CQES]++;
+}
+
+/*
+ * XRC target QP: the message that starts names XRC SRQ srqn. Its receive
+ * WQEs, its PD (every key the message presents) and its CQ are the SRQ's
+ * from now on; the QP holds no use counts of them (verbs/xrcd.c clears
+ * them when the SRQ goes).
+ */
+static int op_xrc_srq(void *ctx, struct xport_qp *x, uint32_t srqn)
+{
+	struct emu_qp *qp = qp_of(x);
+	struct emu_srq *srq = emu_dev_xrc_srq_by_num(ctx, srqn);
+
+	if (!srq || !qp->xrcd)
+		return -ENOENT;
+	if (srq->xrcd->dom != qp->xrcd->dom)
+		return -EACCES;
+	qp->srq = srq;
+	qp->pd = srq->pd;
+	qp->recv_cq = srq->cq;
+	return 0;
 }
 
 /* QP1's MADs go up to the daemon's CM, which registered for them. */
@@ -263,6 +289,7 @@ static const struct xport_ops dp_ops = {
     .sq_drained = op_sq_drained,
     .comm_est = op_comm_est,
     .mcast_each = op_mcast_each,
+    .xrc_srq = op_xrc_srq,
 };
 
 /* ------------------------------------------------------------------------ */

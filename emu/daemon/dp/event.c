@@ -46,6 +46,24 @@ void emu_event_async(struct emu_ctx *ctx, uint32_t type, uint32_t handle)
 	}
 }
 
+/*
+ * An affiliated event of a QP, to its owner and, for an XRC target QP, to
+ * every context that opened it, each under its own handle (as the
+ * kernel's shared QP event handler tells every opener).
+ */
+static void qp_event(struct emu_qp *qp, uint32_t type)
+{
+	struct emu_list *pos, *tmp;
+
+	emu_event_async(qp->obj.ctx, type, qp->obj.hnode.key);
+	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &qp->opens)
+	{
+		struct emu_qp_open *op = EMU_CONTAINER_OF(pos, struct emu_qp_open, link);
+
+		emu_event_async(op->obj.ctx, type, op->obj.hnode.key);
+	}
+}
+
 void emu_event_qp_state(struct emu_qp *qp)
 {
 	uroce_store_release(&qp->sq.hdr->qp_state, qp->state);
@@ -55,7 +73,8 @@ void emu_event_qp_state(struct emu_qp *qp)
 
 void emu_event_last_wqe(struct emu_qp *qp)
 {
-	if (qp->srq && !qp->last_wqe_sent) {
+	/* Not for an XRC target QP: it has no SRQ of its own. */
+	if (qp->srq && !qp->last_wqe_sent && qp->type != UROCE_QPT_XRC_RECV) {
 		qp->last_wqe_sent = 1;
 		emu_event_async(qp->obj.ctx, UROCE_EVENT_QP_LAST_WQE_REACHED, qp->obj.hnode.key);
 	}
@@ -75,7 +94,7 @@ void emu_event_qp_fatal(struct emu_qp *qp, const char *why)
 		   "QP 0x%x of pid %d: moved to ERR (%s), IBV_EVENT_QP_FATAL; %llu so far "
 		   "(counter qp_fatal)",
 		   qp->qpn, (int)ctx->pid, why, (unsigned long long)dev->dcnt[EMU_DCNT_QP_FATAL]);
-	emu_event_async(ctx, UROCE_EVENT_QP_FATAL, qp->obj.hnode.key);
+	qp_event(qp, UROCE_EVENT_QP_FATAL);
 	emu_event_last_wqe(qp);
 }
 
@@ -102,13 +121,13 @@ void emu_event_ring_fault(struct emu_qp *qp)
 void emu_event_sq_drained(struct emu_qp *qp)
 {
 	if (qp->attr.en_sqd_async_notify)
-		emu_event_async(qp->obj.ctx, UROCE_EVENT_SQ_DRAINED, qp->obj.hnode.key);
+		qp_event(qp, UROCE_EVENT_SQ_DRAINED);
 }
 
 void emu_event_comm_est(struct emu_qp *qp)
 {
 	emu_dbg("QP 0x%x: first packet in RTR (IBV_EVENT_COMM_EST)", qp->qpn);
-	emu_event_async(qp->obj.ctx, UROCE_EVENT_COMM_EST, qp->obj.hnode.key);
+	qp_event(qp, UROCE_EVENT_COMM_EST);
 }
 
 static void notify_channel(struct emu_cq *cq)

@@ -84,6 +84,8 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 		}
 		return UROCE_WC_SUCCESS;
 	}
+	if (qp_type == UROCE_QPT_XRC_SEND)
+		w->xrc_srqn = s.xrc_remote_srqn & 0xffffffu;
 	if (qp_type == UROCE_QPT_UD) {
 		*ah_handle = s.ud.ah_handle;
 		w->ud_remote_qpn = s.ud.remote_qpn & 0xffffffu;

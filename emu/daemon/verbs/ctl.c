@@ -199,6 +199,9 @@ static const struct op_desc ops[] = {
     OPD(CM_INIT_QP_ATTR, struct uroce_cm_init_qp_attr_req, emu_cm_ctl_init_qp_attr, 1),
     OPD(CM_MIGRATE, struct uroce_handle_req, emu_cm_ctl_migrate, 1),
     OPD(CM_JOIN_MCAST, struct uroce_cm_join_req, emu_cm_ctl_join_mcast, 1),
+    OPD(OPEN_XRCD, struct uroce_open_xrcd_req, emu_xrcd_open, 0),
+    OPD(CLOSE_XRCD, struct uroce_handle_req, emu_xrcd_close, 0),
+    OPD(OPEN_QP, struct uroce_open_qp_req, emu_qp_open, 0),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))

@@ -183,9 +183,11 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 	emu_cm_chan_close(ctx);
 	/* Dependents before what they depend on. */
 	FREE_ALL(ctx, EMU_OBJ_MW, struct emu_mw, emu_mw_free);
+	FREE_ALL(ctx, EMU_OBJ_QP_OPEN, struct emu_qp_open, emu_qp_open_free);
 	FREE_ALL(ctx, EMU_OBJ_QP, struct emu_qp, emu_qp_free);
 	FREE_ALL(ctx, EMU_OBJ_AH, struct emu_ah, emu_ah_free);
 	FREE_ALL(ctx, EMU_OBJ_SRQ, struct emu_srq, emu_srq_free);
+	FREE_ALL(ctx, EMU_OBJ_XRCD, struct emu_xrcd, emu_xrcd_free);
 	FREE_ALL(ctx, EMU_OBJ_CQ, struct emu_cq, emu_cq_free);
 	FREE_ALL(ctx, EMU_OBJ_CHANNEL, struct emu_channel, emu_cq_channel_free);
 	FREE_ALL(ctx, EMU_OBJ_MR, struct emu_mr, emu_mr_free);

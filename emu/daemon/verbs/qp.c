@@ -45,6 +45,22 @@ static struct emu_qp *find_qp(struct emu_ctx *ctx, uint32_t handle)
 	return obj ? EMU_CONTAINER_OF(obj, struct emu_qp, obj) : NULL;
 }
 
+/* The QP a handle names: the context's own, or an XRC target QP it opened (*op set). */
+static struct emu_qp *find_any_qp(struct emu_ctx *ctx, uint32_t handle, struct emu_qp_open **op)
+{
+	struct emu_qp *qp = find_qp(ctx, handle);
+	struct emu_obj *obj;
+
+	*op = NULL;
+	if (qp)
+		return qp;
+	obj = emu_dev_obj_find(ctx, handle, EMU_OBJ_QP_OPEN);
+	if (!obj)
+		return NULL;
+	*op = EMU_CONTAINER_OF(obj, struct emu_qp_open, obj);
+	return (*op)->qp;
+}
+
 /*
  * A QPN nobody can guess (emu_dev_random: a forger who does not know the
  * QPN cannot aim at the QP), unique on the device, never 0 or 1 (QP0 and
@@ -70,6 +86,31 @@ static int alloc_qpn(struct emu_dev *dev, struct emu_qp *qp)
 	return 0;
 }
 
+/* RC-like XRC QP types: they have neither a receive CQ nor a receive queue. */
+static bool is_xrc(uint32_t type)
+{
+	return type == UROCE_QPT_XRC_SEND || type == UROCE_QPT_XRC_RECV;
+}
+
+/*
+ * Take (n = 1) or drop (n = -1) the QP's use counts of its PD, CQs and SRQ.
+ * An XRC target QP holds none: the ones it points at while a message runs
+ * are the XRC SRQ's, which holds them.
+ */
+static void qp_hold(struct emu_qp *qp, int n)
+{
+	if (qp->type == UROCE_QPT_XRC_RECV)
+		return;
+	if (qp->pd)
+		qp->pd->obj.usecnt += (uint32_t)n;
+	if (qp->send_cq)
+		qp->send_cq->obj.usecnt += (uint32_t)n;
+	if (qp->recv_cq)
+		qp->recv_cq->obj.usecnt += (uint32_t)n;
+	if (qp->srq)
+		qp->srq->obj.usecnt += (uint32_t)n;
+}
+
 static int check_type(uint32_t type)
 {
 	switch (type) {
@@ -77,9 +118,10 @@ static int check_type(uint32_t type)
 	case UROCE_QPT_UC:
 	case UROCE_QPT_UD:
 		return 0;
+	case UROCE_QPT_XRC_SEND: /* initiator: a send queue only */
+	case UROCE_QPT_XRC_RECV: /* target: in an XRC domain, no queues of its own */
+		return 0;
 	case UROCE_QPT_RAW_PACKET:
-	case UROCE_QPT_XRC_SEND:
-	case UROCE_QPT_XRC_RECV:
 		return -EOPNOTSUPP;
 	default:
 		return -EINVAL;
@@ -91,10 +133,13 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	const struct uroce_create_qp_req *r = req;
 	const struct emu_limits *lim = &ctx->dev->lim;
 	struct emu_dev *dev = ctx->dev;
-	struct emu_obj *pdo, *scq, *rcq, *srqo = NULL;
+	struct emu_obj *pdo = NULL, *scq = NULL, *rcq = NULL, *srqo = NULL;
 	struct uroce_create_qp_resp *o;
 	uint32_t sq_entries, sq_stride, rq_entries, rq_stride, data;
 	int err, sq_fd = -1, rq_fd = -1;
+	struct emu_xrcd *xrcd = NULL;
+	struct uroce_qp_cap cap = r->cap;
+	bool tgt = r->qp_type == UROCE_QPT_XRC_RECV, has_rq;
 	struct emu_qp *qp;
 
 	err = check_type(r->qp_type);
@@ -102,20 +147,38 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return err;
 	if (r->create_flags)
 		return -EOPNOTSUPP;
-	pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
-	scq = emu_dev_obj_find(ctx, r->send_cq_handle, EMU_OBJ_CQ);
-	rcq = emu_dev_obj_find(ctx, r->recv_cq_handle, EMU_OBJ_CQ);
-	if (!pdo || !scq || !rcq)
-		return -EINVAL;
-	if (r->srq_handle) {
-		srqo = emu_dev_obj_find(ctx, r->srq_handle, EMU_OBJ_SRQ);
-		if (!srqo)
+	if (tgt) {
+		/* An XRC target QP has an XRC domain and nothing else (uverbs
+		 * ignores its PD, CQs, SRQ and capabilities). */
+		xrcd = emu_xrcd_find(ctx, r->xrcd_handle);
+		if (!xrcd)
+			return -EINVAL;
+		memset(&cap, 0, sizeof(cap));
+	} else {
+		pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
+		scq = emu_dev_obj_find(ctx, r->send_cq_handle, EMU_OBJ_CQ);
+		if (!pdo || !scq)
 			return -EINVAL;
 	}
-	if (r->cap.max_send_wr > lim->max_qp_wr || r->cap.max_send_sge > lim->max_sge ||
-	    r->cap.max_inline_data > lim->max_inline_data)
+	/* An XRC initiator has a send queue only: no receive CQ, RQ or SRQ. */
+	if (!is_xrc(r->qp_type)) {
+		rcq = emu_dev_obj_find(ctx, r->recv_cq_handle, EMU_OBJ_CQ);
+		if (!rcq)
+			return -EINVAL;
+		if (r->srq_handle) {
+			srqo = emu_dev_obj_find(ctx, r->srq_handle, EMU_OBJ_SRQ);
+			if (!srqo)
+				return -EINVAL;
+		}
+	} else {
+		cap.max_recv_wr = 0;
+		cap.max_recv_sge = 0;
+	}
+	has_rq = !srqo && !is_xrc(r->qp_type);
+	if (cap.max_send_wr > lim->max_qp_wr || cap.max_send_sge > lim->max_sge ||
+	    cap.max_inline_data > lim->max_inline_data)
 		return -EINVAL;
-	if (!srqo && (r->cap.max_recv_wr > lim->max_qp_wr || r->cap.max_recv_sge > lim->max_sge))
+	if (has_rq && (cap.max_recv_wr > lim->max_qp_wr || cap.max_recv_sge > lim->max_sge))
 		return -EINVAL;
 	if (dev->counts.qp >= lim->max_qp)
 		return -ENOMEM;
@@ -123,19 +186,21 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
+	qp->type = r->qp_type; /* before qp_hold */
 	emu_list_init(&qp->flush_link);
 	emu_list_init(&qp->mcast);
 	emu_list_init(&qp->sq_link);
 	emu_list_init(&qp->run_link);
 	emu_list_init(&qp->timer_link);
+	emu_list_init(&qp->xrc_link);
+	emu_list_init(&qp->opens);
 	if (emu_dev_obj_add(ctx, &qp->obj, EMU_OBJ_QP))
 		goto err_free;
 	if (alloc_qpn(dev, qp))
 		goto err_obj;
 
-	sq_entries = emu_pow2_roundup(r->cap.max_send_wr ? r->cap.max_send_wr : 1);
-	sq_stride =
-	    uroce_sq_stride(r->cap.max_send_sge ? r->cap.max_send_sge : 1, r->cap.max_inline_data);
+	sq_entries = emu_pow2_roundup(cap.max_send_wr ? cap.max_send_wr : 1);
+	sq_stride = uroce_sq_stride(cap.max_send_sge ? cap.max_send_sge : 1, cap.max_inline_data);
 	err = emu_ring_create(&qp->sq, UROCE_RING_SQ, sq_entries, sq_stride, qp->obj.hnode.key,
 			      qp->qpn, &sq_fd);
 	if (err)
@@ -151,9 +216,9 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	qp->sq.hdr->max_sge = qp->sq.max_sge;
 	qp->sq.hdr->max_inline = qp->sq.max_inline;
 
-	if (!srqo) {
-		rq_entries = emu_pow2_roundup(r->cap.max_recv_wr ? r->cap.max_recv_wr : 1);
-		rq_stride = uroce_rq_stride(r->cap.max_recv_sge ? r->cap.max_recv_sge : 1);
+	if (has_rq) {
+		rq_entries = emu_pow2_roundup(cap.max_recv_wr ? cap.max_recv_wr : 1);
+		rq_stride = uroce_rq_stride(cap.max_recv_sge ? cap.max_recv_sge : 1);
 		err = emu_ring_create(&qp->rq, UROCE_RING_RQ, rq_entries, rq_stride,
 				      qp->obj.hnode.key, qp->qpn, &rq_fd);
 		if (err)
@@ -167,16 +232,23 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		qp->rq.hdr->max_sge = qp->rq.max_sge;
 	}
 
-	qp->pd = EMU_CONTAINER_OF(pdo, struct emu_pd, obj);
-	qp->send_cq = EMU_CONTAINER_OF(scq, struct emu_cq, obj);
-	qp->recv_cq = EMU_CONTAINER_OF(rcq, struct emu_cq, obj);
+	if (tgt) {
+		/* Its queue of sends is never used: it only answers. */
+		qp->cap.max_send_wr = 0;
+		qp->cap.max_send_sge = 0;
+		qp->cap.max_inline_data = 0;
+	}
+	qp->pd = pdo ? EMU_CONTAINER_OF(pdo, struct emu_pd, obj) : NULL;
+	qp->send_cq = scq ? EMU_CONTAINER_OF(scq, struct emu_cq, obj) : NULL;
+	qp->recv_cq = rcq ? EMU_CONTAINER_OF(rcq, struct emu_cq, obj) : NULL;
 	qp->srq = srqo ? EMU_CONTAINER_OF(srqo, struct emu_srq, obj) : NULL;
-	qp->pd->obj.usecnt++;
-	qp->send_cq->obj.usecnt++;
-	qp->recv_cq->obj.usecnt++;
-	if (qp->srq)
-		qp->srq->obj.usecnt++;
-	qp->type = r->qp_type;
+	qp_hold(qp, 1);
+	if (xrcd) {
+		qp->xrcd = xrcd;
+		xrcd->obj.usecnt++;
+		xrcd->dom->refs++;
+		emu_list_add_tail(&xrcd->dom->tgt_qps, &qp->xrc_link);
+	}
 	qp->sq_sig_all = !!r->sq_sig_all;
 	qp->state = UROCE_QPS_RESET;
 	emu_event_qp_state(qp);
@@ -192,7 +264,7 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 				.max_sge = qp->cap.max_send_sge,
 				.max_inline = qp->cap.max_inline_data,
 				.sq_sig_all = qp->sq_sig_all,
-				.srq = qp->srq != NULL,
+				.srq = !has_rq,
 			    });
 	if (err)
 		goto err_refs;
@@ -218,11 +290,12 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	return 0;
 
 err_refs:
-	qp->pd->obj.usecnt--;
-	qp->send_cq->obj.usecnt--;
-	qp->recv_cq->obj.usecnt--;
-	if (qp->srq)
-		qp->srq->obj.usecnt--;
+	qp_hold(qp, -1);
+	if (xrcd) {
+		emu_list_del(&qp->xrc_link);
+		xrcd->obj.usecnt--;
+		emu_xrcd_dom_put(xrcd->dom);
+	}
 	emu_ring_destroy(&qp->rq);
 	if (rq_fd >= 0)
 		close(rq_fd);
@@ -437,7 +510,8 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	const struct uroce_modify_qp_req *r = req;
 	const struct uroce_qp_attr *a = &r->attr;
 	uint32_t mask = r->attr_mask, cur, next, xmask;
-	struct emu_qp *qp = find_qp(ctx, r->handle);
+	struct emu_qp_open *op;
+	struct emu_qp *qp = find_any_qp(ctx, r->handle, &op);
 	struct xport_qp_attr xa;
 	struct uroce_qp_attr saved, attr;
 	int err;
@@ -447,6 +521,7 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -EINVAL;
 	if (mask & ~(uint32_t)KNOWN_QP_ATTRS)
 		return -EINVAL;
+	mask = emu_qp_state_user_mask(qp->type, mask);
 	cur = qp->state;
 	if (mask & UROCE_QP_CUR_STATE) {
 		/* The consumer's idea of the current state must be right. */
@@ -501,7 +576,8 @@ int emu_qp_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 int emu_qp_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_query_qp_req *r = req;
-	struct emu_qp *qp = find_qp(ctx, r->handle);
+	struct emu_qp_open *op;
+	struct emu_qp *qp = find_any_qp(ctx, r->handle, &op);
 	struct uroce_query_qp_resp *o;
 	struct xport_qp_attr xa;
 
@@ -526,12 +602,16 @@ int emu_qp_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 int emu_qp_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_handle_req *r = req;
-	struct emu_qp *qp = find_qp(ctx, r->handle);
+	struct emu_qp_open *op;
+	struct emu_qp *qp = find_any_qp(ctx, r->handle, &op);
 
 	(void)rep;
 	if (!qp)
 		return -EINVAL;
-	emu_qp_free(qp);
+	if (op)
+		emu_qp_open_free(op); /* the QP stays with its owner */
+	else
+		emu_qp_free(qp);
 	return 0;
 }
 
@@ -539,6 +619,9 @@ void emu_qp_free(struct emu_qp *qp)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
 
+	/* An XRC target QP lives while any context has a handle of it. */
+	if (qp->type == UROCE_QPT_XRC_RECV && emu_xrc_tgt_pass(qp))
+		return;
 	emu_mcast_detach_all(qp);
 	emu_list_del(&qp->flush_link);
 	/* Type 2 windows bound to it die with it (their R_Keys name it). */
@@ -548,11 +631,12 @@ void emu_qp_free(struct emu_qp *qp)
 	emu_dp_qp_release(qp);
 	xport_qp_fini(&qp->x);
 	emu_htab_remove(&dev->qpns, &qp->qpn_node);
-	qp->pd->obj.usecnt--;
-	qp->send_cq->obj.usecnt--;
-	qp->recv_cq->obj.usecnt--;
-	if (qp->srq)
-		qp->srq->obj.usecnt--;
+	qp_hold(qp, -1);
+	if (qp->xrcd) {
+		emu_list_del(&qp->xrc_link);
+		qp->xrcd->obj.usecnt--;
+		emu_xrcd_dom_put(qp->xrcd->dom);
+	}
 	emu_ring_destroy(&qp->sq);
 	emu_ring_destroy(&qp->rq);
 	emu_dev_obj_del(&qp->obj);

@@ -3,17 +3,19 @@
  * The QP state machine of IBA 10.3.1 (figure 124) as a table: for every
  * (current state, next state) pair, whether the transition exists and which
  * attributes ibv_modify_qp must (required) and may (optional) carry, per QP
- * type. The values are the attribute rules of IBA 11.2.5.2 table 94 as
- * Linux applies them (drivers/infiniband/core/verbs.c, qp_state_table), so a
- * program that passes on hardware passes here and a wrong mask fails with
- * EINVAL as it does there. Pure: no I/O, no allocation.
+ * type (RC, UC, UD and the XRC initiator and target QPs). The values are the
+ * attribute rules of IBA 11.2.5.2 table 94 as Linux applies them
+ * (drivers/infiniband/core/verbs.c, qp_state_table), so a program that passes
+ * on hardware passes here and a wrong mask fails with EINVAL as it does
+ * there. Pure: no I/O, no allocation.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 
 #include "verbs.h"
 
-enum { T_RC, T_UC, T_UD, T_COUNT };
+/* XI, XT: the XRC initiator (XRC_SEND) and target (XRC_RECV) QPs. */
+enum { T_RC, T_UC, T_UD, T_XI, T_XT, T_COUNT };
 
 struct transition {
 	int valid;
@@ -31,6 +33,8 @@ struct transition {
 		[T_RC] = INIT_ATTRS_CONN,			\
 		[T_UC] = INIT_ATTRS_CONN,			\
 		[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),	\
+		[T_XI] = INIT_ATTRS_CONN,			\
+		[T_XT] = INIT_ATTRS_CONN,			\
 	}
 /* Optional attributes of every transition into RTS (from RTR, RTS, SQD). */
 #define TO_RTS_OPT_UC (A(CUR_STATE) | A(ACCESS_FLAGS) | A(ALT_PATH) | A(PATH_MIG_STATE))
@@ -38,6 +42,8 @@ struct transition {
 		[T_RC] = TO_RTS_OPT_UC | A(MIN_RNR_TIMER),	\
 		[T_UC] = TO_RTS_OPT_UC,				\
 		[T_UD] = A(CUR_STATE) | A(QKEY),		\
+		[T_XI] = TO_RTS_OPT_UC,				\
+		[T_XT] = TO_RTS_OPT_UC | A(MIN_RNR_TIMER),	\
 	}
 /* Every state but RESET may go to RESET and to ERR, with no attributes. */
 #define TO_RESET_AND_ERR		\
@@ -66,6 +72,11 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 					 A(MIN_RNR_TIMER),
 				[T_UC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
 					 A(RQ_PSN),
+				[T_XI] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+					 A(RQ_PSN),
+				[T_XT] = A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+					 A(RQ_PSN) | A(MAX_DEST_RD_ATOMIC) |
+					 A(MIN_RNR_TIMER),
 			},
 			.opt = {
 				[T_RC] = A(ALT_PATH) | A(ACCESS_FLAGS) |
@@ -73,6 +84,10 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 				[T_UC] = A(ALT_PATH) | A(ACCESS_FLAGS) |
 					 A(PKEY_INDEX),
 				[T_UD] = A(PKEY_INDEX) | A(QKEY),
+				[T_XI] = A(ALT_PATH) | A(ACCESS_FLAGS) |
+					 A(PKEY_INDEX),
+				[T_XT] = A(ALT_PATH) | A(ACCESS_FLAGS) |
+					 A(PKEY_INDEX),
 			},
 		},
 	},
@@ -86,6 +101,10 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 					 A(MAX_QP_RD_ATOMIC),
 				[T_UC] = A(SQ_PSN),
 				[T_UD] = A(SQ_PSN),
+				[T_XI] = A(TIMEOUT) | A(RETRY_CNT) |
+					 A(RNR_RETRY) | A(SQ_PSN) |
+					 A(MAX_QP_RD_ATOMIC),
+				[T_XT] = A(TIMEOUT) | A(SQ_PSN),
 			},
 			.opt = TO_RTS_OPT,
 		},
@@ -102,6 +121,8 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 				[T_RC] = A(EN_SQD_ASYNC_NOTIFY),
 				[T_UC] = A(EN_SQD_ASYNC_NOTIFY),
 				[T_UD] = A(EN_SQD_ASYNC_NOTIFY),
+				[T_XI] = A(EN_SQD_ASYNC_NOTIFY),
+				[T_XT] = A(EN_SQD_ASYNC_NOTIFY),
 			},
 		},
 	},
@@ -123,6 +144,15 @@ static const struct transition table[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
 				[T_UC] = A(AV) | A(ALT_PATH) | A(ACCESS_FLAGS) |
 					 A(PKEY_INDEX) | A(PATH_MIG_STATE),
 				[T_UD] = A(PKEY_INDEX) | A(QKEY),
+				[T_XI] = A(PORT) | A(AV) | A(TIMEOUT) |
+					 A(RETRY_CNT) | A(RNR_RETRY) |
+					 A(MAX_QP_RD_ATOMIC) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PKEY_INDEX) |
+					 A(PATH_MIG_STATE),
+				[T_XT] = A(PORT) | A(AV) | A(TIMEOUT) |
+					 A(MAX_DEST_RD_ATOMIC) | A(ALT_PATH) |
+					 A(ACCESS_FLAGS) | A(PKEY_INDEX) |
+					 A(MIN_RNR_TIMER) | A(PATH_MIG_STATE),
 			},
 		},
 	},
@@ -165,6 +195,10 @@ static int type_index(uint32_t qp_type)
 		return T_UC;
 	case UROCE_QPT_UD:
 		return T_UD;
+	case UROCE_QPT_XRC_SEND:
+		return T_XI;
+	case UROCE_QPT_XRC_RECV:
+		return T_XT;
 	default:
 		return -1;
 	}
@@ -182,12 +216,26 @@ int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t *
 	tr = &table[cur][next];
 	if (!tr->valid)
 		return 0;
-	/* The SQE state does not exist for RC QPs. */
-	if (cur == UROCE_QPS_SQE && t == T_RC)
+	/* The SQE state does not exist for RC and XRC QPs. */
+	if (cur == UROCE_QPS_SQE && (t == T_RC || t == T_XI || t == T_XT))
 		return next == UROCE_QPS_RESET || next == UROCE_QPS_ERR;
 	*req = tr->req[t];
 	*opt = tr->opt[t];
 	return 1;
+}
+
+uint32_t emu_qp_state_user_mask(uint32_t qp_type, uint32_t mask)
+{
+	/* uverbs modify_qp_mask(): what an XRC QP has no use for is dropped. */
+	switch (qp_type) {
+	case UROCE_QPT_XRC_SEND:
+		return mask & ~(uint32_t)(UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER);
+	case UROCE_QPT_XRC_RECV:
+		return mask & ~(uint32_t)(UROCE_QP_MAX_QP_RD_ATOMIC | UROCE_QP_RETRY_CNT |
+					  UROCE_QP_RNR_RETRY);
+	default:
+		return mask;
+	}
 }
 
 int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t mask)

@@ -4,7 +4,9 @@
  * name it), modify (arming the limit event; resizing is not offered, so
  * IBV_SRQ_MAX_WR is EINVAL as on devices without IBV_DEVICE_SRQ_RESIZE),
  * query, destruction (EBUSY while QPs use it), and the limit check the
- * responder calls after taking a WQE.
+ * responder calls after taking a WQE. An XRC SRQ (IBV_SRQT_XRC) belongs to
+ * an XRC domain and has a CQ of its own; the XRC target QPs of its domain
+ * reach it by its number (the XRCETH), so it is in dev->srqns.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,7 +27,8 @@ int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	const struct uroce_create_srq_req *r = req;
 	const struct emu_limits *lim = &ctx->dev->lim;
 	struct uroce_create_srq_resp *o;
-	struct emu_obj *pdo;
+	struct emu_obj *pdo, *cqo = NULL;
+	struct emu_xrcd *xrcd = NULL;
 	struct emu_srq *srq;
 	uint32_t entries, stride;
 	int err, fd;
@@ -33,6 +36,14 @@ int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	pdo = emu_dev_obj_find(ctx, r->pd_handle, EMU_OBJ_PD);
 	if (!pdo)
 		return -EINVAL;
+	if (r->srq_type == UROCE_SRQT_XRC) {
+		xrcd = emu_xrcd_find(ctx, r->xrcd_handle);
+		cqo = emu_dev_obj_find(ctx, r->cq_handle, EMU_OBJ_CQ);
+		if (!xrcd || !cqo)
+			return -EINVAL;
+	} else if (r->srq_type != UROCE_SRQT_BASIC) {
+		return -EOPNOTSUPP; /* tag matching */
+	}
 	if (r->max_wr < 1 || r->max_wr > lim->max_srq_wr || r->max_sge > lim->max_srq_sge)
 		return -EINVAL;
 	entries = emu_pow2_roundup(r->max_wr);
@@ -47,11 +58,20 @@ int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		free(srq);
 		return -ENOMEM;
 	}
-	srq->srq_num = ctx->dev->next_srq_num++ & 0xffffff;
+	do
+		srq->srq_num = ctx->dev->next_srq_num++ & 0xffffff;
+	while (!srq->srq_num || emu_dev_xrc_srq_by_num(ctx->dev, srq->srq_num));
+	if (xrcd && emu_htab_insert(&ctx->dev->srqns, &srq->num_node, srq->srq_num)) {
+		emu_dev_obj_del(&srq->obj);
+		free(srq);
+		return -ENOMEM;
+	}
 	stride = uroce_rq_stride(r->max_sge ? r->max_sge : 1);
 	err = emu_ring_create(&srq->ring, UROCE_RING_SRQ, entries, stride, srq->obj.hnode.key,
 			      srq->srq_num, &fd);
 	if (err) {
+		if (xrcd)
+			emu_htab_remove(&ctx->dev->srqns, &srq->num_node);
 		emu_dev_obj_del(&srq->obj);
 		free(srq);
 		return err;
@@ -65,6 +85,13 @@ int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	srq->srq_limit = r->srq_limit;
 	srq->pd = EMU_CONTAINER_OF(pdo, struct emu_pd, obj);
 	srq->pd->obj.usecnt++;
+	if (xrcd) {
+		srq->xrcd = xrcd;
+		xrcd->obj.usecnt++;
+		xrcd->dom->refs++;
+		srq->cq = EMU_CONTAINER_OF(cqo, struct emu_cq, obj);
+		srq->cq->obj.usecnt++;
+	}
 
 	o = EMU_REPLY(rep, struct uroce_create_srq_resp);
 	o->handle = srq->obj.hnode.key;
@@ -125,6 +152,14 @@ int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 
 void emu_srq_free(struct emu_srq *srq)
 {
+	if (srq->xrcd) {
+		/* No target QP of the domain may still take from it. */
+		emu_xrc_srq_gone(srq);
+		emu_htab_remove(&srq->obj.ctx->dev->srqns, &srq->num_node);
+		srq->cq->obj.usecnt--;
+		srq->xrcd->obj.usecnt--;
+		emu_xrcd_dom_put(srq->xrcd->dom);
+	}
 	srq->pd->obj.usecnt--;
 	emu_ring_destroy(&srq->ring);
 	emu_dev_obj_del(&srq->obj);

@@ -70,6 +70,13 @@ const char *emu_qp_state_name(uint32_t state);
 /* Required / optional attribute masks of a transition (IBA 10.3.1,
  * ibv_modify_qp(3)); both 0 and valid == 0 for a forbidden transition. */
 int emu_qp_state_masks(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t *req, uint32_t *opt);
+/*
+ * The mask of an ibv_modify_qp as the kernel's uverbs passes it on: for
+ * XRC QPs the attributes of the half they do not have are dropped (an
+ * initiator's responder attributes, a target's requester ones), as
+ * programs written for RC send them (perftest -c XRC).
+ */
+uint32_t emu_qp_state_user_mask(uint32_t qp_type, uint32_t mask);
 /* 0 if (cur -> next, mask) is a legal modify for this QP type, else -EINVAL. */
 int emu_qp_state_check(uint32_t qp_type, uint32_t cur, uint32_t next, uint32_t mask);
 
@@ -88,6 +95,28 @@ int emu_srq_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_srq_query(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_srq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 void emu_srq_free(struct emu_srq *srq);
+
+/* xrcd.c */
+int emu_xrcd_open(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_xrcd_close(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+/* OPEN_QP: a handle of an XRC target QP of the same domain. */
+int emu_qp_open(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+/* The context's XRC domain handle, or NULL. */
+struct emu_xrcd *emu_xrcd_find(struct emu_ctx *ctx, uint32_t handle);
+/* Release a domain handle (its usecnt must be 0) and its domain reference. */
+void emu_xrcd_free(struct emu_xrcd *x);
+/* Drop one reference of a domain; the last frees it. */
+void emu_xrcd_dom_put(struct emu_xrcd_dom *dom);
+/* Release an ibv_open_qp handle; the QP itself stays with its owner. */
+void emu_qp_open_free(struct emu_qp_open *op);
+/*
+ * The handle of an XRC target QP's owner goes: if another context opened
+ * the QP, the QP passes to it (true: it lives on); false: it was the last
+ * handle and the caller frees the QP.
+ */
+bool emu_xrc_tgt_pass(struct emu_qp *qp);
+/* An XRC SRQ goes: the target QPs of its domain that use it forget it. */
+void emu_xrc_srq_gone(struct emu_srq *srq);
 
 /* cm_ctl.c: the CM_* operations (a channel's requests, before OPEN_CTX) */
 int emu_cm_ctl_open(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

@@ -105,7 +105,9 @@
 	X(SPORT_LEARNED, "sport_learned",                                                          \
 	  "connected QPs that learned their peer's UDP source port from a valid packet")          \
 	X(ICRC_ID_GSO, "icrc_id_gso",                                                              \
-	  "ICRC matched with the ID after the last of a uroce peer: a GSO datagram cut on the way")
+	  "ICRC matched with the ID after the last of a uroce peer: a GSO datagram cut on the way") \
+	X(XRC_SRQ_REFUSED, "xrc_srq_refused",                                                      \
+	  "XRC requests NAKed for their XRC SRQ (none such, another XRC domain)")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,

@@ -32,7 +32,7 @@
 #include "enums.h"
 
 /* Bumped on any incompatible change of a message or ring layout. */
-#define UROCE_UAPI_VERSION 2 /* 2: RQ ring done index, new counters */
+#define UROCE_UAPI_VERSION 3 /* 2: RQ ring done index, new counters; 3: XRC */
 
 #define UROCE_SOCK_SUFFIX ".sock"
 #define UROCE_NAME_MAX 64 /* device names, like IBV_SYSFS_NAME_MAX */
@@ -104,7 +104,10 @@
 	X(CM_DESTROY, 86)      \
 	X(CM_INIT_QP_ATTR, 87) \
 	X(CM_MIGRATE, 88)      \
-	X(CM_JOIN_MCAST, 89)
+	X(CM_JOIN_MCAST, 89)   \
+	X(OPEN_XRCD, 100)      \
+	X(CLOSE_XRCD, 101)     \
+	X(OPEN_QP, 102)
 
 enum uroce_op {
 #define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
@@ -138,6 +141,8 @@ struct uroce_res_counts {
 	uint32_t ah;
 	uint32_t mw;
 	uint32_t dm;
+	uint32_t xrcd;	  /* XRC domain handles (one domain may have several) */
+	uint32_t qp_open; /* handles of XRC target QPs opened with ibv_open_qp */
 };
 
 /*
@@ -491,14 +496,14 @@ struct uroce_qp_attr {
  */
 struct uroce_create_qp_req {
 	struct uroce_msg_hdr hdr;
-	uint32_t pd_handle;
-	uint32_t send_cq_handle;
-	uint32_t recv_cq_handle;
-	uint32_t srq_handle; /* 0: none */
+	uint32_t pd_handle;	 /* not for XRC_RECV */
+	uint32_t send_cq_handle; /* not for XRC_RECV */
+	uint32_t recv_cq_handle; /* only RC, UC, UD */
+	uint32_t srq_handle;	 /* 0: none */
 	uint32_t qp_type;
 	uint32_t sq_sig_all;
 	uint32_t create_flags;
-	uint32_t reserved;
+	uint32_t xrcd_handle; /* XRC_RECV only: its XRC domain */
 	struct uroce_qp_cap cap;
 };
 
@@ -534,6 +539,13 @@ struct uroce_query_qp_resp {
 	uint32_t reserved;
 };
 
+/* SRQ types (enum ibv_srq_type). */
+enum uroce_srq_type {
+	UROCE_SRQT_BASIC = 0,
+	UROCE_SRQT_XRC = 1,
+	UROCE_SRQT_TM = 2,
+};
+
 /* CREATE_SRQ response carries one fd: the SRQ ring memfd. */
 struct uroce_create_srq_req {
 	struct uroce_msg_hdr hdr;
@@ -541,6 +553,35 @@ struct uroce_create_srq_req {
 	uint32_t max_wr;
 	uint32_t max_sge;
 	uint32_t srq_limit;
+	uint32_t srq_type;    /* enum ibv_srq_type: 0 basic, 1 XRC */
+	uint32_t xrcd_handle; /* XRC: its XRC domain */
+	uint32_t cq_handle;   /* XRC: the CQ its receive completions go to */
+	uint32_t reserved;
+};
+
+/*
+ * OPEN_XRCD (ibv_open_xrcd): fd is a descriptor of the calling process
+ * (-1: a domain of its own), oflags its O_CREAT/O_EXCL. One XRC domain per
+ * file (its inode, as the kernel keys it): another context opening the same
+ * file gets a handle of the same domain. Answer: uroce_handle_resp.
+ * CLOSE_XRCD is a uroce_handle_req.
+ */
+struct uroce_open_xrcd_req {
+	struct uroce_msg_hdr hdr;
+	int32_t fd;
+	uint32_t oflags;
+};
+
+/*
+ * OPEN_QP (ibv_open_qp): a handle of the XRC target QP qpn of the domain
+ * xrcd_handle (qp_type must be XRC_RECV). Answer: uroce_handle_resp.
+ */
+struct uroce_open_qp_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t xrcd_handle;
+	uint32_t qpn;
+	uint32_t qp_type;
+	uint32_t reserved;
 };
 
 struct uroce_create_srq_resp {
@@ -901,7 +942,7 @@ struct uroce_send_wqe {
 	uint32_t imm_data;   /* immediate (network order) or rkey to invalidate */
 	uint32_t num_sge;
 	uint32_t inline_len;
-	uint32_t reserved0;
+	uint32_t xrc_remote_srqn; /* XRC_SEND: the XRC SRQ at the target (qp_type.xrc) */
 	union {
 		struct {
 			uint64_t remote_addr;

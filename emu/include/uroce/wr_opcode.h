@@ -17,7 +17,7 @@
  * column is given symbolically: QP types and properties as the constants
  * below, the completion opcode as a UROCE_WC_ suffix, and the wire opcodes as
  * tokens that only the engine (emu/xport/req.c) pastes onto WIRE_OP_RC_ (RC,
- * and UC with the UC transport bits) and WIRE_OP_UD_; NONE means "no such
+ * and UC and XRC with their transport bits) and WIRE_OP_UD_; NONE means "no such
  * packet". A consumer that does not know wire/ simply ignores those columns,
  * and nothing here depends on wire/. The local operations (BIND_MW,
  * LOCAL_INV) put nothing on the wire: the requester executes them itself
@@ -55,8 +55,11 @@ enum uroce_wr_flags {
 
 /* Groups used in the list. */
 #define UROCE_WR__RC UROCE_WR_QPT(RC)
+/* What the reliable transports carry: RC, and XRC from its initiator QP. */
+#define UROCE_WR__REL (UROCE_WR_QPT(RC) | UROCE_WR_QPT(XRC_SEND))
 #define UROCE_WR__CONN (UROCE_WR_QPT(RC) | UROCE_WR_QPT(UC))
-#define UROCE_WR__ALL (UROCE_WR__CONN | UROCE_WR_QPT(UD))
+#define UROCE_WR__DATA_QPS (UROCE_WR__CONN | UROCE_WR_QPT(XRC_SEND))
+#define UROCE_WR__ALL (UROCE_WR__DATA_QPS | UROCE_WR_QPT(UD))
 #define UROCE_WR__DATA (UROCE_WR_F_PAYLOAD | UROCE_WR_F_INLINE)
 #define UROCE_WR__READ (UROCE_WR_F_RDMA | UROCE_WR_F_RD_ATOMIC)
 #define UROCE_WR__ATOM (UROCE_WR_F_ATOMIC | UROCE_WR_F_RD_ATOMIC)
@@ -70,20 +73,20 @@ enum uroce_wr_flags {
  * length (the READ responses are segmented), UD has only single packets.
  */
 #define UROCE_WR_LIST(X)                                                                           \
-	X(RDMA_WRITE, 0, UROCE_WR__CONN, UROCE_WR__DATA | UROCE_WR_F_RDMA, RDMA_WRITE,             \
+	X(RDMA_WRITE, 0, UROCE_WR__DATA_QPS, UROCE_WR__DATA | UROCE_WR_F_RDMA, RDMA_WRITE,         \
 	  RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY, NONE)             \
-	X(RDMA_WRITE_WITH_IMM, 1, UROCE_WR__CONN,                                                  \
+	X(RDMA_WRITE_WITH_IMM, 1, UROCE_WR__DATA_QPS,                                              \
 	  UROCE_WR__DATA | UROCE_WR_F_RDMA | UROCE_WR_F_IMM, RDMA_WRITE, RDMA_WRITE_FIRST,         \
 	  RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST_IMM, RDMA_WRITE_ONLY_IMM, NONE)                       \
 	X(SEND, 2, UROCE_WR__ALL, UROCE_WR__DATA, SEND, SEND_FIRST, SEND_MIDDLE, SEND_LAST,        \
 	  SEND_ONLY, SEND_ONLY)                                                                    \
 	X(SEND_WITH_IMM, 3, UROCE_WR__ALL, UROCE_WR__DATA | UROCE_WR_F_IMM, SEND, SEND_FIRST,      \
 	  SEND_MIDDLE, SEND_LAST_IMM, SEND_ONLY_IMM, SEND_ONLY_IMM)                                \
-	X(RDMA_READ, 4, UROCE_WR__RC, UROCE_WR__READ, RDMA_READ, NONE, NONE, NONE,                 \
+	X(RDMA_READ, 4, UROCE_WR__REL, UROCE_WR__READ, RDMA_READ, NONE, NONE, NONE,                \
 	  RDMA_READ_REQUEST, NONE)                                                                 \
-	X(ATOMIC_CMP_AND_SWP, 5, UROCE_WR__RC, UROCE_WR__ATOM, COMP_SWAP, NONE, NONE, NONE,        \
+	X(ATOMIC_CMP_AND_SWP, 5, UROCE_WR__REL, UROCE_WR__ATOM, COMP_SWAP, NONE, NONE, NONE,       \
 	  COMPARE_SWAP, NONE)                                                                      \
-	X(ATOMIC_FETCH_AND_ADD, 6, UROCE_WR__RC, UROCE_WR__ATOM, FETCH_ADD, NONE, NONE, NONE,      \
+	X(ATOMIC_FETCH_AND_ADD, 6, UROCE_WR__REL, UROCE_WR__ATOM, FETCH_ADD, NONE, NONE, NONE,     \
 	  FETCH_ADD, NONE)                                                                         \
 	X(LOCAL_INV, 7, UROCE_WR__CONN, UROCE_WR_F_LOCAL, LOCAL_INV, NONE, NONE, NONE, NONE, NONE) \
 	X(BIND_MW, 8, UROCE_WR__CONN, UROCE_WR_F_LOCAL, BIND_MW, NONE, NONE, NONE, NONE, NONE)     \
