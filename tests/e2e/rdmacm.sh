@@ -31,6 +31,19 @@ rping_pair() {
 		rping -c -v -V -C "$count" -p "$port" "${cli[@]}"
 }
 
+# rping_race LABEL COUNT: did this pair meet rping's own race? Its event
+# thread calls rdma_get_cm_event(cb->cm_channel) again after the DISCONNECT
+# while the main thread destroys and frees that channel and exits (rping.c,
+# cm_thread vs main): if the thread comes back after the free, it reads a
+# freed fd and exits 255 with "rdma_get_cm_event: Bad file descriptor", every
+# ping done. On a kernel the thread is usually blocked in write(2) by then;
+# on a loaded machine either may happen.
+rping_race() {
+	[ "$SERVER_RC" -eq 255 ] && [ "$CLIENT_RC" -eq 0 ] &&
+		[ "$(grep -c '^server ping data: rdma-ping-' "$T/$1.server")" -eq "$2" ] &&
+		tail -n 1 "$T/$1.server" | grep -qx 'rdma_get_cm_event: Bad file descriptor'
+}
+
 check_rping() { # LABEL COUNT
 	local n
 	n=$(grep -c '^ping data: rdma-ping-' "$T/$1.client")
@@ -44,12 +57,20 @@ check_rping() { # LABEL COUNT
 	fi
 }
 
-rping_pair same-rnic 10 7174 1 -a "$ADDR0" -- -a "$ADDR0"
-check_rping same-rnic 10
-rping_pair two-rnics 10 7175 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
-check_rping two-rnics 10
-rping_pair wildcard 5 7176 2 -- -I "$ADDR1" -a "$ADDR0"
-check_rping wildcard 5
+# rping_case LABEL COUNT PORT NLISTEN ARGS...: a pair, run once more (and
+# said so) when the first met rping's own race (rping_race).
+rping_case() {
+	local label=$1 count=$2
+	rping_pair "$@"
+	if rping_race "$label" "$count"; then
+		echo "    $label: rping's event thread read its freed channel after the last ping (rping's race, not the RNIC's): once more"
+		rping_pair "$@"
+	fi
+	check_rping "$label" "$count"
+}
+rping_case same-rnic 10 7174 1 -a "$ADDR0" -- -a "$ADDR0"
+rping_case two-rnics 10 7175 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
+rping_case wildcard 5 7176 2 -- -I "$ADDR1" -a "$ADDR0"
 
 # Nobody listens on port 7999: the REQ is rejected (reason 8).
 rc=0
