@@ -463,8 +463,10 @@ check_tshark() {
 		echo "SKIP (tshark check of $(basename "$1")): tshark is not installed"
 		return 0
 	fi
+	# (lo_capture_start's probes to port 9 are not RoCEv2: tshark may take
+	# their random source port for some protocol's and call it malformed)
 	timeout -k 5 180 tshark -r "$1" --disable-heuristic rpcrdma_infiniband \
-		-Y '_ws.malformed || _ws.expert.severity >= warning' \
+		-Y '!(udp.dstport == 9) && (_ws.malformed || _ws.expert.severity >= warning)' \
 		-T fields -e frame.number -e frame.protocols -e _ws.col.Info \
 		>"$1.tshark" 2>"$1.tshark.err" || rc=$?
 	bad=$(awk -F'\t' '$2 !~ /:infiniband:ethertype(:|$)/' "$1.tshark" | wc -l)
