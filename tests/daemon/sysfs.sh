@@ -162,8 +162,9 @@ uroce run -- python3 -c 'import os; assert os.path.isdir("/sys/class/net"); asse
 	fail "python3 on other /sys paths"
 pass "cat, ls, stat and python3 see the real files elsewhere"
 
-# The drop-in has no libc hooks; ibv_devinfo still reads board_id from the
-# view, through ibv_read_sysfs_file.
+# The drop-in: ibv_devinfo reads board_id from the view (through
+# ibv_read_sysfs_file, and the drop-in's own hooks: its libibverbs.so.1
+# comes before libc).
 LD_LIBRARY_PATH="$UROCE_LIB/ibverbs" ibv_devinfo -d uroce0 >"$T/dropin" 2>&1
 grep -q "board_id:.*uroce" "$T/dropin" || fail "drop-in ibv_devinfo board_id: $(cat "$T/dropin")"
 pass "drop-in: ibv_devinfo reads board_id through the view"

@@ -264,6 +264,7 @@ wait_cm_listens() {
 # meet through the RDMA CM alone (no TCP): the client starts once the server's
 # NLISTEN listens (1 on one RNIC, 2 for a wildcard address) are in the logs.
 # Output in $T/LABEL.server and .client; sets SERVER_RC, CLIENT_RC, PAIR_MS.
+# Both run through `uroce run`, or the via_cmd mode CM_VIA names (dropin).
 cm_pair() {
 	local label=$1 secs=$2 want spid t0
 	want=$(($(cm_listens) + $3))
@@ -276,7 +277,7 @@ cm_pair() {
 	shift
 	cli=("$@")
 	t0=$(now_ms)
-	via_cmd run
+	via_cmd "${CM_VIA:-run}"
 	"${VIA[@]}" timeout -k 5 "$secs" "${srv[@]}" >"$T/$label.server" 2>&1 &
 	spid=$!
 	BG_PIDS="$BG_PIDS $spid"

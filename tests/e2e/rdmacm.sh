@@ -8,8 +8,9 @@
 # (RDMA_CM_EVENT_UNREACHABLE after the retries); a server SIGKILLed in the
 # middle of a run (the client sees the disconnect and exits, the daemons go
 # on serving). The captures must decode with every ICRC valid, in uroce
-# decode and tshark, and hold the CM handshake's MADs. Under the drop-in
-# alone (no libc hooks) librdmacm finds no rdma_cm device and says so.
+# decode and tshark, and hold the CM handshake's MADs. The drop-in alone
+# (LD_LIBRARY_PATH): rping, ucmatose and ib_send_bw -R between the two RNICs;
+# cmtime, whose libibverbs comes after libc, gets no rdma_cm device.
 . "$(dirname "$0")/lib.sh"
 need_prog rping
 
@@ -140,13 +141,56 @@ else
 	echo "SKIP (cm_bad): not built (librdmacm-dev missing)"
 fi
 
-# The drop-in alone has no libc hooks: no /dev/infiniband/rdma_cm.
+# The drop-in alone (LD_LIBRARY_PATH, no preload): its libc hooks are reached
+# where libibverbs.so.1 comes before libc.so.6 in the lookup scope, as for
+# rping, ucmatose and perftest (docs/cm.md, "Drop-in mode").
 via_cmd dropin
 rc=0
-"${VIA[@]}" timeout -k 5 30 rping -c -C 1 -a "$ADDR0" >"$T/dropin" 2>&1 || rc=$?
-[ "$rc" -ne 0 ] && grep -q 'failed to create RDMA CM event channel' "$T/dropin" &&
-	pass "drop-in only: librdmacm finds no rdma_cm device and says so (use uroce run)" ||
-	{ fail "drop-in: rping exit $rc"; show "$T/dropin"; }
+"${VIA[@]}" LD_DEBUG=bindings timeout -k 5 30 rping -c -C 1 -p 7999 -a "$ADDR1" >"$T/dropin.bind" 2>&1 || rc=$?
+grep -q "binding file [^ ]*librdmacm.so.1 .* to $UROCE_LIB/ibverbs/libibverbs.so.1 .*symbol \`open'" \
+	"$T/dropin.bind" && grep -q 'RDMA_CM_EVENT_REJECTED' "$T/dropin.bind" &&
+	pass "drop-in: librdmacm's open() binds to the drop-in's hook (ld.so bindings), rping reaches the CM" ||
+	{ fail "drop-in bindings: rping exit $rc"; grep "librdmacm.so.1.*symbol \`open'\|REJECTED" "$T/dropin.bind"; }
+CM_VIA=dropin rping_case dropin-two-rnics 10 7180 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
+if command -v ucmatose >/dev/null; then
+	CM_VIA=dropin cm_pair dropin-ucmatose 90 1 ucmatose -b "$ADDR1" -c 10 -C 10 -- \
+		ucmatose -s "$ADDR1" -b "$ADDR0" -c 10 -C 10
+	[ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] &&
+		grep -q 'return status 0' "$T/dropin-ucmatose.client" &&
+		grep -q 'return status 0' "$T/dropin-ucmatose.server" &&
+		pass "drop-in: ucmatose -c 10 -C 10, both sides return status 0" ||
+		{ fail "drop-in ucmatose: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair dropin-ucmatose; }
+fi
+if command -v ib_send_bw >/dev/null; then
+	# As in rdmacm_apps.sh: perftest's server listens again for its test
+	# connection and a quick client is rejected (reason 8), or the CPU clock
+	# could not be measured: once more then.
+	for port in 18641 18642 18643; do
+		CM_VIA=dropin cm_pair dropin-send-bw 120 2 ib_send_bw -R -d uroce1 -x 0 -p "$port" -n 200 -- \
+			ib_send_bw -R -d uroce0 -x 0 -p "$port" -n 200 "$ADDR1"
+		grep -q "Correlation coefficient\|RDMA_CM_EVENT_REJECTED" "$T/dropin-send-bw.client" \
+			"$T/dropin-send-bw.server" || break
+		echo "    drop-in ib_send_bw -R: $(grep -h -m1 "Correlation coefficient\|RDMA_CM_EVENT_REJECTED" \
+			"$T/dropin-send-bw.client" "$T/dropin-send-bw.server" | head -1); again"
+	done
+	[ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] && perftest_plausible ib_send_bw "$T/dropin-send-bw.client" &&
+		pass "drop-in: ib_send_bw -R: $(perftest_row "$T/dropin-send-bw.client" | tr -s ' ')" ||
+		{ fail "drop-in ib_send_bw -R: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair dropin-send-bw; }
+fi
+# cmtime needs librdmacm.so.1 and libc.so.6 only: libibverbs.so.1 comes after
+# libc, so libc's open() is the one librdmacm reaches and the drop-in is not
+# an rdma_cm device for it (uroce run is): librdmacm says so.
+if command -v cmtime >/dev/null; then
+	rc=0
+	"${VIA[@]}" timeout -k 5 30 cmtime -s "$ADDR1" -c 1 >"$T/dropin.cmtime" 2>&1 || rc=$?
+	[ "$rc" -ne 0 ] && grep -q 'failed to create RDMA CM event channel' "$T/dropin.cmtime" &&
+		pass "drop-in, cmtime (libc before libibverbs): librdmacm finds no rdma_cm device and says so" ||
+		{ fail "drop-in cmtime: exit $rc"; show "$T/dropin.cmtime"; }
+fi
+# A program that never loads libibverbs is not touched by LD_LIBRARY_PATH.
+"${VIA[@]}" LD_DEBUG=libs cat /dev/null 2>"$T/dropin.cat"
+grep -q 'calling init: .*libibverbs' "$T/dropin.cat" &&
+	fail "drop-in: cat loads libibverbs" || pass "drop-in: cat does not load libibverbs.so.1"
 
 "$UROCE_BIN/uroce" counters uroce0 --all >"$T/counters0"
 "$UROCE_BIN/uroce" counters uroce1 --all >"$T/counters1"
