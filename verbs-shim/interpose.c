@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * interpose.c: libc path interposition for the preloaded shim (liburoce.so
- * only; the drop-in libibverbs.so.1 does not contain this file). Each hook
+ * interpose.c: libc path interposition, in liburoce.so and in the drop-in
+ * libibverbs.so.1 (reached there when it comes before libc in the program's
+ * lookup scope; docs/abi.md, "Drop-in mode"). Each hook
  * below has libc's name and signature; a path of the sysfs view
  * (/sys/class/infiniband..., /sys/devices/uroce..., and
  * /sys/class/misc/rdma_cm... with the CM device emulation; see sysview.c) is
