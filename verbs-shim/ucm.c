@@ -13,8 +13,7 @@
  * kernel without it refuses it, so librdmacm keeps to the IP path.
  * Multicast joins (JOIN_IP_MCAST, JOIN_MCAST, LEAVE_MCAST) are CM ids of
  * their own in the daemon, which joins the IP group on the RNIC's
- * interface. rdma_notify is not implemented (ENOSYS, the kernel's answer
- * to a command it has no handler for).
+ * interface. GET_OPTION has no handler (ENOSYS), as in the kernel.
  *
  * The libc hooks here (write, close, fstat, fstat64) pass every other fd
  * straight to the kernel; the open of the device path comes through
@@ -238,6 +237,11 @@ struct ucm_join_mcast {
 	uint16_t addr_size;
 	uint16_t join_flags;
 	struct sockaddr_storage addr;
+};
+
+struct ucm_notify {
+	uint32_t id;
+	uint32_t event;
 };
 
 struct ucm_set_option {
@@ -1179,6 +1183,26 @@ static int cmd_disconnect(struct ucm_chan *c, const void *in)
 	return ucm_call_handle(id->dev, UROCE_OP_CM_DISCONNECT, id->dh);
 }
 
+/* rdma_notify: an id without a connection in the daemon has nothing to tell
+ * (EINVAL, as the kernel's ucma without a device or an IB CM id). */
+static int cmd_notify(struct ucm_chan *c, const void *in)
+{
+	const struct ucm_notify *cmd = in;
+	struct ucm_id *id = ucm_id_find(c, cmd->id);
+	struct uroce_cm_notify_req req;
+	struct uroce_msg_hdr resp;
+
+	if (!id)
+		return -ENOENT;
+	if (!id->dev || !id->dh || id->listening)
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.hdr.op = UROCE_OP_CM_NOTIFY;
+	req.handle = id->dh;
+	req.event = cmd->event;
+	return ucm_call(id->dev, &req, sizeof(req), &resp, sizeof(resp));
+}
+
 static void qp_attr_out(const struct uroce_cm_qp_attr *a, struct ib_uverbs_qp_attr *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -1694,6 +1718,7 @@ static const struct ucm_cmd_desc ucm_cmds[] = {
     [UCM_CMD_INIT_QP_ATTR] = {sizeof(struct ucm_init_qp_attr), NULL, cmd_init_qp_attr, 1},
     [UCM_CMD_GET_EVENT] = {sizeof(struct ucm_get_event), NULL, cmd_get_event, 0},
     [UCM_CMD_SET_OPTION] = {sizeof(struct ucm_set_option), cmd_set_option, NULL, 1},
+    [UCM_CMD_NOTIFY] = {sizeof(struct ucm_notify), cmd_notify, NULL, 1},
     [UCM_CMD_MIGRATE_ID] = {sizeof(struct ucm_migrate_id), cmd_migrate_id, NULL, 1},
     [UCM_CMD_JOIN_IP_MCAST] = {sizeof(struct ucm_join_ip_mcast), cmd_join_ip_mcast, NULL, 1},
     [UCM_CMD_LEAVE_MCAST] = {sizeof(struct ucm_destroy_id), cmd_leave_mcast, NULL, 1},
@@ -1727,7 +1752,7 @@ static ssize_t ucm_write(struct ucm_chan *c, const void *buf, size_t len)
 	}
 	d = &ucm_cmds[h.cmd];
 	if (!d->fn && !d->fn_out) {
-		errno = ENOSYS; /* GET_OPTION, NOTIFY, QUERY */
+		errno = ENOSYS; /* GET_OPTION (no handler in the kernel either), QUERY */
 		return -1;
 	}
 	if (h.in < d->in || d->in > sizeof(in.b)) {

@@ -7,7 +7,7 @@
  * the route is resolved, rdma_accept/rdma_reject/rdma_disconnect on an id
  * that has no connection, rdma_resolve_route before the address, a bind to
  * an address no RNIC has, a second listener on a port, options unknown,
- * rdma_notify (not implemented: ENOSYS), multicast joins on a connected-mode
+ * rdma_notify without a connection (EINVAL; cm_notify tests the rest), multicast joins on a connected-mode
  * id or of a unicast address (EINVAL), a join's MULTICAST_JOIN event (the
  * group's address vector, QPN 0xFFFFFF, Q_Key 0x01234567) and a leave of
  * a group not joined (EADDRNOTAVAIL); the event channel's
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	ret = rdma_set_option(id, RDMA_OPTION_ID, 99, &one, sizeof(one));
 	CHECK(FAILS_WITH(ret, ENOSYS), "an unknown option: ENOSYS");
 	ret = rdma_notify(id, IBV_EVENT_COMM_EST);
-	CHECK(FAILS_WITH(ret, ENOSYS), "rdma_notify (not implemented): ENOSYS");
+	CHECK(FAILS_WITH(ret, EINVAL), "rdma_notify without a connection: EINVAL");
 	other = addr_of("239.1.1.1", 0);
 	ret = rdma_join_multicast(id, (struct sockaddr *)&other, NULL);
 	CHECK(FAILS_WITH(ret, EINVAL), "rdma_join_multicast on an RC id: EINVAL (%s)",

@@ -1173,6 +1173,35 @@ int emu_cm_disconnect(struct emu_ctx *ctx, uint32_t handle)
 	}
 }
 
+/*
+ * The QP's communication established event stands for the RTU where the
+ * data came first (IBA 11.6.3 COMM_EST, 12.9.6.3: the passive side in
+ * REP_SENT goes to ESTABLISHED on it): the REP's resends stop, the
+ * application gets ESTABLISHED, and the RTU that may still come is a
+ * duplicate. Path migration has no alternate path to move to here: nothing
+ * changes, and it succeeds as on Linux (ib_cm_notify).
+ */
+int emu_cm_notify(struct emu_ctx *ctx, uint32_t handle, uint32_t event)
+{
+	struct cm_id *id = cm_find_own(ctx, handle);
+
+	if (!id)
+		return -EINVAL;
+	if (event == UROCE_EVENT_PATH_MIG)
+		return 0;
+	if (event != UROCE_EVENT_COMM_EST)
+		return -EINVAL;
+	if (id->state == CM_ESTABLISHED)
+		return -EISCONN;
+	if (id->state != CM_REP_SENT)
+		return -EINVAL;
+	cm_timer_stop(id);
+	cm_set_state(id, CM_ESTABLISHED);
+	id->dev->dcnt[EMU_DCNT_CM_ESTABLISHED]++;
+	cm_event(id, id->handle, UROCE_CM_EVENT_ESTABLISHED, 0, NULL);
+	return 0;
+}
+
 /* Destroy id: end what its state leaves open, as the IB CM does when its
  * consumer destroys a connection (Linux cm_destroy_id). */
 static void cm_id_destroy(struct cm_id *id)

@@ -35,6 +35,10 @@ int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, 
 int emu_cm_accept(struct emu_ctx *ctx, const struct uroce_cm_accept_req *req);
 int emu_cm_reject(struct emu_ctx *ctx, const struct uroce_cm_reject_req *req);
 int emu_cm_disconnect(struct emu_ctx *ctx, uint32_t handle);
+/* rdma_notify: event (UROCE_EVENT_*) seen on the QP of ctx's id handle;
+ * COMM_EST establishes a connection in REP_SENT as an RTU would. 0 or
+ * -errno (see struct uroce_cm_notify_req). */
+int emu_cm_notify(struct emu_ctx *ctx, uint32_t handle, uint32_t event);
 int emu_cm_destroy(struct emu_ctx *ctx, uint32_t handle);
 /* CM_JOIN_MCAST: a join of the group req->addr (an id of its own, left by
  * emu_cm_destroy); the MULTICAST_JOIN event is queued before it returns. */

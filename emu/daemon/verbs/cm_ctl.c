@@ -66,6 +66,14 @@ int emu_cm_ctl_disconnect(struct emu_ctx *ctx, const void *req, struct emu_reply
 	return emu_cm_disconnect(ctx, ((const struct uroce_handle_req *)req)->handle);
 }
 
+int emu_cm_ctl_notify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_cm_notify_req *r = req;
+
+	(void)rep;
+	return emu_cm_notify(ctx, r->handle, r->event);
+}
+
 int emu_cm_ctl_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	(void)rep;

@@ -202,6 +202,7 @@ static const struct op_desc ops[] = {
     OPD(OPEN_XRCD, struct uroce_open_xrcd_req, emu_xrcd_open, 0),
     OPD(CLOSE_XRCD, struct uroce_handle_req, emu_xrcd_close, 0),
     OPD(OPEN_QP, struct uroce_open_qp_req, emu_qp_open, 0),
+    OPD(CM_NOTIFY, struct uroce_cm_notify_req, emu_cm_ctl_notify, 1),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))

@@ -125,6 +125,7 @@ int emu_cm_ctl_connect(struct emu_ctx *ctx, const void *req, struct emu_reply *r
 int emu_cm_ctl_accept(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cm_ctl_reject(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cm_ctl_disconnect(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_cm_ctl_notify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cm_ctl_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cm_ctl_init_qp_attr(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_cm_ctl_migrate(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

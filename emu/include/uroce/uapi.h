@@ -107,7 +107,8 @@
 	X(CM_JOIN_MCAST, 89)   \
 	X(OPEN_XRCD, 100)      \
 	X(CLOSE_XRCD, 101)     \
-	X(OPEN_QP, 102)
+	X(OPEN_QP, 102)        \
+	X(CM_NOTIFY, 103)
 
 enum uroce_op {
 #define UROCE_OP_ENUM(name, val) UROCE_OP_##name = val,
@@ -1111,6 +1112,17 @@ struct uroce_cm_reject_req {
 /* CM_DISCONNECT and CM_DESTROY take a struct uroce_handle_req; so does
  * CM_MIGRATE, sent on another channel of the same process: the id moves to
  * that channel (rdma_migrate_id), its later events go there. */
+
+/* CM_NOTIFY (rdma_notify): the application saw an asynchronous event on the
+ * id's QP. UROCE_EVENT_COMM_EST on a connection whose REP awaits its RTU
+ * establishes it (RDMA_CM_EVENT_ESTABLISHED); -EISCONN when established
+ * already, -EINVAL in any other state. UROCE_EVENT_PATH_MIG: 0 (no
+ * alternate path). Other events: -EINVAL. */
+struct uroce_cm_notify_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t event; /* enum uroce_event_type (ibv_event_type) */
+};
 
 /* CM_INIT_QP_ATTR: the attributes of a QP state for this id's connection,
  * as ib_uverbs_qp_attr carries them (mask: IBV_QP_* bits). */
