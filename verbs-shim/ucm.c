@@ -353,6 +353,7 @@ struct ucm_id {
 	uint32_t events_reported;
 	uint8_t tos, ack_timeout;
 	int reuseaddr;
+	int afonly; /* RDMA_OPTION_ID_AFONLY: an IPv6 wildcard listens on IPv6 RNICs only */
 };
 
 /* A multicast join of an id (rdma_join_multicast): a CM id of its own in
@@ -1082,11 +1083,19 @@ static int ucm_listen_one(struct ucm_id *id, struct ucm_dev *d, int wildcard, ui
 	return err;
 }
 
+/* Does id's AFONLY keep its IPv6 wildcard off d, an IPv4 RNIC? */
+static int ucm_afonly_skips(const struct ucm_id *id, const struct ucm_dev *d)
+{
+	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	return id->afonly && id->src.ss_family == AF_INET6 && !memcmp(d->gid, v4mapped, 12);
+}
+
 static int cmd_listen(struct ucm_chan *c, const void *in)
 {
 	const struct ucm_listen *cmd = in;
 	struct ucm_id *id = ucm_id_find(c, cmd->id);
-	int n, err = 0;
+	int n, skipped, err = 0;
 
 	if (!id || id->listening || id->addr_resolved || id->dh)
 		return -EINVAL;
@@ -1107,17 +1116,24 @@ static int cmd_listen(struct ucm_chan *c, const void *in)
 			id->listening = 1;
 		return err;
 	}
-	/* A wildcard: listen on every RNIC (the channel connected to each at bind). */
-	n = 0;
-	for (struct ucm_dev *d = c->devs; d; d = d->next)
-		n += !d->dead;
+	/* A wildcard: listen on every RNIC (the channel connected to each at
+	 * bind); an IPv6 one with AFONLY set on the IPv6 RNICs only. */
+	n = skipped = 0;
+	for (struct ucm_dev *d = c->devs; d; d = d->next) {
+		skipped += !d->dead && ucm_afonly_skips(id, d);
+		n += !d->dead && !ucm_afonly_skips(id, d);
+	}
+	if (!n && skipped) { /* IPv4 RNICs only: it listens, and nothing reaches it */
+		id->listening = 1;
+		return 0;
+	}
 	if (!n)
 		return -ENODEV;
 	id->ls = calloc((size_t)n, sizeof(*id->ls));
 	if (!id->ls)
 		return -ENOMEM;
 	for (struct ucm_dev *d = c->devs; d && !err && id->nls < n; d = d->next) {
-		if (d->dead)
+		if (d->dead || ucm_afonly_skips(id, d))
 			continue;
 		err = ucm_listen_one(id, d, 1, cmd->backlog, &id->ls[id->nls].handle);
 		if (!err)
@@ -1382,19 +1398,33 @@ static int cmd_set_option(struct ucm_chan *c, const void *in)
 			return -EINVAL;
 		id->tos = *(const uint8_t *)val;
 		return 0;
-	case UCM_OPTION_ID_REUSEADDR:
+	case UCM_OPTION_ID_REUSEADDR: {
+		int on;
+
 		if (cmd->optlen != sizeof(int))
 			return -EINVAL;
-		if (id->listening || id->dh)
+		/* As the kernel (rdma_set_reuseaddr): set in any state but
+		 * listening, cleared only before the id has an address. */
+		on = *(const int *)val ? 1 : 0;
+		if (on ? id->listening : (id->bound || id->addr_resolved || id->listening || id->dh))
 			return -EINVAL;
-		id->reuseaddr = *(const int *)val ? 1 : 0;
+		id->reuseaddr = on;
 		return 0;
+	}
 	case UCM_OPTION_ID_AFONLY:
 		if (cmd->optlen != sizeof(int))
 			return -EINVAL;
-		return id->bound ? -EINVAL : 0;
+		/* Before the id resolves, listens or connects (rdma_set_afonly:
+		 * idle or bound). */
+		if (id->addr_resolved || id->listening || id->dh)
+			return -EINVAL;
+		id->afonly = *(const int *)val ? 1 : 0;
+		return 0;
 	case UCM_OPTION_ID_ACK_TIMEOUT:
 		if (cmd->optlen != sizeof(uint8_t))
+			return -EINVAL;
+		/* rdma_set_ack_timeout: RC or XRC only */
+		if (id->qp_type != IBV_QPT_RC && id->qp_type != IBV_QPT_XRC_SEND)
 			return -EINVAL;
 		id->ack_timeout = *(const uint8_t *)val;
 		if (id->ack_timeout > 31)

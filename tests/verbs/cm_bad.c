@@ -7,14 +7,13 @@
  * the route is resolved, rdma_accept/rdma_reject/rdma_disconnect on an id
  * that has no connection, rdma_resolve_route before the address, a bind to
  * an address no RNIC has, a second listener on a port, options unknown,
- * rdma_notify without a connection (EINVAL; cm_notify tests the rest), multicast joins on a connected-mode
- * id or of a unicast address (EINVAL), a join's MULTICAST_JOIN event (the
- * group's address vector, QPN 0xFFFFFF, Q_Key 0x01234567) and a leave of
- * a group not joined (EADDRNOTAVAIL); the event channel's
- * fd is pollable (readable iff an event is pending, EAGAIN when
- * non-blocking and empty); an id destroyed with its QP still attached (the
- * device closes with the last id, the daemon frees the QP).
- * Prints one "ok:"/"FAIL:" line per check; exit 1 when one failed.
+ * rdma_notify without a connection (EINVAL; cm_notify tests the rest), multicast joins on a
+ * connected-mode id or of a unicast address (EINVAL), a join's MULTICAST_JOIN event (the group's
+ * address vector, QPN 0xFFFFFF, Q_Key 0x01234567) and a leave of a group not joined
+ * (EADDRNOTAVAIL); the event channel's fd is pollable (readable iff an event is pending, EAGAIN
+ * when non-blocking and empty); an id destroyed with its QP still attached (the device closes with
+ * the last id, the daemon frees the QP). Prints one "ok:"/"FAIL:" line per check; exit 1 when one
+ * failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -60,6 +59,58 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
 	if (poll(&p, 1, ms) != 1 || !(p.revents & POLLIN))
 		return NULL;
 	return rdma_get_cm_event(ch, &ev) ? NULL : ev;
+}
+
+/*
+ * A connect from a fresh channel to ip:port, with the listeners' channel
+ * lch: a CONNECT_REQUEST there is rejected (rdma_reject, reason 28), so the
+ * status of the client's REJECTED event says who answered: 28 a listener,
+ * 8 the CM for want of one. -1 for anything else.
+ */
+static int reject_status(struct rdma_event_channel *lch, const char *ip, uint16_t port)
+{
+	struct rdma_conn_param param = {.responder_resources = 1, .initiator_depth = 1};
+	struct rdma_event_channel *cch = rdma_create_event_channel();
+	struct sockaddr_in sa = addr_of(ip, port);
+	struct rdma_cm_event *ev = NULL;
+	struct rdma_cm_id *id = NULL;
+	int status = -1;
+
+	if (!cch || rdma_create_id(cch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&sa, 2000))
+		goto out;
+	if (rdma_get_cm_event(cch, &ev) || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED)
+		goto out;
+	rdma_ack_cm_event(ev);
+	ev = NULL;
+	if (rdma_resolve_route(id, 2000) || rdma_get_cm_event(cch, &ev) ||
+	    ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		goto out;
+	rdma_ack_cm_event(ev);
+	ev = NULL;
+	if (rdma_connect(id, &param))
+		goto out;
+	ev = next_event(lch, 3000);
+	if (ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		struct rdma_cm_id *child = ev->id;
+
+		rdma_reject(child, NULL, 0);
+		rdma_ack_cm_event(ev);
+		rdma_destroy_id(child);
+	} else if (ev) {
+		rdma_ack_cm_event(ev);
+	}
+	ev = NULL;
+	if (!rdma_get_cm_event(cch, &ev) && ev->event == RDMA_CM_EVENT_REJECTED)
+		status = ev->status;
+out:
+	if (ev)
+		rdma_ack_cm_event(ev);
+	if (id)
+		rdma_destroy_id(id);
+	if (cch)
+		rdma_destroy_event_channel(cch);
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -127,6 +178,23 @@ int main(int argc, char **argv)
 	CHECK(FAILS_WITH(ret, EINVAL), "RDMA_OPTION_ID_TOS of the wrong size: EINVAL");
 	ret = rdma_set_option(id, RDMA_OPTION_ID, 99, &one, sizeof(one));
 	CHECK(FAILS_WITH(ret, ENOSYS), "an unknown option: ENOSYS");
+	/* The states the kernel takes each option in (rdma_set_reuseaddr,
+	 * rdma_set_afonly, rdma_set_ack_timeout). */
+	ret = rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one));
+	CHECK(ret == 0, "RDMA_OPTION_ID_REUSEADDR set on a resolved id: 0");
+	{
+		int zero = 0;
+
+		ret = rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &zero,
+				      sizeof(zero));
+		CHECK(FAILS_WITH(ret, EINVAL),
+		      "RDMA_OPTION_ID_REUSEADDR cleared once the id has an address: EINVAL");
+	}
+	ret = rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one));
+	CHECK(FAILS_WITH(ret, EINVAL), "RDMA_OPTION_ID_AFONLY on a resolved id: EINVAL");
+	tos = 14;
+	ret = rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &tos, sizeof(tos));
+	CHECK(ret == 0, "RDMA_OPTION_ID_ACK_TIMEOUT on an RC id: 0");
 	ret = rdma_notify(id, IBV_EVENT_COMM_EST);
 	CHECK(FAILS_WITH(ret, EINVAL), "rdma_notify without a connection: EINVAL");
 	other = addr_of("239.1.1.1", 0);
@@ -162,6 +230,10 @@ int main(int argc, char **argv)
 	ret = rdma_join_multicast(cid, (struct sockaddr *)&sa, NULL);
 	CHECK(FAILS_WITH(ret, EINVAL), "rdma_join_multicast of a unicast address: EINVAL (%s)",
 	      strerror(errno));
+	ret = rdma_set_option(cid, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &tos, sizeof(tos));
+	CHECK(FAILS_WITH(ret, EINVAL), "RDMA_OPTION_ID_ACK_TIMEOUT on a UD id: EINVAL");
+	ret = rdma_set_option(cid, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one));
+	CHECK(ret == 0, "RDMA_OPTION_ID_AFONLY on a bound id: 0");
 	other = addr_of("239.1.1.1", 0);
 	ret = rdma_join_multicast(cid, (struct sockaddr *)&other, &one);
 	ev = ret ? NULL : next_event(ch, 5000);
@@ -202,6 +274,31 @@ int main(int argc, char **argv)
 	      strerror(errno));
 	ret = rdma_resolve_route(l1, 2000);
 	CHECK(FAILS_WITH(ret, EINVAL), "rdma_resolve_route on a listener: EINVAL");
+
+	/* IPv6 wildcard listeners on this IPv4 RNIC: one takes IPv4
+	 * connections, one with AFONLY does not. */
+	{
+		struct sockaddr_in6 any6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
+		struct rdma_cm_id *w = NULL, *w6 = NULL;
+		int st;
+
+		any6.sin6_port = htons(7394);
+		ret = rdma_create_id(ch, &w, NULL, RDMA_PS_TCP) ||
+		      rdma_bind_addr(w, (struct sockaddr *)&any6) || rdma_listen(w, 4);
+		CHECK(ret == 0, "a listener on [::]:7394");
+		st = reject_status(ch, argv[1], 7394);
+		CHECK(st == 28, "an IPv4 connect reaches it (our reject's status 28; got %d)", st);
+		any6.sin6_port = htons(7393);
+		ret =
+		    rdma_create_id(ch, &w6, NULL, RDMA_PS_TCP) ||
+		    rdma_set_option(w6, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one)) ||
+		    rdma_bind_addr(w6, (struct sockaddr *)&any6) || rdma_listen(w6, 4);
+		CHECK(ret == 0, "a listener on [::]:7393 with RDMA_OPTION_ID_AFONLY");
+		st = reject_status(ch, argv[1], 7393);
+		CHECK(st == 8, "an IPv4 connect does not reach it (the CM's status 8; got %d)", st);
+		CHECK((!w || !rdma_destroy_id(w)) && (!w6 || !rdma_destroy_id(w6)),
+		      "the IPv6 listeners are destroyed");
+	}
 
 	/* A connect to nobody's port on the same RNIC is rejected, and the
 	 * rejection is an event, not a lost id. */
