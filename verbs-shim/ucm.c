@@ -313,6 +313,7 @@ enum {
 	UCM_OPTION_ID_AFONLY = 2,
 	UCM_OPTION_ID_ACK_TIMEOUT = 3,
 };
+enum { UCM_OPTION_IB_PATH = 1 };
 
 /* ------------------------------------------------------------------------ */
 /* Channels, the daemons they use, ids.                                     */
@@ -1382,6 +1383,39 @@ static int cmd_leave_mcast(struct ucm_chan *c, const void *in)
 	return 0;
 }
 
+/*
+ * RDMA_OPTION_IB_PATH: the route given as path records (ib_path_rec_data,
+ * as ibacm's rdma_getaddrinfo returns them) instead of RESOLVE_ROUTE. As
+ * the kernel (ucma_set_ib_path): the records a whole number, one of them
+ * the primary bidirectional GMP path, the id's address resolved and its
+ * route not; then ROUTE_RESOLVED. A RoCE route here is the two addresses'
+ * GIDs, so the path must join exactly those (its SGID the RNIC's, its DGID
+ * the destination's; EINVAL otherwise); its other fields (MTU, rate, SL,
+ * traffic class) are not taken: the RNIC's MTU and the id's TOS apply.
+ */
+static int ucm_set_ib_path(struct ucm_chan *c, struct ucm_id *id, const void *val, uint32_t len)
+{
+	const struct ib_path_rec_data *p = val;
+	const uint8_t *rec;
+	uint8_t dgid[16], ipv;
+	uint16_t port;
+
+	if (len % sizeof(*p))
+		return -EINVAL;
+	for (; len; len -= sizeof(*p), p++)
+		if (p->flags == (IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL))
+			break;
+	if (!len || !id->dev || !id->addr_resolved || id->route_resolved || id->dh)
+		return -EINVAL;
+	rec = (const uint8_t *)p->path_rec; /* IBA 15.2.5.16 PathRecord: DGID at 8, SGID at 24 */
+	if (sa_to_gid(&id->dst, dgid, &port, &ipv) || memcmp(rec + 8, dgid, 16) ||
+	    memcmp(rec + 24, id->dev->gid, 16))
+		return -EINVAL;
+	id->route_resolved = 1;
+	ucm_local_event(c, id, UROCE_CM_EVENT_ROUTE_RESOLVED, 0);
+	return 0;
+}
+
 static int cmd_set_option(struct ucm_chan *c, const void *in)
 {
 	const struct ucm_set_option *cmd = in;
@@ -1390,8 +1424,11 @@ static int cmd_set_option(struct ucm_chan *c, const void *in)
 
 	if (!id)
 		return -EINVAL;
+	if (cmd->level == UCM_OPTION_IB)
+		return cmd->optname == UCM_OPTION_IB_PATH ? ucm_set_ib_path(c, id, val, cmd->optlen)
+							   : -ENOSYS;
 	if (cmd->level != UCM_OPTION_ID)
-		return -ENOSYS; /* RDMA_OPTION_IB_PATH: no SA path records on RoCE here */
+		return -ENOSYS;
 	switch (cmd->optname) {
 	case UCM_OPTION_ID_TOS:
 		if (cmd->optlen != sizeof(uint8_t))

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rdma/ib_user_sa.h>
 #include <rdma/rdma_cma.h>
 
 static int fails;
@@ -298,6 +299,61 @@ int main(int argc, char **argv)
 		CHECK(st == 8, "an IPv4 connect does not reach it (the CM's status 8; got %d)", st);
 		CHECK((!w || !rdma_destroy_id(w)) && (!w6 || !rdma_destroy_id(w6)),
 		      "the IPv6 listeners are destroyed");
+	}
+
+	/* The route as a path record (RDMA_OPTION_IB_PATH, ibacm's way). */
+	{
+		struct ib_path_rec_data path[2];
+		uint8_t *rec = (uint8_t *)path[1].path_rec;
+		struct rdma_cm_id *pid = NULL;
+
+		ret = rdma_create_id(ch, &pid, NULL, RDMA_PS_TCP);
+		sa = addr_of(argv[1], 7392);
+		if (!ret)
+			ret = rdma_resolve_addr(pid, NULL, (struct sockaddr *)&sa, 2000);
+		ev = ret ? NULL : next_event(ch, 5000);
+		CHECK(ev && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED, "an id for the path record");
+		if (ev)
+			rdma_ack_cm_event(ev);
+		memset(path, 0, sizeof(path));
+		path[0].flags = IB_PATH_GMP | IB_PATH_ALTERNATE | IB_PATH_BIDIRECTIONAL;
+		path[1].flags = IB_PATH_GMP | IB_PATH_PRIMARY;
+		/* PathRecord (IBA 15.2.5.16): DGID at 8, SGID at 24, here both
+		 * the RNIC's, ::ffff:ADDR (client and server on one RNIC). */
+		rec[18] = rec[19] = rec[34] = rec[35] = 0xff;
+		memcpy(rec + 20, &sa.sin_addr, 4);
+		memcpy(rec + 36, &sa.sin_addr, 4);
+		ret = rdma_set_option(pid, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, path,
+				      sizeof(path) - 1);
+		CHECK(FAILS_WITH(ret, EINVAL), "RDMA_OPTION_IB_PATH of a partial record: EINVAL");
+		ret = rdma_set_option(pid, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, path, sizeof(path));
+		CHECK(FAILS_WITH(ret, EINVAL),
+		      "RDMA_OPTION_IB_PATH without a primary bidirectional path: EINVAL");
+		path[1].flags = IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL;
+		rec[23] ^= 1;
+		ret = rdma_set_option(pid, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, path, sizeof(path));
+		CHECK(FAILS_WITH(ret, EINVAL),
+		      "RDMA_OPTION_IB_PATH to another GID than the destination's: EINVAL");
+		rec[23] ^= 1;
+		ret = rdma_set_option(pid, RDMA_OPTION_IB, 7, path, sizeof(path));
+		CHECK(FAILS_WITH(ret, ENOSYS), "an unknown option at RDMA_OPTION_IB: ENOSYS");
+		ret = rdma_set_option(pid, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, path, sizeof(path));
+		ev = ret ? NULL : next_event(ch, 5000);
+		CHECK(ev && ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED,
+		      "RDMA_OPTION_IB_PATH: ROUTE_RESOLVED (got %s)",
+		      ev ? rdma_event_str(ev->event) : strerror(errno));
+		if (ev)
+			rdma_ack_cm_event(ev);
+		ret = rdma_set_option(pid, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, path, sizeof(path));
+		CHECK(FAILS_WITH(ret, EINVAL),
+		      "RDMA_OPTION_IB_PATH once the route is resolved: EINVAL");
+		ret = rdma_connect(pid, &param);
+		ev = ret ? NULL : next_event(ch, 10000);
+		CHECK(ev && ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 8,
+		      "a connect over that route reaches the CM (nobody listens: REJECTED, 8)");
+		if (ev)
+			rdma_ack_cm_event(ev);
+		CHECK(!pid || !rdma_destroy_id(pid), "the path record's id is destroyed");
 	}
 
 	/* A connect to nobody's port on the same RNIC is rejected, and the
