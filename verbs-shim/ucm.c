@@ -354,7 +354,10 @@ struct ucm_id {
 	uint32_t events_reported;
 	uint8_t tos, ack_timeout;
 	int reuseaddr;
-	int afonly; /* RDMA_OPTION_ID_AFONLY: an IPv6 wildcard listens on IPv6 RNICs only */
+	/* RDMA_OPTION_ID_AFONLY, when set (afonly_set): a wildcard listener
+	 * takes requests of its own family only. Unset, as in the kernel's
+	 * rdma_bind_addr: on for 0.0.0.0, off for [::] (bindv6only 0). */
+	int afonly, afonly_set;
 };
 
 /* A multicast join of an id (rdma_join_multicast): a CM id of its own in
@@ -1084,12 +1087,15 @@ static int ucm_listen_one(struct ucm_id *id, struct ucm_dev *d, int wildcard, ui
 	return err;
 }
 
-/* Does id's AFONLY keep its IPv6 wildcard off d, an IPv4 RNIC? */
+/* Does id's wildcard listen leave d alone, an RNIC of the other family
+ * (IPv4 RNICs: IPv4-mapped GIDs) while the id takes its own family only? */
 static int ucm_afonly_skips(const struct ucm_id *id, const struct ucm_dev *d)
 {
 	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	int v4 = !memcmp(d->gid, v4mapped, 12);
+	int only = id->afonly_set ? id->afonly : id->src.ss_family == AF_INET;
 
-	return id->afonly && id->src.ss_family == AF_INET6 && !memcmp(d->gid, v4mapped, 12);
+	return only && (id->src.ss_family == AF_INET6 ? v4 : !v4);
 }
 
 static int cmd_listen(struct ucm_chan *c, const void *in)
@@ -1124,7 +1130,7 @@ static int cmd_listen(struct ucm_chan *c, const void *in)
 		skipped += !d->dead && ucm_afonly_skips(id, d);
 		n += !d->dead && !ucm_afonly_skips(id, d);
 	}
-	if (!n && skipped) { /* IPv4 RNICs only: it listens, and nothing reaches it */
+	if (!n && skipped) { /* no RNIC of its family: it listens, and nothing reaches it */
 		id->listening = 1;
 		return 0;
 	}
@@ -1456,6 +1462,7 @@ static int cmd_set_option(struct ucm_chan *c, const void *in)
 		if (id->addr_resolved || id->listening || id->dh)
 			return -EINVAL;
 		id->afonly = *(const int *)val ? 1 : 0;
+		id->afonly_set = 1;
 		return 0;
 	case UCM_OPTION_ID_ACK_TIMEOUT:
 		if (cmd->optlen != sizeof(uint8_t))
