@@ -248,8 +248,8 @@ static void handle(struct impair_dir *d, uint8_t *buf, size_t len, bool all, uin
 	}
 	/* BTH opcodes whose low five bits are 0x11 or 0x12: Acknowledge and
 	 * Atomic Acknowledge, of RC (0x11, 0x12) and XRC (0xB1, 0xB2). */
-	if (s->spare_acks && off && len > off &&
-	    ((buf[off] & 0x1f) == 0x11 || (buf[off] & 0x1f) == 0x12)) {
+	if (s->spare_acks && off && len > vnet + off &&
+	    ((buf[vnet + off] & 0x1f) == 0x11 || (buf[vnet + off] & 0x1f) == 0x12)) {
 		d->st.spared++;
 		send_frame(d, buf, len);
 		return;
