@@ -59,7 +59,7 @@
 /* What happens to matching frames going one way. */
 struct impair_spec {
 	double loss, dup, reorder, corrupt; /* percent */
-	bool spare_acks; /* acks=0: RoCEv2 Acknowledge packets pass untouched */
+	bool spare_acks;		    /* acks=0: RoCEv2 Acknowledge packets pass untouched */
 	uint64_t reorder_ns, delay_ns, jitter_ns;
 	uint64_t outage_start_ns, outage_len_ns; /* outage_len_ns 0 = none */
 };
@@ -441,8 +441,8 @@ static void print_stats(FILE *f, const struct impair_dir *d)
 		(unsigned long long)s->tx_err, (unsigned long long)s->held,
 		(unsigned long long)(s->hold_min_ns / 1000),
 		(unsigned long long)(s->held ? s->hold_sum_ns / s->held / 1000 : 0),
-		(unsigned long long)(s->hold_max_ns / 1000), (unsigned long long)(s->late_max_ns / 1000),
-		(unsigned long long)s->spared);
+		(unsigned long long)(s->hold_max_ns / 1000),
+		(unsigned long long)(s->late_max_ns / 1000), (unsigned long long)s->spared);
 }
 
 static void on_signal(int sig)
