@@ -6,7 +6,8 @@
 # REM_ACCESS_ERR when not, nothing else breaks; implicit ODP; ibv_advise_mr
 # and its errors), then rdma-core's ibv_rc_pingpong with -o (ODP), -O
 # (implicit ODP) and -P (prefetch) between two RNICs, data checked (-c);
-# and tests/dp/srq_pd.c: SRQ receive keys belong to the SRQ's PD.
+# and tests/dp/srq_pd.c: SRQ receive keys belong to the SRQ's PD;
+# tests/dp/srq_resize.c: SRQ resizing under traffic.
 . "$CTL_SRC/lib.sh"
 
 P=$UROCE_BIN/odp
@@ -27,6 +28,13 @@ if timeout 60 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/srq_pd" uroce0 >"$T/srq_pd.o
 else
 	fail "srq_pd"
 	show "$T/srq_pd.out"
+fi
+# SRQ resize (ibv_modify_srq IBV_SRQ_MAX_WR) under traffic (srq_resize.c).
+if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/srq_resize" uroce0 >"$T/srq_resize.out" 2>&1; then
+	pass "srq_resize: $(grep -c '^ok:' "$T/srq_resize.out") checks"
+else
+	fail "srq_resize"
+	show "$T/srq_resize.out"
 fi
 prefetches=$(uroce counters uroce0 --all | awk '$1 == "daemon.odp_prefetch" { print $2 }')
 [ "${prefetches:-0}" -ge 1 ] && pass "counter odp_prefetch: $prefetches" ||
