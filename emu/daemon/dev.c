@@ -45,6 +45,8 @@
 #define IBV_DEV_MEM_WINDOW (1u << 17)
 #define IBV_DEV_MEM_WINDOW_TYPE_2B (1u << 24)
 #define IBV_DEV_XRC (1u << 20)
+/* ATOMIC WRITE (IBA 1.5), in device_cap_flags_ex (rdma/ib_user_verbs.h). */
+#define IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL (1ull << 40)
 
 /* A generic vendor: rdma-core tools (perftest) then take their generic
  * paths: ibv_post_send, no inline by default (ABI.md section 4). */
@@ -672,6 +674,7 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN | IBV_DEV_SRQ_RESIZE |
 			      IBV_DEV_MEM_WINDOW |
 			      IBV_DEV_MEM_WINDOW_TYPE_2B | IBV_DEV_XRC;
+	a->device_cap_flags_ex = IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL;
 	a->max_sge = l->max_sge;
 	a->max_sge_rd = l->max_sge_rd;
 	a->max_cq = l->max_cq;

@@ -245,6 +245,9 @@ struct uroce_device_attr {
 	/* on-demand paging (struct ibv_odp_caps values) */
 	uint64_t odp_general_caps;
 	uint32_t odp_rc_caps, odp_uc_caps, odp_ud_caps, odp_xrc_caps;
+	/* ibv_device_attr_ex.device_cap_flags_ex bits above device_cap_flags'
+	 * 32 (IB_UVERBS_DEVICE_ATOMIC_WRITE, 1 << 40) */
+	uint64_t device_cap_flags_ex;
 };
 
 struct uroce_query_device_resp {
