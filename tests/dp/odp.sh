@@ -7,7 +7,8 @@
 # and its errors), then rdma-core's ibv_rc_pingpong with -o (ODP), -O
 # (implicit ODP) and -P (prefetch) between two RNICs, data checked (-c);
 # and tests/dp/srq_pd.c: SRQ receive keys belong to the SRQ's PD;
-# tests/dp/srq_resize.c: SRQ resizing under traffic.
+# tests/dp/srq_resize.c: SRQ resizing under traffic; tests/dp/atomic_write.c:
+# IBA 1.5 ATOMIC WRITE (ibv_wr_atomic_write), its completion and errors.
 . "$CTL_SRC/lib.sh"
 
 P=$UROCE_BIN/odp
@@ -35,6 +36,12 @@ if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/srq_resize" uroce0 >"$T/srq
 else
 	fail "srq_resize"
 	show "$T/srq_resize.out"
+fi
+if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/atomic_write" uroce0 >"$T/atomic_write.out" 2>&1; then
+	pass "atomic_write: $(grep -c '^ok:' "$T/atomic_write.out") checks"
+else
+	fail "atomic_write"
+	show "$T/atomic_write.out"
 fi
 prefetches=$(uroce counters uroce0 --all | awk '$1 == "daemon.odp_prefetch" { print $2 }')
 [ "${prefetches:-0}" -ge 1 ] && pass "counter odp_prefetch: $prefetches" ||
