@@ -37,11 +37,31 @@ else
 	fail "srq_resize"
 	show "$T/srq_resize.out"
 fi
-if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/atomic_write" uroce0 >"$T/atomic_write.out" 2>&1; then
+# ATOMIC WRITE (atomic_write.c) on an RNIC of its own with a capture: every
+# packet's ICRC good in uroce decode, nothing malformed for tshark 4.0 (which
+# calls opcode 0x1D "Unknown (29)"), the Lua plugin decoding each 0x1D.
+start_daemon uroce2 "$TEST_NET.3" --pcap "$T/aw.pcap"
+D2=$LAST_PID
+if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/atomic_write" uroce2 >"$T/atomic_write.out" 2>&1; then
 	pass "atomic_write: $(grep -c '^ok:' "$T/atomic_write.out") checks"
 else
 	fail "atomic_write"
 	show "$T/atomic_write.out"
+fi
+stop_daemon "$D2"
+uroce decode "$T/aw.pcap" >"$T/aw.dec" 2>&1 && grep -q "RC Atomic Write" "$T/aw.dec" &&
+	pass "aw.pcap: $(tail -1 "$T/aw.dec")" || fail "aw.pcap: $(tail -1 "$T/aw.dec")"
+if command -v tshark >/dev/null 2>&1; then
+	uroce wireshark-plugin print >"$T/uroce.lua"
+	nd=$(grep -c "RC Atomic Write" "$T/aw.dec")
+	nm=$(tshark -r "$T/aw.pcap" --disable-heuristic rpcrdma_infiniband -Y _ws.malformed \
+		2>/dev/null | wc -l)
+	nt=$(tshark -r "$T/aw.pcap" -X lua_script:"$T/uroce.lua" \
+		-Y 'infiniband.bth.opcode == 29 && uroce.atomic_write.dmalen == 8 && uroce.icrc == "good"' \
+		2>/dev/null | wc -l)
+	[ "$nm" -eq 0 ] && [ "$nt" -eq "$nd" ] && [ "$nd" -gt 0 ] &&
+		pass "tshark: no malformed packet, the plugin decodes all $nt ATOMIC WRITEs" ||
+		fail "tshark: $nm malformed, plugin decoded $nt of $nd ATOMIC WRITEs"
 fi
 prefetches=$(uroce counters uroce0 --all | awk '$1 == "daemon.odp_prefetch" { print $2 }')
 [ "${prefetches:-0}" -ge 1 ] && pass "counter odp_prefetch: $prefetches" ||
