@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * atomic_write DEVICE: IBA 1.5 ATOMIC WRITE through rdma-core's extended QP
- * API (ibv_wr_atomic_write), between two RC QPs of one RNIC: the capability
+ * atomic_write DEVICE [PEER]: IBA 1.5 ATOMIC WRITE through rdma-core's
+ * extended QP API (ibv_wr_atomic_write), between two RC QPs of one RNIC (or
+ * from DEVICE to the RNIC PEER, whose memory it writes): the capability
  * (IB_UVERBS_DEVICE_ATOMIC_WRITE in device_cap_flags_ex, the send_ops_flags
  * bit on RC only), the 8 bytes landing as given with an IBV_WC_ATOMIC_WRITE
  * completion, a reader thread that never sees anything but one of the two
@@ -41,10 +42,42 @@ static void *reader(void *arg)
 }
 
 struct pair {
-	struct ibv_cq *cq;
+	struct ibv_cq *cq, *rcq;
 	struct ibv_qp *sq, *rq;
 	struct ibv_qp_ex *x;
 };
+
+/* The target side: this RNIC, or PEER (its own context, PD and GID). */
+static struct ibv_context *tctx;
+static struct ibv_pd *tpd;
+static union ibv_gid tgid;
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list;
+	struct ibv_context *c = NULL;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	for (int i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			c = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return c;
+}
+
+/* qp_to_rtr towards the GID g (verbs_pair's helper aims at its own gid). */
+static int to_rtr(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *g)
+{
+	union ibv_gid own = gid;
+	int rc;
+
+	gid = *g;
+	rc = qp_to_rtr(qp, dest);
+	gid = own;
+	return rc;
+}
 
 static int pair_make(struct pair *p)
 {
@@ -60,15 +93,17 @@ static int pair_make(struct pair *p)
 					      .max_recv_wr = 1, .max_recv_sge = 1}};
 
 	p->cq = ibv_create_cq(ctx, 128, NULL, NULL, 0);
-	if (!p->cq)
+	p->rcq = ibv_create_cq(tctx, 8, NULL, NULL, 0);
+	if (!p->cq || !p->rcq)
 		return -1;
-	qa.send_cq = qa.recv_cq = ra.send_cq = ra.recv_cq = p->cq;
+	qa.send_cq = qa.recv_cq = p->cq;
+	ra.send_cq = ra.recv_cq = p->rcq;
 	p->sq = ibv_create_qp_ex(ctx, &qa);
-	p->rq = ibv_create_qp(pd, &ra);
+	p->rq = ibv_create_qp(tpd, &ra);
 	p->x = p->sq ? ibv_qp_to_qp_ex(p->sq) : NULL;
 	if (!p->x || !p->rq)
 		return -1;
-	return qp_to_rtr(p->sq, p->rq->qp_num) || qp_to_rtr(p->rq, p->sq->qp_num) ||
+	return to_rtr(p->sq, p->rq->qp_num, &tgid) || to_rtr(p->rq, p->sq->qp_num, &gid) ||
 		       qp_to_rts(p->sq) || qp_to_rts(p->rq)
 		   ? -1
 		   : 0;
@@ -111,13 +146,19 @@ int main(int argc, char **argv)
 	pthread_t th;
 	int bad = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: atomic_write DEVICE\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: atomic_write DEVICE [PEER]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (pair_open("atomic_write", argv[1], &a, &b))
 		return 1;
+	tctx = argc == 3 ? open_dev(argv[2]) : ctx;
+	tpd = argc == 3 && tctx ? ibv_alloc_pd(tctx) : pd;
+	if (!tpd || ibv_query_gid(tctx, 1, 0, &tgid)) {
+		fprintf(stderr, "atomic_write: no peer %s\n", argv[2]);
+		return 1;
+	}
 	memset(&dx, 0, sizeof(dx));
 	if (ibv_query_device_ex(ctx, NULL, &dx))
 		check(0, "ibv_query_device_ex: %s", strerror(errno));
@@ -129,7 +170,7 @@ int main(int argc, char **argv)
 	q = ibv_create_qp_ex(ctx, &ud);
 	check(!q && errno == EOPNOTSUPP, "a UD QP with IBV_QP_EX_WITH_ATOMIC_WRITE: %s",
 	      q ? "created" : strerror(errno));
-	tmr = ibv_reg_mr(pd, target, sizeof(target),
+	tmr = ibv_reg_mr(tpd, target, sizeof(target),
 			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	check(tmr && !pair_make(&p), "RC pair with IBV_QP_EX_WITH_ATOMIC_WRITE: %s",
 	      tmr ? "ok" : strerror(errno));
@@ -181,7 +222,7 @@ int main(int argc, char **argv)
 	      ibv_wc_status_str(wc.status), ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR));
 	check(!target[2] && !target[3], "nothing written");
 
-	romr = ibv_reg_mr(pd, &target[2], 16, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	romr = ibv_reg_mr(tpd, &target[2], 16, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	check(romr && !pair_make(&p), "a fresh pair, an MR without remote write");
 	if (!romr || !p.x)
 		return 1;

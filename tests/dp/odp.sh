@@ -49,6 +49,13 @@ else
 	show "$T/atomic_write.out"
 fi
 stop_daemon "$D2"
+# The same from uroce1 into memory registered on uroce0: two RNICs.
+if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/atomic_write" uroce1 uroce0 >"$T/aw2.out" 2>&1; then
+	pass "atomic_write uroce1 -> uroce0: $(grep -c '^ok:' "$T/aw2.out") checks"
+else
+	fail "atomic_write uroce1 -> uroce0"
+	show "$T/aw2.out"
+fi
 uroce decode "$T/aw.pcap" >"$T/aw.dec" 2>&1 && grep -q "RC Atomic Write" "$T/aw.dec" &&
 	pass "aw.pcap: $(tail -1 "$T/aw.dec")" || fail "aw.pcap: $(tail -1 "$T/aw.dec")"
 if command -v tshark >/dev/null 2>&1; then
