@@ -123,8 +123,8 @@ int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *srq_attr, int srq
 	int fd = -1, nfds = 0, err;
 
 	if (!resize)
-		return -shim_call(shim_ctx(ibsrq->context), &req, sizeof(req), &resp,
-				  sizeof(resp), NULL, 0, NULL);
+		return -shim_call(shim_ctx(ibsrq->context), &req, sizeof(req), &resp, sizeof(resp),
+				  NULL, 0, NULL);
 	pthread_spin_lock(&wq->lock);
 	err = shim_call(shim_ctx(ibsrq->context), &req, sizeof(req), &resp, sizeof(resp), &fd, 1,
 			&nfds);

@@ -81,16 +81,15 @@ static int to_rtr(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *g)
 
 static int pair_make(struct pair *p)
 {
-	struct ibv_qp_init_attr_ex qa = {.qp_type = IBV_QPT_RC,
-					 .cap = {.max_send_wr = 64, .max_send_sge = 1,
-						 .max_recv_wr = 1, .max_recv_sge = 1},
-					 .comp_mask = IBV_QP_INIT_ATTR_PD |
-						      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-					 .pd = pd,
-					 .send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE};
-	struct ibv_qp_init_attr ra = {.qp_type = IBV_QPT_RC,
-				      .cap = {.max_send_wr = 1, .max_send_sge = 1,
-					      .max_recv_wr = 1, .max_recv_sge = 1}};
+	struct ibv_qp_init_attr_ex qa = {
+	    .qp_type = IBV_QPT_RC,
+	    .cap = {.max_send_wr = 64, .max_send_sge = 1, .max_recv_wr = 1, .max_recv_sge = 1},
+	    .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+	    .pd = pd,
+	    .send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE};
+	struct ibv_qp_init_attr ra = {
+	    .qp_type = IBV_QPT_RC,
+	    .cap = {.max_send_wr = 1, .max_send_sge = 1, .max_recv_wr = 1, .max_recv_sge = 1}};
 
 	p->cq = ibv_create_cq(ctx, 128, NULL, NULL, 0);
 	p->rcq = ibv_create_cq(tctx, 8, NULL, NULL, 0);
@@ -132,12 +131,11 @@ static struct ibv_wc wait_wc(struct ibv_cq *cq)
 int main(int argc, char **argv)
 {
 	struct ibv_device_attr_ex dx;
-	struct ibv_qp_init_attr_ex ud = {.qp_type = IBV_QPT_UD,
-					 .cap = {.max_send_wr = 1, .max_send_sge = 1,
-						 .max_recv_wr = 1, .max_recv_sge = 1},
-					 .comp_mask = IBV_QP_INIT_ATTR_PD |
-						      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-					 .send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE};
+	struct ibv_qp_init_attr_ex ud = {
+	    .qp_type = IBV_QPT_UD,
+	    .cap = {.max_send_wr = 1, .max_send_sge = 1, .max_recv_wr = 1, .max_recv_sge = 1},
+	    .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+	    .send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE};
 	struct ibv_mr *tmr, *romr;
 	struct ibv_qp *q;
 	struct ibv_wc wc;

@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 	if (!rq || !sq || !smr || !rmr)
 		return 1;
 	check(!qp_to_rtr(sq, rq->qp_num) && !qp_to_rtr(rq, sq->qp_num) && !qp_to_rts(sq) &&
-		      !qp_to_rts(rq),
+		  !qp_to_rts(rq),
 	      "connected");
 
 	/* Misuse: EINVAL, and the SRQ stays as it was. */
@@ -191,8 +191,9 @@ int main(int argc, char **argv)
 				bad++;
 				if (bad < 5)
 					printf("receive wr_id %llu: %s, %u bytes, message %u\n",
-					       (unsigned long long)k, ibv_wc_status_str(wc[i].status),
-					       wc[i].byte_len, k < MSGS ? (uint32_t)rbuf[k][0] : 0);
+					       (unsigned long long)k,
+					       ibv_wc_status_str(wc[i].status), wc[i].byte_len,
+					       k < MSGS ? (uint32_t)rbuf[k][0] : 0);
 			}
 			if (k < MSGS && seen[k]++)
 				dup++;
@@ -238,7 +239,7 @@ int main(int argc, char **argv)
 		for (long i = 0; i < 50000000 && !n; i++)
 			n = ibv_poll_cq(rcq, 1, &wc);
 		check(n == 1 && wc.status == IBV_WC_SUCCESS && wc.wr_id == 0 &&
-			      (uint32_t)rbuf[0][0] == 0xabcd,
+			  (uint32_t)rbuf[0][0] == 0xabcd,
 		      "it lands after the shrink (%s)", ibv_wc_status_str(wc.status));
 	}
 	printf("%s: %d failures\n", argv[0], failures);

@@ -350,10 +350,9 @@ static int fake_atomic(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t v
 	struct fake_host *h = ctx;
 	struct fake_mr *m;
 	uint64_t v;
-	int rc = fake_mr_find(h, rkey, va, 8,
-			      op == XPORT_ATOMIC_WRITE ? UROCE_ACCESS_REMOTE_WRITE
-						       : UROCE_ACCESS_REMOTE_ATOMIC,
-			      &m);
+	int rc = fake_mr_find(
+	    h, rkey, va, 8,
+	    op == XPORT_ATOMIC_WRITE ? UROCE_ACCESS_REMOTE_WRITE : UROCE_ACCESS_REMOTE_ATOMIC, &m);
 
 	(void)qp;
 	if (rc)

@@ -129,8 +129,8 @@ START_TEST(test_rows)
 END_TEST
 
 /*
- * Values the list does not have (TSO 10, DRIVER1 11, FLUSH 14, garbage) and every opcode on the QP types that carry none: refused
- * everywhere, by the lookups and by the engine.
+ * Values the list does not have (TSO 10, DRIVER1 11, FLUSH 14, garbage) and every opcode on the QP
+ * types that carry none: refused everywhere, by the lookups and by the engine.
  */
 START_TEST(test_refused)
 {
