@@ -102,7 +102,7 @@ int shim_query_device_ex(struct ibv_context *context, const struct ibv_query_dev
 		return -err;
 	memset(&ex, 0, sizeof(ex));
 	to_verbs_attr(&a, &ex.orig_attr);
-	ex.device_cap_flags_ex = a.device_cap_flags;
+	ex.device_cap_flags_ex = a.device_cap_flags | a.device_cap_flags_ex;
 	ex.completion_timestamp_mask = a.completion_timestamp_mask;
 	ex.hca_core_clock = a.hca_core_clock_khz;
 	ex.cq_mod_caps.max_cq_count = (uint16_t)a.max_cq_moderation_count;

@@ -199,6 +199,10 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 
 	if (!uroce_wr_ok(ibqp->qp_type, wr->opcode))
 		return EINVAL;
+	/* ibv_send_wr has no place for ATOMIC WRITE's 8 bytes: ibv_wr_atomic_write
+	 * only, as with rdma-core's rxe provider (its post_send refuses it). */
+	if (uroce_wr_flags(wr->opcode) & UROCE_WR_F_ATOMIC_WRITE)
+		return EINVAL;
 	if (wr->num_sge < 0)
 		return EINVAL;
 	memset(&w, 0, sizeof(w));
@@ -702,13 +706,17 @@ static void wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint1
 	wr_unsupported(qpx_to_qp(qpx));
 }
 
+/* ATOMIC WRITE: the 8 bytes at atomic_wr are taken now, into the WQE. */
 static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
 			    const void *atomic_wr)
 {
-	(void)rkey;
-	(void)remote_addr;
-	(void)atomic_wr;
-	wr_unsupported(qpx_to_qp(qpx));
+	struct uroce_send_wqe *w = wr_begin(qpx_to_qp(qpx), IBV_WR_ATOMIC_WRITE);
+
+	if (!w)
+		return;
+	w->wr.atomic.remote_addr = remote_addr;
+	w->wr.atomic.rkey = rkey;
+	memcpy(&w->wr.atomic.compare_add, atomic_wr, 8);
 }
 
 static int wr_complete(struct ibv_qp_ex *qpx)

@@ -7,7 +7,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "shim.h"
 
@@ -97,17 +99,61 @@ struct ibv_srq *shim_create_srq_ex(struct ibv_context *context, struct ibv_srq_i
 			  type == IBV_SRQT_XRC ? attr->cq : NULL);
 }
 
-int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask)
+/*
+ * A resize (IBV_SRQ_MAX_WR) moves the SRQ to a new ring that the daemon
+ * fills with the WQEs posted and not yet taken (emu/daemon/verbs/srq.c).
+ * The producer lock is held from before the request until the new ring is
+ * in place, so that no receive is posted into the old ring after the daemon
+ * copied it (it would be lost) and none is copied that a post could still
+ * rewrite; posting threads wait for the round trip. The daemon takes WQEs
+ * and swaps rings on one thread, so none is taken twice.
+ */
+int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *srq_attr, int srq_attr_mask)
 {
+	struct shim_srq *srq = shim_srq(ibsrq);
+	struct shim_wq *wq = &srq->wq;
 	struct uroce_modify_srq_req req = {.hdr.op = UROCE_OP_MODIFY_SRQ,
-					   .handle = srq->handle,
+					   .handle = ibsrq->handle,
 					   .attr_mask = (uint32_t)srq_attr_mask,
 					   .max_wr = srq_attr->max_wr,
 					   .srq_limit = srq_attr->srq_limit};
-	struct uroce_msg_hdr resp;
+	struct uroce_modify_srq_resp resp;
+	struct uroce_ring_hdr *h;
+	bool resize = srq_attr_mask & IBV_SRQ_MAX_WR;
+	int fd = -1, nfds = 0, err;
 
-	return -shim_call(shim_ctx(srq->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0,
-			  NULL);
+	if (!resize)
+		return -shim_call(shim_ctx(ibsrq->context), &req, sizeof(req), &resp, sizeof(resp),
+				  NULL, 0, NULL);
+	pthread_spin_lock(&wq->lock);
+	err = shim_call(shim_ctx(ibsrq->context), &req, sizeof(req), &resp, sizeof(resp), &fd, 1,
+			&nfds);
+	if (!err && nfds != 1)
+		err = -EPROTO;
+	if (err)
+		goto out_unlock;
+	h = shim_map_ring(fd, resp.ring_bytes);
+	if (!h || h->magic != UROCE_RING_MAGIC || h->kind != UROCE_RING_SRQ ||
+	    h->stride != wq->stride || h->prod != wq->prod) {
+		/* The daemon already reads the new ring: posting into the old
+		 * one would lose receives, so this SRQ takes no more (as an
+		 * SRQ whose resize failed on hardware, it is unusable). */
+		err = h ? -EPROTO : -errno;
+		if (h)
+			munmap(h, resp.ring_bytes);
+		wq->max_sge = 0;
+		wq->entries = 0;
+		goto out_unlock;
+	}
+	munmap(wq->ring, wq->bytes);
+	wq->ring = h;
+	wq->bytes = resp.ring_bytes;
+	wq->entries = h->entries;
+	/* Ask the daemon to look: the moved WQEs may be waited for. */
+	shim_doorbell(shim_ctx(ibsrq->context));
+out_unlock:
+	pthread_spin_unlock(&wq->lock);
+	return -err;
 }
 
 int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)

@@ -7,6 +7,7 @@
  * receiver behind one.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <wire/bth.h>
 #include <wire/crc32.h>
@@ -220,11 +221,54 @@ static void wire_icrc_pseudo6(uint8_t h[WIRE_IPV6_BYTES + WIRE_UDP_BYTES], const
 	wire_udp_put(h + WIRE_IPV6_BYTES, sport, dport, udp_len, 0xffff /* masked */);
 }
 
+/*
+ * The state after the pseudo header depends only on its fields, and a
+ * stream repeats them packet after packet (one path each way, MTU-sized
+ * packets): the last few are remembered, per thread, so that a packet
+ * costs only the CRC over its own bytes.
+ */
+#define ICRC_BEGIN4_MEMO 4
+
+struct icrc_begin4_key {
+	uint8_t src[4], dst[4];
+	uint16_t ip_id, frag, sport, dport;
+	uint32_t ib_len;
+};
+
+static __thread struct {
+	struct icrc_begin4_key key[ICRC_BEGIN4_MEMO];
+	uint32_t state[ICRC_BEGIN4_MEMO];
+	bool used[ICRC_BEGIN4_MEMO];
+	unsigned next;
+} icrc_begin4_memo;
+
 uint32_t wire_icrc_begin_udp4(const uint8_t src[4], const uint8_t dst[4], uint16_t ip_id,
 			      uint16_t frag, uint16_t sport, uint16_t dport, size_t ib_len)
 {
 	uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES];
+	struct icrc_begin4_key k;
+	unsigned i;
 
+	if (ib_len > UINT32_MAX) /* no such packet: not remembered */
+		goto compute;
+	memset(&k, 0, sizeof(k));
+	memcpy(k.src, src, 4);
+	memcpy(k.dst, dst, 4);
+	k.ip_id = ip_id;
+	k.frag = frag;
+	k.sport = sport;
+	k.dport = dport;
+	k.ib_len = (uint32_t)ib_len;
+	for (i = 0; i < ICRC_BEGIN4_MEMO; i++)
+		if (icrc_begin4_memo.used[i] && !memcmp(&icrc_begin4_memo.key[i], &k, sizeof(k)))
+			return icrc_begin4_memo.state[i];
+	i = icrc_begin4_memo.next++ % ICRC_BEGIN4_MEMO;
+	wire_icrc_pseudo4(h, src, dst, ip_id, frag, sport, dport, ib_len);
+	icrc_begin4_memo.key[i] = k;
+	icrc_begin4_memo.state[i] = wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
+	icrc_begin4_memo.used[i] = true;
+	return icrc_begin4_memo.state[i];
+compute:
 	wire_icrc_pseudo4(h, src, dst, ip_id, frag, sport, dport, ib_len);
 	return wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
 }

@@ -67,11 +67,11 @@ static void cli_decode_print(FILE *out, int json, int many, const char *path, ui
 		if (many)
 			fprintf(out, "%s:", path);
 		if (cut_at)
-			fprintf(out, "%" PRIu64 " %s (cut at %zu of %zu bytes)\n", frame, line, cut_at,
-				wire_len);
+			fprintf(out, "%" PRIu64 " %s (cut at %zu of %zu bytes)\n", frame, line,
+				cut_at, wire_len);
 		else if (r->gso_count)
-			fprintf(out, "%" PRIu64 " %s (GSO datagram: packet %u of %u)\n", frame, line,
-				r->gso_seg, r->gso_count);
+			fprintf(out, "%" PRIu64 " %s (GSO datagram: packet %u of %u)\n", frame,
+				line, r->gso_seg, r->gso_count);
 		else
 			fprintf(out, "%" PRIu64 " %s\n", frame, line);
 	}

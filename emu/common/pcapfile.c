@@ -155,13 +155,14 @@ static void gso_packet(struct common_pcap_reader *r, struct wire_decoded *d, siz
 	memcpy(o + hdr, r->gso + hdr + (size_t)i * UROCE_GSO_SEG_BYTES, UROCE_GSO_SEG_BYTES);
 	wire_put_be16(udp + 4, (uint16_t)(WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
 	if (f->ip_version == 4) {
-		wire_put_be16(ip + 2, (uint16_t)(f->ip_hdr_len + WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
+		wire_put_be16(ip + 2,
+			      (uint16_t)(f->ip_hdr_len + WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
 		wire_put_be16(ip + 4, (uint16_t)(f->ip_id + i));
 		wire_put_be16(ip + 10, 0);
 		wire_put_be16(ip + 10, wire_inet_csum(ip, f->ip_hdr_len));
 	} else {
-		wire_put_be16(ip + 4, (uint16_t)(f->ip_hdr_len - 40 + WIRE_UDP_BYTES +
-						 UROCE_GSO_SEG_BYTES));
+		wire_put_be16(
+		    ip + 4, (uint16_t)(f->ip_hdr_len - 40 + WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
 	}
 	r->gso_seg = i + 1;
 	if (wire_len)
@@ -238,8 +239,7 @@ int common_pcap_next(struct common_pcap_reader *r, struct wire_decoded *d, size_
 	if (d->reason == WIRE_R_NOT_ROCE)
 		return 1;
 	d->icrc = WIRE_ICRC_UNCHECKED;
-	if (d->reason == WIRE_R_OK &&
-	    d->frame.ib_off + d->pkt.payload_off > (size_t)h->caplen)
+	if (d->reason == WIRE_R_OK && d->frame.ib_off + d->pkt.payload_off > (size_t)h->caplen)
 		d->reason = WIRE_R_SHORT_FOR_OPCODE;
 	return 1;
 }

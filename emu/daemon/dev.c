@@ -41,9 +41,12 @@
 #define IBV_DEV_CURR_QP_STATE_MOD (1u << 7)
 #define IBV_DEV_SYS_IMAGE_GUID (1u << 11)
 #define IBV_DEV_RC_RNR_NAK_GEN (1u << 12)
+#define IBV_DEV_SRQ_RESIZE (1u << 13)
 #define IBV_DEV_MEM_WINDOW (1u << 17)
 #define IBV_DEV_MEM_WINDOW_TYPE_2B (1u << 24)
 #define IBV_DEV_XRC (1u << 20)
+/* ATOMIC WRITE (IBA 1.5), in device_cap_flags_ex (rdma/ib_user_verbs.h). */
+#define IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL (1ull << 40)
 
 /* A generic vendor: rdma-core tools (perftest) then take their generic
  * paths: ibv_post_send, no inline by default (ABI.md section 4). */
@@ -668,8 +671,9 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->max_qp = l->max_qp;
 	a->max_qp_wr = l->max_qp_wr;
 	a->device_cap_flags = IBV_DEV_UD_AV_PORT_ENFORCE | IBV_DEV_CURR_QP_STATE_MOD |
-			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN | IBV_DEV_MEM_WINDOW |
-			      IBV_DEV_MEM_WINDOW_TYPE_2B | IBV_DEV_XRC;
+			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN | IBV_DEV_SRQ_RESIZE |
+			      IBV_DEV_MEM_WINDOW | IBV_DEV_MEM_WINDOW_TYPE_2B | IBV_DEV_XRC;
+	a->device_cap_flags_ex = IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL;
 	a->max_sge = l->max_sge;
 	a->max_sge_rd = l->max_sge_rd;
 	a->max_cq = l->max_cq;

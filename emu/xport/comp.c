@@ -380,8 +380,9 @@ static void comp_read_resp(struct xport_qp *qp, struct xport_swqe *w, const stru
 	uint64_t want;
 	int rc;
 
-	if (w->wr.opcode != UROCE_WR_RDMA_READ) {
-		/* rxe: a READ response for another request is fatal. */
+	if (w->wr.opcode != UROCE_WR_RDMA_READ && w->wr.opcode != UROCE_WR_ATOMIC_WRITE) {
+		/* rxe: a READ response for another request is fatal (an
+		 * ATOMIC WRITE is answered by one of no data). */
 		xport__comp_complete(qp, w, UROCE_WC_FATAL_ERR);
 		return;
 	}

@@ -5,8 +5,8 @@
  * UDP socket does not show. When the net layer saw the IP header
  * (rt.ip_id_known, a raw socket) the check is exact for every sender. When
  * it did not, the check first assumes what a uroce peer sends (DF and ID
- * 0, or for a segment of a GSO send its index, rt.ip_id_guess); a packet that does not match is solved for its ID (wire's ID
- * solver: the CRC is linear in the 16 ID bits; one solver is kept per
+ * 0, or for a segment of a GSO send its index, rt.ip_id_guess); a packet that does not match is
+ * solved for its ID (wire's ID solver: the CRC is linear in the 16 ID bits; one solver is kept per
  * recent packet length), and the
  * device's mode decides whether that ID is believable:
  *

@@ -100,6 +100,9 @@ uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t
 	/* A local operation moves no data: it has no buffers. */
 	if (wr_flags & UROCE_WR_F_LOCAL)
 		return is_inline || wqe->num_sge ? UROCE_WC_LOC_QP_OP_ERR : UROCE_WC_SUCCESS;
+	/* ATOMIC WRITE carries its 8 bytes in the WQE: no buffers either. */
+	if (wr_flags & UROCE_WR_F_ATOMIC_WRITE)
+		return is_inline || wqe->num_sge ? UROCE_WC_LOC_QP_OP_ERR : UROCE_WC_SUCCESS;
 	if (wqe->num_sge > XPORT_MAX_SGE)
 		return UROCE_WC_LOC_QP_OP_ERR;
 	/* Inline data only makes sense for what carries a payload. */
@@ -270,6 +273,39 @@ static int req_send_read(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	qp->req.idx++;
 	xport__route(qp, &rt);
 	xport__xmit(qp, &rt, pkt, info->hdr_bytes, 0);
+	return 0;
+}
+
+/*
+ * ATOMIC WRITE (IBA 1.5): one packet, RETH (DMA length 8) and the 8 bytes
+ * the WR gave, taken into the WQE when it was posted; answered, as rxe
+ * does, by a zero-length RDMA READ Response Only, so it waits like a READ.
+ */
+static int req_send_atomic_write(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
+{
+	uint32_t psn = qp->req.psn;
+	struct xport_route rt;
+	int op = xport__req_opcode(qp->type, w->wr.opcode, true, true);
+	const struct wire_opcode_info *info;
+	struct wire_reth *reth;
+
+	if (op < 0)
+		return UROCE_WC_LOC_QP_OP_ERR;
+	info = wire_opcode_info((uint8_t)op);
+	reth = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+	req_bth(qp, w, pkt, info, psn, true, 8);
+	wire_reth_set_va(reth, w->wr.remote_addr);
+	wire_reth_set_rkey(reth, w->wr.rkey);
+	wire_reth_set_dmalen(reth, 8);
+	memcpy(pkt + info->hdr_bytes, &w->wr.compare_add, 8);
+	req_note(qp, w, psn);
+	req_sent_psns(qp, psn, 1, true);
+	qp->req.noack_pkts = 0;
+	qp->req.rd_atomic++;
+	w->state = XPORT_WQE_PENDING;
+	qp->req.idx++;
+	xport__route(qp, &rt);
+	xport__xmit(qp, &rt, pkt, info->hdr_bytes + 8, 8);
 	return 0;
 }
 
@@ -543,6 +579,8 @@ void xport__req_run(struct xport_qp *qp)
 		}
 		if (w->wr.opcode == UROCE_WR_RDMA_READ)
 			rc = req_send_read(qp, w, pkt);
+		else if (wr_flags & UROCE_WR_F_ATOMIC_WRITE)
+			rc = req_send_atomic_write(qp, w, pkt);
 		else if (wr_flags & UROCE_WR_F_ATOMIC)
 			rc = req_send_atomic(qp, w, pkt);
 		else

@@ -379,6 +379,52 @@ static void resp_atomic(struct xport_qp *qp, const struct xport_pkt *pkt)
 	resp_atomic_ack(qp, pkt->psn, orig);
 }
 
+/*
+ * ATOMIC WRITE (IBA 1.5; rxe atomic_write_reply): the 8 bytes of payload
+ * stored at an 8-byte aligned VA of memory with remote write access
+ * (ops->atomic, XPORT_ATOMIC_WRITE), answered as rxe answers it, by a
+ * zero-length RDMA READ Response Only. The answer is kept in a responder
+ * resource, as a READ's, so a duplicate is answered again and never
+ * executed twice (C9-105). A misaligned VA or a DMA length other than 8 is
+ * NAKed Invalid Request (rxe: RESPST_ERR_MISALIGNED_ATOMIC), a key without
+ * remote write Remote Access Error.
+ */
+static void resp_atomic_write(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	const struct wire_reth *reth =
+	    (const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
+	uint64_t va = wire_reth_get_va(reth), val, orig;
+	uint32_t rkey = wire_reth_get_rkey(reth);
+	struct xport_res *res;
+	int rc;
+
+	if (!qp->attr.max_dest_rd_atomic || va & 7 || wire_reth_get_dmalen(reth) != 8 ||
+	    pkt->paylen != 8) {
+		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	memcpy(&val, pkt->payload, 8); /* the bytes as sent, stored as they are */
+	rc = qp->dev->ops->atomic(qp->dev->ctx, qp, rkey, va, XPORT_ATOMIC_WRITE, val, 0, &orig);
+	if (rc) {
+		resp_fatal(qp, pkt, resp_rkey_nak(rc), UROCE_WC_REM_ACCESS_ERR);
+		return;
+	}
+	xport__count(qp, XPORT_CNT_ATOMIC_EXECUTED, 1);
+	res = resp_res_alloc(qp);
+	res->type = XPORT_RES_READ; /* its answer is a READ response of no data */
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->va_org = va;
+	res->rkey = rkey;
+	res->va = va;
+	res->cur_psn = pkt->psn;
+	res->xrc_srqn = qp->resp.xrc_srqn;
+	qp->resp.psn = wire_psn_add(pkt->psn, 1);
+	qp->resp.msn = (qp->resp.msn + 1) & 0xffffffu;
+	xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
+	resp_start_stream(qp, res);
+}
+
 /* ---- duplicates ------------------------------------------------------- */
 
 static struct xport_res *resp_find_res(struct xport_qp *qp, uint32_t psn, uint8_t type)
@@ -450,6 +496,21 @@ static void resp_duplicate(struct xport_qp *qp, const struct xport_pkt *pkt)
 		resp_start_stream(qp, res);
 		return;
 	}
+	if (pkt->mask & WIRE_ATOMIC_WRITE_MASK) {
+		res = resp_find_res(qp, pkt->psn, XPORT_RES_READ);
+		if (!res || res->length || res->first_psn != pkt->psn) {
+			xport__drop(qp->dev, qp, XPORT_DROP_DUP_NO_RES);
+			return;
+		}
+		/* Executed once: only its (empty) answer is sent again. */
+		xport__count(qp, XPORT_CNT_ATOMIC_REPLAYED, 1);
+		res->va = res->va_org;
+		res->resid = 0;
+		res->cur_psn = pkt->psn;
+		res->started = false;
+		resp_start_stream(qp, res);
+		return;
+	}
 	if (pkt->mask & WIRE_ATOMIC_MASK) {
 		res = resp_find_res(qp, pkt->psn, XPORT_RES_ATOMIC);
 		if (!res) {
@@ -477,7 +538,10 @@ static bool resp_op_allowed(const struct xport_qp *qp, uint32_t mask)
 		return qp->attr.access & UROCE_ACCESS_REMOTE_READ;
 	if (mask & WIRE_ATOMIC_MASK)
 		return qp->attr.access & UROCE_ACCESS_REMOTE_ATOMIC;
-	return false; /* FLUSH, ATOMIC WRITE: not supported */
+	/* ATOMIC WRITE: RC only, as the WR (rxe: RC only). */
+	if (mask & WIRE_ATOMIC_WRITE_MASK)
+		return qp->type == UROCE_QPT_RC && qp->attr.access & UROCE_ACCESS_REMOTE_WRITE;
+	return false; /* FLUSH: not supported */
 }
 
 /* Does this packet need a receive WQE (SEND, or the end of a WRITE with immediate)? */
@@ -738,6 +802,10 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	if (mask & WIRE_ATOMIC_MASK) {
 		resp_atomic(qp, pkt);
+		return;
+	}
+	if (mask & WIRE_ATOMIC_WRITE_MASK) {
+		resp_atomic_write(qp, pkt);
 		return;
 	}
 	if (resp_needs_wqe(mask) && !resp_take_wqe(qp)) {

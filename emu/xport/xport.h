@@ -115,6 +115,7 @@ enum xport_dma {
 enum xport_atomic_op {
 	XPORT_ATOMIC_CMP_SWP,
 	XPORT_ATOMIC_FETCH_ADD,
+	XPORT_ATOMIC_WRITE, /* ATOMIC WRITE: compare_add stored, needs remote write access */
 };
 
 /*
@@ -256,7 +257,10 @@ struct xport_ops {
 	 * Execute an 8-byte atomic at va (8-byte aligned, checked by the
 	 * engine) under R_Key rkey with REMOTE_ATOMIC access, atomically with
 	 * respect to every other atomic of the device. *orig receives the
-	 * previous value (host order). Errors as dma_rkey.
+	 * previous value (host order). XPORT_ATOMIC_WRITE stores the 8 bytes
+	 * of compare_add as they are (no byte order: the payload's bytes)
+	 * under REMOTE_WRITE access, as one store with respect to every other
+	 * access of the device; *orig is not set. Errors as dma_rkey.
 	 */
 	int (*atomic)(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va,
 		      enum xport_atomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig);

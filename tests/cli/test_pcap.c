@@ -364,8 +364,8 @@ static size_t gso_frame(uint8_t *buf, unsigned bad)
 			ib[k] = (uint8_t)(k * 13 + i);
 		wire_icrc_put(ib + ib_len,
 			      wire_icrc_end(wire_icrc_add_ib(
-				  wire_icrc_begin_udp4(src, dst, (uint16_t)i, WIRE_IPV4_DF, 4791, 4791,
-						       ib_len),
+				  wire_icrc_begin_udp4(src, dst, (uint16_t)i, WIRE_IPV4_DF, 4791,
+						       4791, ib_len),
 				  0, ib, ib_len)));
 		if (i == bad)
 			ib[100] ^= 1;
@@ -404,7 +404,8 @@ START_TEST(test_pcap_gso_datagram)
 			ck_assert_int_eq(common_pcap_next(&r, &d, &wire_len, err, sizeof(err)), 1);
 			ck_assert_msg(d.reason == WIRE_R_OK, "%s", wire_reason_name(d.reason));
 			ck_assert_uint_eq(d.pkt.opcode, WIRE_OP_RC_RDMA_WRITE_MIDDLE);
-			ck_assert_uint_eq(wire_bth_get_psn((const struct wire_bth *)d.pkt.ib), 100 + i);
+			ck_assert_uint_eq(wire_bth_get_psn((const struct wire_bth *)d.pkt.ib),
+					  100 + i);
 			ck_assert_uint_eq(d.frame.ip_id, i);
 			ck_assert_int_eq(d.frame.ip_csum_ok, 1);
 			ck_assert_uint_eq(wire_len, 28 + 4112);

@@ -152,9 +152,10 @@ START_TEST(test_opcode_per_type)
 			struct uroce_send_wqe *s = send_hdr(op, 0);
 			struct xport_wqe w;
 			uint32_t ah, st;
-			/* A local operation (BIND_MW, LOCAL_INV) with a buffer is malformed. */
-			bool ok =
-			    uroce_wr_ok(types[t], op) && !(uroce_wr_flags(op) & UROCE_WR_F_LOCAL);
+			/* A local operation (BIND_MW, LOCAL_INV) or an ATOMIC WRITE
+			 * (its data is in the WQE) with a buffer is malformed. */
+			bool ok = uroce_wr_ok(types[t], op) &&
+				  !(uroce_wr_flags(op) & (UROCE_WR_F_LOCAL | UROCE_WR_F_ATOMIC_WRITE));
 
 			s->num_sge = 1;
 			put_sge(0, 0x1000, 8, 0x100);

@@ -36,6 +36,11 @@ via_cmd run
 # ---- a forger on the peer's address, another port
 AS_OTHER=()
 who="this user"
+# The build and source trees may lie where uid 65534 cannot go (a private
+# temporary directory, a home): it runs copies, from $T.
+NB=$T/nobody-bin
+mkdir -p "$NB" && cp "$UROCE_BIN/uroced" "$P" "$UROCE_LIB/liburoce.so" "$(dirname "$0")/forge.py" \
+	"$NB/" && chmod 755 "$NB" "$NB"/*
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	AS_OTHER=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	who="uid 65534"
@@ -44,7 +49,7 @@ coproc TGT { "${VIA[@]}" timeout -k 5 60 "$P" target uroce0 uroce1 2>"$T/target.
 read -r -t 30 ready <&"${TGT[0]}" || ready=""
 if [[ "$ready" =~ ^ready\ qpn=(0x[0-9a-f]+)\ psn=(0x[0-9a-f]+)\ rkey=(0x[0-9a-f]+)\ va=(0x[0-9a-f]+)$ ]]; then
 	pass "target connected: $ready"
-	"${AS_OTHER[@]}" "$PY" "$(dirname "$0")/forge.py" "$ADDR1" "$ADDR0" 4791 "${BASH_REMATCH[1]}" \
+	"${AS_OTHER[@]}" "$PY" "$NB/forge.py" "$ADDR1" "$ADDR0" 4791 "${BASH_REMATCH[1]}" \
 		"${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" "${BASH_REMATCH[4]}" >"$T/forge.out" 2>&1 ||
 		fail "forge.py: $(cat "$T/forge.out")"
 	sleep 0.5
@@ -89,7 +94,7 @@ out=$("${VIA[@]}" timeout 30 "$P" fork_reg uroce1 2>&1) && rc=0 || rc=$?
 if [ ${#AS_OTHER[@]} -gt 0 ]; then
 	N=$T/nobody-run
 	mkdir -m 0700 "$N" && chown 65534:65534 "$N"
-	"${AS_OTHER[@]}" "$UROCE_BIN/uroced" --name nobody0 --addr "$E2E_NET.8" --rundir "$N" \
+	"${AS_OTHER[@]}" "$NB/uroced" --name nobody0 --addr "$E2E_NET.8" --rundir "$N" \
 		2>"$T/nobody0.log" 9>&- &
 	NPID=$!
 	BG_PIDS="$BG_PIDS $NPID"
@@ -100,8 +105,8 @@ if [ ${#AS_OTHER[@]} -gt 0 ]; then
 	q() { # AS... -- QKEY
 		local -a as=()
 		while [ "$1" != -- ]; do as+=("$1"); shift; done
-		"${as[@]}" env UROCE_RUNDIR="$N" LD_PRELOAD="$UROCE_LIB/liburoce.so" timeout 20 \
-			"$P" qkey nobody0 "$2" 2>&1
+		"${as[@]}" env UROCE_RUNDIR="$N" LD_PRELOAD="$NB/liburoce.so" timeout 20 \
+			"$NB/${P##*/}" qkey nobody0 "$2" 2>&1
 	}
 	out=$(q "${AS_OTHER[@]}" -- 0x80010000)
 	[ "$out" = "qkey 0x80010000: Operation not permitted" ] &&

@@ -30,8 +30,9 @@
  * -a applies SPEC to frames from IFACE_A to IFACE_B, -b to the other way,
  * -x to both. SPEC is a comma list of key=value: loss=PCT, dup=PCT,
  * reorder=PCT, reorder_delay=MS, corrupt=PCT, delay=MS, jitter=MS,
- * outage=START+LEN (seconds after the tool started). PCT and MS may have
- * decimals.
+ * outage=START+LEN (seconds after the tool started), acks=0 (RoCEv2
+ * Acknowledge and Atomic Acknowledge packets pass untouched, counted as
+ * spared). PCT and MS may have decimals.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -58,12 +59,13 @@
 /* What happens to matching frames going one way. */
 struct impair_spec {
 	double loss, dup, reorder, corrupt; /* percent */
+	bool spare_acks;		    /* acks=0: RoCEv2 Acknowledge packets pass untouched */
 	uint64_t reorder_ns, delay_ns, jitter_ns;
 	uint64_t outage_start_ns, outage_len_ns; /* outage_len_ns 0 = none */
 };
 
 struct impair_stats {
-	uint64_t in, sent, passed, lost, outage, dup, reordered, corrupted, tx_err;
+	uint64_t in, sent, passed, lost, outage, dup, reordered, corrupted, tx_err, spared;
 	/* frames held for a delay: how long each was meant to be held (the
 	 * tool's own decision, independent of the machine's load), and how late
 	 * the tool released the latest one */
@@ -244,6 +246,14 @@ static void handle(struct impair_dir *d, uint8_t *buf, size_t len, bool all, uin
 		send_frame(d, buf, len);
 		return;
 	}
+	/* BTH opcodes whose low five bits are 0x11 or 0x12: Acknowledge and
+	 * Atomic Acknowledge, of RC (0x11, 0x12) and XRC (0xB1, 0xB2). */
+	if (s->spare_acks && off && len > vnet + off &&
+	    ((buf[vnet + off] & 0x1f) == 0x11 || (buf[vnet + off] & 0x1f) == 0x12)) {
+		d->st.spared++;
+		send_frame(d, buf, len);
+		return;
+	}
 	d->st.in++;
 	if (in_outage(s, t, t0, manual_end)) {
 		d->st.outage++;
@@ -405,6 +415,8 @@ static int parse_spec(const char *arg, struct impair_spec *s)
 			s->delay_ns = ms_ns(v);
 		else if (!strcmp(kv, "jitter"))
 			s->jitter_ns = ms_ns(v);
+		else if (!strcmp(kv, "acks") && (v == 0 || v == 1))
+			s->spare_acks = v == 0;
 		else
 			rc = -EINVAL;
 	}
@@ -421,7 +433,7 @@ static void print_stats(FILE *f, const struct impair_dir *d)
 	fprintf(f,
 		"%s in %llu sent %llu passed %llu lost %llu outage %llu dup %llu reordered %llu "
 		"corrupted %llu tx_err %llu held %llu hold_min_us %llu hold_avg_us %llu "
-		"hold_max_us %llu late_max_us %llu\n",
+		"hold_max_us %llu late_max_us %llu spared %llu\n",
 		d->name, (unsigned long long)s->in, (unsigned long long)s->sent,
 		(unsigned long long)s->passed, (unsigned long long)s->lost,
 		(unsigned long long)s->outage, (unsigned long long)s->dup,
@@ -429,7 +441,8 @@ static void print_stats(FILE *f, const struct impair_dir *d)
 		(unsigned long long)s->tx_err, (unsigned long long)s->held,
 		(unsigned long long)(s->hold_min_ns / 1000),
 		(unsigned long long)(s->held ? s->hold_sum_ns / s->held / 1000 : 0),
-		(unsigned long long)(s->hold_max_ns / 1000), (unsigned long long)(s->late_max_ns / 1000));
+		(unsigned long long)(s->hold_max_ns / 1000),
+		(unsigned long long)(s->late_max_ns / 1000), (unsigned long long)s->spared);
 }
 
 static void on_signal(int sig)

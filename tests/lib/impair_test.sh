@@ -140,6 +140,18 @@ expect "per direction: A->B lost all, B->A lost none" "$(val oneway_ab received)
 	"$(val oneway_ba unique)" = 200 -a "$(impair_count a-\>b lost)" = 200 -a \
 	"$(impair_count b-\>a lost)" = 0
 
+# acks=0: datagrams whose first byte reads as an RC Acknowledge (0x11) pass
+# untouched under 100 % loss, counted as spared; a SEND Middle (0x01) is lost
+export IMPAIR_PROBE_LEAD=11
+run_case acks "--seed 11 -x loss=100,acks=0" 4791 $N 0 1
+expect "acks=0: every Acknowledge passes a 100 % loss, spared" "$(val acks unique)" = $N -a \
+	"$(impair_count a-\>b spared)" = $N -a "$(impair_count a-\>b lost)" = 0
+export IMPAIR_PROBE_LEAD=01
+run_case noack "--seed 11 -x loss=100,acks=0" 4791 200 0 1
+expect "acks=0: a SEND Middle is still lost" "$(val noack received)" = 0 -a \
+	"$(impair_count a-\>b lost)" = 200 -a "$(impair_count a-\>b spared)" = 0
+unset IMPAIR_PROBE_LEAD
+
 # not RoCEv2: passes untouched
 run_case other "--seed 10 -x loss=100,corrupt=100" 9999 $N 0 1
 expect "frames that do not match pass untouched" "$(val other unique)" = $N -a \

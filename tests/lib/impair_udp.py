@@ -13,6 +13,7 @@ run of consecutive missing sequences), last (the highest), missing_hash
 (which ones are missing, to compare two runs), delay_min/avg/max_ms. It only talks to the address it is given.
 """
 import hashlib
+import os
 import socket
 import struct
 import sys
@@ -22,6 +23,11 @@ SO_NO_CHECK = 11
 HDR = struct.Struct("!IQ")
 
 
+# IMPAIR_PROBE_LEAD=HEX: each datagram starts with that byte (read as a BTH
+# opcode by the tool: 11 looks like an RC Acknowledge), which recv skips.
+LEAD = bytes.fromhex(os.environ.get("IMPAIR_PROBE_LEAD", ""))
+
+
 def send(addr, port, n, gap_us=0):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, SO_NO_CHECK, 1)
@@ -29,7 +35,7 @@ def send(addr, port, n, gap_us=0):
     pad = bytes(range(64))
     for i in range(n):
         body = HDR.pack(i, time.monotonic_ns()) + pad
-        s.sendto(body + hashlib.sha1(body).digest()[:8], (addr, port))
+        s.sendto(LEAD + body + hashlib.sha1(body).digest()[:8], (addr, port))
         if gap_us:
             time.sleep(gap_us / 1e6)
 
@@ -52,6 +58,7 @@ def recv(addr, port, idle):
             break
         now = time.monotonic_ns()
         got += 1
+        data = data[len(LEAD):]
         body, tag = data[:-8], data[-8:]
         if len(data) < HDR.size + 8 or hashlib.sha1(body).digest()[:8] != tag:
             corrupt += 1

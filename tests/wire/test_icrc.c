@@ -218,9 +218,10 @@ START_TEST(test_icrc_id_delta)
 	    sizeof(ib)));
 	ck_assert_uint_eq(wire_icrc_id_delta(basis, 0), 0);
 	for (uint32_t id = 1; id < 0x10000; id += id < 64 ? 1 : 0x0fed) {
-		uint32_t want = wire_icrc_end(wire_icrc_add_ib(
-		    wire_icrc_begin_udp4(src, dst, (uint16_t)id, WIRE_IPV4_DF, 4791, 4791, sizeof(ib)),
-		    0, ib, sizeof(ib)));
+		uint32_t want = wire_icrc_end(
+		    wire_icrc_add_ib(wire_icrc_begin_udp4(src, dst, (uint16_t)id, WIRE_IPV4_DF,
+							  4791, 4791, sizeof(ib)),
+				     0, ib, sizeof(ib)));
 
 		ck_assert_uint_eq(icrc0 ^ wire_icrc_id_delta(basis, (uint16_t)id), want);
 	}

@@ -350,11 +350,18 @@ static int fake_atomic(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t v
 	struct fake_host *h = ctx;
 	struct fake_mr *m;
 	uint64_t v;
-	int rc = fake_mr_find(h, rkey, va, 8, UROCE_ACCESS_REMOTE_ATOMIC, &m);
+	int rc = fake_mr_find(
+	    h, rkey, va, 8,
+	    op == XPORT_ATOMIC_WRITE ? UROCE_ACCESS_REMOTE_WRITE : UROCE_ACCESS_REMOTE_ATOMIC, &m);
 
 	(void)qp;
 	if (rc)
 		return rc;
+	if (op == XPORT_ATOMIC_WRITE) {
+		memcpy((void *)(uintptr_t)va, &compare_add, 8); /* the bytes as sent */
+		h->atomics++;
+		return 0;
+	}
 	memcpy(&v, (void *)(uintptr_t)va, 8);
 	*orig = v;
 	if (op == XPORT_ATOMIC_CMP_SWP) {

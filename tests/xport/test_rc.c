@@ -348,6 +348,83 @@ START_TEST(test_atomics)
 }
 END_TEST
 
+/*
+ * ATOMIC WRITE (IBA 1.5): RETH + the WQE's 8 bytes, stored as sent,
+ * answered by a zero-length READ Response Only (rxe), completing as
+ * IBV_WC_ATOMIC_WRITE; a duplicate gets the answer again and is not
+ * executed twice.
+ */
+START_TEST(test_atomic_write)
+{
+	static const char bytes[8] = "ABCDEFGH";
+	struct xport_wqe w;
+	uint8_t again[8] = "ZZZZZZZZ";
+
+	env = fake_env_new(61, UROCE_QPT_RC, NULL);
+	fake_wqe(&w, 1, UROCE_WR_ATOMIC_WRITE, UROCE_SEND_SIGNALED, NULL, 0, 0);
+	fake_wqe_remote(&w, env->mb, 64);
+	memcpy(&w.compare_add, bytes, 8);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_ATOMIC_WRITE), 1);
+	ck_assert_uint_eq(pkt_at(0, 0)->paylen, 8);
+	ck_assert_uint_eq(pkt_at(0, 0)->dmalen, 8);
+	ck_assert(pkt_at(0, 0)->ackreq);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 1);
+	ck_assert_uint_eq(pkt_at(1, 0)->paylen, 0);
+	ck_assert_uint_eq(pkt_at(1, 0)->psn, env->conn.psn_a);
+	ck_assert_uint_eq(pkt_at(1, 0)->msn, 1);
+	ck_assert_mem_eq(env->mb->buf + 64, bytes, 8);
+	ck_assert_uint_eq(env->b.atomics, 1);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_ATOMIC_WRITE);
+	assert_no_drops();
+
+	/* The same PSN again, other bytes: answered, not executed (C9-105). */
+	fake_send_req(env->qa, WIRE_OP_RC_ATOMIC_WRITE, env->conn.psn_a, true, again, 8,
+		      (uint64_t)(uintptr_t)env->mb->buf + 64, env->mb->key, 8);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 2);
+	ck_assert_mem_eq(env->mb->buf + 64, bytes, 8);
+	ck_assert_uint_eq(env->b.atomics, 1);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_RTS);
+}
+END_TEST
+
+/* Misuse: a VA not 8-byte aligned is an invalid request (rxe), memory
+ * without remote write a remote access error; nothing is written. */
+static void check_atomic_write_error(size_t off, uint32_t access, uint32_t want)
+{
+	struct xport_wqe w;
+	struct fake_mr *m;
+	uint64_t v = 0x1122334455667788ull, zero = 0;
+
+	env = fake_env_new(62 + off, UROCE_QPT_RC, NULL);
+	m = access == FAKE_ALL_ACCESS ? env->mb : fake_mr_reg(&env->b, 64, access);
+	fake_wqe(&w, 1, UROCE_WR_ATOMIC_WRITE, UROCE_SEND_SIGNALED, NULL, 0, 0);
+	fake_wqe_remote(&w, m, off);
+	w.compare_add = v;
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, want);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_ATOMIC_WRITE);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 0);
+	ck_assert_uint_eq(env->b.atomics, 0);
+	ck_assert_mem_eq(m->buf + (off & ~(size_t)7), &zero, 8);
+	teardown();
+}
+
+START_TEST(test_atomic_write_errors)
+{
+	check_atomic_write_error(65, FAKE_ALL_ACCESS, UROCE_WC_REM_INV_REQ_ERR);
+	check_atomic_write_error(8, UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC,
+				 UROCE_WC_REM_ACCESS_ERR);
+}
+END_TEST
+
 START_TEST(test_inline)
 {
 	struct xport_wqe w;
@@ -935,6 +1012,8 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_read_multi);
 	tcase_add_test(tc, test_read_zero_and_only);
 	tcase_add_test(tc, test_atomics);
+	tcase_add_test(tc, test_atomic_write);
+	tcase_add_test(tc, test_atomic_write_errors);
 	tcase_add_test(tc, test_inline);
 	tcase_add_test(tc, test_multi_sge);
 	tcase_add_test(tc, test_signaling);

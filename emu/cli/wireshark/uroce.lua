@@ -12,9 +12,12 @@
 -- uroce.icrc.calc and uroce.icrc.wire (the CRC values as uroce decode prints
 -- them), an expert-info warning on a bad ICRC, and uroce.annotation, the
 -- pcapng frame comment uroce writes on each packet (usable as a column).
--- The one header it decodes is the XRCETH of XRC requests (uroce.xrceth.srqn,
--- uroce.xrceth.reserved), which Wireshark 4.0's dissector leaves as
--- "Unknown/Vendor Specific Data"; it changes nothing Wireshark shows.
+-- The headers it decodes are two that Wireshark 4.0's dissector leaves as
+-- "Unknown/Vendor Specific Data": the XRCETH of XRC requests
+-- (uroce.xrceth.srqn, uroce.xrceth.reserved) and the RC ATOMIC WRITE of
+-- IBA 1.5 (opcode 0x1D, which Wireshark 4.0 calls "Unknown (29)": its RETH
+-- as uroce.atomic_write.va, .rkey, .dmalen and its 8 bytes as
+-- uroce.atomic_write.data); it changes nothing Wireshark shows.
 -- Install: `uroce wireshark-plugin install`, or use it once with
 -- `tshark -X lua_script:uroce.lua`. Needs Wireshark 3.x/4.x (Lua 5.2, bit32).
 
@@ -27,7 +30,13 @@ local f_note = ProtoField.string("uroce.annotation", "uroce annotation")
 local f_xrceth = ProtoField.bytes("uroce.xrceth", "XRC Extended Transport Header")
 local f_xrc_resv = ProtoField.uint8("uroce.xrceth.reserved", "Reserved", base.HEX)
 local f_xrc_srqn = ProtoField.uint24("uroce.xrceth.srqn", "XRC SRQ number", base.HEX)
-uroce.fields = { f_icrc, f_calc, f_wire, f_note, f_xrceth, f_xrc_resv, f_xrc_srqn }
+local f_aw = ProtoField.bytes("uroce.atomic_write", "RDMA ATOMIC WRITE (IBA 1.5)")
+local f_aw_va = ProtoField.uint64("uroce.atomic_write.va", "Virtual Address", base.HEX)
+local f_aw_rkey = ProtoField.uint32("uroce.atomic_write.rkey", "Remote Key", base.HEX)
+local f_aw_len = ProtoField.uint32("uroce.atomic_write.dmalen", "DMA Length", base.DEC)
+local f_aw_data = ProtoField.bytes("uroce.atomic_write.data", "Data (8 bytes)")
+uroce.fields = { f_icrc, f_calc, f_wire, f_note, f_xrceth, f_xrc_resv, f_xrc_srqn,
+                 f_aw, f_aw_va, f_aw_rkey, f_aw_len, f_aw_data }
 
 local e_bad = ProtoExpert.new("uroce.icrc.bad.expert", "Bad ICRC",
                               expert.group.CHECKSUM, expert.severity.WARN)
@@ -118,6 +127,17 @@ local function add_xrceth(tvb, t, boff, blen)
     x:add(f_xrc_srqn, tvb:range(boff + 13, 3))
 end
 
+-- RC ATOMIC WRITE (opcode 0x1D, IBA 1.5): BTH, RETH (VA 8, R_Key 4, DMA
+-- length 4), then the 8 bytes written; blen counts BTH to the ICRC.
+local function add_atomic_write(tvb, t, boff, blen)
+    if tvb:range(boff, 1):uint() ~= 0x1D or blen < 12 + 16 + 8 + 4 then return end
+    local a = t:add(f_aw, tvb:range(boff + 12, 24))
+    a:add(f_aw_va, tvb:range(boff + 12, 8))
+    a:add(f_aw_rkey, tvb:range(boff + 20, 4))
+    a:add(f_aw_len, tvb:range(boff + 24, 4))
+    a:add(f_aw_data, tvb:range(boff + 28, 8))
+end
+
 function uroce.dissector(tvb, pinfo, tree)
     local comments = { fx_comment() }
     if #comments > 0 then
@@ -137,7 +157,10 @@ function uroce.dissector(tvb, pinfo, tree)
     if not ipfi then return end
 
     local t = tree:add(uroce, tvb:range(uoff))
-    if uoff + 8 + 16 <= tvb:len() then add_xrceth(tvb, t, uoff + 8, tvb:len() - uoff - 8) end
+    if uoff + 8 + 16 <= tvb:len() then
+        add_xrceth(tvb, t, uoff + 8, tvb:len() - uoff - 8)
+        add_atomic_write(tvb, t, uoff + 8, tvb:len() - uoff - 8)
+    end
     -- A UDP header, BTH (12) and ICRC (4) at the least, all captured.
     local ulen = uoff + 8 <= tvb:len() and u16(tvb, uoff + 4) or 0
     if ulen < 8 + 12 + 4 or uoff + ulen > tvb:len() then

@@ -389,6 +389,40 @@ int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_
 	return dma_key(qp, rkey, true, va, buf, len, access, dir);
 }
 
+/*
+ * ATOMIC WRITE: the 8 bytes of val (as they came) stored at host, 8-byte
+ * aligned (the engine checked the VA). What "one store" means here:
+ * - device memory (mr->dm) is the daemon's own shared mapping: one
+ *   __atomic_store_n, a single 8-byte store that a CPU reader in any
+ *   process sees whole or not at all;
+ * - application memory is reached only through process_vm_writev, which
+ *   promises no store width: the kernel copies with copy_from_user into
+ *   the page, on x86-64 `rep movsb` where the CPU has FSRM/ERMS, whose
+ *   store granularity is not architecturally defined. So a CPU thread of
+ *   the application reading the word concurrently is not guaranteed to
+ *   see it whole. With respect to the RNIC it is one store: every access
+ *   of this device (READ, atomic, another ATOMIC WRITE) runs on the
+ *   daemon's one thread, before or after it, never during it - the same
+ *   guarantee as the device's other atomics (IBV_ATOMIC_HCA).
+ */
+static int dma_atomic_write(struct emu_dev *dev, struct emu_mr *mr, uint64_t host, uint64_t val)
+{
+	int rc;
+
+	if (mr->dm) {
+		__atomic_store_n((uint64_t *)(void *)(mr->dm->base + host), val, __ATOMIC_SEQ_CST);
+		dev->dcnt[EMU_DCNT_ATOMICS]++;
+		return 0;
+	}
+	/* Written at once, after what was staged before it. */
+	dma_flush(dev);
+	rc = dma_copy(dev, mr->obj.ctx->pid, host, &val, sizeof(val), XPORT_DMA_FROM_BUF);
+	if (rc)
+		return odp_fault(mr, rc);
+	dev->dcnt[EMU_DCNT_ATOMICS]++;
+	return 0;
+}
+
 int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_atomic_op op,
 		   uint64_t compare_add, uint64_t swap, uint64_t *orig)
 {
@@ -398,9 +432,14 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_ato
 	pid_t pid;
 	int rc;
 
-	rc = dma_resolve(qp, rkey, true, va, sizeof(old), UROCE_ACCESS_REMOTE_ATOMIC, &mr, &host);
+	rc = dma_resolve(qp, rkey, true, va, sizeof(old),
+			 op == XPORT_ATOMIC_WRITE ? UROCE_ACCESS_REMOTE_WRITE
+						  : UROCE_ACCESS_REMOTE_ATOMIC,
+			 &mr, &host);
 	if (rc)
 		return rc;
+	if (op == XPORT_ATOMIC_WRITE)
+		return dma_atomic_write(dev, mr, host, compare_add);
 	if (mr->dm) {
 		/* Device memory: one atomic instruction on the shared mapping. */
 		uint64_t *w = (uint64_t *)(void *)(mr->dm->base + host);

@@ -191,8 +191,7 @@ int emu_net_start(struct emu_dev *dev)
 	if (dev->rcvbuf_bytes > 0)
 		xport_flow_set_budget(&dev->x, (uint64_t)dev->rcvbuf_bytes / NET_BUDGET_SHARE);
 	/* A GSO datagram of a peer arrives whole, with its segment size. */
-	if (dev->raw_fd < 0 &&
-	    setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)))
+	if (dev->raw_fd < 0 && setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)))
 		emu_warn("UDP_GRO: %s: a peer's GSO datagrams are cut by the kernel, and "
 			 "their segments after the first fail the ICRC check",
 			 strerror(errno));
@@ -280,7 +279,8 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 	n->tx_segs[last] = (uint16_t)(seg + 1);
 	if (seg == 1) {
 		/* The second segment makes it a GSO send: say the segment size. */
-		struct cmsghdr *c = (struct cmsghdr *)((uint8_t *)h->msg_control + h->msg_controllen);
+		struct cmsghdr *c =
+		    (struct cmsghdr *)((uint8_t *)h->msg_control + h->msg_controllen);
 		uint16_t size = NET_GSO_SEG_BYTES;
 
 		memset(c, 0, CMSG_SPACE(sizeof(size)));
@@ -449,13 +449,14 @@ static unsigned net_send_batch(struct emu_dev *dev)
 			getnameinfo((struct sockaddr *)&n->tx_names[done],
 				    n->tx_msgs[done].msg_hdr.msg_namelen, host, sizeof(host), NULL,
 				    0, NI_NUMERICHOST);
-			emu_log_rl(&dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
-				   "sending a %zu-byte datagram (%u packets) to %s for its QP 0x%06x: "
-				   "%s; %llu lost so far (counter tx_dropped)",
-				   n->tx_iov[done].iov_len, n->tx_segs[done], host,
-				   (unsigned)(bth[5] << 16 | bth[6] << 8 | bth[7]),
-				   err ? strerror(err) : "sent none",
-				   (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
+			emu_log_rl(
+			    &dev->rl[EMU_RL_SEND_FAILED], EMU_LOG_WARN,
+			    "sending a %zu-byte datagram (%u packets) to %s for its QP 0x%06x: "
+			    "%s; %llu lost so far (counter tx_dropped)",
+			    n->tx_iov[done].iov_len, n->tx_segs[done], host,
+			    (unsigned)(bth[5] << 16 | bth[6] << 8 | bth[7]),
+			    err ? strerror(err) : "sent none",
+			    (unsigned long long)dev->dcnt[EMU_DCNT_TX_DROPPED]);
 			if (n->tx_segs[done] > 1 && (err == EINVAL || err == EIO)) {
 				/* This socket or path cannot do GSO: send packets one by one. */
 				dev->gso = false;
@@ -517,8 +518,8 @@ static void rx_packet(struct emu_dev *dev, const struct xport_route *rt, const u
  * may be shorter), segment i with the ID a GSO send gave it: the first
  * one's plus i when the header was seen, else i as the guess for a uroce peer.
  */
-static void rx_segments(struct emu_dev *dev, struct xport_route *rt, const uint8_t *pkt,
-			size_t len, size_t seg)
+static void rx_segments(struct emu_dev *dev, struct xport_route *rt, const uint8_t *pkt, size_t len,
+			size_t seg)
 {
 	uint16_t id0 = rt->ip_id;
 

@@ -59,7 +59,16 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 		status = UROCE_WC_LOC_QP_OP_ERR;
 		goto bad;
 	}
-	if (wr_flags & UROCE_WR_F_RDMA) {
+	if (wr_flags & UROCE_WR_F_ATOMIC_WRITE) {
+		/* The 8 bytes travel in the WQE, taken now (as rxe copies them). */
+		w->remote_addr = s.wr.atomic.remote_addr;
+		w->rkey = s.wr.atomic.rkey;
+		w->compare_add = s.wr.atomic.compare_add;
+		if (s.num_sge || w->flags & UROCE_SEND_INLINE) {
+			status = UROCE_WC_LOC_QP_OP_ERR;
+			goto bad;
+		}
+	} else if (wr_flags & UROCE_WR_F_RDMA) {
 		w->remote_addr = s.wr.rdma.remote_addr;
 		w->rkey = s.wr.rdma.rkey;
 	} else if (wr_flags & UROCE_WR_F_ATOMIC) {

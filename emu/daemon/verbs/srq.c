@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared receive queues: creation (a receive ring shared by the QPs that
- * name it), modify (arming the limit event; resizing is not offered, so
- * IBV_SRQ_MAX_WR is EINVAL as on devices without IBV_DEVICE_SRQ_RESIZE),
+ * name it), modify (arming the limit event, resizing into a new ring),
  * query, destruction (EBUSY while QPs use it), and the limit check the
  * responder calls after taking a WQE. An XRC SRQ (IBV_SRQT_XRC) belongs to
  * an XRC domain and has a CQ of its own; the XRC target QPs of its domain
@@ -11,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "verbs.h"
@@ -103,21 +103,84 @@ int emu_srq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	return 0;
 }
 
+/*
+ * Resize (IBV_SRQ_MAX_WR), as Linux rxe does: a new ring of the new size
+ * (rounded up to a power of two) into which the WQEs posted and not yet
+ * taken are copied at the same free-running indices, so they stay posted
+ * in order. Nothing can be taken twice or lost across the swap: the daemon
+ * takes SRQ WQEs only on this thread, so none is taken between the copy and
+ * the swap, and a WQE taken before it is no longer in [cons, prod); the
+ * shim holds the SRQ's producer lock from before the request until it has
+ * mapped the new ring, so no WQE is posted into the old ring after the copy
+ * read its producer index. *nr is the new ring, *fd its memfd.
+ */
+static int srq_resize(struct emu_srq *srq, uint32_t max_wr, struct emu_ring *nr, int *fd)
+{
+	struct emu_ring *old = &srq->ring;
+	int64_t pending = emu_ring_pending(old);
+	uint32_t prod;
+	int err;
+
+	if (pending < 0)
+		return -EINVAL; /* the producer index is garbage */
+	/* What is posted must fit (rxe_queue_resize). */
+	if ((uint64_t)pending > max_wr)
+		return -EINVAL;
+	prod = old->cons + (uint32_t)pending;
+	err = emu_ring_create(nr, UROCE_RING_SRQ, emu_pow2_roundup(max_wr), old->stride,
+			      srq->obj.hnode.key, srq->srq_num, fd);
+	if (err)
+		return err;
+	for (uint32_t i = old->cons; i != prod; i++)
+		memcpy(uroce_ring_entry(nr->hdr, nr->entries, nr->stride, i),
+		       uroce_ring_entry(old->hdr, old->entries, old->stride, i), old->stride);
+	nr->max_sge = old->max_sge;
+	nr->hdr->max_sge = old->max_sge;
+	nr->cons = old->cons;
+	nr->hdr->cons = old->cons;
+	uroce_store_release(&nr->hdr->prod, prod);
+	return 0;
+}
+
 int emu_srq_modify(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
 	const struct uroce_modify_srq_req *r = req;
 	struct emu_srq *srq = find_srq(ctx, r->handle);
+	const struct emu_limits *lim = &ctx->dev->lim;
+	struct uroce_modify_srq_resp *o;
+	uint32_t max_wr, limit;
+	struct emu_ring nr;
+	int err, fd = -1;
 
-	(void)rep;
 	if (!srq)
 		return -EINVAL;
 	if (!r->attr_mask || (r->attr_mask & ~(uint32_t)(UROCE_SRQ_MAX_WR | UROCE_SRQ_LIMIT)))
 		return -EINVAL;
-	if (r->attr_mask & UROCE_SRQ_MAX_WR)
-		return -EINVAL; /* no IBV_DEVICE_SRQ_RESIZE */
-	if (r->srq_limit > srq->max_wr)
+	max_wr = srq->max_wr;
+	limit = r->attr_mask & UROCE_SRQ_LIMIT ? r->srq_limit : srq->srq_limit;
+	if (r->attr_mask & UROCE_SRQ_MAX_WR) {
+		/* rxe_srq_chk_attr: 1..max_srq_wr, and not below an armed limit. */
+		if (r->max_wr < 1 || r->max_wr > lim->max_srq_wr || limit > r->max_wr)
+			return -EINVAL;
+		max_wr = emu_pow2_roundup(r->max_wr);
+	}
+	if (limit > max_wr)
 		return -EINVAL;
-	srq->srq_limit = r->srq_limit;
+	if (r->attr_mask & UROCE_SRQ_MAX_WR) {
+		err = srq_resize(srq, r->max_wr, &nr, &fd);
+		if (err)
+			return err;
+		emu_ring_destroy(&srq->ring);
+		srq->ring = nr;
+		srq->max_wr = nr.entries;
+	}
+	srq->srq_limit = limit;
+	o = EMU_REPLY(rep, struct uroce_modify_srq_resp);
+	o->max_wr = srq->max_wr;
+	if (r->attr_mask & UROCE_SRQ_MAX_WR) {
+		o->ring_bytes = srq->ring.bytes;
+		emu_reply_add_fd(rep, fd);
+	}
 	return 0;
 }
 

@@ -246,6 +246,9 @@ struct uroce_device_attr {
 	/* on-demand paging (struct ibv_odp_caps values) */
 	uint64_t odp_general_caps;
 	uint32_t odp_rc_caps, odp_uc_caps, odp_ud_caps, odp_xrc_caps;
+	/* ibv_device_attr_ex.device_cap_flags_ex bits above device_cap_flags'
+	 * 32 (IB_UVERBS_DEVICE_ATOMIC_WRITE, 1 << 40) */
+	uint64_t device_cap_flags_ex;
 };
 
 struct uroce_query_device_resp {
@@ -594,12 +597,26 @@ struct uroce_create_srq_resp {
 	uint64_t ring_bytes;
 };
 
+/*
+ * MODIFY_SRQ (ibv_modify_srq). With UROCE_SRQ_MAX_WR the SRQ is resized:
+ * the answer carries one fd, the new ring (ring_bytes), holding the WQEs
+ * posted and not yet taken at the same ring indices; the old ring is no
+ * longer read. The shim holds the SRQ's producer lock across the call
+ * (verbs-shim/srq.c says why). max_wr is the SRQ's size after the call.
+ */
 struct uroce_modify_srq_req {
 	struct uroce_msg_hdr hdr;
 	uint32_t handle;
 	uint32_t attr_mask;
 	uint32_t max_wr;
 	uint32_t srq_limit;
+};
+
+struct uroce_modify_srq_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t max_wr;
+	uint32_t reserved;
+	uint64_t ring_bytes; /* UROCE_SRQ_MAX_WR: bytes of the new ring */
 };
 
 struct uroce_query_srq_resp {

@@ -23,8 +23,8 @@
  * LOCAL_INV) put nothing on the wire: the requester executes them itself
  * when their turn comes (UROCE_WR_F_LOCAL). An opcode uroce does not
  * support would have a row with no QP type, so every check refuses it;
- * values beyond the list (TSO, FLUSH, ATOMIC_WRITE, garbage) have no row and
- * are refused the same way.
+ * values beyond the list (TSO, FLUSH, garbage) have no row and are refused
+ * the same way.
  *
  * Included by enums.h (at its end, after the QP type and completion enums the
  * lookups use); include enums.h or uapi.h rather than this file.
@@ -48,6 +48,8 @@ enum uroce_wr_flags {
 					* depth (max_rd_atomic), answered by responses */
 	UROCE_WR_F_LOCAL = 1 << 6,     /* executed by the RNIC itself, no packet (IBA 10.6.7) */
 	UROCE_WR_F_INV = 1 << 7,       /* imm_data is an R_Key the peer invalidates (IETH) */
+	UROCE_WR_F_ATOMIC_WRITE = 1 << 8, /* ATOMIC WRITE (IBA 1.5): 8 bytes carried in the WQE
+					   * (wr.atomic.compare_add, as bytes), no buffers */
 };
 
 /* The QP-type bit of the list's QP types column (types are below 16). */
@@ -63,6 +65,9 @@ enum uroce_wr_flags {
 #define UROCE_WR__DATA (UROCE_WR_F_PAYLOAD | UROCE_WR_F_INLINE)
 #define UROCE_WR__READ (UROCE_WR_F_RDMA | UROCE_WR_F_RD_ATOMIC)
 #define UROCE_WR__ATOM (UROCE_WR_F_ATOMIC | UROCE_WR_F_RD_ATOMIC)
+/* ATOMIC WRITE: a remote target (RETH), answered by a (zero-length) READ
+ * response; it holds a responder resource, so it counts as a READ/atomic. */
+#define UROCE_WR__ATOMW (UROCE_WR_F_RDMA | UROCE_WR_F_RD_ATOMIC | UROCE_WR_F_ATOMIC_WRITE)
 
 /*
  * X(symbol, value, QP types, properties, completion opcode (UROCE_WC_ suffix),
@@ -91,7 +96,9 @@ enum uroce_wr_flags {
 	X(LOCAL_INV, 7, UROCE_WR__CONN, UROCE_WR_F_LOCAL, LOCAL_INV, NONE, NONE, NONE, NONE, NONE) \
 	X(BIND_MW, 8, UROCE_WR__CONN, UROCE_WR_F_LOCAL, BIND_MW, NONE, NONE, NONE, NONE, NONE)     \
 	X(SEND_WITH_INV, 9, UROCE_WR__RC, UROCE_WR__DATA | UROCE_WR_F_INV, SEND, SEND_FIRST,       \
-	  SEND_MIDDLE, SEND_LAST_INV, SEND_ONLY_INV, NONE)
+	  SEND_MIDDLE, SEND_LAST_INV, SEND_ONLY_INV, NONE)                                         \
+	X(ATOMIC_WRITE, 15, UROCE_WR__RC, UROCE_WR__ATOMW, ATOMIC_WRITE, NONE, NONE, NONE,         \
+	  ATOMIC_WRITE, NONE)
 
 enum uroce_wr_opcode {
 #define UROCE_WR_ENUM(name, val, ...) UROCE_WR_##name = val,
