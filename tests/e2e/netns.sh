@@ -140,6 +140,40 @@ if command -v rping >/dev/null; then
 	fi
 fi
 
+# Wildcard servers on host A's IPv6 RNIC: rping's [::] takes the IPv6
+# client; its default 0.0.0.0 does not (AF_INET binds are AF-only, as in
+# Linux's rdma_bind_addr): the client is rejected, reason 8. (That server
+# makes no listen on the IPv6 RNIC, so there is no log line to wait for: the
+# client starts a second later.)
+if [ "$FAMILY" = 6 ] && command -v rping >/dev/null; then
+	want=$(($(cm_listens) + 1))
+	HOST_NS=$SERVER_NS via_cmd run
+	"${VIA[@]}" timeout -k 5 60 rping -s -C 2 -p 7201 -a :: >"$T/rping6any.server" 2>&1 &
+	spid=$!
+	BG_PIDS="$BG_PIDS $spid"
+	"${VIA[@]}" timeout -k 5 30 rping -s -C 2 -p 7202 >"$T/rping4any.server" 2>&1 &
+	s4pid=$!
+	BG_PIDS="$BG_PIDS $s4pid"
+	wait_cm_listens "$want" "$spid" || echo "(the server did not listen)" >>"$T/rping6any.server"
+	sleep 1
+	HOST_NS=$CLIENT_NS via_cmd run
+	rc=0
+	"${VIA[@]}" timeout -k 5 60 rping -c -v -C 2 -p 7201 -a "$ADDR0" -I "$ADDR1" >"$T/rping6any.client" 2>&1 || rc=$?
+	SERVER_RC=0
+	wait "$spid" || SERVER_RC=$?
+	[ "$rc" -eq 0 ] && { [ "$SERVER_RC" -eq 0 ] || [ "$SERVER_RC" -eq 255 ]; } &&
+		[ "$(grep -c '^ping data' "$T/rping6any.client")" -eq 2 ] &&
+		pass "rping's [::] server takes the IPv6 client" ||
+		{ fail "[::] server: client exit $rc, server exit $SERVER_RC"; show_pair rping6any; }
+	rc=0
+	"${VIA[@]}" timeout -k 5 30 rping -c -v -C 1 -p 7202 -a "$ADDR0" -I "$ADDR1" >"$T/rping4any.client" 2>&1 || rc=$?
+	kill "$s4pid" 2>/dev/null
+	wait "$s4pid" 2>/dev/null
+	[ "$rc" -ne 0 ] && grep -q 'RDMA_CM_EVENT_REJECTED, error 8' "$T/rping4any.client" &&
+		pass "rping's 0.0.0.0 server does not take it: RDMA_CM_EVENT_REJECTED, reason 8" ||
+		{ fail "0.0.0.0 server: client exit $rc"; show "$T/rping4any.client"; }
+fi
+
 lo_capture_stop
 
 stop_rnics
