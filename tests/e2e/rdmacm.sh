@@ -37,9 +37,9 @@ rping_pair() {
 # while the main thread destroys and frees that channel and exits (rping.c,
 # cm_thread vs main): if the thread comes back after the free, it reads a
 # freed fd and exits 255 with "rdma_get_cm_event: Bad file descriptor", every
-# ping done. On a kernel the thread is usually blocked in write(2) by then;
-# on a loaded machine either may happen. (The message goes to stderr, the
-# pings to a buffered stdout: it may be anywhere in the output.)
+# ping done (its stderr line comes before the pings, which stdout writes at
+# exit). On a kernel the thread is usually blocked in write(2) by then; on a
+# loaded machine either may happen.
 rping_race() {
 	[ "$SERVER_RC" -eq 255 ] && [ "$CLIENT_RC" -eq 0 ] &&
 		[ "$(grep -c '^server ping data: rdma-ping-' "$T/$1.server")" -eq "$2" ] &&
