@@ -1432,7 +1432,7 @@ static int cmd_set_option(struct ucm_chan *c, const void *in)
 		return -EINVAL;
 	if (cmd->level == UCM_OPTION_IB)
 		return cmd->optname == UCM_OPTION_IB_PATH ? ucm_set_ib_path(c, id, val, cmd->optlen)
-							   : -ENOSYS;
+							  : -ENOSYS;
 	if (cmd->level != UCM_OPTION_ID)
 		return -ENOSYS;
 	switch (cmd->optname) {
@@ -1449,7 +1449,8 @@ static int cmd_set_option(struct ucm_chan *c, const void *in)
 		/* As the kernel (rdma_set_reuseaddr): set in any state but
 		 * listening, cleared only before the id has an address. */
 		on = *(const int *)val ? 1 : 0;
-		if (on ? id->listening : (id->bound || id->addr_resolved || id->listening || id->dh))
+		if (on ? id->listening
+		       : (id->bound || id->addr_resolved || id->listening || id->dh))
 			return -EINVAL;
 		id->reuseaddr = on;
 		return 0;
