@@ -35,7 +35,7 @@
  * GSO and GRO (--gso, default on). A run of packets to one peer that are
  * all BTH-only 4 KiB-MTU packets (the middle and full last packets of a
  * SEND, the middle and last of a WRITE, READ response middles: 4112 bytes
- * each) leaves as one UDP GSO datagram of up to NET_GSO_MAX_SEGS segments.
+ * each) leaves as one UDP GSO datagram of up to UROCE_GSO_MAX_SEGS segments.
  * The kernel (or the NIC) cuts it into ordinary datagrams whose IPv4 IDs
  * count up from the first one's, 0 from this unconnected DF socket, so
  * segment i carries ID i: its ICRC, sealed by the engine for ID 0, is
@@ -72,6 +72,7 @@
 #include <wire/bth.h>
 #include <wire/icrc.h>
 #include <wire/opcode.h>
+#include <uroce/gso.h>
 
 #include "dp.h"
 
@@ -91,10 +92,9 @@
 #define NET_RX_ROUNDS 8
 /* Largest datagram accepted: a GRO datagram or a GSO send over loopback. */
 #define NET_RX_BYTES 65536
-/* The packets a GSO send holds: BTH, 4096 bytes of payload, ICRC. */
-#define NET_GSO_SEG_BYTES (WIRE_BTH_BYTES + XPORT_MAX_PMTU_BYTES + XPORT_ICRC_BYTES)
-/* Segments per GSO send: 15 x 4112 = 61680 bytes fit IPv4's 65507. */
-#define NET_GSO_MAX_SEGS 15
+/* The packets a GSO send holds (uroce/gso.h): BTH, 4096 bytes of payload, ICRC. */
+_Static_assert(UROCE_GSO_SEG_BYTES == WIRE_BTH_BYTES + XPORT_MAX_PMTU_BYTES + XPORT_ICRC_BYTES,
+	       "a GSO segment is a BTH-only packet of the largest MTU");
 /* Most segments a received datagram is cut into (the kernel's UDP_MAX_SEGMENTS). */
 #define NET_GRO_MAX_SEGS 128
 #define NET_CTL_BYTES 128
@@ -195,7 +195,7 @@ int emu_net_start(struct emu_dev *dev)
 		emu_warn("UDP_GRO: %s: a peer's GSO datagrams are cut by the kernel, and "
 			 "their segments after the first fail the ICRC check",
 			 strerror(errno));
-	wire_icrc_id_basis(NET_GSO_SEG_BYTES - XPORT_ICRC_BYTES, n->gso_basis);
+	wire_icrc_id_basis(UROCE_GSO_SEG_BYTES - XPORT_ICRC_BYTES, n->gso_basis);
 	dev->net = n;
 	uv_poll_init(dev->loop, &dev->udp_poll, dev->rx_fd);
 	dev->udp_poll.data = dev;
@@ -249,7 +249,7 @@ static bool gso_packet(const uint8_t *pkt, size_t len)
 {
 	const struct wire_opcode_info *oi;
 
-	if (len != NET_GSO_SEG_BYTES)
+	if (len != UROCE_GSO_SEG_BYTES)
 		return false;
 	oi = wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)pkt));
 	return oi && oi->hdr_bytes == WIRE_BTH_BYTES &&
@@ -281,7 +281,7 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 		/* The second segment makes it a GSO send: say the segment size. */
 		struct cmsghdr *c =
 		    (struct cmsghdr *)((uint8_t *)h->msg_control + h->msg_controllen);
-		uint16_t size = NET_GSO_SEG_BYTES;
+		uint16_t size = UROCE_GSO_SEG_BYTES;
 
 		memset(c, 0, CMSG_SPACE(sizeof(size)));
 		c->cmsg_level = IPPROTO_UDP;
@@ -290,7 +290,7 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 		memcpy(CMSG_DATA(c), &size, sizeof(size));
 		h->msg_controllen += CMSG_SPACE(sizeof(size));
 	}
-	if (n->tx_segs[last] == NET_GSO_MAX_SEGS)
+	if (n->tx_segs[last] == UROCE_GSO_MAX_SEGS)
 		n->tx_run_open = false;
 	if (dev->family == AF_INET) {
 		/* The kernel gives this segment the ID seg: seal it for that. */
@@ -299,13 +299,10 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 		wire_icrc_put(t, wire_icrc_get(t) ^ wire_icrc_id_delta(n->gso_basis, seg));
 	}
 	if (dev->capture) {
+		/* Captured with the ID the cut gives it (route.c, as on receive). */
 		struct xport_route crt = *rt;
 
-		if (dev->family == AF_INET) {
-			crt.ip_id_known = true;
-			crt.ip_id = seg;
-			crt.ip_df = true;
-		}
+		crt.ip_id_guess = seg;
 		emu_capture_packet(dev, &crt, dst, len);
 	}
 }
@@ -594,11 +591,11 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 	}
 	if (len > XPORT_MAX_PKT_BYTES) {
 		/* Longer than any packet: a GSO send of a uroce peer seen whole. */
-		if (len % NET_GSO_SEG_BYTES || !gso_packet(pkt, NET_GSO_SEG_BYTES)) {
+		if (!uroce_gso_segments(len) || !gso_packet(pkt, UROCE_GSO_SEG_BYTES)) {
 			dev->dcnt[EMU_DCNT_RX_GSO_BAD]++;
 			return;
 		}
-		rx_segments(dev, &rt, pkt, len, NET_GSO_SEG_BYTES);
+		rx_segments(dev, &rt, pkt, len, UROCE_GSO_SEG_BYTES);
 		return;
 	}
 	rx_packet(dev, &rt, pkt, len);

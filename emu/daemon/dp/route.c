@@ -188,7 +188,7 @@ void emu_route_frame_params(const struct xport_route *rt, struct wire_frame_para
 	p->ip_id = rt->ip_id;
 	p->ip_frag = rt->ip_df ? WIRE_IPV4_DF : 0;
 	if (v4 && !rt->ip_id_known && rt->ip_id_guess) {
-		/* A segment of a peer's GSO datagram: the ID the cut gives it. */
+		/* A segment of a GSO datagram, sent or received: the ID the cut gives it. */
 		p->ip_hdr_known = 1;
 		p->ip_id = rt->ip_id_guess;
 		p->ip_frag = WIRE_IPV4_DF;
