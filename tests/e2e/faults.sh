@@ -29,14 +29,7 @@ RC_CASES="write read send_imm write_imm atomics sge"
 IMP_MTU=9000
 impair_net_up
 
-# Both hosts share one run directory, so that one process (rc_semantics)
-# can open both RNICs; each daemon still lives in its host's namespace.
-rundir_of() { echo "$UROCE_RUNDIR"; }
-mkdir -p "$UROCE_RUNDIR"
-start_uroced uroce0 "$IMP_ADDR_A" "$T/uroce0.log" "$UROCE_RUNDIR" "$IMP_NS_A"
-DAEMON_PID[uroce0]=$LAST_PID
-start_uroced uroce1 "$IMP_ADDR_B" "$T/uroce1.log" "$UROCE_RUNDIR" "$IMP_NS_B"
-DAEMON_PID[uroce1]=$LAST_PID
+start_impair_rnics # one run directory: rc_semantics opens both RNICs
 SERVER_NS=$IMP_NS_A
 CLIENT_NS=$IMP_NS_B
 

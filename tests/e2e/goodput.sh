@@ -41,19 +41,10 @@ CASES=(
 )
 [ "$MODE" = smoke ] && CASES=("clean|" "loss 5% |-b loss=5" "delay 20+-10 ms|-x delay=20,jitter=10")
 
-rundir_of() { echo "$UROCE_RUNDIR"; }
-mkdir -p "$UROCE_RUNDIR"
-start_uroced uroce0 "$IMP_ADDR_A" "$T/uroce0.log" "$UROCE_RUNDIR" "$IMP_NS_A"
-DAEMON_PID[uroce0]=$LAST_PID
-start_uroced uroce1 "$IMP_ADDR_B" "$T/uroce1.log" "$UROCE_RUNDIR" "$IMP_NS_B"
-DAEMON_PID[uroce1]=$LAST_PID
+start_impair_rnics
 SERVER_NS=$IMP_NS_A
 CLIENT_NS=$IMP_NS_B
 
-cnt() {
-	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all --rundir "$UROCE_RUNDIR" |
-		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
-}
 
 ROWS=()
 CLEAN=""
@@ -64,12 +55,12 @@ for c in "${CASES[@]}"; do
 	seed=$((seed + 1))
 	# shellcheck disable=SC2086
 	impair_start --seed "$seed" $spec
-	r0=$(cnt uroce1 xport.retx_pkts)
+	r0=$(counter uroce1 xport.retx_pkts)
 	run_perftest "wbw.$seed" 300 run \
 		ib_write_bw -d uroce0 -x 0 -F -s 65536 -n "$ITERS" -- \
 		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n "$ITERS" "$IMP_ADDR_A"
 	impair_stop
-	retx=$(($(cnt uroce1 xport.retx_pkts) - r0))
+	retx=$(($(counter uroce1 xport.retx_pkts) - r0))
 	bw=$(perftest_row "$T/wbw.$seed.client" | awk '{ print $4 }')
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && [[ $bw =~ ^[0-9.]+$ ]]; then
 		pass "$name: ib_write_bw -s 65536 -n $ITERS: $bw MB/s, $retx packets sent again [${PAIR_MS} ms]"

@@ -19,11 +19,6 @@ need_prog ib_read_bw
 need_prog ibv_rc_pingpong
 unset UROCE_ICRC
 
-# cnt NAME COUNTER: the counter's value (0 when absent).
-cnt() {
-	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all --rundir "$UROCE_RUNDIR" |
-		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
-}
 
 # traffic LABEL: the perftest runs and the pingpong; each must succeed.
 traffic() {
@@ -57,30 +52,30 @@ traffic() {
 gso_checks() {
 	local mode=$1 d c tx rx bad solved ok
 	for d in uroce0 uroce1; do
-		bad=$(cnt "$d" drop.bad_icrc)
+		bad=$(counter "$d" drop.bad_icrc)
 		check "$mode: $d dropped no packet for its ICRC (bad_icrc $bad)" [ "$bad" = 0 ]
-		tx=$(cnt "$d" daemon.tx_gso_sends)
+		tx=$(counter "$d" daemon.tx_gso_sends)
 		check "$mode: $d sent GSO datagrams ($tx)" [ "$tx" -gt 0 ]
 	done
 	# What one sent whole the other cut apart: loopback loses nothing but
 	# what a full socket buffer drops, and retransmissions are sent again.
-	tx=$(($(cnt uroce0 daemon.tx_gso_segments) + $(cnt uroce1 daemon.tx_gso_segments)))
-	rx=$(($(cnt uroce0 daemon.rx_gso_segments) + $(cnt uroce1 daemon.rx_gso_segments)))
+	tx=$(($(counter uroce0 daemon.tx_gso_segments) + $(counter uroce1 daemon.tx_gso_segments)))
+	rx=$(($(counter uroce0 daemon.rx_gso_segments) + $(counter uroce1 daemon.rx_gso_segments)))
 	ok=0
 	[ "$rx" -gt 0 ] && [ $((rx * 100)) -ge $((tx * 95)) ] && [ "$rx" -le "$tx" ] && ok=1
 	check "$mode: $rx packets cut out of received GSO datagrams, of $tx sent in them" [ "$ok" = 1 ]
-	bad=$(($(cnt uroce0 daemon.rx_gso_bad) + $(cnt uroce1 daemon.rx_gso_bad)))
+	bad=$(($(counter uroce0 daemon.rx_gso_bad) + $(counter uroce1 daemon.rx_gso_bad)))
 	check "$mode: no received datagram failed to cut (rx_gso_bad $bad)" [ "$bad" = 0 ]
 	if [ "$mode" = tracked ]; then
 		solved=0
 		for d in uroce0 uroce1; do
 			for c in icrc_id_tracked icrc_id_first icrc_id_resync icrc_id_untracked icrc_id_guessed; do
-				solved=$((solved + $(cnt "$d" "xport.$c")))
+				solved=$((solved + $(counter "$d" "xport.$c")))
 			done
 		done
 		ok=0
-		[ "$solved" = 0 ] && [ "$(cnt uroce0 xport.icrc_id0)" -gt 0 ] && ok=1
-		check "tracked: every packet matched the ID a uroce peer gives it (icrc_id0 $(cnt uroce0 xport.icrc_id0) + $(cnt uroce1 xport.icrc_id0), solved $solved)" \
+		[ "$solved" = 0 ] && [ "$(counter uroce0 xport.icrc_id0)" -gt 0 ] && ok=1
+		check "tracked: every packet matched the ID a uroce peer gives it (icrc_id0 $(counter uroce0 xport.icrc_id0) + $(counter uroce1 xport.icrc_id0), solved $solved)" \
 			[ "$ok" = 1 ]
 	fi
 }
@@ -113,21 +108,16 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
 	IMP_MTU=9000
 	. "$UROCE_TEST_LIB/impair_net.sh"
 	impair_net_up
-	rundir_of() { echo "$UROCE_RUNDIR"; }
-	mkdir -p "$UROCE_RUNDIR"
-	start_uroced uroce0 "$IMP_ADDR_A" "$T/uroce0.cut.log" "$UROCE_RUNDIR" "$IMP_NS_A" --icrc tracked
-	DAEMON_PID[uroce0]=$LAST_PID
-	start_uroced uroce1 "$IMP_ADDR_B" "$T/uroce1.cut.log" "$UROCE_RUNDIR" "$IMP_NS_B" --icrc tracked
-	DAEMON_PID[uroce1]=$LAST_PID
+	RNIC_LOG_TAG=.cut start_impair_rnics --icrc tracked
 	impair_start --seed 1
 	SERVER_NS=$IMP_NS_A CLIENT_NS=$IMP_NS_B run_perftest ib_write_bw.cut 120 run \
 		ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
 		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$IMP_ADDR_A"
 	impair_stop
 	check "cut path: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" [ "$SERVER_RC$CLIENT_RC" = 00 ]
-	gso=$(cnt uroce0 xport.icrc_id_gso)
-	bad=$(cnt uroce0 drop.bad_icrc)
-	sent=$(cnt uroce1 daemon.tx_gso_segments)
+	gso=$(counter uroce0 xport.icrc_id_gso)
+	bad=$(counter uroce0 drop.bad_icrc)
+	sent=$(counter uroce1 daemon.tx_gso_segments)
 	ok=0
 	[ "$sent" -gt 0 ] && [ "$gso" -gt 0 ] && [ "$bad" = 0 ] && ok=1
 	check "cut path, tracked: $gso segments passed as a GSO datagram's next ($sent sent in GSO datagrams), bad_icrc $bad" [ "$ok" = 1 ]
@@ -143,7 +133,7 @@ run_perftest ib_write_bw.off 120 run \
 	ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$ADDR0"
 check "--gso off: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" \
 	[ "$SERVER_RC$CLIENT_RC" = 00 ]
-sends=$(($(cnt uroce0 daemon.tx_gso_sends) + $(cnt uroce1 daemon.tx_gso_sends)))
+sends=$(($(counter uroce0 daemon.tx_gso_sends) + $(counter uroce1 daemon.tx_gso_sends)))
 check "--gso off: no GSO datagram sent ($sends)" [ "$sends" = 0 ]
 stop_rnics
 finish

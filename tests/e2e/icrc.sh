@@ -30,16 +30,11 @@ unset UROCE_ICRC
 need_prog setpriv
 SEND=(timeout 60 "$TEST_PY" "$(dirname "$0")/icrc_send.py")
 
-# cnt NAME COUNTER [RUNDIR]: the counter's value (0 when absent).
-cnt() {
-	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all --rundir "${3:-$UROCE_RUNDIR}" |
-		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
-}
 
 # expect NAME COUNTER VALUE [RUNDIR]
 expect() {
 	local v
-	v=$(cnt "$1" "$2" "${4:-}")
+	v=$(counter "$1" "$2" "${4:-}")
 	if [ "$v" = "$3" ]; then pass "$1 $2 = $3"; else fail "$1 $2 = $v, want $3"; fi
 }
 
@@ -84,7 +79,7 @@ if [ "$MODE" = rxe ]; then
 			expect "rxe_$how" xport.icrc_id_rejected_window 0 "$RD"
 		fi
 		# The CM MADs reached QP1 and were answered (no listener: REJ).
-		check "rxe_$how took rxe's CM MADs" [ "$(cnt "rxe_$how" daemon.cm_rx "$RD")" -ge 1 ]
+		check "rxe_$how took rxe's CM MADs" [ "$(counter "rxe_$how" daemon.cm_rx "$RD")" -ge 1 ]
 		stop_rnic "rxe_$how"
 	done
 	finish
@@ -154,8 +149,8 @@ expect uroce2 xport.icrc_id_guessed 3
 expect uroce2 drop.bad_icrc 0
 
 # --- uroce peers (ID 0): exact on one side, id0 on the other.
-e0=$(cnt uroce0 xport.icrc_exact)
-z1=$(cnt uroce1 xport.icrc_id0)
+e0=$(counter uroce0 xport.icrc_exact)
+z1=$(counter uroce1 xport.icrc_id0)
 next_tcp_port
 run_pair pingpong 60 run \
 	ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 4096 -n 500 -- \
@@ -168,8 +163,8 @@ else
 	fail "ibv_rc_pingpong between exact uroce0 and tracked uroce1"
 	show_pair pingpong
 fi
-e0b=$(cnt uroce0 xport.icrc_exact)
-z1b=$(cnt uroce1 xport.icrc_id0)
+e0b=$(counter uroce0 xport.icrc_exact)
+z1b=$(counter uroce1 xport.icrc_id0)
 check "uroce0 checked the pingpong exactly ($((e0b - e0)) packets)" [ $((e0b - e0)) -ge 1000 ]
 check "uroce1 checked it with ID 0 ($((z1b - z1)) packets)" [ $((z1b - z1)) -ge 1000 ]
 expect uroce1 xport.icrc_id_rejected_window 1
@@ -180,8 +175,8 @@ expect uroce1 drop.bad_icrc 1
 # per call (the kernel queues each datagram on the raw socket, GRO does not
 # merge them).
 need_prog ib_write_bw
-d0=$(cnt uroce0 daemon.rx_datagrams)
-b0=$(cnt uroce0 daemon.rx_batches)
+d0=$(counter uroce0 daemon.rx_datagrams)
+b0=$(counter uroce0 daemon.rx_batches)
 run_perftest write_bw 120 run \
 	ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 2000 -- \
 	ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 2000 "$ADDR0"
@@ -191,8 +186,8 @@ else
 	fail "ib_write_bw between tracked uroce1 and exact uroce0"
 	show_pair write_bw
 fi
-d=$(($(cnt uroce0 daemon.rx_datagrams) - d0))
-b=$(($(cnt uroce0 daemon.rx_batches) - b0))
+d=$(($(counter uroce0 daemon.rx_datagrams) - d0))
+b=$(($(counter uroce0 daemon.rx_batches) - b0))
 check "uroce0's raw socket took $d datagrams in $b recvmmsg batches (more than 1.5 each)" \
 	test $((2 * d)) -gt $((3 * b))
 expect uroce0 drop.bad_icrc 2

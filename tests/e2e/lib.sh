@@ -85,6 +85,27 @@ start_rnics() {
 	start_rnic uroce1 "$ADDR1" "$@"
 }
 
+# start_impair_rnics [uroced options...]: uroce0 on host A and uroce1 on host B
+# of tests/lib/impair_net.sh (sourced and up first), both with the test's one
+# run directory, so that one process (rc_semantics) can open both RNICs; each
+# daemon still lives in its host's namespace. Logs in $T/NAME$RNIC_LOG_TAG.log.
+RNIC_LOG_TAG=""
+start_impair_rnics() {
+	rundir_of() { echo "$UROCE_RUNDIR"; }
+	mkdir -p "$UROCE_RUNDIR"
+	start_uroced uroce0 "$IMP_ADDR_A" "$T/uroce0$RNIC_LOG_TAG.log" "$UROCE_RUNDIR" "$IMP_NS_A" "$@"
+	DAEMON_PID[uroce0]=$LAST_PID
+	start_uroced uroce1 "$IMP_ADDR_B" "$T/uroce1$RNIC_LOG_TAG.log" "$UROCE_RUNDIR" "$IMP_NS_B" "$@"
+	DAEMON_PID[uroce1]=$LAST_PID
+}
+
+# counter NAME COUNTER [RUNDIR]: a counter of RNIC NAME as `uroce counters
+# --all` names it (daemon.tx_gso_sends, drop.bad_icrc...), 0 when absent.
+counter() {
+	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all --rundir "${3:-$UROCE_RUNDIR}" |
+		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
+}
+
 # stop_rnic NAME: SIGTERM, then waits up to 10 s; it must exit 0 (capture
 # flushed and closed).
 stop_rnic() {
