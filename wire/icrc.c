@@ -247,30 +247,33 @@ uint32_t wire_icrc_begin_udp4(const uint8_t src[4], const uint8_t dst[4], uint16
 {
 	uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES];
 	struct icrc_begin4_key k;
+	bool memo = ib_len <= UINT32_MAX; /* longer is no packet: not remembered */
+	uint32_t st;
 	unsigned i;
 
-	if (ib_len > UINT32_MAX) /* no such packet: not remembered */
-		goto compute;
-	memset(&k, 0, sizeof(k));
-	memcpy(k.src, src, 4);
-	memcpy(k.dst, dst, 4);
-	k.ip_id = ip_id;
-	k.frag = frag;
-	k.sport = sport;
-	k.dport = dport;
-	k.ib_len = (uint32_t)ib_len;
-	for (i = 0; i < ICRC_BEGIN4_MEMO; i++)
-		if (icrc_begin4_memo.used[i] && !memcmp(&icrc_begin4_memo.key[i], &k, sizeof(k)))
-			return icrc_begin4_memo.state[i];
-	i = icrc_begin4_memo.next++ % ICRC_BEGIN4_MEMO;
+	if (memo) {
+		memset(&k, 0, sizeof(k));
+		memcpy(k.src, src, 4);
+		memcpy(k.dst, dst, 4);
+		k.ip_id = ip_id;
+		k.frag = frag;
+		k.sport = sport;
+		k.dport = dport;
+		k.ib_len = (uint32_t)ib_len;
+		for (i = 0; i < ICRC_BEGIN4_MEMO; i++)
+			if (icrc_begin4_memo.used[i] &&
+			    !memcmp(&icrc_begin4_memo.key[i], &k, sizeof(k)))
+				return icrc_begin4_memo.state[i];
+	}
 	wire_icrc_pseudo4(h, src, dst, ip_id, frag, sport, dport, ib_len);
-	icrc_begin4_memo.key[i] = k;
-	icrc_begin4_memo.state[i] = wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
-	icrc_begin4_memo.used[i] = true;
-	return icrc_begin4_memo.state[i];
-compute:
-	wire_icrc_pseudo4(h, src, dst, ip_id, frag, sport, dport, ib_len);
-	return wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
+	st = wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
+	if (memo) {
+		i = icrc_begin4_memo.next++ % ICRC_BEGIN4_MEMO;
+		icrc_begin4_memo.key[i] = k;
+		icrc_begin4_memo.state[i] = st;
+		icrc_begin4_memo.used[i] = true;
+	}
+	return st;
 }
 
 uint32_t wire_icrc_begin_udp6(const uint8_t src[16], const uint8_t dst[16], uint16_t sport,
