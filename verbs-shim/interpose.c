@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gnu/lib-names.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,13 +41,37 @@
  * library's version script leaves them so; ABI notes in docs/abi.md). */
 #define HOOK __attribute__((visibility("default")))
 
+/*
+ * The definition after this library's of a libc function: the next one in
+ * the lookup scope (dlsym(RTLD_NEXT): libc's, or a later interposer's). When
+ * this library is reached from an object loaded with RTLD_DEEPBIND (the
+ * real librdmacm under the drop-in librdmacm.so.1, rdmacm_fwd.c), it may
+ * itself come after libc in the global scope, or not be in it at all: then
+ * nothing follows it there, and libc's own definition is the next.
+ */
+static void *next_sym(const char *name)
+{
+	static void *libc; /* atomic */
+	void *fn = dlsym(RTLD_NEXT, name);
+	void *h;
+
+	if (fn)
+		return fn;
+	h = __atomic_load_n(&libc, __ATOMIC_RELAXED);
+	if (!h) {
+		h = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+		__atomic_store_n(&libc, h, __ATOMIC_RELAXED);
+	}
+	return h ? dlsym(h, name) : NULL;
+}
+
 /* The next definition of a libc function, looked up once. */
 #define NEXT(name)                                                                      \
 	({                                                                              \
 		static __typeof__(&name) next_##name;                                   \
 		__typeof__(&name) fn = __atomic_load_n(&next_##name, __ATOMIC_RELAXED); \
 		if (!fn) {                                                              \
-			fn = (__typeof__(&name))dlsym(RTLD_NEXT, #name);                \
+			fn = (__typeof__(&name))next_sym(#name);                        \
 			__atomic_store_n(&next_##name, fn, __ATOMIC_RELAXED);           \
 		}                                                                       \
 		fn;                                                                     \

@@ -140,7 +140,8 @@ stop_rnics() {
 # via_cmd MODE: sets VIA to the command words that run a verbs program (in
 # HOST_NS) on the RNICs of that host: MODE run = through `uroce run` (the shim
 # preloaded), preload = LD_PRELOAD of the shim by hand, dropin = the drop-in
-# libibverbs.so.1 on LD_LIBRARY_PATH. Use: via_cmd run; "${VIA[@]}" PROGRAM...
+# libibverbs.so.1 and librdmacm.so.1 on LD_LIBRARY_PATH, run-dropin = uroce run
+# with the drop-ins on LD_LIBRARY_PATH as well. Use: via_cmd run; "${VIA[@]}" PROGRAM...
 via_cmd() {
 	local rundir
 	rundir=$(rundir_of "$HOST_NS")
@@ -151,6 +152,8 @@ via_cmd() {
 		LD_PRELOAD="$UROCE_LIB/liburoce.so") ;;
 	dropin) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir"
 		LD_LIBRARY_PATH="$UROCE_LIB/ibverbs") ;;
+	run-dropin) VIA=("${NS_PREFIX[@]}" "$UROCE_BIN/uroce" run --rundir "$rundir" --
+		env LD_LIBRARY_PATH="$UROCE_LIB/ibverbs") ;;
 	*) echo "via_cmd: unknown mode $1" >&2; exit 2 ;;
 	esac
 }

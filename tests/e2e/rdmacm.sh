@@ -10,7 +10,8 @@
 # on serving). The captures must decode with every ICRC valid, in uroce
 # decode and tshark, and hold the CM handshake's MADs. The drop-in alone
 # (LD_LIBRARY_PATH): rping, ucmatose and ib_send_bw -R between the two RNICs;
-# cmtime, whose libibverbs comes after libc, gets no rdma_cm device.
+# with the drop-in librdmacm.so.1 also cmtime, rstream, riostream and rcopy,
+# whose libibverbs comes after libc.
 . "$(dirname "$0")/lib.sh"
 need_prog rping
 
@@ -193,16 +194,132 @@ if command -v ib_send_bw >/dev/null; then
 		pass "drop-in: ib_send_bw -R: $(perftest_row "$T/dropin-send-bw.client" | tr -s ' ')" ||
 		{ fail "drop-in ib_send_bw -R: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair dropin-send-bw; }
 fi
-# cmtime needs librdmacm.so.1 and libc.so.6 only: libibverbs.so.1 comes after
-# libc, so libc's open() is the one librdmacm reaches and the drop-in is not
-# an rdma_cm device for it (uroce run is): librdmacm says so.
+# The drop-in librdmacm.so.1 (verbs-shim/abi/rdmacm_fwd.c), beside the drop-in
+# libibverbs.so.1: programs that need only librdmacm.so.1 and libc.so.6
+# (libibverbs then comes after libc) run on the same LD_LIBRARY_PATH, because
+# the wrapper loads the real librdmacm with RTLD_DEEPBIND and its open(),
+# write(), close() and fstat() bind to the drop-in's hooks (docs/cm.md,
+# "Drop-in mode"). ld.so's own record shows which objects are loaded.
 if command -v cmtime >/dev/null; then
 	rc=0
-	"${VIA[@]}" timeout -k 5 30 cmtime -s "$ADDR1" -c 1 >"$T/dropin.cmtime" 2>&1 || rc=$?
-	[ "$rc" -ne 0 ] && grep -q 'failed to create RDMA CM event channel' "$T/dropin.cmtime" &&
-		pass "drop-in, cmtime (libc before libibverbs): librdmacm finds no rdma_cm device and says so" ||
-		{ fail "drop-in cmtime: exit $rc"; show "$T/dropin.cmtime"; }
+	"${VIA[@]}" LD_DEBUG=bindings,files timeout -k 5 30 cmtime -s "$ADDR1" -c 1 -p 7998 \
+		>"$T/dropin.cmtime.bind" 2>&1 || rc=$?
+	ours="$UROCE_LIB/ibverbs/librdmacm.so.1"
+	real=$(sed -n "s|.*file=\([^ ]*librdmacm.so.1\) \[0\];  dynamically loaded by $ours \[0\]\$|\1|p" \
+		"$T/dropin.cmtime.bind" | head -1)
+	bound() { # FILE SYMBOL: the object FILE's SYMBOL binds to
+		grep -F "binding file $1 [0] to " "$T/dropin.cmtime.bind" | grep -F ": normal symbol \`$2'" |
+			sed 's/.* to \([^ ]*\) \[0\].*/\1/' | head -1
+	}
+	if grep -q "calling init: $ours\$" "$T/dropin.cmtime.bind" && [ -n "$real" ] &&
+		[ "$(bound "$real" open)" = "$UROCE_LIB/ibverbs/libibverbs.so.1" ] &&
+		[ "$(bound "$real" write)" = "$UROCE_LIB/ibverbs/libibverbs.so.1" ] &&
+		[ "$(bound "$real" fstat)" = "$UROCE_LIB/ibverbs/libibverbs.so.1" ] &&
+		[ "$(bound "$real" ibv_open_device)" = "$UROCE_LIB/ibverbs/libibverbs.so.1" ]; then
+		pass "drop-in cmtime (libc before libibverbs): uroce's librdmacm.so.1 is loaded, it loads $real, whose open(), write(), fstat() and ibv_open_device() bind to the drop-in"
+	else
+		fail "drop-in cmtime bindings (exit $rc): real library '$real', open -> '$(bound "$real" open)', write -> '$(bound "$real" write)'"
+		grep -E "calling init: .*librdmacm|dynamically loaded" "$T/dropin.cmtime.bind" | head -10
+	fi
+	# cmtime's server runs until it is stopped; its client makes COUNT
+	# connections, times each step and disconnects them.
+	want=$(($(cm_listens) + 1))
+	bg_via dropin.cmtime.server 60 cmtime -b "$ADDR1" -p 7181
+	CTPID=$BG_PID
+	if wait_cm_listens "$want" "$CTPID"; then
+		rc=0
+		"${VIA[@]}" timeout -k 5 60 cmtime -s "$ADDR1" -b "$ADDR0" -p 7181 -c 20 \
+			>"$T/dropin.cmtime" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ] && grep -q '^connect *:' "$T/dropin.cmtime" &&
+			grep -q '^disconnect *:' "$T/dropin.cmtime"; then
+			pass "drop-in: cmtime -c 20 between the RNICs: $(grep '^connect *:' "$T/dropin.cmtime" | tr -s ' ')"
+		else
+			fail "drop-in cmtime: client exit $rc"
+			show "$T/dropin.cmtime"
+			show "$T/dropin.cmtime.server"
+		fi
+	else
+		fail "drop-in cmtime: the server does not listen"
+		show "$T/dropin.cmtime.server"
+	fi
+	kill "$CTPID" 2>/dev/null
+	wait "$CTPID" 2>/dev/null
 fi
+# rsockets (librdmacm's sockets over RC QPs): rstream in the modes of its
+# -T option that run on rsockets (blocking, nonblocking, data verification,
+# rdma_getaddrinfo resolution, a forked server), riostream (RDMA writes to
+# a registered buffer, riomap), rcopy (a file through rsockets).
+# rstream -T a (rpoll before every transfer) is left out: its client's last
+# rpoll sees the server's in-band disconnect together with the data and
+# reports POLLHUP (exit 16), under `uroce run` just as under the drop-in.
+if command -v rstream >/dev/null; then
+	port=7182
+	for t in default b n v r f; do
+		opt=()
+		[ "$t" = default ] || opt=(-T "$t")
+		CM_VIA=dropin cm_pair "dropin-rstream-$t" 60 1 rstream "${opt[@]}" -b "$ADDR1" -p "$port" -C 200 -- \
+			rstream "${opt[@]}" -s "$ADDR1" -b "$ADDR0" -p "$port" -C 200
+		if [ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] &&
+			grep -q '^custom *1000 *200 ' "$T/dropin-rstream-$t.client"; then
+			pass "drop-in: rstream ${opt[*]:-(no -T)}: 200 transfers each way, $(awk '/^custom/ { print $7 " Gb/s" }' "$T/dropin-rstream-$t.client")"
+		else
+			fail "drop-in rstream ${opt[*]}: server exit $SERVER_RC, client exit $CLIENT_RC"
+			show_pair "dropin-rstream-$t"
+		fi
+		port=$((port + 1))
+	done
+fi
+if command -v riostream >/dev/null; then
+	CM_VIA=dropin cm_pair dropin-riostream 60 1 riostream -b "$ADDR1" -p 7190 -S 65536 -C 100 -- \
+		riostream -s "$ADDR1" -b "$ADDR0" -p 7190 -S 65536 -C 100
+	[ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] &&
+		grep -q '^custom *64k *100 ' "$T/dropin-riostream.client" &&
+		pass "drop-in: riostream, 100 RDMA writes of 64 KiB each way: $(awk '/^custom/ { print $7 " Gb/s" }' "$T/dropin-riostream.client")" ||
+		{ fail "drop-in riostream: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair dropin-riostream; }
+fi
+if command -v rcopy >/dev/null; then
+	head -c 3000000 /dev/urandom >"$T/rcopy.src"
+	want=$(($(cm_listens) + 1))
+	bg_via dropin.rcopy.server 60 rcopy -p 7191
+	RCPID=$BG_PID
+	wait_cm_listens "$want" "$RCPID" || fail "drop-in rcopy: the server does not listen"
+	rc=0
+	"${VIA[@]}" timeout -k 5 60 rcopy "$T/rcopy.src" "$ADDR0:$T/rcopy.dst" -p 7191 \
+		>"$T/dropin.rcopy" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] && cmp -s "$T/rcopy.src" "$T/rcopy.dst" &&
+		pass "drop-in: rcopy of 3 MB through rsockets, the copy is identical" ||
+		{ fail "drop-in rcopy: exit $rc"; show "$T/dropin.rcopy"; show "$T/dropin.rcopy.server"; }
+	kill "$RCPID" 2>/dev/null
+	wait "$RCPID" 2>/dev/null
+fi
+# Without the system's librdmacm (here: pointed elsewhere) the wrapper says
+# so and stops the program at its first librdmacm call, as ld.so would.
+if command -v cmtime >/dev/null; then
+	for lib in "$T/no-such-librdmacm.so.1" "$UROCE_LIB/ibverbs/librdmacm.so.1"; do
+		rc=0
+		"${VIA[@]}" UROCE_RDMACM_LIBRARY="$lib" timeout -k 5 30 cmtime -s "$ADDR1" -c 1 \
+			>"$T/dropin.nolib" 2>&1 || rc=$?
+		[ "$rc" -eq 127 ] && grep -q "uroce's librdmacm.so.1 forwards .* which could not be loaded" \
+			"$T/dropin.nolib" &&
+			pass "UROCE_RDMACM_LIBRARY=${lib##*/} ($( [ "$lib" = "$UROCE_LIB/ibverbs/librdmacm.so.1" ] && echo the wrapper itself || echo absent)): exit 127, $(sed 's/^[^(]*(//; s/).*//' "$T/dropin.nolib" | head -1 | sed "s|$T/||; s|$UROCE_LIB/||")" ||
+			{ fail "UROCE_RDMACM_LIBRARY=$lib: exit $rc"; show "$T/dropin.nolib"; }
+	done
+fi
+# uroce run (the shim preloaded) with the wrapper on the path as well: the
+# real librdmacm binds to liburoce.so as without the wrapper (no DEEPBIND:
+# the preload comes first), and rping runs.
+via_cmd run-dropin
+rc=0
+"${VIA[@]}" LD_DEBUG=bindings timeout -k 5 30 \
+	rping -c -C 1 -p 7999 -a "$ADDR1" >"$T/run-dropin.bind" 2>&1 || rc=$?
+grep -q "binding file [^ ]*librdmacm.so.1 \[0\] to $UROCE_LIB/liburoce.so \[0\]: normal symbol \`open'" \
+	"$T/run-dropin.bind" && grep -q 'RDMA_CM_EVENT_REJECTED' "$T/run-dropin.bind" &&
+	! grep -q "binding file [^ ]*librdmacm.so.1 \[0\] to $UROCE_LIB/ibverbs/libibverbs.so.1 \[0\]: normal symbol \`ibv_" \
+		"$T/run-dropin.bind" &&
+	pass "uroce run with the drop-ins on the path too: the real librdmacm binds to liburoce.so, rping reaches the CM" ||
+	{ fail "uroce run + drop-in path: rping exit $rc"; grep "librdmacm.so.1 \[0\] to .*symbol \`\(open\|ibv_open_device\)'\|REJECTED" "$T/run-dropin.bind" | head; }
+CM_VIA=run-dropin rping_case run-dropin-path 5 7192 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
+via_cmd dropin
 # A program that never loads libibverbs is not touched by LD_LIBRARY_PATH.
 "${VIA[@]}" LD_DEBUG=libs cat /dev/null 2>"$T/dropin.cat"
 grep -q 'calling init: .*libibverbs' "$T/dropin.cat" &&
