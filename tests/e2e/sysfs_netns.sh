@@ -7,7 +7,10 @@
 # netdev lookup of rdma-core's pyverbs tests (tests/base.py: `ls
 # .../device/net/`, then `ip -j addr show`) finds uroce0's address, so
 # the stock test_rdmacm tests no longer skip with "doesn't have net
-# interface" (whether they pass depends on the RDMA CM, not on the view).
+# interface" and all 10 pass. Under the drop-ins alone (LD_LIBRARY_PATH)
+# the stock lookup cannot see the view and they skip; given the interface
+# (UROCE_PV_NETDEV, pyverbs_run.py) all 10 pass, python3 reaching the RDMA CM
+# through the drop-in librdmacm.so.1.
 # Skips when network namespaces cannot be created here (needs root).
 
 E2E_NET=${UROCE_TEST_PRIV_NET:?UROCE_TEST_PRIV_NET must be set (by uroce_net_test)}
@@ -106,21 +109,54 @@ done
 [ "$npass" -eq 10 ] &&
 	pass "test_rdmacm: all 10 tests pass through the RDMA CM (RC, UD, multicast join, traffic and leave)"
 
-# Under the drop-in alone python3 loads libibverbs.so.1 late (dlopen of
-# pyverbs' modules), after libc, so the drop-in's libc hooks are not reached:
-# pyverbs finds no net interface and the same tests skip for that reason.
-(cd "$T/pv" && timeout 240 ip netns exec "$NS" env UROCE_RUNDIR="$RUNDIR" \
-	LD_LIBRARY_PATH="$UROCE_LIB/ibverbs" \
-	/usr/bin/python3 tests/pyverbs_run.py --dev uroce0 --port 1 --gid 0 tests.test_rdmacm) \
-	>"$T/rdmacm.dropin" 2>"$T/rdmacm.dropin.log"
+# Under the drop-ins alone (LD_LIBRARY_PATH, no preload) python3 loads
+# libibverbs.so.1 and librdmacm.so.1 late (dlopen of pyverbs' modules),
+# after libc. Python's own stat() and the `ls` child of the netdev lookup
+# reach no library on that path, so the stock lookup finds no interface and
+# the tests skip for that reason; the RDMA CM itself is reached, because the
+# drop-in librdmacm.so.1 loads the real one with RTLD_DEEPBIND (docs/cm.md).
+pv_dropin() { # OUT [ENV...]: test_rdmacm under the drop-ins
+	local out=$1
+	shift
+	(cd "$T/pv" && timeout 240 ip netns exec "$NS" env UROCE_RUNDIR="$RUNDIR" \
+		LD_LIBRARY_PATH="$UROCE_LIB/ibverbs" "$@" \
+		/usr/bin/python3 tests/pyverbs_run.py --dev uroce0 --port 1 --gid 0 tests.test_rdmacm) \
+		>"$T/$out" 2>"$T/$out.log"
+}
+pv_dropin rdmacm.dropin
 n=$(grep -c '^RESULT' "$T/rdmacm.dropin")
 netskips=$(grep -c "^RESULT SKIP .*doesn't have net interface" "$T/rdmacm.dropin")
 if [ "$n" -gt 0 ] && [ "$netskips" -eq "$n" ]; then
-	pass "drop-in (libibverbs dlopened after libc, hooks not reached): all $n test_rdmacm tests skip with \"doesn't have net interface\""
+	pass "drop-in, stock netdev lookup (python's stat and ls reach no hook): all $n test_rdmacm tests skip with \"doesn't have net interface\""
 else
 	fail "drop-in test_rdmacm: $n results, $netskips skipped for lack of a net interface"
 	show "$T/rdmacm.dropin"
 fi
+# The same tests with the lookup given the interface it would find (the
+# one `uroce run` found above: $VA), and python's loader recorded: pyverbs'
+# modules load uroce's librdmacm.so.1, which loads the real one, whose
+# open() binds to the drop-in libibverbs.so.1.
+pv_dropin rdmacm.dropin.nd UROCE_PV_NETDEV="$VA" LD_DEBUG=bindings,files \
+	LD_DEBUG_OUTPUT="$T/pv.ld"
+cat "$T"/pv.ld.* >"$T/pv.ld" 2>/dev/null
+rm -f "$T"/pv.ld.*
+ours="$UROCE_LIB/ibverbs/librdmacm.so.1"
+grep -q "file=librdmacm.so.1 \[0\];  needed by [^ ]*/pyverbs/[^ ]*\.so \[0\]" "$T/pv.ld" &&
+	grep -q "calling init: $ours\$" "$T/pv.ld" &&
+	grep -q "file=[^ ]*librdmacm.so.1 \[0\];  dynamically loaded by $ours \[0\]" "$T/pv.ld" &&
+	grep -qE "binding file /(usr/)?lib[^ ]*/librdmacm.so.1 \[0\] to $UROCE_LIB/ibverbs/libibverbs.so.1 \[0\]: normal symbol \`open'" "$T/pv.ld" &&
+	pass "drop-in python3: pyverbs' modules load uroce's librdmacm.so.1, the real one's open() binds to the drop-in" ||
+	{ fail "drop-in python3: the loader's record does not show the drop-ins in use"; grep -E "librdmacm|symbol .open'" "$T/pv.ld" | head; }
+pv_dstatus() { awk -v t="tests.test_rdmacm.CMTestCase.test_rdmacm_$1" '$1 == "RESULT" && $3 == t { print $2 }' "$T/rdmacm.dropin.nd"; }
+npass=0
+for t in async_read async_reject_traffic async_traffic async_traffic_external_qp \
+	async_udp_traffic async_write sync_traffic async_multicast_traffic \
+	async_ex_multicast_traffic async_ex_leave_multicast_traffic; do
+	[ "$(pv_dstatus "$t")" = PASS ] && npass=$((npass + 1)) || fail "drop-in test_rdmacm_$t: $(pv_dstatus "$t")"
+done
+[ "$npass" -eq 10 ] &&
+	pass "drop-in test_rdmacm (netdev given): all 10 tests pass, librdmacm dlopened after libc" ||
+	{ show "$T/rdmacm.dropin.nd"; show "$T/rdmacm.dropin.nd.log" 20; }
 
 stop_rnics
 finish
