@@ -247,35 +247,41 @@ if command -v cmtime >/dev/null; then
 fi
 # rsockets (librdmacm's sockets over RC QPs): rstream in the modes of its
 # -T option that run on rsockets (blocking, nonblocking, data verification,
-# rdma_getaddrinfo resolution, a forked server), riostream (RDMA writes to
-# a registered buffer, riomap), rcopy (a file through rsockets).
+# rdma_getaddrinfo resolution; -T s and -T f use plain TCP sockets instead,
+# see librspreload below), riostream (RDMA writes to a registered buffer,
+# riomap), rcopy (a file through rsockets). The RNIC's count of received
+# messages shows the transfers went through it.
 # rstream -T a (rpoll before every transfer) is left out: its client's last
 # rpoll sees the server's in-band disconnect together with the data and
 # reports POLLHUP (exit 16), under `uroce run` just as under the drop-in.
 if command -v rstream >/dev/null; then
 	port=7182
-	for t in default b n v r f; do
+	for t in default b n v r; do
 		opt=()
 		[ "$t" = default ] || opt=(-T "$t")
+		before=$(counter uroce1 xport.msg_rcvd)
 		CM_VIA=dropin cm_pair "dropin-rstream-$t" 60 1 rstream "${opt[@]}" -b "$ADDR1" -p "$port" -C 200 -- \
 			rstream "${opt[@]}" -s "$ADDR1" -b "$ADDR0" -p "$port" -C 200
-		if [ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] &&
+		msgs=$(($(counter uroce1 xport.msg_rcvd) - before))
+		if [ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] && [ "$msgs" -ge 200 ] &&
 			grep -q '^custom *1000 *200 ' "$T/dropin-rstream-$t.client"; then
-			pass "drop-in: rstream ${opt[*]:-(no -T)}: 200 transfers each way, $(awk '/^custom/ { print $7 " Gb/s" }' "$T/dropin-rstream-$t.client")"
+			pass "drop-in: rstream ${opt[*]:-(no -T)}: 200 transfers each way, $(awk '/^custom/ { print $7 " Gb/s" }' "$T/dropin-rstream-$t.client"), uroce1 received $msgs messages"
 		else
-			fail "drop-in rstream ${opt[*]}: server exit $SERVER_RC, client exit $CLIENT_RC"
+			fail "drop-in rstream ${opt[*]}: server exit $SERVER_RC, client exit $CLIENT_RC, $msgs messages"
 			show_pair "dropin-rstream-$t"
 		fi
 		port=$((port + 1))
 	done
 fi
 if command -v riostream >/dev/null; then
+	before=$(counter uroce1 xport.msg_rcvd)
 	CM_VIA=dropin cm_pair dropin-riostream 60 1 riostream -b "$ADDR1" -p 7190 -S 65536 -C 100 -- \
 		riostream -s "$ADDR1" -b "$ADDR0" -p 7190 -S 65536 -C 100
-	[ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] &&
+	msgs=$(($(counter uroce1 xport.msg_rcvd) - before))
+	[ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] && [ "$msgs" -ge 100 ] &&
 		grep -q '^custom *64k *100 ' "$T/dropin-riostream.client" &&
-		pass "drop-in: riostream, 100 RDMA writes of 64 KiB each way: $(awk '/^custom/ { print $7 " Gb/s" }' "$T/dropin-riostream.client")" ||
-		{ fail "drop-in riostream: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair dropin-riostream; }
+		pass "drop-in: riostream, 100 RDMA writes of 64 KiB each way: $(awk '/^custom/ { print $7 " Gb/s" }' "$T/dropin-riostream.client"), uroce1 received $msgs messages" ||
+		{ fail "drop-in riostream: server exit $SERVER_RC, client exit $CLIENT_RC, $msgs messages"; show_pair dropin-riostream; }
 fi
 if command -v rcopy >/dev/null; then
 	head -c 3000000 /dev/urandom >"$T/rcopy.src"
@@ -284,13 +290,30 @@ if command -v rcopy >/dev/null; then
 	RCPID=$BG_PID
 	wait_cm_listens "$want" "$RCPID" || fail "drop-in rcopy: the server does not listen"
 	rc=0
+	before=$(counter uroce0 xport.msg_rcvd)
 	"${VIA[@]}" timeout -k 5 60 rcopy "$T/rcopy.src" "$ADDR0:$T/rcopy.dst" -p 7191 \
 		>"$T/dropin.rcopy" 2>&1 || rc=$?
-	[ "$rc" -eq 0 ] && cmp -s "$T/rcopy.src" "$T/rcopy.dst" &&
-		pass "drop-in: rcopy of 3 MB through rsockets, the copy is identical" ||
-		{ fail "drop-in rcopy: exit $rc"; show "$T/dropin.rcopy"; show "$T/dropin.rcopy.server"; }
+	msgs=$(($(counter uroce0 xport.msg_rcvd) - before))
+	[ "$rc" -eq 0 ] && [ "$msgs" -ge 10 ] && cmp -s "$T/rcopy.src" "$T/rcopy.dst" &&
+		pass "drop-in: rcopy of 3 MB through rsockets ($msgs messages into uroce0), the copy is identical" ||
+		{ fail "drop-in rcopy: exit $rc, $msgs messages"; show "$T/dropin.rcopy"; show "$T/dropin.rcopy.server"; }
 	kill "$RCPID" 2>/dev/null
 	wait "$RCPID" 2>/dev/null
+fi
+# librdmacm's own preload, librspreload.so, turns an unmodified program's TCP
+# sockets into rsockets; with the drop-ins it loads uroce's librdmacm.so.1:
+# rstream -T s (plain sockets) then runs over RC QPs on the RNICs, as the
+# RNIC's counters show.
+RSP=/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so
+if [ -e "$RSP" ] && command -v rstream >/dev/null; then
+	before=$(counter uroce1 xport.msg_rcvd)
+	CM_VIA=dropin cm_pair dropin-rspreload 60 1 env LD_PRELOAD="$RSP" rstream -T s -b "$ADDR1" -p 7193 -C 100 -- \
+		env LD_PRELOAD="$RSP" rstream -T s -s "$ADDR1" -b "$ADDR0" -p 7193 -C 100
+	msgs=$(($(counter uroce1 xport.msg_rcvd) - before))
+	[ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] && [ "$msgs" -ge 100 ] &&
+		grep -q '^custom *1000 *100 ' "$T/dropin-rspreload.client" &&
+		pass "drop-in + librspreload.so: rstream -T s (TCP sockets) runs on rsockets, uroce1 received $msgs messages" ||
+		{ fail "drop-in + librspreload: server exit $SERVER_RC, client exit $CLIENT_RC, $msgs messages"; show_pair dropin-rspreload; }
 fi
 # Without the system's librdmacm (here: pointed elsewhere) the wrapper says
 # so and stops the program at its first librdmacm call, as ld.so would.
