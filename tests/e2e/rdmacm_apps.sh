@@ -9,6 +9,12 @@
 # ib_write_bw, ib_read_bw, ib_send_lat) and qperf -cm1 (rc_bw, rc_lat,
 # rc_rdma_write_bw, rc_rdma_read_bw, rc_compare_swap_mr, rc_fetch_add_mr).
 # The captures must decode with every ICRC valid in uroce decode and tshark.
+# `rdmacm_apps.sh dropin`: the same programs with the drop-ins alone
+# (LD_LIBRARY_PATH=build/lib/ibverbs: libibverbs.so.1 and the librdmacm.so.1
+# forwarder, docs/cm.md "Drop-in mode"), whichever order their libraries come in.
+MODE=${1:-run}
+case $MODE in run | dropin) ;; *) echo "usage: $0 [run|dropin]" >&2; exit 2 ;; esac
+CM_VIA=$MODE
 . "$(dirname "$0")/lib.sh"
 need_prog ucmatose
 need_prog rdma_server
@@ -61,7 +67,7 @@ done
 
 # cmtime's server serves until it is stopped.
 want=$(($(cm_listens) + 1))
-via_cmd run
+via_cmd "$MODE"
 bg_via cmtime.server 120 cmtime -b "$ADDR1" -c 20
 CTPID=$BG_PID
 wait_cm_listens "$want" "$CTPID" || fail "cmtime: the server does not listen"
@@ -115,7 +121,7 @@ fi
 # run must pass.
 if command -v qperf >/dev/null; then
 	next_tcp_port
-	via_cmd run
+	via_cmd "$MODE"
 	bg_via qperf.server 300 qperf -lp "$TCP_PORT"
 	QSPID=$BG_PID
 	wait_listen "$TCP_PORT" "$QSPID" "" || fail "qperf: the server does not listen on TCP port $TCP_PORT"
