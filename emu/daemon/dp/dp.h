@@ -128,6 +128,10 @@ int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_
 		 uint32_t access, enum xport_dma dir);
 int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_atomic_op op,
 		   uint64_t compare_add, uint64_t swap, uint64_t *orig);
+/* The engine's flush op (xport.h): R_Key, PD, flush access and range
+ * checked (a window's key is refused), then every staged write placed. */
+int emu_dma_flush(struct emu_qp *qp, uint32_t rkey, uint64_t va, uint32_t len, uint32_t access,
+		  bool whole_mr);
 
 /* mw.c */
 /* Execute a bind (the engine's bind_mw op) for QP qp: 0, or -EINVAL /
