@@ -601,7 +601,9 @@ static bool resp_op_allowed(const struct xport_qp *qp, const struct xport_pkt *p
 	uint32_t mask = pkt->mask;
 
 	if (mask & WIRE_SEND_MASK)
-		return !(mask & WIRE_IETH_MASK) || qp->type == UROCE_QPT_RC; /* IETH: RC only */
+		/* IETH: RC and XRC only (the opcodes exist for them alone, IBA 9.2) */
+		return !(mask & WIRE_IETH_MASK) || qp->type == UROCE_QPT_RC ||
+		       qp->type == UROCE_QPT_XRC_RECV;
 	if (mask & WIRE_WRITE_MASK)
 		return qp->attr.access & UROCE_ACCESS_REMOTE_WRITE;
 	if (mask & WIRE_READ_MASK)

@@ -49,10 +49,14 @@ static const struct {
      UROCE_WC_COMP_SWAP},
     {UROCE_WR_ATOMIC_FETCH_AND_ADD, "ATOMIC_FETCH_AND_ADD", true, false, false, true, ATOM | RDAT,
      UROCE_WC_FETCH_ADD},
-    /* Local operations (no packet) on connected QPs; the IETH only on RC (PROTOCOL.md 4). */
-    {UROCE_WR_LOCAL_INV, "LOCAL_INV", true, true, false, false, LOC, UROCE_WC_LOCAL_INV},
-    {UROCE_WR_BIND_MW, "BIND_MW", true, true, false, false, LOC, UROCE_WC_BIND_MW},
-    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, false, PAY | INL | INV,
+    /*
+     * Local operations (no packet) on connected QPs and XRC initiator QPs
+     * (as mlx5: its XRC send ops are its RC ones); the IETH only on RC and
+     * XRC, the transports that have SEND with Invalidate opcodes (IBA 9.2).
+     */
+    {UROCE_WR_LOCAL_INV, "LOCAL_INV", true, true, false, true, LOC, UROCE_WC_LOCAL_INV},
+    {UROCE_WR_BIND_MW, "BIND_MW", true, true, false, true, LOC, UROCE_WC_BIND_MW},
+    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, true, PAY | INL | INV,
      UROCE_WC_SEND},
     /* IBA A19 FLUSH (rdma-core 45's value 14): RC only (as rxe), answered like a READ. */
     {UROCE_WR_FLUSH, "FLUSH", true, false, false, false, RDMA | RDAT | FLU, UROCE_WC_FLUSH},
@@ -223,10 +227,10 @@ START_TEST(test_wire_agrees)
 	}
 	/*
 	 * RC: 5 SEND/WRITE kinds x 4 positions + READ + 2 atomics + FLUSH +
-	 * ATOMIC WRITE; UC: 4 x 4; UD: 2 SEND kinds, Only; XRC: 4 x 4 + READ
+	 * ATOMIC WRITE; UC: 4 x 4; UD: 2 SEND kinds, Only; XRC: 5 x 4 + READ
 	 * + 2 atomics.
 	 */
-	ck_assert_uint_eq(checked, 20 + 5 + 16 + 2 + 16 + 3);
+	ck_assert_uint_eq(checked, 20 + 5 + 16 + 2 + 20 + 3);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_WRITE, true, true),
 			 WIRE_OP_RC_ATOMIC_WRITE);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_FLUSH, true, true),
@@ -242,6 +246,10 @@ START_TEST(test_wire_agrees)
 			 WIRE_OP_RC_SEND_LAST_INV);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_SEND, true, true),
 			 WIRE_OP_XRC_SEND_ONLY);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_SEND_WITH_INV, true, true),
+			 WIRE_OP_XRC_SEND_ONLY_INV);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_SEND_WITH_INV, false, true),
+			 WIRE_OP_XRC_SEND_LAST_INV);
 	ck_assert_int_eq(
 	    xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
 	    WIRE_OP_XRC_COMPARE_SWAP);

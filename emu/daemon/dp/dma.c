@@ -76,8 +76,8 @@ int emu_dma_check_mw(const struct emu_mw *mw, const struct emu_qp *qp, uint32_t 
 	/* The key variant is the one of the last bind; a window bound to nothing grants nothing. */
 	if (mw->rkey != rkey || !mw->valid || !mw->mr || mw->pd != qp->pd)
 		return -ENOENT;
-	/* Type 2B: only the QP it was bound through (IBA 10.6.7.2.4). */
-	if (mw->type == 2 && mw->qp != qp)
+	/* Type 2B: only the QP it was bound through (IBA 10.6.7.2.4; XRC: mw.c). */
+	if (!emu_mw_reaches(mw, qp))
 		return -ENOENT;
 	if (access & DMA_MW_ACCESS & ~mw->access)
 		return -EACCES;

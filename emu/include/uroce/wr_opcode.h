@@ -100,9 +100,10 @@ enum uroce_wr_flags {
 	  COMPARE_SWAP, NONE)                                                                      \
 	X(ATOMIC_FETCH_AND_ADD, 6, UROCE_WR__REL, UROCE_WR__ATOM, FETCH_ADD, NONE, NONE, NONE,     \
 	  FETCH_ADD, NONE)                                                                         \
-	X(LOCAL_INV, 7, UROCE_WR__CONN, UROCE_WR_F_LOCAL, LOCAL_INV, NONE, NONE, NONE, NONE, NONE) \
-	X(BIND_MW, 8, UROCE_WR__CONN, UROCE_WR_F_LOCAL, BIND_MW, NONE, NONE, NONE, NONE, NONE)     \
-	X(SEND_WITH_INV, 9, UROCE_WR__RC, UROCE_WR__DATA | UROCE_WR_F_INV, SEND, SEND_FIRST,       \
+	X(LOCAL_INV, 7, UROCE_WR__DATA_QPS, UROCE_WR_F_LOCAL, LOCAL_INV, NONE, NONE, NONE, NONE,   \
+	  NONE)                                                                                    \
+	X(BIND_MW, 8, UROCE_WR__DATA_QPS, UROCE_WR_F_LOCAL, BIND_MW, NONE, NONE, NONE, NONE, NONE) \
+	X(SEND_WITH_INV, 9, UROCE_WR__REL, UROCE_WR__DATA | UROCE_WR_F_INV, SEND, SEND_FIRST,      \
 	  SEND_MIDDLE, SEND_LAST_INV, SEND_ONLY_INV, NONE)                                         \
 	X(FLUSH, 14, UROCE_WR__RC, UROCE_WR__FLUSH, FLUSH, NONE, NONE, NONE, FLUSH, NONE)         \
 	X(ATOMIC_WRITE, 15, UROCE_WR__RC, UROCE_WR__ATOMW, ATOMIC_WRITE, NONE, NONE, NONE,         \
