@@ -676,7 +676,8 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->device_cap_flags = IBV_DEV_UD_AV_PORT_ENFORCE | IBV_DEV_CURR_QP_STATE_MOD |
 			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN | IBV_DEV_SRQ_RESIZE |
 			      IBV_DEV_MEM_WINDOW | IBV_DEV_MEM_WINDOW_TYPE_2B | IBV_DEV_XRC;
-	a->device_cap_flags_ex = IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL | IB_UVERBS_DEVICE_FLUSH_GLOBAL_VAL;
+	a->device_cap_flags_ex =
+	    IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL | IB_UVERBS_DEVICE_FLUSH_GLOBAL_VAL;
 	a->max_sge = l->max_sge;
 	a->max_sge_rd = l->max_sge_rd;
 	a->max_cq = l->max_cq;

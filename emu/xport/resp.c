@@ -449,7 +449,8 @@ static void resp_flush(struct xport_qp *qp, const struct xport_pkt *pkt)
 	int rc;
 
 	if (!qp->attr.max_dest_rd_atomic || !qp->dev->ops->flush || !plt ||
-	    plt & ~(unsigned)(UROCE_FLUSH_GLOBAL | UROCE_FLUSH_PERSISTENT) || sel > UROCE_FLUSH_MR) {
+	    plt & ~(unsigned)(UROCE_FLUSH_GLOBAL | UROCE_FLUSH_PERSISTENT) ||
+	    sel > UROCE_FLUSH_MR) {
 		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR);
 		return;
 	}

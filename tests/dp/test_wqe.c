@@ -213,9 +213,9 @@ START_TEST(test_opcode_per_type)
 			/* A local operation (BIND_MW, LOCAL_INV), an ATOMIC WRITE
 			 * (its data is in the WQE) or a FLUSH with a buffer is
 			 * malformed. */
-			bool ok = uroce_wr_ok(types[t], op) &&
-				  !(uroce_wr_flags(op) & (UROCE_WR_F_LOCAL | UROCE_WR_F_ATOMIC_WRITE |
-							  UROCE_WR_F_FLUSH));
+			uint32_t no_buf =
+			    UROCE_WR_F_LOCAL | UROCE_WR_F_ATOMIC_WRITE | UROCE_WR_F_FLUSH;
+			bool ok = uroce_wr_ok(types[t], op) && !(uroce_wr_flags(op) & no_buf);
 
 			s->num_sge = 1;
 			put_sge(0, 0x1000, 8, 0x100);

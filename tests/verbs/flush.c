@@ -51,8 +51,8 @@ struct qp_ex45 {
 };
 
 /* What rdma-core 45's ibv_wr_flush() is. */
-static void wr_flush45(struct ibv_qp_ex *qx, uint32_t rkey, uint64_t addr, size_t len,
-		       uint8_t type, uint8_t level)
+static void wr_flush45(struct ibv_qp_ex *qx, uint32_t rkey, uint64_t addr, size_t len, uint8_t type,
+		       uint8_t level)
 {
 	((struct qp_ex45 *)(void *)qx)->wr_flush(qx, rkey, addr, len, type, level);
 }
@@ -190,8 +190,8 @@ static struct ibv_wc wait_wc(struct ibv_cq *cq)
 }
 
 /* One signaled FLUSH; ibv_wr_complete's answer. */
-static int flush(struct pair *p, uint32_t rkey, void *addr, size_t len, uint8_t type,
-		 uint8_t level, uint64_t wr_id)
+static int flush(struct pair *p, uint32_t rkey, void *addr, size_t len, uint8_t type, uint8_t level,
+		 uint64_t wr_id)
 {
 	ibv_wr_start(p->x);
 	p->x->wr_id = wr_id;
@@ -215,8 +215,7 @@ static void flush_refused(const char *what, int taccess, struct ibv_mr *m, size_
 	check(!flush(&p, m->rkey, (char *)m->addr + off, len, type, level, 9), "%s: posted", what);
 	wc = wait_wc(p.cq);
 	check(wc.status == want && wc.opcode == V45_WC_FLUSH, "%s: %s, opcode %d (want %s, %d)",
-	      what, ibv_wc_status_str(wc.status), wc.opcode, ibv_wc_status_str(want),
-	      V45_WC_FLUSH);
+	      what, ibv_wc_status_str(wc.status), wc.opcode, ibv_wc_status_str(want), V45_WC_FLUSH);
 	pair_free(&p);
 }
 
@@ -284,7 +283,8 @@ int main(int argc, char **argv)
 	if (rc)
 		return 1;
 
-	/* A WRITE (unsignaled) and a FLUSH of its range: the data is there when the FLUSH completes. */
+	/* A WRITE (unsignaled) and a FLUSH of its range: the data is there when the FLUSH
+	 * completes. */
 	ibv_wr_start(p.x);
 	p.x->wr_id = 1;
 	p.x->wr_flags = 0;
@@ -297,8 +297,7 @@ int main(int argc, char **argv)
 	wc = wait_wc(p.cq);
 	check(wc.status == IBV_WC_SUCCESS && wc.opcode == V45_WC_FLUSH && wc.wr_id == 2,
 	      "FLUSH completes: %s, opcode %d (IBV_WC_FLUSH %d), wr_id %llu",
-	      ibv_wc_status_str(wc.status), wc.opcode, V45_WC_FLUSH,
-	      (unsigned long long)wc.wr_id);
+	      ibv_wc_status_str(wc.status), wc.opcode, V45_WC_FLUSH, (unsigned long long)wc.wr_id);
 	check(!memcmp(dst, src, BYTES), "the WRITE's %d bytes are in the target's memory", BYTES);
 
 	/* The whole MR: the range is not looked at. */
@@ -310,8 +309,7 @@ int main(int argc, char **argv)
 
 	/* Local misuse: nothing posted. */
 	rc = flush(&p, tmr->rkey, dst, 64, 0, V45_FLUSH_RANGE, 4);
-	check(rc == EINVAL, "ibv_wr_flush with no placement type: ibv_wr_complete %d (EINVAL)",
-	      rc);
+	check(rc == EINVAL, "ibv_wr_flush with no placement type: ibv_wr_complete %d (EINVAL)", rc);
 	rc = flush(&p, tmr->rkey, dst, 64, V45_FLUSH_GLOBAL, 7, 4);
 	check(rc == EINVAL, "ibv_wr_flush with selectivity level 7: ibv_wr_complete %d (EINVAL)",
 	      rc);
@@ -341,8 +339,8 @@ int main(int argc, char **argv)
 	flush_refused("persistence (no MR can have it)",
 		      fl | V45_ACCESS_FLUSH_GLOBAL | V45_ACCESS_FLUSH_PERSISTENT, tmr, 0, 64,
 		      V45_FLUSH_PERSISTENT, V45_FLUSH_RANGE, IBV_WC_REM_ACCESS_ERR);
-	flush_refused("a target QP without the flush access bit", fl, tmr, 0, 64,
-		      V45_FLUSH_GLOBAL, V45_FLUSH_RANGE, IBV_WC_REM_INV_REQ_ERR);
+	flush_refused("a target QP without the flush access bit", fl, tmr, 0, 64, V45_FLUSH_GLOBAL,
+		      V45_FLUSH_RANGE, IBV_WC_REM_INV_REQ_ERR);
 
 	printf("%s: %d failures\n", argv[0], failures);
 	return failures ? 1 : 0;

@@ -76,10 +76,10 @@ static struct ibv_context *open_dev(const char *name)
 
 static int node_init(struct node *n, const char *dev)
 {
-	struct ibv_xrcd_init_attr xa = {
-	    .comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
-	    .fd = -1,
-	    .oflags = O_CREAT};
+	struct ibv_xrcd_init_attr xa = {.comp_mask =
+					    IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+					.fd = -1,
+					.oflags = O_CREAT};
 	struct ibv_srq_init_attr_ex sa = {0};
 	struct ibv_qp_init_attr_ex qa = {0};
 
@@ -239,8 +239,10 @@ int main(int argc, char **argv)
 	fcntl(a.ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
 	fl = fcntl(b.ctx->async_fd, F_GETFL);
 	fcntl(b.ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
-	if (bring_up(b.tgt, a.ini->qp_num, &a.gid, 1) || bring_up(a.ini, b.tgt->qp_num, &b.gid, 0) ||
-	    bring_up(a.tgt, b.ini->qp_num, &b.gid, 1) || bring_up(b.ini, a.tgt->qp_num, &a.gid, 0)) {
+	if (bring_up(b.tgt, a.ini->qp_num, &a.gid, 1) ||
+	    bring_up(a.ini, b.tgt->qp_num, &b.gid, 0) ||
+	    bring_up(a.tgt, b.ini->qp_num, &b.gid, 1) ||
+	    bring_up(b.ini, a.tgt->qp_num, &a.gid, 0)) {
 		fprintf(stderr, "xrc_mw: connecting failed: %s\n", strerror(errno));
 		return 1;
 	}
@@ -287,8 +289,8 @@ int main(int argc, char **argv)
 
 	/* SEND with Invalidate from A, arriving on B's SRQ. */
 	{
-		struct ibv_sge sge = {.addr = (uintptr_t)b.buf + 4096, .length = 4096,
-				      .lkey = b.mr->lkey};
+		struct ibv_sge sge = {
+		    .addr = (uintptr_t)b.buf + 4096, .length = 4096, .lkey = b.mr->lkey};
 		struct ibv_recv_wr rwr = {.wr_id = 77, .sg_list = &sge, .num_sge = 1}, *bad;
 
 		check(!ibv_post_srq_recv(b.srq, &rwr, &bad), "a receive on B's XRC SRQ");

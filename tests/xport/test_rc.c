@@ -427,7 +427,7 @@ END_TEST
 
 /* ---- FLUSH (IBA A19) -------------------------------------------------------- */
 
-#define FLUSH_MR_ACCESS                                                                   \
+#define FLUSH_MR_ACCESS \
 	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_FLUSH_GLOBAL)
 
 /* A pair whose QPs accept FLUSH for global visibility (rxe's QP access rule). */
@@ -562,8 +562,8 @@ static void check_flush_error(uint64_t seed, uint32_t qp_access, uint32_t mr_acc
 	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 0);
 	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 1);
 	ck_assert_uint_eq(env->qa->nscq, 1);
-	ck_assert_msg(env->qa->scq[0].status == want, "status %u, want %u",
-		      env->qa->scq[0].status, want);
+	ck_assert_msg(env->qa->scq[0].status == want, "status %u, want %u", env->qa->scq[0].status,
+		      want);
 	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_FLUSH);
 	ck_assert_uint_eq(env->b.flushes, 0);
 	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_FLUSH_EXECUTED], 0);

@@ -52,8 +52,8 @@ enum uroce_wr_flags {
 	UROCE_WR_F_INV = 1 << 7,       /* imm_data is an R_Key the peer invalidates (IETH) */
 	UROCE_WR_F_ATOMIC_WRITE = 1 << 8, /* ATOMIC WRITE (IBA 1.5): 8 bytes carried in the WQE
 					   * (wr.atomic.compare_add, as bytes), no buffers */
-	UROCE_WR_F_FLUSH = 1 << 9, /* FLUSH (IBA A19): RETH + FETH, placement type and
-				    * selectivity level carried in the WQE, no buffers */
+	UROCE_WR_F_FLUSH = 1 << 9,	  /* FLUSH (IBA A19): RETH + FETH, placement type and
+					   * selectivity level carried in the WQE, no buffers */
 };
 
 /* The QP-type bit of the list's QP types column (types are below 16). */
@@ -105,7 +105,7 @@ enum uroce_wr_flags {
 	X(BIND_MW, 8, UROCE_WR__DATA_QPS, UROCE_WR_F_LOCAL, BIND_MW, NONE, NONE, NONE, NONE, NONE) \
 	X(SEND_WITH_INV, 9, UROCE_WR__REL, UROCE_WR__DATA | UROCE_WR_F_INV, SEND, SEND_FIRST,      \
 	  SEND_MIDDLE, SEND_LAST_INV, SEND_ONLY_INV, NONE)                                         \
-	X(FLUSH, 14, UROCE_WR__RC, UROCE_WR__FLUSH, FLUSH, NONE, NONE, NONE, FLUSH, NONE)         \
+	X(FLUSH, 14, UROCE_WR__RC, UROCE_WR__FLUSH, FLUSH, NONE, NONE, NONE, FLUSH, NONE)          \
 	X(ATOMIC_WRITE, 15, UROCE_WR__RC, UROCE_WR__ATOMW, ATOMIC_WRITE, NONE, NONE, NONE,         \
 	  ATOMIC_WRITE, NONE)
 
