@@ -10,7 +10,9 @@
 # CPU-seconds per GB moved (utime+stime of both daemons from /proc/PID/stat, over the run)
 # next to TCP's (both qperf processes, the same way); the 64 B ib_send_bw message rate;
 # ib_send_lat / ib_write_lat 2 B typical and p99 latency, polling and with -e (events);
-# ib_write_bw -q 16 and -q 1000 aggregate; the daemons' peak memory (VmHWM). Then a sweep
+# ib_write_bw -q 16 and -q 1000 aggregate; the daemons' peak memory (VmHWM), and during the
+# -q 1000 run its two parts: the daemon's own (RssAnon) and the applications' queue rings
+# it maps (RssShmem). Then a sweep
 # of message sizes, uroce ib_write_bw vs qperf tcp_bw, written as CSV and, where gnuplot or
 # matplotlib is installed, drawn as a PNG.
 #
@@ -189,6 +191,38 @@ cpu_per_gb() { awk -v t="$1" -v b="$2" -v hz="$TICK" 'BEGIN { if (b > 0) printf 
 
 record() { echo "$1,$2,$3,${4:-},${5:-}" >>"$CSV"; }
 
+# The daemons' memory during the many-QP run, split as /proc/PID/status splits it: RssAnon is
+# the daemon's own (QP state, packet buffers), RssShmem the pages of the applications' queue
+# rings (SQ, RQ, CQ: memory the shim creates in the application, shared with the daemon)
+# that the daemon has touched. VmHWM counts both.
+RSS_SAMPLER=
+rss_peak_start() {
+	(
+		a0=0 s0=0 a1=0 s1=0
+		trap 'echo "$a0 $s0 $a1 $s1" >"$RUNDIR/rss.peak"; exit 0' TERM
+		while :; do
+			read -r a s < <(awk '/RssAnon/ {a=$2} /RssShmem/ {s=$2} END {print a+0, s+0}' "/proc/$D0/status")
+			[ "$a" -gt "$a0" ] && a0=$a
+			[ "$s" -gt "$s0" ] && s0=$s
+			read -r a s < <(awk '/RssAnon/ {a=$2} /RssShmem/ {s=$2} END {print a+0, s+0}' "/proc/$D1/status")
+			[ "$a" -gt "$a1" ] && a1=$a
+			[ "$s" -gt "$s1" ] && s1=$s
+			sleep 0.05
+		done
+	) &
+	RSS_SAMPLER=$!
+}
+rss_peak_stop() { # REP
+	local a0 s0 a1 s1
+	kill -TERM "$RSS_SAMPLER" 2>/dev/null || true
+	wait "$RSS_SAMPLER" 2>/dev/null || true
+	read -r a0 s0 a1 s1 <"$RUNDIR/rss.peak"
+	record "q${QPS_MANY}_private_uroce0" kB "$1" "$a0" ""
+	record "q${QPS_MANY}_shared_uroce0" kB "$1" "$s0" ""
+	record "q${QPS_MANY}_private_uroce1" kB "$1" "$a1" ""
+	record "q${QPS_MANY}_shared_uroce1" kB "$1" "$s1" ""
+}
+
 echo "bench: $MODE mode, $REPS repetition(s); $(nproc) cores, kernel $(uname -r); results in $OUT" >&2
 for rep in $(seq "$REPS"); do
 	# TCP first: the baselines of this repetition.
@@ -217,8 +251,10 @@ for rep in $(seq "$REPS"); do
 	record send_lat_2b_events_p99 us "$rep" "$(row 2 8)" ""
 	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q 16
 	record write_bw_q16 MB/s "$rep" "$(row 65536 4)" "$tcp_bw"
+	rss_peak_start
 	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q "$QPS_MANY"
 	record "write_bw_q$QPS_MANY" MB/s "$rep" "$(row 65536 4)" "$tcp_bw"
+	rss_peak_stop "$rep"
 done
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo ""; }
 record vmhwm_uroce0 kB 1 "$(hwm "$D0")" ""
@@ -295,6 +331,10 @@ line "ib_write_bw -q 16 64 KiB [MB/s]" write_bw_q16 write_bw_q16
 line "ib_write_bw -q $QPS_MANY 64 KiB [MB/s]" "write_bw_q$QPS_MANY" "write_bw_q$QPS_MANY"
 line "uroce0 peak memory (VmHWM) [kB]" vmhwm_uroce0
 line "uroce1 peak memory (VmHWM) [kB]" vmhwm_uroce1
+line "-q $QPS_MANY: uroce0 own memory (RssAnon) [kB]" "q${QPS_MANY}_private_uroce0"
+line "-q $QPS_MANY: uroce1 own memory (RssAnon) [kB]" "q${QPS_MANY}_private_uroce1"
+line "-q $QPS_MANY: uroce0 queue pages (RssShmem) [kB]" "q${QPS_MANY}_shared_uroce0"
+line "-q $QPS_MANY: uroce1 queue pages (RssShmem) [kB]" "q${QPS_MANY}_shared_uroce1"
 echo "(ratio = uroce / tcp: above 1 is better for bandwidth, below 1 for latency and CPU cost)"
 echo
 echo "sweep (ib_write_bw vs qperf tcp_bw, MB/s): $SWEEP_CSV"

@@ -531,9 +531,8 @@ struct emu_dev {
 	uint32_t nmcg;		/* groups in mcgs */
 	uint32_t nmcast_attach; /* QP attachments, all groups */
 	uint32_t next_handle;
-	uint32_t next_mr_index;
 	uint32_t next_srq_num;
-	/* QPNs and key variant bytes (emu_dev_random): getrandom, unless
+	/* QPNs and keys (emu_dev_random): getrandom, unless
 	 * --seed made them reproducible (then from this splitmix64 state). */
 	bool ids_seeded;
 	uint64_t ids_state;

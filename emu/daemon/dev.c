@@ -272,7 +272,6 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	dev->ctl_spare_fd = -1;
 	dev->status_fd = -1;
 	dev->next_handle = 1;
-	dev->next_mr_index = 1;
 	dev->next_srq_num = 1;
 	dev->ids_seeded = o->seed_set;
 	/* Another stream than the fault rules' (seeded from the same N). */

@@ -20,12 +20,12 @@ else
 	show "$T/bench.out"
 fi
 grep -q "^ib_write_bw 64 KiB" "$T/bench.out" && pass "the table is printed" || fail "no table"
-# Every uroce figure (17 of them) is a number (CPU cost may be 0 for a run this short).
+# Every uroce figure (21 of them) is a number (CPU cost may be 0 for a run this short).
 bad=$(awk -F, 'NR > 1 && $4 == "" && $5 == "" { print $1 }
 	NR > 1 && $4 != "" && $4 !~ /^[0-9.]+$/ { print $1 }
 	NR > 1 && $5 != "" && $5 !~ /^[0-9.]+$/ { print $1 }' "$OUT/bench.csv" 2>/dev/null | tr '\n' ' ')
 n=$(awk -F, 'NR > 1 && $4 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$OUT/bench.csv" 2>/dev/null)
-if [ -z "$bad" ] && [ "$n" -eq 17 ]; then
+if [ -z "$bad" ] && [ "$n" -eq 21 ]; then
 	pass "bench.csv: $n uroce figures, all numbers"
 else
 	fail "bench.csv: $n uroce figures; empty or not numbers: $bad"

@@ -10,8 +10,8 @@
 #    the peer's own port (the one its daemon holds) cannot be bound;
 #  - a child forked after ibv_open_device cannot register memory in the
 #    inherited context (the daemon's DMA would reach its parent's memory);
-#  - QP numbers and key bytes are unpredictable (not 0x11, 0x12, ...; key
-#    variants not the old *5+1 walk), unique, never 0, 1 or 0xFFFFFF, and
+#  - QP numbers and keys are unpredictable (not 0x11, 0x12, ...; key
+#    variants not the old *5+1 walk, key indexes not counting up), unique, never 0, 1 or 0xFFFFFF, and
 #    reproducible only when the daemon is given --seed;
 #  - a controlled Q_Key (high bit set) is EPERM at ibv_modify_qp without
 #    CAP_NET_RAW (as Linux), a WR's Q_Key with the high bit sends the QP's;
@@ -156,6 +156,9 @@ assert steps < 4, "QPNs count up: %d of %d steps are +1" % (steps, len(q) - 1)
 assert len(set(k)) == len(k), "R_Keys repeat"
 walk = sum(1 for a, b in zip(k, k[1:]) if b & 0xFF == (a * 5 + 1) & 0xFF)
 assert walk < 4, "key bytes follow *5+1: %d of %d" % (walk, len(k) - 1)
+# the index (upper 24 bits) too: a known R_Key must not tell the next MR's
+near = sum(1 for a, b in zip(k, k[1:]) if 0 <= (b >> 8) - (a >> 8) <= 4)
+assert near < 4, "key indexes count up: %d of %d steps are +0..4" % (near, len(k) - 1)
 print("    QPNs %s ..., key bytes %s ..." % (" ".join("%06x" % x for x in q[:4]),
       " ".join("%02x" % (x & 0xFF) for x in k[:8])))
 EOF

@@ -8,7 +8,10 @@ With --script (fuzz_xport), each seed is a script of that target instead:
 one sample packet as a datagram to each host of the fake network, ICRC
 recomputed, then a run of the network.
 
-usage: run_fuzz.py FUZZER UROCE SECONDS ARTIFACT_DIR [--script]
+SECONDS may instead be runs=N: stop after N inputs (scripts/fuzz.sh uses it
+for the long runs), with no time limit.
+
+usage: run_fuzz.py FUZZER UROCE SECONDS|runs=N ARTIFACT_DIR [--script]
 """
 import os
 import struct
@@ -45,7 +48,8 @@ with tempfile.TemporaryDirectory(prefix="uroce-fuzz-") as tmp:
                 out.write(data)
         n += 1
     print("seed corpus: %d files from %d sample packets" % (len(os.listdir(corpus)), n), flush=True)
-    cmd = [fuzzer, corpus, "-max_total_time=" + seconds, "-timeout=10", "-print_final_stats=1",
+    limit = ("-runs=" + seconds[5:]) if seconds.startswith("runs=") else ("-max_total_time=" + seconds)
+    cmd = [fuzzer, corpus, limit, "-timeout=10", "-print_final_stats=1",
            "-artifact_prefix=" + artifacts.rstrip("/") + "/"]
     print(" ".join(cmd), flush=True)
     sys.exit(subprocess.run(cmd).returncode)

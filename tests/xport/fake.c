@@ -112,8 +112,8 @@ static void fake_enqueue(struct fake_net *net, struct fake_host *to, const struc
 	unsigned pos;
 
 	if (net->qlen == net->qcap) {
-		unsigned ncap = net->qcap ? net->qcap * 2 : 256;
-		struct fake_inflight *nq = calloc(ncap, sizeof(*nq));
+		unsigned ncap = net->qcap ? net->qcap * 2 : 16;
+		struct fake_inflight *nq = malloc(ncap * sizeof(*nq));
 
 		for (unsigned i = 0; i < net->qlen; i++)
 			nq[i] = net->q[(net->qhead + i) % net->qcap];
@@ -572,11 +572,23 @@ static const struct xport_ops fake_ops = {
 
 /* ---- set-up -------------------------------------------------------------- */
 
+/*
+ * The packet ring of the last network torn down, kept for the next one (the
+ * fuzz target sets up a network per input; each entry is 4 KiB and more).
+ * Entries are written by fake_enqueue before they are read.
+ */
+static struct fake_inflight *fake_spare_q;
+static unsigned fake_spare_qcap;
+
 void fake_net_init(struct fake_net *net, uint64_t seed)
 {
 	memset(net, 0, sizeof(*net));
 	net->rng = seed * 0x9e3779b97f4a7c15ull + 1;
 	net->now = 1000000;
+	net->q = fake_spare_q;
+	net->qcap = fake_spare_qcap;
+	fake_spare_q = NULL;
+	fake_spare_qcap = 0;
 }
 
 void fake_net_fini(struct fake_net *net)
@@ -584,7 +596,13 @@ void fake_net_fini(struct fake_net *net)
 	while (net->nheap)
 		free(fake_heap_pop(net));
 	free(net->heap);
-	free(net->q);
+	if (net->qcap > fake_spare_qcap) {
+		free(fake_spare_q);
+		fake_spare_q = net->q;
+		fake_spare_qcap = net->qcap;
+	} else {
+		free(net->q);
+	}
 	free(net->log);
 	memset(net, 0, sizeof(*net));
 }
@@ -601,12 +619,38 @@ void fake_host_init(struct fake_host *h, struct fake_net *net, int id, const uin
 	xport_dev_init(&h->dev, &fake_ops, h);
 }
 
+/*
+ * Receive rings are FAKE_RQ_SIZE entries (half a MiB): kept for the next
+ * QP instead of freed, so that a program creating QPs over and over (the
+ * fuzz target: ten per input) does not map and fault them in each time.
+ * A ring's entries are written by a post before they are read.
+ */
+#define FAKE_RQ_POOL 16
+static struct xport_recv_wqe *fake_rq_pool[FAKE_RQ_POOL];
+static unsigned fake_rq_pooled;
+
+static struct xport_recv_wqe *fake_rq_get(void)
+{
+	if (fake_rq_pooled)
+		return fake_rq_pool[--fake_rq_pooled];
+	return malloc(FAKE_RQ_SIZE * sizeof(struct xport_recv_wqe));
+}
+
+static void fake_rq_put(struct xport_recv_wqe *rq)
+{
+	if (rq && fake_rq_pooled < FAKE_RQ_POOL)
+		fake_rq_pool[fake_rq_pooled++] = rq;
+	else
+		free(rq);
+}
+
 void fake_host_fini(struct fake_host *h)
 {
 	for (int i = 0; i < h->nqp; i++) {
 		xport_qp_fini(&h->qp[i]->x);
 		free(h->qp[i]->scq);
 		free(h->qp[i]->rcq);
+		fake_rq_put(h->qp[i]->rq);
 		free(h->qp[i]);
 	}
 	for (int i = 0; i < h->nmr; i++)
@@ -647,7 +691,9 @@ struct fake_qp *fake_qp_create_caps(struct fake_host *h, uint32_t type, uint32_t
 	    .max_inline = max_inline,
 	};
 
-	if (xport_qp_init(&h->dev, &q->x, &init)) {
+	q->rq = fake_rq_get();
+	if (!q->rq || xport_qp_init(&h->dev, &q->x, &init)) {
+		fake_rq_put(q->rq);
 		free(q);
 		return NULL;
 	}

@@ -59,7 +59,7 @@ struct fake_srq {
 struct fake_qp {
 	struct xport_qp x; /* first: container of the engine QP */
 	struct fake_host *host;
-	struct xport_recv_wqe rq[FAKE_RQ_SIZE];
+	struct xport_recv_wqe *rq; /* FAKE_RQ_SIZE entries, malloc'd: only what is posted is touched */
 	unsigned rq_head, rq_tail;
 	struct uroce_cqe *scq, *rcq;
 	unsigned nscq, nrcq, cap_scq, cap_rcq;

@@ -100,21 +100,24 @@ int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 
 int emu_mr_new_key(struct emu_dev *dev, uint32_t *key)
 {
-	uint32_t idx;
-	int tries = 0;
+	uint32_t idx = 0, tries = 0;
 
-	/* MRs and memory windows share the index space: an R_Key names one. */
+	/*
+	 * MRs and memory windows share the index space: an R_Key names one.
+	 * The index (the upper 24 bits) is drawn at random as QPNs are
+	 * (qp.c), then, in a nearly full space, the next free one; the low
+	 * byte is a "key" that changes between registrations, also random
+	 * (as rxe's is). A forger who knows one key learns nothing of the
+	 * next MR's, and a stale key is unlikely to hit a new MR.
+	 */
 	do {
-		idx = dev->next_mr_index++ & 0xffffff;
-		if (dev->next_mr_index > 0xffffff)
-			dev->next_mr_index = 1;
-		if (++tries > 0x1000000)
+		if (tries < 64)
+			idx = emu_dev_random(dev) & 0xffffff;
+		else
+			idx = (idx + 1) & 0xffffff;
+		if (++tries > 0xffffff + 64)
 			return -ENOMEM;
-	} while (idx == 0 || emu_htab_find(&dev->mr_keys, idx) ||
-		 emu_htab_find(&dev->mw_keys, idx));
-	/* The low byte is a "key" that changes between registrations, drawn
-	 * at random (as rxe does), so that neither a stale key nor a guess
-	 * made from the index is likely to hit the MR. */
+	} while (idx == 0 || emu_htab_find(&dev->mr_keys, idx) || emu_htab_find(&dev->mw_keys, idx));
 	*key = idx << 8 | (emu_dev_random(dev) & 0xff);
 	return 0;
 }
