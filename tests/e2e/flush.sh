@@ -25,23 +25,23 @@ else
 	fail "flush uroce1 -> uroce0 (exit $rc)"
 	grep -v '^ok' "$T/flush.out" | head -n 20 | sed 's/^/    | /'
 fi
-# Three FLUSHes succeed (a range, the whole MR, a range after the local
-# refusals); four are refused by the target (three at the R_Key, one for the
+# Four FLUSHes succeed (a range, the whole MR, an ODP MR, a range after the
+# local refusals); four are refused by the target (three at the R_Key, one for the
 # QP's access flags) and never executed.
 flushed=$(counter uroce0 xport.flush_executed)
-[ "$flushed" -eq 3 ] && pass "uroce0 xport.flush_executed: $flushed" ||
-	fail "uroce0 xport.flush_executed is $flushed (want 3)"
+[ "$flushed" -eq 4 ] && pass "uroce0 xport.flush_executed: $flushed" ||
+	fail "uroce0 xport.flush_executed is $flushed (want 4)"
 stop_rnics
 check_captures
 
 # The FLUSH requests in uroce1's capture: uroce decode shows each with its
 # FETH; the answers in uroce0's are zero-length READ responses.
 nd=$(grep -c 'RC Flush.*FETH sel=[01] plt=[12]' "$T/uroce1.pcap.decode")
-[ "$nd" -eq 7 ] && pass "uroce decode: $nd FLUSH requests with their FETH" ||
-	fail "uroce decode: $nd FLUSH requests with a FETH (want 7)"
+[ "$nd" -eq 8 ] && pass "uroce decode: $nd FLUSH requests with their FETH" ||
+	fail "uroce decode: $nd FLUSH requests with a FETH (want 8)"
 nr=$(grep -c 'RC RDMA Read Response Only .* len=0 icrc=ok' "$T/uroce0.pcap.decode")
-[ "$nr" -eq 3 ] && pass "uroce decode: the 3 FLUSHes that succeeded answered by zero-length READ responses" ||
-	fail "uroce decode: $nr zero-length READ responses from uroce0 (want 3)"
+[ "$nr" -eq 4 ] && pass "uroce decode: the 4 FLUSHes that succeeded answered by zero-length READ responses" ||
+	fail "uroce decode: $nr zero-length READ responses from uroce0 (want 4)"
 if command -v tshark >/dev/null; then
 	LUA=$T/uroce.lua
 	"$UROCE_BIN/uroce" wireshark-plugin print >"$LUA"
@@ -51,8 +51,8 @@ if command -v tshark >/dev/null; then
 		-T fields -e uroce.flush.plt -e uroce.flush.sel 2>/dev/null | sort | uniq -c)
 	nflush=$(awk '{ n += $1 } END { print n + 0 }' <<<"$nt")
 	types=$(awk '{ printf "%s%d x plt=%s sel=%s", sep, $1, $2, $3; sep = ", " }' <<<"$nt")
-	# global over a range 5 times, global over the MR once, persistence once
-	[ "$nflush" -eq "$nd" ] && [ "$types" = "5 x plt=0x01 sel=0, 1 x plt=0x01 sel=1, 1 x plt=0x02 sel=0" ] &&
+	# global over a range 6 times, global over the MR once, persistence once
+	[ "$nflush" -eq "$nd" ] && [ "$types" = "6 x plt=0x01 sel=0, 1 x plt=0x01 sel=1, 1 x plt=0x02 sel=0" ] &&
 		pass "tshark + uroce.lua: all $nflush FLUSH requests decoded ($types)" ||
 		fail "tshark + uroce.lua decoded $nflush of $nd FLUSH requests: $types"
 fi

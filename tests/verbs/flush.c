@@ -17,7 +17,7 @@
  * the kernel refuses a placement type the device lacks), send_ops_flags
  * (FLUSH on RC, refused on UD), a WRITE of 64 KiB then a FLUSH of its range
  * whose completion (IBV_WC_FLUSH) comes with the data in the target's
- * memory, a FLUSH of the whole MR, ibv_post_send refusing IBV_WR_FLUSH (no
+ * memory, a FLUSH of the whole MR, of an ODP MR, ibv_post_send refusing IBV_WR_FLUSH (no
  * place for type and level in ibv_send_wr), a malformed ibv_wr_flush
  * refused at ibv_wr_complete, and the remote errors, each on a fresh pair:
  * an MR without flush access, a range beyond the MR, persistence, a target
@@ -42,6 +42,8 @@
 #define V45_ACCESS_FLUSH_PERSISTENT (1 << 9)
 #define V45_DEVICE_FLUSH_GLOBAL (1ull << 38)
 #define V45_DEVICE_FLUSH_PERSISTENT (1ull << 39)
+/* enum ibv_odp_transport_cap_bits of rdma-core 50. */
+#define V50_ODP_SUPPORT_FLUSH (1 << 6)
 
 /* rdma-core 45's struct ibv_qp_ex: 44's, then wr_flush. */
 struct qp_ex45 {
@@ -306,6 +308,24 @@ int main(int argc, char **argv)
 	wc = wait_wc(p.cq);
 	check(wc.status == IBV_WC_SUCCESS && wc.opcode == V45_WC_FLUSH && wc.wr_id == 3,
 	      "FLUSH of the whole MR completes: %s", ibv_wc_status_str(wc.status));
+
+	/* An ODP MR (IBV_ODP_SUPPORT_FLUSH in the RC ODP caps) is flushed like any other. */
+	{
+		struct ibv_mr *omr = ibv_reg_mr(
+		    tpd, dst, BYTES, fl | IBV_ACCESS_ON_DEMAND | V45_ACCESS_FLUSH_GLOBAL);
+
+		check(dx.odp_caps.per_transport_caps.rc_odp_caps & V50_ODP_SUPPORT_FLUSH,
+		      "IBV_ODP_SUPPORT_FLUSH in rc_odp_caps (0x%x)",
+		      dx.odp_caps.per_transport_caps.rc_odp_caps);
+		check(omr &&
+			  !flush(&p, omr->rkey, dst, 4096, V45_FLUSH_GLOBAL, V45_FLUSH_RANGE, 10),
+		      "FLUSH of an ODP MR posted");
+		wc = wait_wc(p.cq);
+		check(wc.status == IBV_WC_SUCCESS && wc.wr_id == 10, "and completes: %s",
+		      ibv_wc_status_str(wc.status));
+		if (omr)
+			ibv_dereg_mr(omr);
+	}
 
 	/* Local misuse: nothing posted. */
 	rc = flush(&p, tmr->rkey, dst, 64, 0, V45_FLUSH_RANGE, 4);
