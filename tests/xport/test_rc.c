@@ -594,6 +594,58 @@ START_TEST(test_flush_errors)
 }
 END_TEST
 
+/* A FLUSH as another requester might build it: FETH PLT/SEL as given, RETH over m. */
+static void send_flush_req(uint32_t psn, unsigned plt, unsigned sel, struct fake_mr *m)
+{
+	const struct wire_opcode_info *info = wire_opcode_info(WIRE_OP_RC_FLUSH);
+	uint8_t pkt[XPORT_MAX_PKT_BYTES];
+	struct wire_feth *feth = (struct wire_feth *)(pkt + info->offset[WIRE_HDR_FETH]);
+	struct wire_reth *reth = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+	struct xport_route rt;
+
+	xport__bth(&env->qa->x, pkt, WIRE_OP_RC_FLUSH, psn, true, 0);
+	memset(feth, 0, sizeof(*feth));
+	wire_feth_set_plt(feth, plt);
+	wire_feth_set_sel(feth, sel);
+	wire_reth_set_va(reth, (uint64_t)(uintptr_t)m->buf);
+	wire_reth_set_rkey(reth, m->key);
+	wire_reth_set_dmalen(reth, 64);
+	xport__route(&env->qa->x, &rt);
+	xport__xmit(&env->qa->x, &rt, pkt, info->hdr_bytes, 0);
+}
+
+/*
+ * A FETH no uroce requester sends: no placement type, an unknown type bit,
+ * a reserved selectivity level. Each is NAKed Invalid Request and executes
+ * nothing, on a fresh pair.
+ */
+START_TEST(test_flush_bad_feth)
+{
+	static const unsigned cases[][2] = {{0, UROCE_FLUSH_RANGE},
+					    {4, UROCE_FLUSH_RANGE},
+					    {UROCE_FLUSH_GLOBAL, 2},
+					    {UROCE_FLUSH_GLOBAL, 3}};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_mr *m;
+		int a;
+
+		flush_env(80 + i, UROCE_ACCESS_FLUSH_GLOBAL, 0);
+		m = fake_mr_reg(&env->b, 4096, FLUSH_MR_ACCESS);
+		send_flush_req(env->conn.psn_a, cases[i][0], cases[i][1], m);
+		fake_run(&env->net, 1000);
+		a = fake_find(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE, 0);
+		ck_assert_int_ge(a, 0);
+		ck_assert_int_eq(env->net.log[a].syndrome,
+				 wire_aeth_syndrome(WIRE_AETH_NAK, WIRE_NAK_INVALID_REQUEST));
+		ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 0);
+		ck_assert_uint_eq(env->b.flushes, 0);
+		ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_ERR);
+		teardown();
+	}
+}
+END_TEST
+
 /* A malformed FLUSH WR fails locally, nothing is sent. */
 START_TEST(test_flush_bad_wr)
 {
@@ -1202,6 +1254,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_flush_depth);
 	tcase_add_test(tc, test_flush_errors);
 	tcase_add_test(tc, test_flush_bad_wr);
+	tcase_add_test(tc, test_flush_bad_feth);
 	tcase_add_test(tc, test_inline);
 	tcase_add_test(tc, test_multi_sge);
 	tcase_add_test(tc, test_signaling);
