@@ -320,6 +320,8 @@ int main(int argc, char **argv)
 	check(wc.status == IBV_WC_REM_ACCESS_ERR, "it fails: %s (want %s)",
 	      ibv_wc_status_str(wc.status), ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
 	check(b.buf[512] == 0, "nothing written");
+	check(event_for(b.ctx, b.tgt, IBV_EVENT_QP_FATAL, 3000),
+	      "B's XRC target QP, moved to Error by the access error: IBV_EVENT_QP_FATAL");
 	check(event_for(b.ctx, b.tgt, IBV_EVENT_QP_LAST_WQE_REACHED, 3000),
 	      "B's XRC target QP, moved to Error by the access error: "
 	      "IBV_EVENT_QP_LAST_WQE_REACHED");
