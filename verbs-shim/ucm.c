@@ -353,6 +353,11 @@ struct ucm_id {
 	int nls;
 	uint32_t events_reported;
 	uint8_t tos, ack_timeout;
+	/* A route set by RDMA_OPTION_IB_PATH (path_set): the record's MTU
+	 * (already no more than the port's), SL, rate and packet lifetime;
+	 * its traffic class went into tos. */
+	int path_set;
+	uint8_t path_mtu, path_sl, path_rate, path_life;
 	int reuseaddr;
 	/* RDMA_OPTION_ID_AFONLY, when set (afonly_set): a wildcard listener
 	 * takes requests of its own family only. Unset, as in the kernel's
@@ -1008,16 +1013,17 @@ static int cmd_query_route(struct ucm_chan *c, const void *in, uint16_t out)
 	p->pkey = htobe16(UROCE_DEFAULT_PKEY);
 	if (id->route_resolved) {
 		resp->num_paths = 1;
-		p->mtu = id->dev->active_mtu;
+		p->mtu = id->path_set ? id->path_mtu : id->dev->active_mtu;
 		p->mtu_selector = 2; /* exactly */
 		p->hop_limit = 64;
 		p->traffic_class = id->tos;
 		p->reversible = 1;
 		p->numb_path = 1;
+		p->sl = id->path_set ? id->path_sl : 0;
 		p->rate_selector = 2;
-		p->rate = 3; /* 10 Gb/s */
+		p->rate = id->path_set && id->path_rate ? id->path_rate : 3; /* 10 Gb/s */
 		p->packet_life_time_selector = 2;
-		p->packet_life_time = 18;
+		p->packet_life_time = id->path_set && id->path_life ? id->path_life : 18;
 	}
 	return 0;
 }
@@ -1057,6 +1063,11 @@ static int cmd_connect(struct ucm_chan *c, const void *in)
 	req.qp_type = id->qp_type;
 	req.tos = id->tos;
 	req.ack_timeout = id->ack_timeout;
+	if (id->path_set) {
+		req.path_mtu = id->path_mtu;
+		req.path_sl = id->path_sl;
+		req.path_rate = id->path_rate;
+	}
 	conn_param_in(&cmd->conn_param, &req.p);
 	err = ucm_call(id->dev, &req, sizeof(req), &resp, sizeof(resp));
 	if (err)
@@ -1243,6 +1254,8 @@ static void qp_attr_out(const struct uroce_cm_qp_attr *a, struct ib_uverbs_qp_at
 	o->ah_attr.grh.hop_limit = a->hop_limit;
 	o->ah_attr.grh.traffic_class = a->traffic_class;
 	o->ah_attr.is_global = a->is_global;
+	o->ah_attr.sl = a->sl;
+	o->ah_attr.static_rate = a->static_rate;
 	o->ah_attr.port_num = a->port_num;
 	o->pkey_index = a->pkey_index;
 	o->max_rd_atomic = a->max_rd_atomic;
@@ -1396,8 +1409,13 @@ static int cmd_leave_mcast(struct ucm_chan *c, const void *in)
  * the primary bidirectional GMP path, the id's address resolved and its
  * route not; then ROUTE_RESOLVED. A RoCE route here is the two addresses'
  * GIDs, so the path must join exactly those (its SGID the RNIC's, its DGID
- * the destination's; EINVAL otherwise); its other fields (MTU, rate, SL,
- * traffic class) are not taken: the RNIC's MTU and the id's TOS apply.
+ * the destination's; EINVAL otherwise). The record's MTU (never above the
+ * port's active MTU: a larger one is taken as the port's, as ibv_modify_qp
+ * would refuse it), SL, rate, packet lifetime and traffic class are the
+ * route's from then on: QUERY_ROUTE reports them, the ConnectRequest's
+ * primary path carries them and rdma_init_qp_attr gives them to the QP, as
+ * the kernel's CM takes a path record's. Its hop limit is not taken (the
+ * CM's 64 applies) nor its flow label.
  */
 static int ucm_set_ib_path(struct ucm_chan *c, struct ucm_id *id, const void *val, uint32_t len)
 {
@@ -1417,6 +1435,17 @@ static int ucm_set_ib_path(struct ucm_chan *c, struct ucm_id *id, const void *va
 	if (sa_to_gid(&id->dst, dgid, &port, &ipv) || memcmp(rec + 8, dgid, 16) ||
 	    memcmp(rec + 24, id->dev->gid, 16))
 		return -EINVAL;
+	/* PathRecord bytes (IBA 15.2.5.16, struct ibv_path_record): TClass 48,
+	 * SL the low 4 bits of 52-53, MTU 54, rate 55, packet lifetime 56,
+	 * each of the last three below a 2-bit selector. */
+	id->path_mtu = rec[54] & 0x3f;
+	if (!id->path_mtu || id->path_mtu > id->dev->active_mtu)
+		id->path_mtu = (uint8_t)id->dev->active_mtu;
+	id->path_sl = rec[53] & 0xf;
+	id->path_rate = rec[55] & 0x3f;
+	id->path_life = rec[56] & 0x3f;
+	id->tos = rec[48];
+	id->path_set = 1;
 	id->route_resolved = 1;
 	ucm_local_event(c, id, UROCE_CM_EVENT_ROUTE_RESOLVED, 0);
 	return 0;

@@ -265,5 +265,8 @@ bool xport__recv_icrc_ok(struct xport_dev *dev, const struct xport_route *rt, co
 	/* PROTOCOL.md 12: a sender whose kernel picks non-zero IDs (Linux rxe). */
 	if (wire_icrc_id_solve(icrc_solver(dev, ib_len), got ^ icrc, &id))
 		return false;
-	return icrc_id_ok(dev, rt, id);
+	if (!icrc_id_ok(dev, rt, id))
+		return false;
+	dev->last_solved_id = id;
+	return true;
 }

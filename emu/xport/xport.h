@@ -443,6 +443,7 @@ struct xport_dev {
 	uint64_t cnt[XPORT_CNT_COUNT];
 	struct xport_tx_info tx_info; /* of the packet send_packet is sending */
 	unsigned last_drop;	      /* the last drop reason counted (xport_rx_verdict) */
+	int32_t last_solved_id;	      /* the IPv4 ID its ICRC was accepted for, or -1 */
 };
 
 /* Attributes the engine keeps (ibv_qp_attr subset, values as in verbs). */
@@ -796,15 +797,23 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 /*
  * For annotating the packet being received (a capture's comment): reset
  * before xport_recv_packet; afterwards xport_rx_verdict is the drop reason
- * the engine counted for it, or XPORT_DROP_COUNT when it was accepted.
+ * the engine counted for it, or XPORT_DROP_COUNT when it was accepted;
+ * xport_rx_solved_id the IPv4 ID that the ICRC check solved and accepted
+ * for it when the header was not seen and the ID was not 0 (tracked or any
+ * mode, icrc.c), or -1: the ID the sender really sent, for the capture.
  */
 static inline void xport_rx_verdict_reset(struct xport_dev *dev)
 {
 	dev->last_drop = XPORT_DROP_COUNT;
+	dev->last_solved_id = -1;
 }
 static inline unsigned xport_rx_verdict(const struct xport_dev *dev)
 {
 	return dev->last_drop;
+}
+static inline int32_t xport_rx_solved_id(const struct xport_dev *dev)
+{
+	return dev->last_solved_id;
 }
 
 /* What the packet send_packet is sending right now is for (see struct xport_tx_info). */

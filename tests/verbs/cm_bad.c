@@ -356,6 +356,91 @@ int main(int argc, char **argv)
 		CHECK(!pid || !rdma_destroy_id(pid), "the path record's id is destroyed");
 	}
 
+	/* A path record's MTU, SL, rate and traffic class are the route's: the
+	 * route librdmacm queries reports them, the ConnectRequest carries them
+	 * and the passive side's QP attributes (from that REQ) have them. */
+	{
+		struct ib_path_rec_data path;
+		uint8_t *rec = (uint8_t *)path.path_rec;
+		struct rdma_event_channel *cch = rdma_create_event_channel();
+		struct rdma_cm_id *lp = NULL, *aid = NULL;
+		struct ibv_qp_attr qattr;
+		int qmask = 0;
+
+		sa = addr_of(argv[1], 7390);
+		ret = !cch || rdma_create_id(ch, &lp, NULL, RDMA_PS_TCP) ||
+		      rdma_bind_addr(lp, (struct sockaddr *)&sa) || rdma_listen(lp, 4) ||
+		      rdma_create_id(cch, &aid, NULL, RDMA_PS_TCP) ||
+		      rdma_resolve_addr(aid, NULL, (struct sockaddr *)&sa, 2000);
+		ev = ret ? NULL : next_event(cch, 5000);
+		CHECK(ev && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED,
+		      "a listener on 7390 and an id resolved to it");
+		if (ev)
+			rdma_ack_cm_event(ev);
+		memset(&path, 0, sizeof(path));
+		path.flags = IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL;
+		rec[18] = rec[19] = rec[34] = rec[35] = 0xff;
+		memcpy(rec + 20, &sa.sin_addr, 4);
+		memcpy(rec + 36, &sa.sin_addr, 4);
+		rec[48] = 0x20;		     /* TClass */
+		rec[53] = 5;		     /* SL 5 */
+		rec[54] = 0x80 | IBV_MTU_1024; /* MTU selector "exactly", 1024 */
+		rec[55] = 0x80 | IBV_RATE_40_GBPS;
+		rec[56] = 0x80 | 14; /* packet lifetime */
+		ret = aid ? rdma_set_option(aid, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, &path,
+					    sizeof(path))
+			  : -1;
+		ev = ret ? NULL : next_event(cch, 5000);
+		CHECK(ev && ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED,
+		      "RDMA_OPTION_IB_PATH with MTU 1024, SL 5, 40 Gb/s: ROUTE_RESOLVED");
+		if (ev)
+			rdma_ack_cm_event(ev);
+		CHECK(aid && aid->route.num_paths == 1 && aid->route.path_rec &&
+			  aid->route.path_rec->mtu == IBV_MTU_1024 && aid->route.path_rec->sl == 5 &&
+			  aid->route.path_rec->rate == IBV_RATE_40_GBPS &&
+			  aid->route.path_rec->traffic_class == 0x20 &&
+			  aid->route.path_rec->packet_life_time == 14,
+		      "the route reports the record's MTU, SL, rate, class and lifetime (mtu %d sl %d "
+		      "rate %d tclass 0x%x life %d)",
+		      aid && aid->route.path_rec ? aid->route.path_rec->mtu : -1,
+		      aid && aid->route.path_rec ? aid->route.path_rec->sl : -1,
+		      aid && aid->route.path_rec ? aid->route.path_rec->rate : -1,
+		      aid && aid->route.path_rec ? aid->route.path_rec->traffic_class : -1,
+		      aid && aid->route.path_rec ? aid->route.path_rec->packet_life_time : -1);
+		ret = aid ? rdma_connect(aid, &param) : -1;
+		ev = ret ? NULL : next_event(ch, 5000);
+		CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST,
+		      "the listener gets the connect request");
+		if (ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			struct rdma_cm_id *child = ev->id;
+
+			memset(&qattr, 0, sizeof(qattr));
+			qattr.qp_state = IBV_QPS_RTR;
+			ret = rdma_init_qp_attr(child, &qattr, &qmask);
+			CHECK(ret == 0 && (qmask & IBV_QP_PATH_MTU) && (qmask & IBV_QP_AV) &&
+				  qattr.path_mtu == IBV_MTU_1024 && qattr.ah_attr.sl == 5 &&
+				  qattr.ah_attr.static_rate == IBV_RATE_40_GBPS &&
+				  qattr.ah_attr.grh.traffic_class == 0x20,
+			      "the passive side's RTR attributes come from the REQ's path: mtu %d sl "
+			      "%d rate %d tclass 0x%x",
+			      qattr.path_mtu, qattr.ah_attr.sl, qattr.ah_attr.static_rate,
+			      qattr.ah_attr.grh.traffic_class);
+			rdma_reject(child, NULL, 0);
+			rdma_ack_cm_event(ev);
+			rdma_destroy_id(child);
+		} else if (ev) {
+			rdma_ack_cm_event(ev);
+		}
+		ev = aid ? next_event(cch, 5000) : NULL;
+		CHECK(ev && ev->event == RDMA_CM_EVENT_REJECTED, "and the active side is rejected");
+		if (ev)
+			rdma_ack_cm_event(ev);
+		CHECK((!aid || !rdma_destroy_id(aid)) && (!lp || !rdma_destroy_id(lp)),
+		      "the path record's ids are destroyed");
+		if (cch)
+			rdma_destroy_event_channel(cch);
+	}
+
 	/* A connect to nobody's port on the same RNIC is rejected, and the
 	 * rejection is an event, not a lost id. */
 	ret = rdma_create_id(ch, &cid, NULL, RDMA_PS_TCP);

@@ -56,6 +56,9 @@ static const char *const cm_state_names[] = {
 /* The ACK timeout a connection's QPs get unless the id set one (4.096 us * 2^19, ~2 s). */
 #define CM_DEFAULT_ACK_TIMEOUT 19
 #define CM_HOP_LIMIT 64
+/* The path rate a route has unless a path record says otherwise: 10 Gb/s,
+ * as the shim's route (QUERY_ROUTE) reports it. */
+#define CM_DEFAULT_RATE 3
 /* IBA 12.7.29: what the responder's ACKs may lag by (as Linux rxe reports). */
 #define CM_TARGET_ACK_DELAY 15
 #define CM_UDP_QKEY 0x01234567u /* RDMA_UDP_QKEY */
@@ -87,6 +90,7 @@ struct cm_id {
 	uint8_t responder_resources, initiator_depth;
 	uint8_t retry_count, rnr_retry_count, flow_control, srq;
 	uint8_t tos, ack_timeout, path_mtu;
+	uint8_t sl, rate; /* the primary path's SL and rate (IBA rate code) */
 	uint64_t tid;
 	/* The request last sent, resent when no answer comes in time. */
 	uint8_t mad[WIRE_MAD_BYTES];
@@ -251,6 +255,7 @@ static struct cm_id *cm_id_new(struct emu_dev *dev, struct emu_cm_chan *chan)
 	while (!id->handle || cm_find(dev, id->handle));
 	id->state = CM_IDLE;
 	id->path_mtu = (uint8_t)dev->active_mtu;
+	id->rate = CM_DEFAULT_RATE;
 	id->ack_timeout = CM_DEFAULT_ACK_TIMEOUT;
 	id->timeout_ms = cm_exp_ms(dev->cm_timeout);
 	uv_timer_init(dev->loop, &id->timer);
@@ -564,6 +569,8 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 	id->srq = (uint8_t)wire_cm_get(mad, WIRE_CM_REQ_SRQ);
 	id->ack_timeout = (uint8_t)wire_cm_get(mad, WIRE_CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT);
 	id->tos = (uint8_t)wire_cm_get(mad, WIRE_CM_REQ_PRIMARY_TRAFFIC_CLASS);
+	id->sl = (uint8_t)wire_cm_get(mad, WIRE_CM_REQ_PRIMARY_SL);
+	id->rate = (uint8_t)wire_cm_get(mad, WIRE_CM_REQ_PRIMARY_PACKET_RATE);
 	{
 		unsigned mtu = (unsigned)wire_cm_get(mad, WIRE_CM_REQ_PATH_MTU);
 
@@ -1000,6 +1007,14 @@ int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, 
 	id->tos = req->tos;
 	if (req->ack_timeout)
 		id->ack_timeout = req->ack_timeout;
+	/* A path record's MTU, never above the port's (as modify_qp would
+	 * refuse it), its SL and rate; they go into the REQ's primary path. */
+	if (req->path_mtu)
+		id->path_mtu = (uint8_t)(req->path_mtu < dev->active_mtu ? req->path_mtu
+									: dev->active_mtu);
+	id->sl = req->path_sl & 0xf;
+	if (req->path_rate)
+		id->rate = req->path_rate & 0x3f;
 	id->tid = ((uint64_t)cm_random() << 32) | cm_random();
 	/* Annex A11: the IP addressing header, then the consumer's data. */
 	memset(&ip, 0, sizeof(ip));
@@ -1055,7 +1070,8 @@ int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, 
 	memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REQ_PRIMARY_LOCAL_GID), dev->gid, 16);
 	memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REQ_PRIMARY_REMOTE_GID), id->remote.gid,
 	       16);
-	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_PACKET_RATE, 3); /* 10 Gb/s */
+	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_PACKET_RATE, id->rate);
+	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_SL, id->sl);
 	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_TRAFFIC_CLASS, id->tos);
 	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_HOP_LIMIT, CM_HOP_LIMIT);
 	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, id->ack_timeout);
@@ -1355,6 +1371,8 @@ int emu_cm_init_qp_attr(struct emu_ctx *ctx, uint32_t handle, uint32_t qp_state,
 		a->sgid_index = 0;
 		a->hop_limit = CM_HOP_LIMIT;
 		a->traffic_class = id->tos;
+		a->sl = id->sl;
+		a->static_rate = id->rate;
 		if (id->qp_type == UROCE_QPT_RC) {
 			a->mask |= UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER;
 			a->max_dest_rd_atomic = id->responder_resources;

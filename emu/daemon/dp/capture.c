@@ -256,7 +256,24 @@ static void capture_release_held(struct emu_dev *dev)
 	struct emu_capture *c = dev->capture;
 	unsigned v = xport_rx_verdict(&dev->x);
 
+	int32_t id = xport_rx_solved_id(&dev->x);
+
 	c->holding = false;
+	if (id >= 0 && c->held_len >= CAPTURE_ETH_BYTES + 20 && c->held[CAPTURE_ETH_BYTES] >> 4 == 4) {
+		/* The socket did not show the IPv4 header; the ICRC check found
+		 * the ID the sender used: the frame gets it (and its checksum). */
+		uint8_t *ip = c->held + CAPTURE_ETH_BYTES;
+		uint16_t sum;
+
+		ip[4] = (uint8_t)(id >> 8);
+		ip[5] = (uint8_t)id;
+		ip[10] = ip[11] = 0;
+		sum = wire_inet_csum(ip, (size_t)(ip[0] & 0xf) * 4);
+		ip[10] = (uint8_t)(sum >> 8);
+		ip[11] = (uint8_t)sum;
+		note_add(c->held_note, sizeof(c->held_note), "IPv4 ID 0x%04x solved from the ICRC",
+			 (unsigned)id);
+	}
 	if (v < XPORT_DROP_COUNT)
 		note_add(c->held_note, sizeof(c->held_note), "dropped: %s", xport_drop_name(v));
 	capture_write(dev, c->held, (int)c->held_len, c->held_note);

@@ -1110,7 +1110,9 @@ struct uroce_cm_connect_req {
 	uint8_t qp_type;     /* IBV_QPT_RC or IBV_QPT_UC */
 	uint8_t tos;	     /* the traffic class of the path */
 	uint8_t ack_timeout; /* the QP's local ACK timeout; 0: the device's */
-	uint8_t reserved[3];
+	/* A route given as a path record (RDMA_OPTION_IB_PATH): its MTU
+	 * (IBV_MTU_*), SL and rate (IBA rate code); 0: the RNIC's. */
+	uint8_t path_mtu, path_sl, path_rate;
 	struct uroce_cm_conn_param p;
 };
 
@@ -1180,7 +1182,8 @@ struct uroce_cm_qp_attr {
 	uint8_t traffic_class;
 	uint8_t sgid_index;
 	uint8_t is_global;
-	uint8_t reserved[2];
+	uint8_t sl;
+	uint8_t static_rate; /* IBA rate code, as ibv_rate */
 	uint8_t dgid[16];
 };
 
