@@ -1,12 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# rdma-core's own pyverbs tests (ABI.md section 5) for devices, PDs, MRs,
-# CQs and QPs, atomics, CQ events, extended CQs and QPs, shared PDs and AHs, ODP,
-# against uroce0, through `uroce run`. Each test must pass or skip itself,
-# except those listed with their reason in pyverbs_expected.txt: a test
-# listed as PASS must pass (a skip, failure or absence fails), one listed as
-# FAIL or ERROR may fail that way, and reports XPASS when it passes so the
-# list can shrink. Prints the pass/fail/skip counts.
+# rdma-core's own pyverbs tests (ABI.md section 5), the whole suite: every
+# tests/test_*.py module but test_rdmacm (its tests need the RNIC's net
+# interface, which a loopback address does not give: e2e_sysfs_netns runs
+# them in a network namespace), against uroce0, through `uroce run`.
+# pyverbs_expected.txt says what each test must do: a test listed as PASS
+# must pass (a skip, failure or absence fails), one listed as SKIP may skip
+# itself (mlx5/EFA-only, no GPU, ...), one listed as FAIL or ERROR may fail
+# that way; a listed test that does better reports XPASS so the list can
+# shrink. Every test not listed must pass. At least 120 must pass (issue 10's
+# bar: more than Linux Soft-RoCE's 96). Prints the pass/fail/error/skip counts.
 . "$CTL_SRC/lib.sh"
 
 SRC=/usr/share/doc/rdma-core/tests
@@ -20,9 +23,7 @@ gunzip -q "$T/pv"/tests/*.gz
 cp "$CTL_SRC/pyverbs_run.py" "$T/pv/tests/"
 
 start_daemon uroce0 "$TEST_NET.1"
-MODULES="tests.test_device tests.test_pd tests.test_mr tests.test_cq tests.test_qp tests.test_atomic
-tests.test_cq_events tests.test_cqex tests.test_qpex tests.test_shared_pd tests.test_addr tests.test_odp
-tests.test_parent_domain tests.test_relaxed_ordering tests.test_fork"
+MODULES=$(cd "$T/pv" && ls tests/test_*.py | sed 's|/|.|; s|\.py$||' | grep -v '^tests\.test_rdmacm$' | tr '\n' ' ')
 (cd "$T/pv" && "$UROCE_BIN/uroce" run -- "$PY" tests/pyverbs_run.py \
 	--dev uroce0 --port 1 --gid 0 $MODULES) >"$T/results" 2>"$T/pyverbs.log"
 grep -q '^RESULT' "$T/results" || {
@@ -38,23 +39,20 @@ expected() { # ID -> expected status or nothing
 while read -r tag status id rest; do
 	[ "$tag" = RESULT ] || continue
 	want=$(expected "$id")
-	if [ "$want" = PASS ]; then
-		[ "$status" = PASS ] || fail "$status $id $rest (must pass: pyverbs_expected.txt)"
+	if [ "$want" = PASS ] || [ -z "$want" ]; then
+		[ "$status" = PASS ] || fail "$status $id $rest (must pass${want:+: pyverbs_expected.txt})"
 		continue
 	fi
-	case $status in
-	PASS | SKIP)
-		[ -n "$want" ] && echo "XPASS: $id now ${status}es (expected $want): shrink pyverbs_expected.txt"
-		;;
-	*)
-		if [ "$want" = "$status" ]; then
-			echo "expected $status: $id"
-		else
-			fail "$status $id $rest"
-		fi
-		;;
-	esac
+	if [ "$status" = "$want" ]; then
+		[ "$want" = SKIP ] || echo "expected $status: $id"
+	elif [ "$status" = PASS ] || { [ "$status" = SKIP ] && [ "$want" != SKIP ]; }; then
+		echo "XPASS: $id now ${status}es (expected $want): shrink pyverbs_expected.txt"
+	else
+		fail "$status $id $rest (expected $want)"
+	fi
 done <"$T/results"
+npass=$(grep -c "^RESULT PASS " "$T/results")
+[ "$npass" -ge 120 ] && pass "$npass tests pass (at least 120)" || fail "only $npass tests pass (at least 120)"
 # A test that must pass and did not run at all (renamed, module not run).
 for id in $(awk '$2 == "PASS" { print $1 }' "$CTL_SRC/pyverbs_expected.txt"); do
 	grep -q "^RESULT [A-Z]* $id " "$T/results" || fail "$id did not run (must pass: pyverbs_expected.txt)"
@@ -63,6 +61,5 @@ done
 for s in PASS FAIL ERROR SKIP; do
 	printf '%s=%s ' "$s" "$(grep -c "^RESULT $s " "$T/results")"
 done
-echo "(of $(grep -c '^RESULT' "$T/results") tests in $MODULES)"
-grep "^RESULT SKIP" "$T/results" | sed 's/^RESULT SKIP /skipped: /'
+echo "(of $(grep -c '^RESULT' "$T/results") tests in $(echo $MODULES | wc -w) modules)"
 finish

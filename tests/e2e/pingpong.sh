@@ -3,7 +3,8 @@
 # rdma-core's ibv_rc_pingpong between two uroce RNICs: the server on uroce0, the
 # client on uroce1, GID index 0 (RoCEv2), through `uroce run`, with events,
 # data validation, message sizes from 1 byte to 1 MiB and path MTUs 256 to
-# 4096. Both sides must exit 0 and print their "bytes in ... seconds" and
+# 4096, completion timestamps (-t), device memory (-j), on-demand paging
+# (-o, implicit -O, prefetch -P) and the ibv_wr_* send API (-N). Both sides must exit 0 and print their "bytes in ... seconds" and
 # "iters in ... seconds" lines. Then the daemons' captures and a tshark capture
 # of lo taken during the same traffic must decode with every ICRC valid.
 #
@@ -26,6 +27,11 @@ CASES=(
 	"mtu-4096|-m 4096"
 	"timestamps|-t"
 	"devmem|-j"
+	"odp|-o -c"
+	"odp-implicit|-O -c"
+	"odp-prefetch|-o -P"
+	"odp-implicit-prefetch|-O -P"
+	"new-send-api|-N -e -c"
 )
 if [ "$MODE" != run ]; then
 	# a shorter set for the other ways of loading the shim
