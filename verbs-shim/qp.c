@@ -47,7 +47,18 @@ _Static_assert(SAME(UROCE_EVENT_QP_LAST_WQE_REACHED, IBV_EVENT_QP_LAST_WQE_REACH
 		   SAME(UROCE_EVENT_GID_CHANGE, IBV_EVENT_GID_CHANGE),
 	       "event type values");
 _Static_assert(SAME(UROCE_REREG_CHANGE_ACCESS, IBV_REREG_MR_CHANGE_ACCESS), "rereg flag values");
+_Static_assert(SAME(UROCE_WC_FLUSH, IBV_WC_FLUSH) &&
+		   SAME(UROCE_ACCESS_FLUSH_GLOBAL, IBV_ACCESS_FLUSH_GLOBAL) &&
+		   SAME(UROCE_ACCESS_FLUSH_PERSISTENT, IBV_ACCESS_FLUSH_PERSISTENT) &&
+		   SAME(UROCE_FLUSH_GLOBAL, IBV_FLUSH_GLOBAL) &&
+		   SAME(UROCE_FLUSH_PERSISTENT, IBV_FLUSH_PERSISTENT) &&
+		   SAME(UROCE_FLUSH_RANGE, IBV_FLUSH_RANGE) && SAME(UROCE_FLUSH_MR, IBV_FLUSH_MR),
+	       "FLUSH values (rdma-core 45)");
 #undef SAME
+/* rdma-core 45's ibv_qp_ex is 44's with wr_flush appended (shim.h). */
+_Static_assert(offsetof(struct shim_qp, wr_flush) ==
+		   offsetof(struct shim_qp, qpx) + sizeof(struct ibv_qp_ex),
+	       "wr_flush right after rdma-core 44's struct ibv_qp_ex");
 
 /*
  * ibv_qp_cap and uroce_qp_cap, and the fields of ibv_qp_attr that
@@ -199,9 +210,10 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 
 	if (!uroce_wr_ok(ibqp->qp_type, wr->opcode))
 		return EINVAL;
-	/* ibv_send_wr has no place for ATOMIC WRITE's 8 bytes: ibv_wr_atomic_write
-	 * only, as with rdma-core's rxe provider (its post_send refuses it). */
-	if (uroce_wr_flags(wr->opcode) & UROCE_WR_F_ATOMIC_WRITE)
+	/* ibv_send_wr has no place for ATOMIC WRITE's 8 bytes nor for FLUSH's
+	 * placement type and selectivity level: ibv_wr_atomic_write and
+	 * ibv_wr_flush only, as with rdma-core's rxe provider. */
+	if (uroce_wr_flags(wr->opcode) & (UROCE_WR_F_ATOMIC_WRITE | UROCE_WR_F_FLUSH))
 		return EINVAL;
 	if (wr->num_sge < 0)
 		return EINVAL;
@@ -719,6 +731,34 @@ static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remot
 	memcpy(&w->wr.atomic.compare_add, atomic_wr, 8);
 }
 
+/*
+ * FLUSH (rdma-core 45's ibv_wr_flush): the range or the whole MR, for the
+ * placement types asked for. An unknown type or level, no type, or a range
+ * longer than a RETH can say poisons the batch (EINVAL at wr_complete).
+ */
+static void wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, size_t len,
+		     uint8_t type, uint8_t level)
+{
+	struct shim_qp *qp = qpx_to_qp(qpx);
+	struct uroce_send_wqe *w;
+
+	if (!type || type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT) || level > IBV_FLUSH_MR ||
+	    (level == IBV_FLUSH_RANGE && len > UINT32_MAX)) {
+		if (!qp->wr_err)
+			qp->wr_err = EINVAL;
+		qp->wr_cur = NULL;
+		return;
+	}
+	w = wr_begin(qp, IBV_WR_FLUSH);
+	if (!w)
+		return;
+	w->wr.flush.remote_addr = remote_addr;
+	w->wr.flush.rkey = rkey;
+	w->wr.flush.length = level == IBV_FLUSH_RANGE ? (uint32_t)len : 0;
+	w->wr.flush.type = type;
+	w->wr.flush.level = level;
+}
+
 static int wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct shim_qp *qp = qpx_to_qp(qpx);
@@ -749,8 +789,11 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 	pthread_spin_unlock(&qp->sq.lock);
 }
 
-static void set_wr_ops(struct ibv_qp_ex *q)
+static void set_wr_ops(struct shim_qp *qp)
 {
+	struct ibv_qp_ex *q = &qp->qpx;
+
+	qp->wr_flush = wr_flush;
 	q->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	q->wr_atomic_fetch_add = wr_atomic_fetch_add;
 	q->wr_bind_mw = wr_bind_mw;
@@ -886,7 +929,7 @@ call:
 	if (ops) {
 		qp->send_ops_flags = ops;
 		qp->qpx.comp_mask = 0;
-		set_wr_ops(&qp->qpx);
+		set_wr_ops(qp);
 	}
 	/* What the QP really got (>= what was asked), as providers report. */
 	QP_CAP_COPY(attr->cap, resp.cap);

@@ -26,6 +26,29 @@
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
+/*
+ * rdma-core 45 added FLUSH (IBA A19) with a fixed ABI that rdma-core 44's
+ * headers, which the shim is built with, do not have; a program built
+ * against 45 or later uses these values, so the shim serves them. The
+ * WR, WC and send_ops_flags values and the access bits are those of
+ * rdma-core 45's <infiniband/verbs.h> (the kernel's ib_user_verbs.h and
+ * ib_user_ioctl_verbs.h). Macros after the header, so a build against
+ * newer headers only shadows its enum constants with the same values.
+ */
+#define IBV_WR_FLUSH 14
+#define IBV_WC_FLUSH 8
+#define IBV_QP_EX_WITH_FLUSH (1ull << 11)
+#define IBV_ACCESS_FLUSH_GLOBAL (1 << 8)
+#define IBV_ACCESS_FLUSH_PERSISTENT (1 << 9)
+#define IBV_FLUSH_GLOBAL (1u << 0)
+#define IBV_FLUSH_PERSISTENT (1u << 1)
+#define IBV_FLUSH_RANGE 0
+#define IBV_FLUSH_MR 1
+
+/* rdma-core 45's ibv_qp_ex.wr_flush, the member after 44's last (wr_atomic_write). */
+typedef void (*shim_wr_flush_cb)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr,
+				 size_t len, uint8_t type, uint8_t level);
+
 #define SHIM_CONTAINER_OF(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
@@ -117,6 +140,12 @@ struct shim_wq {
 
 struct shim_qp {
 	struct ibv_qp_ex qpx; /* first member is struct ibv_qp */
+	/*
+	 * Right after rdma-core 44's struct ibv_qp_ex, where rdma-core 45's has
+	 * its wr_flush (qp.c asserts the offset): a program built against 45
+	 * finds it there; one built against 44 never looks beyond qpx.
+	 */
+	shim_wr_flush_cb wr_flush;
 	struct shim_wq sq;
 	struct shim_wq rq; /* ring == NULL with an SRQ */
 	uint32_t sq_sig_all;

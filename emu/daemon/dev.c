@@ -47,6 +47,9 @@
 #define IBV_DEV_XRC (1u << 20)
 /* ATOMIC WRITE (IBA 1.5), in device_cap_flags_ex (rdma/ib_user_verbs.h). */
 #define IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL (1ull << 40)
+/* FLUSH (IBA A19) with placement type global visibility (ib_user_verbs.h;
+ * IB_UVERBS_DEVICE_FLUSH_PERSISTENT, 1 << 39, is not offered: transport.md). */
+#define IB_UVERBS_DEVICE_FLUSH_GLOBAL_VAL (1ull << 38)
 
 /* A generic vendor: rdma-core tools (perftest) then take their generic
  * paths: ibv_post_send, no inline by default (ABI.md section 4). */
@@ -672,7 +675,8 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	a->device_cap_flags = IBV_DEV_UD_AV_PORT_ENFORCE | IBV_DEV_CURR_QP_STATE_MOD |
 			      IBV_DEV_SYS_IMAGE_GUID | IBV_DEV_RC_RNR_NAK_GEN | IBV_DEV_SRQ_RESIZE |
 			      IBV_DEV_MEM_WINDOW | IBV_DEV_MEM_WINDOW_TYPE_2B | IBV_DEV_XRC;
-	a->device_cap_flags_ex = IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL;
+	a->device_cap_flags_ex =
+	    IB_UVERBS_DEVICE_ATOMIC_WRITE_VAL | IB_UVERBS_DEVICE_FLUSH_GLOBAL_VAL;
 	a->max_sge = l->max_sge;
 	a->max_sge_rd = l->max_sge_rd;
 	a->max_cq = l->max_cq;
@@ -709,7 +713,7 @@ void emu_dev_fill_attr(const struct emu_dev *dev, struct uroce_device_attr *a)
 	 */
 	a->odp_general_caps = UROCE_ODP_SUPPORT | UROCE_ODP_SUPPORT_IMPLICIT;
 	a->odp_rc_caps = UROCE_ODP_SEND | UROCE_ODP_RECV | UROCE_ODP_WRITE | UROCE_ODP_READ |
-			 UROCE_ODP_ATOMIC | UROCE_ODP_SRQ_RECV;
+			 UROCE_ODP_ATOMIC | UROCE_ODP_SRQ_RECV | UROCE_ODP_FLUSH;
 	a->odp_uc_caps = UROCE_ODP_SEND | UROCE_ODP_RECV | UROCE_ODP_WRITE | UROCE_ODP_SRQ_RECV;
 	a->odp_ud_caps = UROCE_ODP_SEND | UROCE_ODP_RECV | UROCE_ODP_SRQ_RECV;
 	/* XRC moves data through the same DMA engine (no receive queue of its own). */

@@ -380,9 +380,10 @@ static void comp_read_resp(struct xport_qp *qp, struct xport_swqe *w, const stru
 	uint64_t want;
 	int rc;
 
-	if (w->wr.opcode != UROCE_WR_RDMA_READ && w->wr.opcode != UROCE_WR_ATOMIC_WRITE) {
+	if (w->wr.opcode != UROCE_WR_RDMA_READ &&
+	    !(uroce_wr_flags(w->wr.opcode) & (UROCE_WR_F_ATOMIC_WRITE | UROCE_WR_F_FLUSH))) {
 		/* rxe: a READ response for another request is fatal (an
-		 * ATOMIC WRITE is answered by one of no data). */
+		 * ATOMIC WRITE or a FLUSH is answered by one of no data). */
 		xport__comp_complete(qp, w, UROCE_WC_FATAL_ERR);
 		return;
 	}

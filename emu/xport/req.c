@@ -103,6 +103,20 @@ uint32_t xport_check_wqe(uint32_t qp_type, const struct xport_wqe *wqe, uint32_t
 	/* ATOMIC WRITE carries its 8 bytes in the WQE: no buffers either. */
 	if (wr_flags & UROCE_WR_F_ATOMIC_WRITE)
 		return is_inline || wqe->num_sge ? UROCE_WC_LOC_QP_OP_ERR : UROCE_WC_SUCCESS;
+	/*
+	 * FLUSH: no buffers; a placement type of known bits, at least one
+	 * (the FETH's PLT), and a selectivity level of range or MR (SEL); a
+	 * range no longer than a message (its length is the RETH's).
+	 */
+	if (wr_flags & UROCE_WR_F_FLUSH) {
+		if (is_inline || wqe->num_sge || !wqe->flush_type ||
+		    wqe->flush_type & ~(UROCE_FLUSH_GLOBAL | UROCE_FLUSH_PERSISTENT) ||
+		    wqe->flush_level > UROCE_FLUSH_MR)
+			return UROCE_WC_LOC_QP_OP_ERR;
+		if (wqe->flush_level == UROCE_FLUSH_RANGE && wqe->flush_len > XPORT_MAX_MSG_BYTES)
+			return UROCE_WC_LOC_LEN_ERR;
+		return UROCE_WC_SUCCESS;
+	}
 	if (wqe->num_sge > XPORT_MAX_SGE)
 		return UROCE_WC_LOC_QP_OP_ERR;
 	/* Inline data only makes sense for what carries a payload. */
@@ -306,6 +320,45 @@ static int req_send_atomic_write(struct xport_qp *qp, struct xport_swqe *w, uint
 	qp->req.idx++;
 	xport__route(qp, &rt);
 	xport__xmit(qp, &rt, pkt, info->hdr_bytes + 8, 8);
+	return 0;
+}
+
+/*
+ * FLUSH (IBA A19; rxe's requester): one packet, FETH (placement type and
+ * selectivity level) and RETH (the range; with selectivity MR only the
+ * R_Key matters) and no payload; answered, as Linux rxe answers it, by a
+ * zero-length RDMA READ Response Only, so it waits like a READ and holds
+ * initiator depth.
+ */
+static int req_send_flush(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt)
+{
+	uint32_t psn = qp->req.psn;
+	struct xport_route rt;
+	int op = xport__req_opcode(qp->type, w->wr.opcode, true, true);
+	const struct wire_opcode_info *info;
+	struct wire_feth *feth;
+	struct wire_reth *reth;
+
+	if (op < 0)
+		return UROCE_WC_LOC_QP_OP_ERR;
+	info = wire_opcode_info((uint8_t)op);
+	feth = (struct wire_feth *)(pkt + info->offset[WIRE_HDR_FETH]);
+	reth = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+	req_bth(qp, w, pkt, info, psn, true, 0);
+	memset(feth, 0, sizeof(*feth));
+	wire_feth_set_plt(feth, w->wr.flush_type);
+	wire_feth_set_sel(feth, w->wr.flush_level);
+	wire_reth_set_va(reth, w->wr.remote_addr);
+	wire_reth_set_rkey(reth, w->wr.rkey);
+	wire_reth_set_dmalen(reth, w->wr.flush_len);
+	req_note(qp, w, psn);
+	req_sent_psns(qp, psn, 1, true);
+	qp->req.noack_pkts = 0;
+	qp->req.rd_atomic++;
+	w->state = XPORT_WQE_PENDING;
+	qp->req.idx++;
+	xport__route(qp, &rt);
+	xport__xmit(qp, &rt, pkt, info->hdr_bytes, 0);
 	return 0;
 }
 
@@ -581,6 +634,8 @@ void xport__req_run(struct xport_qp *qp)
 			rc = req_send_read(qp, w, pkt);
 		else if (wr_flags & UROCE_WR_F_ATOMIC_WRITE)
 			rc = req_send_atomic_write(qp, w, pkt);
+		else if (wr_flags & UROCE_WR_F_FLUSH)
+			rc = req_send_flush(qp, w, pkt);
 		else if (wr_flags & UROCE_WR_F_ATOMIC)
 			rc = req_send_atomic(qp, w, pkt);
 		else

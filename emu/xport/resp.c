@@ -425,6 +425,61 @@ static void resp_atomic_write(struct xport_qp *qp, const struct xport_pkt *pkt)
 	resp_start_stream(qp, res);
 }
 
+/*
+ * FLUSH (IBA A19; rxe process_flush): the FETH asks for a placement type
+ * (global visibility, persistence; at least one, no unknown bit) and a
+ * selectivity level (the RETH's range, or the whole MR its R_Key names).
+ * The R_Key must grant the flush access of every type asked for
+ * (IBV_ACCESS_FLUSH_GLOBAL/_PERSISTENT) over the range (ops->flush),
+ * else NAK Remote Access Error; a reserved PLT or SEL, or no responder
+ * resources, is NAKed Invalid Request. The op places every earlier write
+ * first. Answered, as rxe answers it, by a zero-length RDMA READ Response
+ * Only kept in a responder resource, so a duplicate is answered again
+ * without being executed again (rxe: oA19-14, oA19-15).
+ */
+static void resp_flush(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	const struct wire_feth *feth =
+	    (const struct wire_feth *)(pkt->buf + pkt->info->offset[WIRE_HDR_FETH]);
+	const struct wire_reth *reth =
+	    (const struct wire_reth *)(pkt->buf + pkt->info->offset[WIRE_HDR_RETH]);
+	unsigned plt = wire_feth_get_plt(feth), sel = wire_feth_get_sel(feth);
+	uint32_t rkey = wire_reth_get_rkey(reth), access = 0;
+	struct xport_res *res;
+	int rc;
+
+	if (!qp->attr.max_dest_rd_atomic || !qp->dev->ops->flush || !plt ||
+	    plt & ~(unsigned)(UROCE_FLUSH_GLOBAL | UROCE_FLUSH_PERSISTENT) ||
+	    sel > UROCE_FLUSH_MR) {
+		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	if (plt & UROCE_FLUSH_GLOBAL)
+		access |= UROCE_ACCESS_FLUSH_GLOBAL;
+	if (plt & UROCE_FLUSH_PERSISTENT)
+		access |= UROCE_ACCESS_FLUSH_PERSISTENT;
+	rc = qp->dev->ops->flush(qp->dev->ctx, qp, rkey, wire_reth_get_va(reth),
+				 wire_reth_get_dmalen(reth), access, sel == UROCE_FLUSH_MR);
+	if (rc) {
+		resp_fatal(qp, pkt, resp_rkey_nak(rc), UROCE_WC_REM_ACCESS_ERR);
+		return;
+	}
+	xport__count(qp, XPORT_CNT_FLUSH_EXECUTED, 1);
+	res = resp_res_alloc(qp);
+	res->type = XPORT_RES_READ; /* its answer is a READ response of no data */
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->va_org = wire_reth_get_va(reth);
+	res->rkey = rkey;
+	res->va = res->va_org;
+	res->cur_psn = pkt->psn;
+	res->xrc_srqn = qp->resp.xrc_srqn;
+	qp->resp.psn = wire_psn_add(pkt->psn, 1);
+	qp->resp.msn = (qp->resp.msn + 1) & 0xffffffu;
+	xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
+	resp_start_stream(qp, res);
+}
+
 /* ---- duplicates ------------------------------------------------------- */
 
 static struct xport_res *resp_find_res(struct xport_qp *qp, uint32_t psn, uint8_t type)
@@ -496,14 +551,17 @@ static void resp_duplicate(struct xport_qp *qp, const struct xport_pkt *pkt)
 		resp_start_stream(qp, res);
 		return;
 	}
-	if (pkt->mask & WIRE_ATOMIC_WRITE_MASK) {
+	if (pkt->mask & (WIRE_ATOMIC_WRITE_MASK | WIRE_FLUSH_MASK)) {
 		res = resp_find_res(qp, pkt->psn, XPORT_RES_READ);
 		if (!res || res->length || res->first_psn != pkt->psn) {
 			xport__drop(qp->dev, qp, XPORT_DROP_DUP_NO_RES);
 			return;
 		}
 		/* Executed once: only its (empty) answer is sent again. */
-		xport__count(qp, XPORT_CNT_ATOMIC_REPLAYED, 1);
+		xport__count(qp,
+			     pkt->mask & WIRE_FLUSH_MASK ? XPORT_CNT_FLUSH_REPLAYED
+							 : XPORT_CNT_ATOMIC_REPLAYED,
+			     1);
 		res->va = res->va_org;
 		res->resid = 0;
 		res->cur_psn = pkt->psn;
@@ -527,11 +585,26 @@ static void resp_duplicate(struct xport_qp *qp, const struct xport_pkt *pkt)
 
 /* ---- SEND and WRITE --------------------------------------------------- */
 
-/* Is this operation enabled on the QP (ibv qp_access_flags)? */
-static bool resp_op_allowed(const struct xport_qp *qp, uint32_t mask)
+/* Do the QP's access flags allow every placement type a FLUSH asks for? */
+static bool resp_flush_allowed(const struct xport_qp *qp, const struct xport_pkt *pkt)
 {
+	unsigned plt = wire_feth_get_plt(
+	    (const struct wire_feth *)(pkt->buf + pkt->info->offset[WIRE_HDR_FETH]));
+
+	if (plt & UROCE_FLUSH_GLOBAL && !(qp->attr.access & UROCE_ACCESS_FLUSH_GLOBAL))
+		return false;
+	return !(plt & UROCE_FLUSH_PERSISTENT) || qp->attr.access & UROCE_ACCESS_FLUSH_PERSISTENT;
+}
+
+/* Is this operation enabled on the QP (ibv qp_access_flags)? */
+static bool resp_op_allowed(const struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	uint32_t mask = pkt->mask;
+
 	if (mask & WIRE_SEND_MASK)
-		return !(mask & WIRE_IETH_MASK) || qp->type == UROCE_QPT_RC; /* IETH: RC only */
+		/* IETH: RC and XRC only (the opcodes exist for them alone, IBA 9.2) */
+		return !(mask & WIRE_IETH_MASK) || qp->type == UROCE_QPT_RC ||
+		       qp->type == UROCE_QPT_XRC_RECV;
 	if (mask & WIRE_WRITE_MASK)
 		return qp->attr.access & UROCE_ACCESS_REMOTE_WRITE;
 	if (mask & WIRE_READ_MASK)
@@ -541,7 +614,15 @@ static bool resp_op_allowed(const struct xport_qp *qp, uint32_t mask)
 	/* ATOMIC WRITE: RC only, as the WR (rxe: RC only). */
 	if (mask & WIRE_ATOMIC_WRITE_MASK)
 		return qp->type == UROCE_QPT_RC && qp->attr.access & UROCE_ACCESS_REMOTE_WRITE;
-	return false; /* FLUSH: not supported */
+	/*
+	 * FLUSH: RC only (the opcode exists for RC alone), and, as Linux rxe
+	 * (check_qp_attr_access), the QP's access flags must allow each
+	 * placement type the FETH asks for (a FETH asking for none is
+	 * refused later, by resp_flush).
+	 */
+	if (mask & WIRE_FLUSH_MASK)
+		return qp->type == UROCE_QPT_RC && resp_flush_allowed(qp, pkt);
+	return false;
 }
 
 /* Does this packet need a receive WQE (SEND, or the end of a WRITE with immediate)? */
@@ -791,7 +872,7 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 			return;
 		}
 	}
-	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, mask) ||
+	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, pkt) ||
 	    !xport__resp_len_ok(mask, pkt->paylen, qp->pmtu)) {
 		resp_fatal(qp, pkt, WIRE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR);
 		return;
@@ -806,6 +887,10 @@ static void resp_rc(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	if (mask & WIRE_ATOMIC_WRITE_MASK) {
 		resp_atomic_write(qp, pkt);
+		return;
+	}
+	if (mask & WIRE_FLUSH_MASK) {
+		resp_flush(qp, pkt);
 		return;
 	}
 	if (resp_needs_wqe(mask) && !resp_take_wqe(qp)) {
@@ -860,7 +945,7 @@ static void resp_uc(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	/* UC has no PSN handshake: the first packet taken names the peer. */
 	xport__recv_sport_learn(qp, pkt);
-	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, mask) ||
+	if (!xport__resp_seq_ok(qp->resp.last_mask, mask) || !resp_op_allowed(qp, pkt) ||
 	    !xport__resp_len_ok(mask, pkt->paylen, qp->pmtu))
 		goto drop_msg;
 	if (resp_needs_wqe(mask) && !resp_take_wqe(qp)) {

@@ -186,6 +186,10 @@ struct xport_wqe {
 	uint32_t rkey;
 	uint64_t compare_add; /* CmpSwap compare value / FetchAdd addend */
 	uint64_t swap;
+	/* FLUSH: the RETH's DMA length and the FETH (UROCE_FLUSH_* values) */
+	uint32_t flush_len;
+	uint8_t flush_type;
+	uint8_t flush_level;
 	/* BIND_MW: what the bind_mw op executes (the daemon's object handles) */
 	struct xport_bind bind;
 	/* UD only */
@@ -264,6 +268,20 @@ struct xport_ops {
 	 */
 	int (*atomic)(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va,
 		      enum xport_atomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig);
+	/*
+	 * FLUSH (IBA A19) as responder: rkey must name memory of the QP's PD
+	 * (an MR, or a window over one) whose access has every bit of
+	 * `access` (UROCE_ACCESS_FLUSH_GLOBAL and/or _PERSISTENT, one per
+	 * placement type asked for); with whole_mr (selectivity level MR) the
+	 * range is the whole MR and va/len are not looked at, else
+	 * [va, va+len) must lie inside it. Then every earlier write of the
+	 * device to application memory is placed, so that what the requester
+	 * wrote before the FLUSH is visible to the target's CPU by the time
+	 * the FLUSH is answered. Errors as dma_rkey. May be NULL: FLUSH is
+	 * then NAKed Invalid Request.
+	 */
+	int (*flush)(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va, uint32_t len,
+		     uint32_t access, bool whole_mr);
 	/*
 	 * Memory windows (IBA 10.6.7), the local operations the requester
 	 * executes in their turn: bind_mw binds wqe->bind for the QP, and

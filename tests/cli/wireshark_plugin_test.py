@@ -126,6 +126,25 @@ else:
                   and len(aw[0][4].replace(":", "")) == 16,
                   "uroce.atomic_write va/rkey/dmalen/data agree with uroce decode: %r %r"
                   % (aw[0], o))
+        # FLUSH (0x1C): Wireshark 4.0 does not know it either; the plugin
+        # decodes its FETH and RETH as uroce decode reads them.
+        p = subprocess.run([TSHARK, "-r", sample, "-X", "lua_script:" + LUA, "-Y",
+                            "infiniband.bth.opcode == 28", "-T", "fields", "-e", "frame.number",
+                            "-e", "uroce.flush.plt", "-e", "uroce.flush.sel",
+                            "-e", "uroce.flush.va", "-e", "uroce.flush.rkey",
+                            "-e", "uroce.flush.dmalen", "-e", "_ws.malformed"],
+                           capture_output=True, text=True)
+        fl = [line.split("\t") for line in p.stdout.splitlines()]
+        check(len(fl) == 1 and len(fl[0]) >= 6 and fl[0][6:] in ([], [""]),
+              "one FLUSH in the sample, not malformed: %r" % fl)
+        if len(fl) == 1 and len(fl[0]) >= 6:
+            o = dec.get(int(fl[0][0]), {})
+            feth, reth = o.get("feth", {}), o.get("reth", {})
+            check(int(fl[0][1], 16) == feth.get("plt") and int(fl[0][2]) == feth.get("sel") and
+                  int(fl[0][3], 16) == int(reth.get("va", "0"), 16) and
+                  int(fl[0][4], 16) == reth.get("rkey") and int(fl[0][5]) == reth.get("dmalen"),
+                  "uroce.flush plt/sel/va/rkey/dmalen agree with uroce decode: %r %r"
+                  % (fl[0], o))
         v6 = [n for n, o in decode(sample).items() if o.get("ip_version") == 6]
         check(len(rows) == 84 and len(v6) == 6 and all(rows[n][0] == "good" for n in v6),
               "sample: 84 packets good, the 6 IPv6 ones among them")

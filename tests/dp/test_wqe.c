@@ -104,6 +104,64 @@ START_TEST(test_atomic_fields)
 }
 END_TEST
 
+/*
+ * FLUSH (rdma-core 45's ibv_wr_flush): the range and the FETH come from the
+ * WQE's flush part; a placement type of unknown bits or none, a reserved
+ * selectivity level or a buffer is malformed (LOC_QP_OP_ERR), as the
+ * engine agrees; a range longer than a message is LOC_LEN_ERR.
+ */
+START_TEST(test_flush_fields)
+{
+	static const struct {
+		uint8_t type, level;
+		uint32_t len;
+		uint32_t num_sge;
+		uint32_t want;
+	} cases[] = {
+	    {UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE, 4096, 0, UROCE_WC_SUCCESS},
+	    {UROCE_FLUSH_GLOBAL, UROCE_FLUSH_MR, 0xffffffffu, 0, UROCE_WC_SUCCESS},
+	    {UROCE_FLUSH_PERSISTENT | UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE, 8, 0,
+	     UROCE_WC_SUCCESS},
+	    {0, UROCE_FLUSH_RANGE, 8, 0, UROCE_WC_LOC_QP_OP_ERR},
+	    {4, UROCE_FLUSH_RANGE, 8, 0, UROCE_WC_LOC_QP_OP_ERR},
+	    {UROCE_FLUSH_GLOBAL, 2, 8, 0, UROCE_WC_LOC_QP_OP_ERR},
+	    {UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE, 8, 1, UROCE_WC_LOC_QP_OP_ERR},
+	    {UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE, 0x80000001u, 0, UROCE_WC_LOC_LEN_ERR},
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct uroce_send_wqe *s = send_hdr(UROCE_WR_FLUSH, UROCE_SEND_SIGNALED);
+		struct xport_wqe w;
+		uint32_t ah, st;
+
+		s->wr.flush.remote_addr = 0x9000;
+		s->wr.flush.rkey = 0x1234;
+		s->wr.flush.length = cases[i].len;
+		s->wr.flush.type = cases[i].type;
+		s->wr.flush.level = cases[i].level;
+		s->num_sge = cases[i].num_sge;
+		put_sge(0, 0x1000, 8, 0x100);
+		st = emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w, &ah);
+		if (cases[i].want == UROCE_WC_SUCCESS || cases[i].want == UROCE_WC_LOC_LEN_ERR ||
+		    !cases[i].num_sge) {
+			/* Read as given; the engine's check decides. */
+			ck_assert_uint_eq(st, UROCE_WC_SUCCESS);
+			ck_assert_uint_eq(w.remote_addr, 0x9000);
+			ck_assert_uint_eq(w.rkey, 0x1234);
+			ck_assert_uint_eq(w.flush_len, cases[i].len);
+			ck_assert_uint_eq(w.flush_type, cases[i].type);
+			ck_assert_uint_eq(w.flush_level, cases[i].level);
+		} else {
+			ck_assert_uint_eq(st, cases[i].want);
+		}
+		ck_assert_uint_eq(engine_status(UROCE_QPT_RC, &w), cases[i].want);
+		/* RC only. */
+		ck_assert_uint_eq(emu_wqe_send(slot, &geom, UROCE_QPT_UC, &w, &ah),
+				  UROCE_WC_LOC_QP_OP_ERR);
+	}
+}
+END_TEST
+
 START_TEST(test_inline_send_ud)
 {
 	struct uroce_send_wqe *s =
@@ -152,10 +210,12 @@ START_TEST(test_opcode_per_type)
 			struct uroce_send_wqe *s = send_hdr(op, 0);
 			struct xport_wqe w;
 			uint32_t ah, st;
-			/* A local operation (BIND_MW, LOCAL_INV) or an ATOMIC WRITE
-			 * (its data is in the WQE) with a buffer is malformed. */
-			bool ok = uroce_wr_ok(types[t], op) &&
-				  !(uroce_wr_flags(op) & (UROCE_WR_F_LOCAL | UROCE_WR_F_ATOMIC_WRITE));
+			/* A local operation (BIND_MW, LOCAL_INV), an ATOMIC WRITE
+			 * (its data is in the WQE) or a FLUSH with a buffer is
+			 * malformed. */
+			uint32_t no_buf =
+			    UROCE_WR_F_LOCAL | UROCE_WR_F_ATOMIC_WRITE | UROCE_WR_F_FLUSH;
+			bool ok = uroce_wr_ok(types[t], op) && !(uroce_wr_flags(op) & no_buf);
 
 			s->num_sge = 1;
 			put_sge(0, 0x1000, 8, 0x100);
@@ -320,6 +380,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_rdma_write_sges);
 	tcase_add_test(tc, test_atomic_fields);
+	tcase_add_test(tc, test_flush_fields);
 	tcase_add_test(tc, test_inline_send_ud);
 	tcase_add_test(tc, test_unknown_flags_dropped);
 	tcase_add_test(tc, test_opcode_per_type);

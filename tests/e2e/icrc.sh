@@ -41,22 +41,8 @@ expect() {
 seq_ids() { seq -s, "$1" "$2"; }
 
 if [ "$MODE" = rxe ]; then
-	CAPS=${2:-}/captures
-	PCAP=$CAPS/real_rxe-2host_rdmacm-rping.pcap
-	[ -r "$PCAP" ] || skip "no reference captures: $CAPS is absent (UROCE_SHARED_DIR)"
-	need_prog ip
-	NS=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-rxe
-	ns_cleanup() { ip netns del "$NS" 2>/dev/null; }
-	ns_cleanup
-	ip netns add "$NS" 2>"$T/netns.err" ||
-		skip "cannot create network namespaces here: $(cat "$T/netns.err")"
-	at_exit ns_cleanup
 	# The capture's two hosts, inside this test's own namespace only.
-	ip -n "$NS" link set lo up && ip -n "$NS" addr add 10.77.0.2/24 dev lo &&
-		ip -n "$NS" addr add 10.77.0.3/24 dev lo ||
-		skip "cannot set up the capture's addresses in $NS"
-	RD=$(rundir_of "$NS")
-	mkdir -p "$RD"
+	rxe_capture_ns "${2:-}" rxe
 	# rping's client sent 21 packets to the server (3 CM MADs, 18 RC).
 	for how in exact tracked; do
 		wrap=()

@@ -99,6 +99,29 @@ start_impair_rnics() {
 	DAEMON_PID[uroce1]=$LAST_PID
 }
 
+# rxe_capture_ns SHARED_DIR TAG: the rping capture of Linux rxe between two hosts
+# (SHARED_DIR/captures/real_rxe-2host_rdmacm-rping.pcap, in PCAP; skips (77) when it
+# is absent) and a network namespace of this test's own (NS, named after TAG, removed
+# at exit) whose lo holds the capture's two addresses, 10.77.0.2 and 10.77.0.3, with
+# the run directory RD of its host.
+rxe_capture_ns() {
+	local caps=${1:-}/captures
+	PCAP=$caps/real_rxe-2host_rdmacm-rping.pcap
+	[ -r "$PCAP" ] || skip "no reference captures: $caps is absent (UROCE_SHARED_DIR)"
+	need_prog ip
+	NS=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-$2
+	ns_cleanup() { ip netns del "$NS" 2>/dev/null; }
+	ns_cleanup
+	ip netns add "$NS" 2>"$T/netns.err" ||
+		skip "cannot create network namespaces here: $(cat "$T/netns.err")"
+	at_exit ns_cleanup
+	ip -n "$NS" link set lo up && ip -n "$NS" addr add 10.77.0.2/24 dev lo &&
+		ip -n "$NS" addr add 10.77.0.3/24 dev lo ||
+		skip "cannot set up the capture's addresses in $NS"
+	RD=$(rundir_of "$NS")
+	mkdir -p "$RD"
+}
+
 # counter NAME COUNTER [RUNDIR]: a counter of RNIC NAME as `uroce counters
 # --all` names it (daemon.tx_gso_sends, drop.bad_icrc...), 0 when absent.
 counter() {

@@ -16,23 +16,9 @@
 #   rxe_cm.sh SHARED_DIR   skipped (77) when SHARED_DIR/captures is absent
 . "$(dirname "$0")/lib.sh"
 unset UROCE_ICRC
-CAPS=${1:-}/captures
-PCAP=$CAPS/real_rxe-2host_rdmacm-rping.pcap
-[ -r "$PCAP" ] || skip "no reference captures: $CAPS is absent (UROCE_SHARED_DIR)"
-need_prog ip
 need_prog rping
 need_prog setpriv
-NS=uroce-t$UROCE_TEST_SLOT-$UROCE_TEST_INDEX-rxecm
-ns_cleanup() { ip netns del "$NS" 2>/dev/null; }
-ns_cleanup
-ip netns add "$NS" 2>"$T/netns.err" ||
-	skip "cannot create network namespaces here: $(cat "$T/netns.err")"
-at_exit ns_cleanup
-ip -n "$NS" link set lo up && ip -n "$NS" addr add 10.77.0.2/24 dev lo &&
-	ip -n "$NS" addr add 10.77.0.3/24 dev lo ||
-	skip "cannot set up the capture's addresses in $NS"
-RD=$(rundir_of "$NS")
-mkdir -p "$RD"
+rxe_capture_ns "${1:-}" rxecm
 HOST_NS=$NS
 for how in exact tracked; do
 	wrap=()

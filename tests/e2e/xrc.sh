@@ -15,12 +15,18 @@
 # (among others) every SRQ number the programs printed. Then xrc_domain (tests/verbs) checks the
 # control path of two processes sharing a domain: open rules, ibv_open_qp,
 # lifetimes, misuse errors; and perftest's bandwidth and latency tests run with
-# -c XRC.
+# -c XRC. Then xrc_mw (tests/verbs) binds a type 2 window through an XRC
+# initiator QP of uroce1, WRITEs into it from uroce0, invalidates it with
+# LOCAL_INV and, bound again, with a SEND with Invalidate that arrives on
+# uroce1's XRC SRQ, and sees the XRC target QPs that enter Error report
+# IBV_EVENT_QP_LAST_WQE_REACHED; its SEND with Invalidate must be in the
+# captures as XRC SEND Only with Invalidate, with the XRCETH.
 #
-#   xrc.sh XRC_DOMAIN_PROGRAM
+#   xrc.sh XRC_DOMAIN_PROGRAM XRC_MW_PROGRAM
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_xsrq_pingpong
 XRC_DOMAIN=$1
+XRC_MW=$2
 
 # label, then options given to every side
 CASES=(
@@ -153,8 +159,22 @@ else
 	grep -v '^ok' "$T/xrc_domain.out" | head -n 20 | sed 's/^/    | /'
 fi
 
+# Memory windows and invalidation over XRC, two RNICs (tests/verbs/xrc_mw.c).
+via_cmd run
+"${VIA[@]}" timeout -k 5 60 "$XRC_MW" uroce0 uroce1 >"$T/xrc_mw.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/xrc_mw.out"; then
+	pass "xrc_mw: $(grep -c '^ok' "$T/xrc_mw.out") checks of windows and invalidation over XRC"
+else
+	fail "xrc_mw (exit $rc)"
+	grep -v '^ok' "$T/xrc_mw.out" | head -n 20 | sed 's/^/    | /'
+fi
+
 stop_rnics
 check_captures
+ninv=$(grep -c 'XRC Send Only Invalidate .* XRCETH srqn=.* IETH rkey=' "$T/uroce0.pcap.decode")
+[ "$ninv" -eq 1 ] && pass "uroce decode: xrc_mw's XRC SEND Only with Invalidate" ||
+	fail "uroce decode: $ninv XRC SEND Only with Invalidate from uroce0 (want 1)"
 
 # The XRCETH, as uroce's Lua plugin shows it to tshark (Wireshark 4.0 names
 # the XRC opcodes but leaves the XRCETH undecoded).

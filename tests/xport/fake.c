@@ -77,6 +77,7 @@ static void fake_log_pkt(struct fake_log *e, const uint8_t *buf, size_t len)
 	memset(e, 0, sizeof(*e));
 	e->syndrome = -1;
 	e->srqn = -1;
+	e->feth_plt = e->feth_sel = -1;
 	e->opcode = wire_bth_get_opcode(bth);
 	e->psn = wire_bth_get_psn(bth);
 	e->qpn = wire_bth_get_destqp(bth);
@@ -97,6 +98,11 @@ static void fake_log_pkt(struct fake_log *e, const uint8_t *buf, size_t len)
 		e->va = wire_atmeth_get_va(wire_pkt_atmeth(&p));
 	if (wire_pkt_xrceth(&p))
 		e->srqn = (int)wire_xrceth_get_srqn(wire_pkt_xrceth(&p));
+	if (wire_pkt_feth(&p)) {
+		e->feth_plt = (int)wire_feth_get_plt(wire_pkt_feth(&p));
+		e->feth_sel = (int)wire_feth_get_sel(wire_pkt_feth(&p));
+		e->rkey = wire_reth_get_rkey(wire_pkt_reth(&p));
+	}
 }
 
 static void fake_enqueue(struct fake_net *net, struct fake_host *to, const struct xport_route *rt,
@@ -375,6 +381,33 @@ static int fake_atomic(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t v
 	return 0;
 }
 
+/* FLUSH: key, flush access and range (the whole MR with whole_mr) as the daemon checks them. */
+static int fake_flush(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va, uint32_t len,
+		      uint32_t access, bool whole_mr)
+{
+	struct fake_host *h = ctx;
+	struct fake_mr *m;
+	int rc;
+
+	(void)qp;
+	h->flush_va = va;
+	h->flush_len = len;
+	h->flush_access = access;
+	h->flush_whole = whole_mr;
+	if (whole_mr) {
+		for (int i = 0; i < h->nmr; i++)
+			if (h->mr[i].key == rkey && !h->mr[i].dead) {
+				va = (uint64_t)(uintptr_t)h->mr[i].buf;
+				len = (uint32_t)h->mr[i].len;
+				break;
+			}
+	}
+	rc = fake_mr_find(h, rkey, va, len, access, &m);
+	if (!rc)
+		h->flushes++;
+	return rc;
+}
+
 static int fake_bind_mw(void *ctx, struct xport_qp *qp, const struct xport_wqe *wqe)
 {
 	struct fake_host *h = ctx;
@@ -522,6 +555,7 @@ static const struct xport_ops fake_ops = {
     .dma_lkey = fake_dma_lkey,
     .dma_rkey = fake_dma_rkey,
     .atomic = fake_atomic,
+    .flush = fake_flush,
     .bind_mw = fake_bind_mw,
     .invalidate = fake_invalidate,
     .get_recv_wqe = fake_get_recv_wqe,

@@ -84,6 +84,11 @@ struct fake_host {
 	struct fake_qp *qp[FAKE_MAX_QP];
 	int nqp;
 	uint64_t atomics; /* atomic ops executed */
+	uint64_t flushes; /* flush ops that succeeded */
+	/* the last flush op's arguments */
+	uint64_t flush_va;
+	uint32_t flush_len, flush_access;
+	bool flush_whole;
 	uint64_t dma_calls;
 	unsigned binds, invals;		    /* bind_mw / invalidate calls that succeeded */
 	unsigned failed_mw_ops;		    /* ... and that failed */
@@ -109,6 +114,9 @@ struct fake_log {
 	uint64_t va;	 /* RETH/AtomicETH VA or 0 */
 	int fate;	 /* FAKE_DELIVER, FAKE_DROP, ... (bits) */
 	int srqn;	 /* XRCETH SRQ number or -1 */
+	int feth_plt;	 /* FETH placement type or -1 */
+	int feth_sel;	 /* FETH selectivity level or -1 */
+	uint32_t rkey;	 /* RETH R_Key of a FLUSH */
 };
 
 enum {

@@ -275,6 +275,45 @@ START_TEST(test_lost_read_last_timeout)
 }
 END_TEST
 
+/*
+ * FLUSH whose answer is lost: the requester's timer sends it again, and
+ * the responder answers the duplicate from its responder resource without
+ * executing it again (rxe process_flush: oA19-14, oA19-15).
+ */
+START_TEST(test_dup_flush)
+{
+	struct fake_conn c;
+	struct xport_wqe w;
+	struct fake_mr *m;
+
+	fake_conn_defaults(&c);
+	c.access |= UROCE_ACCESS_FLUSH_GLOBAL;
+	setup_env(&c);
+	m = fake_mr_reg(&env->b, 4096,
+			UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+			    UROCE_ACCESS_FLUSH_GLOBAL);
+	add_rule(1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, 0, FAKE_DROP);
+	fake_wqe(&w, 1, UROCE_WR_FLUSH, UROCE_SEND_SIGNALED, NULL, 0, 0);
+	fake_wqe_remote(&w, m, 0);
+	w.flush_len = 4096;
+	w.flush_type = UROCE_FLUSH_GLOBAL;
+	w.flush_level = UROCE_FLUSH_RANGE;
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->net.timers_fired, 1);
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_FLUSH), 2);
+	expect(0, 1, WIRE_OP_RC_FLUSH, P(0));
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 2);
+	ck_assert_uint_eq(env->b.flushes, 1);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_FLUSH_EXECUTED], 1);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_FLUSH_REPLAYED], 1);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_FLUSH);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_RTS);
+}
+END_TEST
+
 START_TEST(test_dup_atomic)
 {
 	struct xport_wqe w;
@@ -1056,6 +1095,7 @@ static Suite *loss_suite(void)
 	tcase_add_test(tc, test_lost_read_response);
 	tcase_add_test(tc, test_lost_read_last_timeout);
 	tcase_add_test(tc, test_dup_atomic);
+	tcase_add_test(tc, test_dup_flush);
 	tcase_add_test(tc, test_lost_atomic_ack);
 	tcase_add_test(tc, test_rnr_exhausted);
 	tcase_add_test(tc, test_rnr_recovers);

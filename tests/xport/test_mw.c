@@ -315,8 +315,13 @@ START_TEST(test_check_wqe)
 	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_UD, &w, &len), UROCE_WC_LOC_QP_OP_ERR);
 	w.num_sge = 1;
 	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_LOC_QP_OP_ERR);
+	/* XRC initiator QPs carry local operations too (as mlx5's). */
+	w.num_sge = 0;
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_XRC_SEND, &w, &len), UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_XRC_RECV, &w, &len), UROCE_WC_LOC_QP_OP_ERR);
 	fake_wqe(&w, 1, UROCE_WR_SEND_WITH_INV, 0, NULL, 0, 0);
 	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_RC, &w, &len), UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_XRC_SEND, &w, &len), UROCE_WC_SUCCESS);
 	ck_assert_uint_eq(xport_check_wqe(UROCE_QPT_UC, &w, &len), UROCE_WC_LOC_QP_OP_ERR);
 }
 END_TEST

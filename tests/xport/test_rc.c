@@ -425,6 +425,242 @@ START_TEST(test_atomic_write_errors)
 }
 END_TEST
 
+/* ---- FLUSH (IBA A19) -------------------------------------------------------- */
+
+#define FLUSH_MR_ACCESS \
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_FLUSH_GLOBAL)
+
+/* A pair whose QPs accept FLUSH for global visibility (rxe's QP access rule). */
+static void flush_env(uint64_t seed, uint32_t qp_access, uint8_t depth)
+{
+	struct fake_conn c;
+
+	fake_conn_defaults(&c);
+	c.access |= qp_access;
+	if (depth)
+		c.max_rd_atomic = c.max_dest_rd_atomic = depth;
+	env = fake_env_new(seed, UROCE_QPT_RC, &c);
+}
+
+static void flush_wqe(struct xport_wqe *w, uint64_t wr_id, struct fake_mr *m, size_t off,
+		      uint32_t len, uint8_t type, uint8_t level)
+{
+	fake_wqe(w, wr_id, UROCE_WR_FLUSH, UROCE_SEND_SIGNALED, NULL, 0, 0);
+	fake_wqe_remote(w, m, off);
+	w->flush_len = len;
+	w->flush_type = type;
+	w->flush_level = level;
+}
+
+/*
+ * A WRITE then a FLUSH of its range, then a FLUSH of the whole MR: each
+ * FLUSH is one packet (FETH with the placement type and selectivity level,
+ * RETH with the range) answered by a zero-length READ Response Only, and
+ * completes as IBV_WC_FLUSH; the responder asked its flush op for the
+ * flush access of the type over the range, or the whole MR.
+ */
+START_TEST(test_flush)
+{
+	struct xport_wqe w;
+	struct fake_mr *m;
+	int i;
+
+	flush_env(71, UROCE_ACCESS_FLUSH_GLOBAL, 0);
+	m = fake_mr_reg(&env->b, 8192, FLUSH_MR_ACCESS);
+	fake_pattern(env->ma->buf, 4096, 3);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 4096);
+	fake_wqe_remote(&w, m, 1024);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	flush_wqe(&w, 2, m, 1024, 4096, UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_FLUSH), 1);
+	i = fake_find(&env->net, 0, WIRE_OP_RC_FLUSH, 0);
+	ck_assert_int_eq(env->net.log[i].feth_plt, UROCE_FLUSH_GLOBAL);
+	ck_assert_int_eq(env->net.log[i].feth_sel, UROCE_FLUSH_RANGE);
+	ck_assert_uint_eq(env->net.log[i].va, (uint64_t)(uintptr_t)m->buf + 1024);
+	ck_assert_uint_eq(env->net.log[i].dmalen, 4096);
+	ck_assert_uint_eq(env->net.log[i].rkey, m->key);
+	ck_assert_uint_eq(env->net.log[i].paylen, 0);
+	ck_assert(env->net.log[i].ackreq);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 1);
+	i = fake_find(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, 0);
+	ck_assert_uint_eq(env->net.log[i].paylen, 0);
+	ck_assert_uint_eq(env->net.log[i].msn, 2);
+	ck_assert_mem_eq(m->buf + 1024, env->ma->buf, 4096);
+	ck_assert_uint_eq(env->b.flushes, 1);
+	ck_assert_uint_eq(env->b.flush_access, UROCE_ACCESS_FLUSH_GLOBAL);
+	ck_assert(!env->b.flush_whole);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_RDMA_WRITE);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[1].opcode, UROCE_WC_FLUSH);
+	ck_assert_uint_eq(env->qa->scq[1].wr_id, 2);
+	ck_assert_uint_eq(env->qa->scq[1].byte_len, 0);
+
+	/* Selectivity MR: the RETH's range is not looked at. */
+	flush_wqe(&w, 3, m, 0, 0, UROCE_FLUSH_GLOBAL, UROCE_FLUSH_MR);
+	w.remote_addr = 0;
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 1000);
+	i = fake_find(&env->net, 0, WIRE_OP_RC_FLUSH, 1);
+	ck_assert_int_ge(i, 0);
+	ck_assert_int_eq(env->net.log[i].feth_sel, UROCE_FLUSH_MR);
+	ck_assert_uint_eq(env->b.flushes, 2);
+	ck_assert(env->b.flush_whole);
+	ck_assert_uint_eq(env->qa->nscq, 3);
+	ck_assert_uint_eq(env->qa->scq[2].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->qa->scq[2].opcode, UROCE_WC_FLUSH);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_FLUSH_EXECUTED], 2);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_RTS);
+	assert_no_drops();
+}
+END_TEST
+
+/* FLUSH holds initiator depth like a READ: with depth 1 the second waits for the first's answer. */
+START_TEST(test_flush_depth)
+{
+	struct xport_wqe w;
+	struct fake_mr *m;
+	int r0, f1;
+
+	flush_env(72, UROCE_ACCESS_FLUSH_GLOBAL, 1);
+	m = fake_mr_reg(&env->b, 4096, FLUSH_MR_ACCESS);
+	flush_wqe(&w, 1, m, 0, 64, UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	flush_wqe(&w, 2, m, 64, 64, UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_FLUSH), 2);
+	r0 = fake_find(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, 0);
+	f1 = fake_find(&env->net, 0, WIRE_OP_RC_FLUSH, 1);
+	ck_assert_int_ge(r0, 0);
+	ck_assert_int_gt(f1, r0); /* sent after the first answer */
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qa->scq[1].status, UROCE_WC_SUCCESS);
+	assert_no_drops();
+}
+END_TEST
+
+/*
+ * Misuse, each on a fresh pair: the requester completes with want, the
+ * responder flushed nothing and went to Error (class C), no answer but a NAK.
+ */
+static void check_flush_error(uint64_t seed, uint32_t qp_access, uint32_t mr_access, size_t off,
+			      uint32_t len, uint8_t type, uint8_t level, uint32_t want)
+{
+	struct xport_wqe w;
+	struct fake_mr *m;
+
+	flush_env(seed, qp_access, 0);
+	m = fake_mr_reg(&env->b, 4096, mr_access);
+	flush_wqe(&w, 1, m, off, len, type, level);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_FLUSH), 1);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 0);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 1);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_msg(env->qa->scq[0].status == want, "status %u, want %u", env->qa->scq[0].status,
+		      want);
+	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_FLUSH);
+	ck_assert_uint_eq(env->b.flushes, 0);
+	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_FLUSH_EXECUTED], 0);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_ERR);
+	teardown();
+}
+
+START_TEST(test_flush_errors)
+{
+	/* The MR has no flush access: NAK Remote Access Error. */
+	check_flush_error(73, UROCE_ACCESS_FLUSH_GLOBAL,
+			  UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE, 0, 64,
+			  UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE, UROCE_WC_REM_ACCESS_ERR);
+	/* ... nor for the whole MR. */
+	check_flush_error(74, UROCE_ACCESS_FLUSH_GLOBAL,
+			  UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE, 0, 0,
+			  UROCE_FLUSH_GLOBAL, UROCE_FLUSH_MR, UROCE_WC_REM_ACCESS_ERR);
+	/* A range beyond the MR's end: Remote Access Error. */
+	check_flush_error(75, UROCE_ACCESS_FLUSH_GLOBAL, FLUSH_MR_ACCESS, 4000, 200,
+			  UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE, UROCE_WC_REM_ACCESS_ERR);
+	/* Persistence asked of an MR flushable for visibility only. */
+	check_flush_error(76, UROCE_ACCESS_FLUSH_GLOBAL | UROCE_ACCESS_FLUSH_PERSISTENT,
+			  FLUSH_MR_ACCESS, 0, 64, UROCE_FLUSH_PERSISTENT, UROCE_FLUSH_RANGE,
+			  UROCE_WC_REM_ACCESS_ERR);
+	/* The QP's access flags do not allow the placement type: Invalid Request (rxe). */
+	check_flush_error(77, 0, FLUSH_MR_ACCESS, 0, 64, UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE,
+			  UROCE_WC_REM_INV_REQ_ERR);
+}
+END_TEST
+
+/* A FLUSH as another requester might build it: FETH PLT/SEL as given, RETH over m. */
+static void send_flush_req(uint32_t psn, unsigned plt, unsigned sel, struct fake_mr *m)
+{
+	const struct wire_opcode_info *info = wire_opcode_info(WIRE_OP_RC_FLUSH);
+	uint8_t pkt[XPORT_MAX_PKT_BYTES];
+	struct wire_feth *feth = (struct wire_feth *)(pkt + info->offset[WIRE_HDR_FETH]);
+	struct wire_reth *reth = (struct wire_reth *)(pkt + info->offset[WIRE_HDR_RETH]);
+	struct xport_route rt;
+
+	xport__bth(&env->qa->x, pkt, WIRE_OP_RC_FLUSH, psn, true, 0);
+	memset(feth, 0, sizeof(*feth));
+	wire_feth_set_plt(feth, plt);
+	wire_feth_set_sel(feth, sel);
+	wire_reth_set_va(reth, (uint64_t)(uintptr_t)m->buf);
+	wire_reth_set_rkey(reth, m->key);
+	wire_reth_set_dmalen(reth, 64);
+	xport__route(&env->qa->x, &rt);
+	xport__xmit(&env->qa->x, &rt, pkt, info->hdr_bytes, 0);
+}
+
+/*
+ * A FETH no uroce requester sends: no placement type, an unknown type bit,
+ * a reserved selectivity level. Each is NAKed Invalid Request and executes
+ * nothing, on a fresh pair.
+ */
+START_TEST(test_flush_bad_feth)
+{
+	static const unsigned cases[][2] = {{0, UROCE_FLUSH_RANGE},
+					    {4, UROCE_FLUSH_RANGE},
+					    {UROCE_FLUSH_GLOBAL, 2},
+					    {UROCE_FLUSH_GLOBAL, 3}};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_mr *m;
+		int a;
+
+		flush_env(80 + i, UROCE_ACCESS_FLUSH_GLOBAL, 0);
+		m = fake_mr_reg(&env->b, 4096, FLUSH_MR_ACCESS);
+		send_flush_req(env->conn.psn_a, cases[i][0], cases[i][1], m);
+		fake_run(&env->net, 1000);
+		a = fake_find(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE, 0);
+		ck_assert_int_ge(a, 0);
+		ck_assert_int_eq(env->net.log[a].syndrome,
+				 wire_aeth_syndrome(WIRE_AETH_NAK, WIRE_NAK_INVALID_REQUEST));
+		ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY), 0);
+		ck_assert_uint_eq(env->b.flushes, 0);
+		ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_ERR);
+		teardown();
+	}
+}
+END_TEST
+
+/* A malformed FLUSH WR fails locally, nothing is sent. */
+START_TEST(test_flush_bad_wr)
+{
+	struct xport_wqe w;
+
+	flush_env(78, UROCE_ACCESS_FLUSH_GLOBAL, 0);
+	flush_wqe(&w, 1, env->mb, 0, 64, 0, UROCE_FLUSH_RANGE);
+	ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, WIRE_OP_RC_FLUSH), 0);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_LOC_QP_OP_ERR);
+}
+END_TEST
+
 START_TEST(test_inline)
 {
 	struct xport_wqe w;
@@ -1014,6 +1250,11 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_atomics);
 	tcase_add_test(tc, test_atomic_write);
 	tcase_add_test(tc, test_atomic_write_errors);
+	tcase_add_test(tc, test_flush);
+	tcase_add_test(tc, test_flush_depth);
+	tcase_add_test(tc, test_flush_errors);
+	tcase_add_test(tc, test_flush_bad_wr);
+	tcase_add_test(tc, test_flush_bad_feth);
 	tcase_add_test(tc, test_inline);
 	tcase_add_test(tc, test_multi_sge);
 	tcase_add_test(tc, test_signaling);

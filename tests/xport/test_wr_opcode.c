@@ -27,6 +27,7 @@
 #define LOC UROCE_WR_F_LOCAL
 #define INV UROCE_WR_F_INV
 #define ATW UROCE_WR_F_ATOMIC_WRITE
+#define FLU UROCE_WR_F_FLUSH
 
 /* Known answers, one row per opcode of the list. */
 static const struct {
@@ -48,11 +49,17 @@ static const struct {
      UROCE_WC_COMP_SWAP},
     {UROCE_WR_ATOMIC_FETCH_AND_ADD, "ATOMIC_FETCH_AND_ADD", true, false, false, true, ATOM | RDAT,
      UROCE_WC_FETCH_ADD},
-    /* Local operations (no packet) on connected QPs; the IETH only on RC (PROTOCOL.md 4). */
-    {UROCE_WR_LOCAL_INV, "LOCAL_INV", true, true, false, false, LOC, UROCE_WC_LOCAL_INV},
-    {UROCE_WR_BIND_MW, "BIND_MW", true, true, false, false, LOC, UROCE_WC_BIND_MW},
-    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, false, PAY | INL | INV,
+    /*
+     * Local operations (no packet) on connected QPs and XRC initiator QPs
+     * (as mlx5: its XRC send ops are its RC ones); the IETH only on RC and
+     * XRC, the transports that have SEND with Invalidate opcodes (IBA 9.2).
+     */
+    {UROCE_WR_LOCAL_INV, "LOCAL_INV", true, true, false, true, LOC, UROCE_WC_LOCAL_INV},
+    {UROCE_WR_BIND_MW, "BIND_MW", true, true, false, true, LOC, UROCE_WC_BIND_MW},
+    {UROCE_WR_SEND_WITH_INV, "SEND_WITH_INV", true, false, false, true, PAY | INL | INV,
      UROCE_WC_SEND},
+    /* IBA A19 FLUSH (rdma-core 45's value 14): RC only (as rxe), answered like a READ. */
+    {UROCE_WR_FLUSH, "FLUSH", true, false, false, false, RDMA | RDAT | FLU, UROCE_WC_FLUSH},
     /* IBA 1.5 ATOMIC WRITE: RC only (as rxe), answered like a READ. */
     {UROCE_WR_ATOMIC_WRITE, "ATOMIC_WRITE", true, false, false, false, RDMA | RDAT | ATW,
      UROCE_WC_ATOMIC_WRITE},
@@ -97,6 +104,8 @@ static uint32_t class_of_wc(uint32_t wc)
 		return WIRE_ATOMIC_MASK;
 	case UROCE_WC_ATOMIC_WRITE:
 		return WIRE_ATOMIC_WRITE_MASK;
+	case UROCE_WC_FLUSH:
+		return WIRE_FLUSH_MASK;
 	}
 	return 0;
 }
@@ -129,13 +138,13 @@ START_TEST(test_rows)
 END_TEST
 
 /*
- * Values the list does not have (TSO 10, DRIVER1 11, FLUSH 14, garbage) and every opcode on the QP
+ * Values the list does not have (TSO 10, DRIVER1 11, 12, 13, garbage) and every opcode on the QP
  * types that carry none: refused everywhere, by the lookups and by the engine.
  */
 START_TEST(test_refused)
 {
-	/* TSO, DRIVER1, 12, 13, FLUSH, 16, garbage. */
-	static const uint32_t outside[] = {10, 11, 12, 13, 14, 16, 42, 0xff, 0xffffffffu};
+	/* TSO, DRIVER1, 12, 13, 16, garbage. */
+	static const uint32_t outside[] = {10, 11, 12, 13, 16, 42, 0xff, 0xffffffffu};
 
 	for (unsigned i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
 		ck_assert_ptr_null(uroce_wr_info(outside[i]));
@@ -197,6 +206,8 @@ START_TEST(test_wire_agrees)
 				/* ATOMIC WRITE's 8 bytes come from the WQE, not buffers. */
 				ck_assert_int_eq(!!(m & WIRE_PAYLOAD_MASK), !!(f & (PAY | ATW)));
 				ck_assert_int_eq(!!(m & WIRE_ATOMIC_WRITE_MASK), !!(f & ATW));
+				/* FLUSH: the FETH, on its one request. */
+				ck_assert_int_eq(!!(m & WIRE_FETH_MASK), !!(f & FLU));
 				/* WRITE: RETH on First/Only; READ: on its one request. */
 				ck_assert_int_eq(!!(m & WIRE_RETH_MASK), (f & RDMA) && first);
 				ck_assert_int_eq(!!(m & WIRE_ATMETH_MASK), !!(f & ATOM));
@@ -208,20 +219,22 @@ START_TEST(test_wire_agrees)
 						 qpt == UROCE_QPT_XRC_SEND);
 				ck_assert_uint_eq(m & (WIRE_SEND_MASK | WIRE_WRITE_MASK |
 						       WIRE_READ_MASK | WIRE_ATOMIC_MASK |
-						       WIRE_ATOMIC_WRITE_MASK),
+						       WIRE_ATOMIC_WRITE_MASK | WIRE_FLUSH_MASK),
 						  class_of_wc(expect[i].wc));
 				checked++;
 			}
 		}
 	}
 	/*
-	 * RC: 5 SEND/WRITE kinds x 4 positions + READ + 2 atomics + ATOMIC
-	 * WRITE; UC: 4 x 4; UD: 2 SEND kinds, Only; XRC: 4 x 4 + READ + 2
-	 * atomics.
+	 * RC: 5 SEND/WRITE kinds x 4 positions + READ + 2 atomics + FLUSH +
+	 * ATOMIC WRITE; UC: 4 x 4; UD: 2 SEND kinds, Only; XRC: 5 x 4 + READ
+	 * + 2 atomics.
 	 */
-	ck_assert_uint_eq(checked, 20 + 4 + 16 + 2 + 16 + 3);
+	ck_assert_uint_eq(checked, 20 + 5 + 16 + 2 + 20 + 3);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_WRITE, true, true),
 			 WIRE_OP_RC_ATOMIC_WRITE);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_FLUSH, true, true),
+			 WIRE_OP_RC_FLUSH);
 	/* CmpSwap and FetchAdd are told apart by opcode, not by mask. */
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_RC, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
 			 WIRE_OP_RC_COMPARE_SWAP);
@@ -233,6 +246,10 @@ START_TEST(test_wire_agrees)
 			 WIRE_OP_RC_SEND_LAST_INV);
 	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_SEND, true, true),
 			 WIRE_OP_XRC_SEND_ONLY);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_SEND_WITH_INV, true, true),
+			 WIRE_OP_XRC_SEND_ONLY_INV);
+	ck_assert_int_eq(xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_SEND_WITH_INV, false, true),
+			 WIRE_OP_XRC_SEND_LAST_INV);
 	ck_assert_int_eq(
 	    xport__req_opcode(UROCE_QPT_XRC_SEND, UROCE_WR_ATOMIC_CMP_AND_SWP, true, true),
 	    WIRE_OP_XRC_COMPARE_SWAP);

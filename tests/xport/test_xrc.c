@@ -336,6 +336,132 @@ START_TEST(test_wrong_direction_dropped)
 }
 END_TEST
 
+/* ---- memory windows and invalidation on XRC QPs ---------------------------- */
+
+/* A window of n bytes on host h (the fake's stand-in): valid, or free to be bound. */
+static struct fake_mr *xrc_window(struct fake_host *h, size_t n, bool alive)
+{
+	struct fake_mr *m = fake_mr_reg(h, n, FAKE_ALL_ACCESS);
+
+	m->window = true;
+	m->dead = !alive;
+	return m;
+}
+
+/*
+ * A WRITE through a window of B, then a 2-packet SEND with Invalidate of its
+ * key to SRQ 5: XRC SEND First, XRC SEND Last with Invalidate (XRCETH, then
+ * the IETH with the key), the target invalidating the key as a remote
+ * invalidation and completing on SRQ 5's CQ with IBV_WC_WITH_INV; a WRITE
+ * through the dead key is then NAKed Remote Access Error.
+ */
+START_TEST(test_send_inv)
+{
+	struct fake_mr *wb = xrc_window(&env->b, 8192, true);
+	uint32_t key = wb->key;
+	struct xport_wqe w;
+	int i;
+
+	fake_pattern(env->ma->buf, 8192, 4);
+	fake_srq_post_recv(env->s5, 50, env->mb, 0, 4096);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 500);
+	fake_wqe_remote(&w, wb, 0);
+	w.xrc_srqn = 5;
+	ck_assert_int_eq(fake_post(env->ini, &w), 0);
+	fake_wqe(&w, 2, UROCE_WR_SEND_WITH_INV, UROCE_SEND_SIGNALED, env->ma, 0, 1500);
+	w.imm_data = key;
+	w.xrc_srqn = 5;
+	ck_assert_int_eq(fake_post(env->ini, &w), 0);
+	fake_run(&env->net, 1000);
+
+	ck_assert_mem_eq(wb->buf, env->ma->buf, 500);
+	i = fake_find(&env->net, 0, WIRE_OP_XRC_SEND_LAST_INV, 0);
+	ck_assert_int_ge(i, 0);
+	ck_assert_int_eq(env->net.log[i].srqn, 5);
+	ck_assert_int_ge(fake_find(&env->net, 0, WIRE_OP_XRC_SEND_FIRST, 0), 0);
+	ck_assert_uint_eq(env->s5->ncq, 1);
+	ck_assert_uint_eq(env->s5->cq[0].wr_id, 50);
+	ck_assert_uint_eq(env->s5->cq[0].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->s5->cq[0].opcode, UROCE_WC_RECV);
+	ck_assert_uint_eq(env->s5->cq[0].byte_len, 1500);
+	ck_assert_uint_eq(env->s5->cq[0].wc_flags, UROCE_WC_WITH_INV);
+	ck_assert_uint_eq(env->s5->cq[0].imm_data, key);
+	ck_assert_mem_eq(env->mb->buf, env->ma->buf, 1500);
+	ck_assert(wb->dead);
+	ck_assert(env->b.last_inv_remote);
+	ck_assert_uint_eq(env->tgt->x.cnt[XPORT_CNT_INV_REMOTE], 1);
+	ck_assert_uint_eq(env->ini->nscq, 2);
+	ck_assert_uint_eq(env->ini->scq[1].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->ini->scq[1].opcode, UROCE_WC_SEND);
+
+	fake_wqe(&w, 3, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 100);
+	fake_wqe_remote(&w, wb, 0);
+	w.xrc_srqn = 5;
+	ck_assert_int_eq(fake_post(env->ini, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->ini->nscq, 3);
+	ck_assert_uint_eq(env->ini->scq[2].status, UROCE_WC_REM_ACCESS_ERR);
+	ck_assert_uint_eq(env->tgt->x.attr.state, UROCE_QPS_ERR);
+}
+END_TEST
+
+/* A key the target cannot invalidate: NAK Invalid Request, the SRQ's WQE in error. */
+START_TEST(test_send_inv_refused)
+{
+	struct xport_wqe w;
+
+	fake_srq_post_recv(env->s5, 50, env->mb, 0, 4096);
+	fake_wqe(&w, 1, UROCE_WR_SEND_WITH_INV, UROCE_SEND_SIGNALED, env->ma, 0, 64);
+	w.imm_data = env->mb->key; /* an MR's key, not a window's */
+	w.xrc_srqn = 5;
+	ck_assert_int_eq(fake_post(env->ini, &w), 0);
+	fake_run(&env->net, 1000);
+	ck_assert_int_ge(fake_find(&env->net, 0, WIRE_OP_XRC_SEND_ONLY_INV, 0), 0);
+	ck_assert_uint_eq(env->tgt->x.cnt[XPORT_CNT_INV_REFUSED], 1);
+	ck_assert_uint_eq(env->s5->ncq, 1);
+	ck_assert_uint_eq(env->s5->cq[0].status, UROCE_WC_REM_INV_REQ_ERR);
+	ck_assert_uint_eq(env->ini->nscq, 1);
+	ck_assert_uint_eq(env->ini->scq[0].status, UROCE_WC_REM_INV_REQ_ERR);
+	ck_assert_uint_eq(env->tgt->x.attr.state, UROCE_QPS_ERR);
+}
+END_TEST
+
+/* BIND_MW and LOCAL_INV on the XRC initiator QP: executed in order, nothing on the wire. */
+START_TEST(test_local_ops)
+{
+	struct fake_mr *wa = xrc_window(&env->a, 4096, false);
+	struct xport_wqe w;
+
+	fake_srq_post_recv(env->s5, 50, env->mb, 0, 4096);
+	fake_wqe(&w, 10, UROCE_WR_BIND_MW, UROCE_SEND_SIGNALED, NULL, 0, 0);
+	w.bind.mw_handle = (uint32_t)(wa - env->a.mr) + 1;
+	w.bind.rkey = 0x4343;
+	w.bind.access = UROCE_ACCESS_REMOTE_WRITE;
+	w.bind.length = wa->len;
+	ck_assert_int_eq(fake_post(env->ini, &w), 0);
+	fake_wqe(&w, 11, UROCE_WR_LOCAL_INV, UROCE_SEND_SIGNALED, NULL, 0, 0);
+	w.imm_data = 0x4343;
+	ck_assert_int_eq(fake_post(env->ini, &w), 0);
+	post(12, UROCE_WR_SEND, 100, 5);
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 1);
+	ck_assert_uint_eq(pkt(0, 0)->opcode, WIRE_OP_XRC_SEND_ONLY);
+	ck_assert_uint_eq(env->ini->nscq, 3);
+	ck_assert_uint_eq(env->ini->scq[0].opcode, UROCE_WC_BIND_MW);
+	ck_assert_uint_eq(env->ini->scq[1].opcode, UROCE_WC_LOCAL_INV);
+	ck_assert_uint_eq(env->ini->scq[2].opcode, UROCE_WC_SEND);
+	for (unsigned i = 0; i < 3; i++)
+		ck_assert_uint_eq(env->ini->scq[i].status, UROCE_WC_SUCCESS);
+	ck_assert_uint_eq(env->a.binds, 1);
+	ck_assert_uint_eq(env->a.invals, 1);
+	ck_assert(!env->a.last_inv_remote);
+	ck_assert(wa->dead);
+	ck_assert_uint_eq(env->ini->x.cnt[XPORT_CNT_MW_BIND], 1);
+	ck_assert_uint_eq(env->ini->x.cnt[XPORT_CNT_INV_LOCAL], 1);
+}
+END_TEST
+
 static Suite *xrc_suite(void)
 {
 	Suite *s = suite_create("xrc");
@@ -350,6 +476,9 @@ static Suite *xrc_suite(void)
 	tcase_add_test(tc, test_srqn_changes_inside_message);
 	tcase_add_test(tc, test_read_replay_after_other_srq);
 	tcase_add_test(tc, test_wrong_direction_dropped);
+	tcase_add_test(tc, test_send_inv);
+	tcase_add_test(tc, test_send_inv_refused);
+	tcase_add_test(tc, test_local_ops);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,7 +17,11 @@
 -- (uroce.xrceth.srqn, uroce.xrceth.reserved) and the RC ATOMIC WRITE of
 -- IBA 1.5 (opcode 0x1D, which Wireshark 4.0 calls "Unknown (29)": its RETH
 -- as uroce.atomic_write.va, .rkey, .dmalen and its 8 bytes as
--- uroce.atomic_write.data); it changes nothing Wireshark shows.
+-- uroce.atomic_write.data); and the RC FLUSH of the memory placement
+-- extensions (IBA A19, opcode 0x1C, "Unknown (28)" to Wireshark 4.0: its
+-- FETH as uroce.flush.plt, the placement type, and uroce.flush.sel, the
+-- selectivity level, and its RETH as uroce.flush.va, .rkey, .dmalen); it
+-- changes nothing Wireshark shows.
 -- Install: `uroce wireshark-plugin install`, or use it once with
 -- `tshark -X lua_script:uroce.lua`. Needs Wireshark 3.x/4.x (Lua 5.2, bit32).
 
@@ -35,8 +39,15 @@ local f_aw_va = ProtoField.uint64("uroce.atomic_write.va", "Virtual Address", ba
 local f_aw_rkey = ProtoField.uint32("uroce.atomic_write.rkey", "Remote Key", base.HEX)
 local f_aw_len = ProtoField.uint32("uroce.atomic_write.dmalen", "DMA Length", base.DEC)
 local f_aw_data = ProtoField.bytes("uroce.atomic_write.data", "Data (8 bytes)")
+local f_fl = ProtoField.bytes("uroce.flush", "RDMA FLUSH (IBA A19): FETH and RETH")
+local f_fl_plt = ProtoField.uint8("uroce.flush.plt", "Placement Type", base.HEX, nil, 0x0F)
+local f_fl_sel = ProtoField.uint8("uroce.flush.sel", "Selectivity Level", base.DEC, nil, 0x30)
+local f_fl_va = ProtoField.uint64("uroce.flush.va", "Virtual Address", base.HEX)
+local f_fl_rkey = ProtoField.uint32("uroce.flush.rkey", "Remote Key", base.HEX)
+local f_fl_len = ProtoField.uint32("uroce.flush.dmalen", "DMA Length", base.DEC)
 uroce.fields = { f_icrc, f_calc, f_wire, f_note, f_xrceth, f_xrc_resv, f_xrc_srqn,
-                 f_aw, f_aw_va, f_aw_rkey, f_aw_len, f_aw_data }
+                 f_aw, f_aw_va, f_aw_rkey, f_aw_len, f_aw_data,
+                 f_fl, f_fl_plt, f_fl_sel, f_fl_va, f_fl_rkey, f_fl_len }
 
 local e_bad = ProtoExpert.new("uroce.icrc.bad.expert", "Bad ICRC",
                               expert.group.CHECKSUM, expert.severity.WARN)
@@ -138,6 +149,19 @@ local function add_atomic_write(tvb, t, boff, blen)
     a:add(f_aw_data, tvb:range(boff + 28, 8))
 end
 
+-- RC FLUSH (opcode 0x1C, IBA A19): BTH, FETH (reserved 3 bytes, then SEL in
+-- bits 5..4 and PLT in bits 3..0 of its last byte; rxe_hdr.h), RETH (VA 8,
+-- R_Key 4, DMA length 4), no payload; blen counts BTH to the ICRC.
+local function add_flush(tvb, t, boff, blen)
+    if tvb:range(boff, 1):uint() ~= 0x1C or blen < 12 + 4 + 16 + 4 then return end
+    local f = t:add(f_fl, tvb:range(boff + 12, 20))
+    f:add(f_fl_plt, tvb:range(boff + 15, 1))
+    f:add(f_fl_sel, tvb:range(boff + 15, 1))
+    f:add(f_fl_va, tvb:range(boff + 16, 8))
+    f:add(f_fl_rkey, tvb:range(boff + 24, 4))
+    f:add(f_fl_len, tvb:range(boff + 28, 4))
+end
+
 function uroce.dissector(tvb, pinfo, tree)
     local comments = { fx_comment() }
     if #comments > 0 then
@@ -160,6 +184,7 @@ function uroce.dissector(tvb, pinfo, tree)
     if uoff + 8 + 16 <= tvb:len() then
         add_xrceth(tvb, t, uoff + 8, tvb:len() - uoff - 8)
         add_atomic_write(tvb, t, uoff + 8, tvb:len() - uoff - 8)
+        add_flush(tvb, t, uoff + 8, tvb:len() - uoff - 8)
     end
     -- A UDP header, BTH (12) and ICRC (4) at the least, all captured.
     local ulen = uoff + 8 <= tvb:len() and u16(tvb, uoff + 4) or 0

@@ -91,6 +91,13 @@ static int op_atomic(void *ctx, struct xport_qp *x, uint32_t rkey, uint64_t va,
 	return emu_dma_atomic(qp_of(x), rkey, va, op, compare_add, swap, orig);
 }
 
+static int op_flush(void *ctx, struct xport_qp *x, uint32_t rkey, uint64_t va, uint32_t len,
+		    uint32_t access, bool whole_mr)
+{
+	(void)ctx;
+	return emu_dma_flush(qp_of(x), rkey, va, len, access, whole_mr);
+}
+
 static int op_bind_mw(void *ctx, struct xport_qp *x, const struct xport_wqe *wqe)
 {
 	(void)ctx;
@@ -277,6 +284,7 @@ static const struct xport_ops dp_ops = {
     .dma_lkey = op_dma_lkey,
     .dma_rkey = op_dma_rkey,
     .atomic = op_atomic,
+    .flush = op_flush,
     .bind_mw = op_bind_mw,
     .invalidate = op_invalidate,
     .get_recv_wqe = op_get_recv_wqe,

@@ -45,7 +45,7 @@
 /* Access bits the transport asks for (same values as ibv_access_flags). */
 #define DMA_ACCESS_BITS                                                                    \
 	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
-	 UROCE_ACCESS_REMOTE_ATOMIC)
+	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_FLUSH_GLOBAL | UROCE_ACCESS_FLUSH_PERSISTENT)
 
 int emu_dma_check(const struct emu_mr *mr, const struct emu_pd *pd, uint64_t addr, uint64_t len,
 		  uint32_t access, uint64_t *host_addr)
@@ -76,8 +76,8 @@ int emu_dma_check_mw(const struct emu_mw *mw, const struct emu_qp *qp, uint32_t 
 	/* The key variant is the one of the last bind; a window bound to nothing grants nothing. */
 	if (mw->rkey != rkey || !mw->valid || !mw->mr || mw->pd != qp->pd)
 		return -ENOENT;
-	/* Type 2B: only the QP it was bound through (IBA 10.6.7.2.4). */
-	if (mw->type == 2 && mw->qp != qp)
+	/* Type 2B: only the QP it was bound through (IBA 10.6.7.2.4; XRC: mw.c). */
+	if (!emu_mw_reaches(mw, qp))
 		return -ENOENT;
 	if (access & DMA_MW_ACCESS & ~mw->access)
 		return -EACCES;
@@ -420,6 +420,44 @@ static int dma_atomic_write(struct emu_dev *dev, struct emu_mr *mr, uint64_t hos
 	if (rc)
 		return odp_fault(mr, rc);
 	dev->dcnt[EMU_DCNT_ATOMICS]++;
+	return 0;
+}
+
+/*
+ * FLUSH as responder (the engine's flush op). The R_Key must name an MR of
+ * the QP's PD whose access has the flush bits asked for, over [va, va+len)
+ * or, with whole_mr, the whole MR. A memory window's R_Key is refused
+ * (-EACCES): a bind cannot grant flush access here (mw.c refuses the
+ * bits), so no window has it. Then the staged writes are written out: the
+ * data of every WRITE executed before the FLUSH is in the target's memory,
+ * visible to its CPUs (process_vm_writev has returned), before the answer
+ * is built. Nothing more is possible for persistence, which is why the
+ * device offers only IB_UVERBS_DEVICE_FLUSH_GLOBAL and MRs cannot be
+ * registered with IBV_ACCESS_FLUSH_PERSISTENT (mr.c).
+ */
+int emu_dma_flush(struct emu_qp *qp, uint32_t rkey, uint64_t va, uint32_t len, uint32_t access,
+		  bool whole_mr)
+{
+	struct emu_dev *dev = qp->obj.ctx->dev;
+	struct emu_mr *mr;
+	uint64_t host;
+	int rc;
+
+	if (emu_dev_mw_by_index(dev, rkey)) {
+		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
+		return -EACCES;
+	}
+	mr = emu_dev_mr_by_key(dev, rkey);
+	if (whole_mr && mr) {
+		va = mr->iova;
+		len = 0; /* the MR's own range: nothing to check */
+	}
+	rc = emu_dma_check(mr, qp->pd, va, len, access, &host);
+	if (rc) {
+		dev->dcnt[EMU_DCNT_KEY_ERRORS]++;
+		return rc;
+	}
+	dma_flush(dev);
 	return 0;
 }
 

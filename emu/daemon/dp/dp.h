@@ -128,6 +128,10 @@ int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_
 		 uint32_t access, enum xport_dma dir);
 int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_atomic_op op,
 		   uint64_t compare_add, uint64_t swap, uint64_t *orig);
+/* The engine's flush op (xport.h): R_Key, PD, flush access and range
+ * checked (a window's key is refused), then every staged write placed. */
+int emu_dma_flush(struct emu_qp *qp, uint32_t rkey, uint64_t va, uint32_t len, uint32_t access,
+		  bool whole_mr);
 
 /* mw.c */
 /* Execute a bind (the engine's bind_mw op) for QP qp: 0, or -EINVAL /
@@ -138,6 +142,23 @@ int emu_mw_bind(struct emu_qp *qp, const struct xport_bind *b);
  * -EINVAL (no such valid window, type 1, another PD, remote and bound to
  * another QP). */
 int emu_mw_invalidate(struct emu_qp *qp, uint32_t rkey, bool remote);
+/*
+ * May a request that arrived on qp use window mw (the type 2B QP rule of
+ * IBA 10.6.7.2.4)? The PD is checked apart. A window bound through an XRC
+ * initiator QP: that QP receives nothing, its peer's requests arrive at XRC
+ * target QPs (IBA 19.2), so those are the window's users, and which of them
+ * is the PD's business: a target QP works under the PD of the SRQ its
+ * message names (datapath.c op_xrc_srq), which the callers check against
+ * the window's. That is uroce's rule; IBA ties a type 2B window to "the QP"
+ * without saying which of the two XRC QPs that is. (Inline: dma.c's unit
+ * test links dma.c alone.)
+ */
+static inline bool emu_mw_reaches(const struct emu_mw *mw, const struct emu_qp *qp)
+{
+	if (mw->type != 2 || mw->qp == qp)
+		return true;
+	return mw->qp && mw->qp->type == UROCE_QPT_XRC_SEND && qp->type == UROCE_QPT_XRC_RECV;
+}
 /* Unbind a window (dealloc). */
 void emu_mw_unbind(struct emu_mw *mw);
 /* Unbind every window of ctx bound to qp or to mr (either may be NULL):

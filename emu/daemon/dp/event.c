@@ -73,11 +73,18 @@ void emu_event_qp_state(struct emu_qp *qp)
 
 void emu_event_last_wqe(struct emu_qp *qp)
 {
-	/* Not for an XRC target QP: it has no SRQ of its own. */
-	if (qp->srq && !qp->last_wqe_sent && qp->type != UROCE_QPT_XRC_RECV) {
-		qp->last_wqe_sent = 1;
-		emu_event_async(qp->obj.ctx, UROCE_EVENT_QP_LAST_WQE_REACHED, qp->obj.hnode.key);
-	}
+	/*
+	 * IBA 11.6.3 (affiliated asynchronous events): a QP on an SRQ that enters Error reports
+	 * Last WQE Reached once it will take no more WQEs from the SRQ, and
+	 * an XRC target QP, which only ever takes WQEs from XRC SRQs (the one
+	 * each message names), does the same, to every context that opened it
+	 * (as Linux's shared QP event handler), whether or not a message has
+	 * named an SRQ yet.
+	 */
+	if (qp->last_wqe_sent || (!qp->srq && qp->type != UROCE_QPT_XRC_RECV))
+		return;
+	qp->last_wqe_sent = 1;
+	qp_event(qp, UROCE_EVENT_QP_LAST_WQE_REACHED);
 }
 
 void emu_event_qp_fatal(struct emu_qp *qp, const char *why)

@@ -127,8 +127,9 @@ int emu_mw_invalidate(struct emu_qp *qp, uint32_t rkey, bool remote)
 		return -EINVAL;
 	if (mw->pd != qp->pd)
 		return -EINVAL;
-	/* The peer reaches a type 2B window only through its QP (IBA 10.6.7.2.4). */
-	if (remote && mw->qp != qp)
+	/* The peer reaches a type 2B window only through its QP (IBA 10.6.7.2.4;
+	 * for a window bound through an XRC initiator QP: emu_mw_reaches). */
+	if (remote && !emu_mw_reaches(mw, qp))
 		return -EINVAL;
 	mw_clear(mw);
 	return 0;

@@ -68,6 +68,17 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 			status = UROCE_WC_LOC_QP_OP_ERR;
 			goto bad;
 		}
+	} else if (wr_flags & UROCE_WR_F_FLUSH) {
+		/* The range and the FETH travel in the WQE; xport_check_wqe checks them. */
+		w->remote_addr = s.wr.flush.remote_addr;
+		w->rkey = s.wr.flush.rkey;
+		w->flush_len = s.wr.flush.length;
+		w->flush_type = s.wr.flush.type;
+		w->flush_level = s.wr.flush.level;
+		if (s.num_sge || w->flags & UROCE_SEND_INLINE) {
+			status = UROCE_WC_LOC_QP_OP_ERR;
+			goto bad;
+		}
 	} else if (wr_flags & UROCE_WR_F_RDMA) {
 		w->remote_addr = s.wr.rdma.remote_addr;
 		w->rkey = s.wr.rdma.rkey;

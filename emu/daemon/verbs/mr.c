@@ -32,7 +32,8 @@
 #define KNOWN_ACCESS                                                                       \
 	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
 	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND | UROCE_ACCESS_ZERO_BASED |     \
-	 UROCE_ACCESS_ON_DEMAND | UROCE_ACCESS_HUGETLB | UROCE_ACCESS_OPTIONAL_MASK)
+	 UROCE_ACCESS_ON_DEMAND | UROCE_ACCESS_HUGETLB | UROCE_ACCESS_FLUSH_GLOBAL |       \
+	 UROCE_ACCESS_FLUSH_PERSISTENT | UROCE_ACCESS_OPTIONAL_MASK)
 
 /* Access flags that let the device write the memory (the kernel's
  * ib_access_writable()). */
@@ -44,6 +45,14 @@ static int check_access(uint32_t access)
 {
 	if (access & ~KNOWN_ACCESS)
 		return -EINVAL;
+	/*
+	 * FLUSH placement types: only global visibility is offered
+	 * (IB_UVERBS_DEVICE_FLUSH_GLOBAL; docs/transport.md), and the kernel's
+	 * ib_check_mr_access refuses a flush bit the device does not offer
+	 * with EOPNOTSUPP.
+	 */
+	if (access & UROCE_ACCESS_FLUSH_PERSISTENT)
+		return -EOPNOTSUPP;
 	/* IBA 10.6.3.1: remote write/atomic require local write. */
 	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & UROCE_ACCESS_LOCAL_WRITE))

@@ -33,10 +33,12 @@
 	 UROCE_QP_PATH_MIG_STATE | UROCE_QP_CAP | UROCE_QP_DEST_QPN | UROCE_QP_RATE_LIMIT)
 
 /* Only the remote bits matter to a QP; the kernel lets MR bits through
- * too (programs pass an MR's flags, e.g. IBV_ACCESS_ON_DEMAND). */
+ * too (programs pass an MR's flags, e.g. IBV_ACCESS_ON_DEMAND). The flush
+ * bits say which FLUSH placement types the QP accepts (as Linux rxe). */
 #define QP_ACCESS_FLAGS                                                                    \
 	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
-	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND | UROCE_ACCESS_ON_DEMAND)
+	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND | UROCE_ACCESS_ON_DEMAND |      \
+	 UROCE_ACCESS_FLUSH_GLOBAL | UROCE_ACCESS_FLUSH_PERSISTENT)
 
 static struct emu_qp *find_qp(struct emu_ctx *ctx, uint32_t handle)
 {

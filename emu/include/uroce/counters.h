@@ -71,6 +71,8 @@
 	X(ATOMIC_REPLAYED, "atomic_replayed",                                                      \
 	  "atomic results re-sent from the responder resource")                                    \
 	X(ATOMIC_EXECUTED, "atomic_executed", "atomic operations executed")                        \
+	X(FLUSH_EXECUTED, "flush_executed", "FLUSH requests executed as responder")                \
+	X(FLUSH_REPLAYED, "flush_replayed", "FLUSH answers re-sent for a duplicate FLUSH")         \
 	X(READ_RESP_SENT, "read_resp_sent", "READ response packets sent")                          \
 	X(MSG_RCVD, "msg_rcvd", "messages (SEND/WRITE/READ/atomic) executed as responder")         \
 	X(SEND_CQE, "send_cqe", "send completions pushed")                                         \

@@ -107,6 +107,9 @@ enum uroce_access_flags {
 	UROCE_ACCESS_ZERO_BASED = 1 << 5,
 	UROCE_ACCESS_ON_DEMAND = 1 << 6,
 	UROCE_ACCESS_HUGETLB = 1 << 7,
+	/* rdma-core 45 (IBA A19 FLUSH): the placement types an MR may be flushed for */
+	UROCE_ACCESS_FLUSH_GLOBAL = 1 << 8,
+	UROCE_ACCESS_FLUSH_PERSISTENT = 1 << 9,
 	/* bits 20..29: IBV_ACCESS_OPTIONAL_RANGE, ignored when unsupported */
 	UROCE_ACCESS_OPTIONAL_MASK = 0x3ff00000,
 };
@@ -121,6 +124,19 @@ enum uroce_odp_caps {
 	UROCE_ODP_READ = 1 << 3,
 	UROCE_ODP_ATOMIC = 1 << 4,
 	UROCE_ODP_SRQ_RECV = 1 << 5,
+	UROCE_ODP_FLUSH = 1 << 6, /* IBV_ODP_SUPPORT_FLUSH (rdma-core 50) */
+};
+
+/*
+ * FLUSH (IBA A19, rdma-core 45's ibv_wr_flush): the placement type (enum
+ * ibv_placement_type, a bit mask, the FETH's PLT) and the selectivity level
+ * (enum ibv_selectivity_level, the FETH's SEL).
+ */
+enum uroce_flush {
+	UROCE_FLUSH_GLOBAL = 1 << 0,	 /* IBV_FLUSH_GLOBAL: globally visible */
+	UROCE_FLUSH_PERSISTENT = 1 << 1, /* IBV_FLUSH_PERSISTENT: persistent */
+	UROCE_FLUSH_RANGE = 0,		 /* IBV_FLUSH_RANGE: the RETH's range */
+	UROCE_FLUSH_MR = 1,		 /* IBV_FLUSH_MR: the whole MR the R_Key names */
 };
 
 /* ibv_advise_mr: enum ibv_advise_mr_advice and enum ibv_advise_mr_flags. */
@@ -156,6 +172,7 @@ enum uroce_wc_opcode {
 	UROCE_WC_FETCH_ADD = 4,
 	UROCE_WC_BIND_MW = 5,
 	UROCE_WC_LOCAL_INV = 6,
+	UROCE_WC_FLUSH = 8, /* IBV_WC_FLUSH (rdma-core 45) */
 	UROCE_WC_ATOMIC_WRITE = 9,
 	UROCE_WC_RECV = 128,
 	UROCE_WC_RECV_RDMA_WITH_IMM = 129,

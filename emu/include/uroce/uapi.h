@@ -974,6 +974,15 @@ struct uroce_send_wqe {
 			uint32_t rkey;
 			uint32_t reserved;
 		} atomic;
+		/* FLUSH (ibv_wr_flush, rdma-core 45): the RETH's range and the FETH */
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+			uint32_t length;
+			uint8_t type;  /* enum uroce_flush placement type bits */
+			uint8_t level; /* UROCE_FLUSH_RANGE or UROCE_FLUSH_MR */
+			uint8_t reserved[6];
+		} flush;
 		/* BIND_MW (ibv_bind_mw for type 1, IBV_WR_BIND_MW for type 2) */
 		struct {
 			uint32_t mw_handle;

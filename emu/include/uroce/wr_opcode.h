@@ -23,8 +23,10 @@
  * LOCAL_INV) put nothing on the wire: the requester executes them itself
  * when their turn comes (UROCE_WR_F_LOCAL). An opcode uroce does not
  * support would have a row with no QP type, so every check refuses it;
- * values beyond the list (TSO, FLUSH, garbage) have no row and are refused
- * the same way.
+ * values beyond the list (TSO, DRIVER1, garbage) have no row and are refused
+ * the same way. FLUSH (14) and ATOMIC WRITE (15) are rdma-core 45's and 44's
+ * numbers; rdma-core 44's <infiniband/verbs.h> has no IBV_WR_FLUSH (the shim
+ * names it itself).
  *
  * Included by enums.h (at its end, after the QP type and completion enums the
  * lookups use); include enums.h or uapi.h rather than this file.
@@ -50,6 +52,8 @@ enum uroce_wr_flags {
 	UROCE_WR_F_INV = 1 << 7,       /* imm_data is an R_Key the peer invalidates (IETH) */
 	UROCE_WR_F_ATOMIC_WRITE = 1 << 8, /* ATOMIC WRITE (IBA 1.5): 8 bytes carried in the WQE
 					   * (wr.atomic.compare_add, as bytes), no buffers */
+	UROCE_WR_F_FLUSH = 1 << 9,	  /* FLUSH (IBA A19): RETH + FETH, placement type and
+					   * selectivity level carried in the WQE, no buffers */
 };
 
 /* The QP-type bit of the list's QP types column (types are below 16). */
@@ -68,6 +72,9 @@ enum uroce_wr_flags {
 /* ATOMIC WRITE: a remote target (RETH), answered by a (zero-length) READ
  * response; it holds a responder resource, so it counts as a READ/atomic. */
 #define UROCE_WR__ATOMW (UROCE_WR_F_RDMA | UROCE_WR_F_RD_ATOMIC | UROCE_WR_F_ATOMIC_WRITE)
+/* FLUSH: a remote target (RETH), answered like ATOMIC WRITE by a zero-length
+ * READ response from a responder resource: it counts as a READ/atomic too. */
+#define UROCE_WR__FLUSH (UROCE_WR_F_RDMA | UROCE_WR_F_RD_ATOMIC | UROCE_WR_F_FLUSH)
 
 /*
  * X(symbol, value, QP types, properties, completion opcode (UROCE_WC_ suffix),
@@ -93,10 +100,12 @@ enum uroce_wr_flags {
 	  COMPARE_SWAP, NONE)                                                                      \
 	X(ATOMIC_FETCH_AND_ADD, 6, UROCE_WR__REL, UROCE_WR__ATOM, FETCH_ADD, NONE, NONE, NONE,     \
 	  FETCH_ADD, NONE)                                                                         \
-	X(LOCAL_INV, 7, UROCE_WR__CONN, UROCE_WR_F_LOCAL, LOCAL_INV, NONE, NONE, NONE, NONE, NONE) \
-	X(BIND_MW, 8, UROCE_WR__CONN, UROCE_WR_F_LOCAL, BIND_MW, NONE, NONE, NONE, NONE, NONE)     \
-	X(SEND_WITH_INV, 9, UROCE_WR__RC, UROCE_WR__DATA | UROCE_WR_F_INV, SEND, SEND_FIRST,       \
+	X(LOCAL_INV, 7, UROCE_WR__DATA_QPS, UROCE_WR_F_LOCAL, LOCAL_INV, NONE, NONE, NONE, NONE,   \
+	  NONE)                                                                                    \
+	X(BIND_MW, 8, UROCE_WR__DATA_QPS, UROCE_WR_F_LOCAL, BIND_MW, NONE, NONE, NONE, NONE, NONE) \
+	X(SEND_WITH_INV, 9, UROCE_WR__REL, UROCE_WR__DATA | UROCE_WR_F_INV, SEND, SEND_FIRST,      \
 	  SEND_MIDDLE, SEND_LAST_INV, SEND_ONLY_INV, NONE)                                         \
+	X(FLUSH, 14, UROCE_WR__RC, UROCE_WR__FLUSH, FLUSH, NONE, NONE, NONE, FLUSH, NONE)          \
 	X(ATOMIC_WRITE, 15, UROCE_WR__RC, UROCE_WR__ATOMW, ATOMIC_WRITE, NONE, NONE, NONE,         \
 	  ATOMIC_WRITE, NONE)
 
