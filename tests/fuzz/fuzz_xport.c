@@ -19,7 +19,9 @@
  *                                 layer saw that ID (the exact mode)
  *   1 QP OP FLAGS LEN RKEY        post a send WR (any opcode and flags, a
  *                                 valid or a mangled R_Key; QP&8 on host
- *                                 0: the XRC initiator, naming SRQ RKEY&3)
+ *                                 0: the XRC initiator, naming SRQ RKEY&3;
+ *                                 a FLUSH takes its placement type and
+ *                                 level from LEN, its length from FLAGS)
  *   2 N                           run the network for N+1 events
  *   3 QP                          post a receive
  *
@@ -34,6 +36,8 @@
 #include "fake.h"
 
 #define FZ_MR_BYTES 65536u
+/* every access, FLUSH's too, so that flushes reach their success paths */
+#define FZ_ACCESS (FAKE_ALL_ACCESS | UROCE_ACCESS_FLUSH_GLOBAL)
 
 struct fz_env {
 	struct fake_net net;
@@ -50,7 +54,7 @@ static void fz_modify(struct fake_qp *q, uint32_t state, uint32_t qkey)
 	a.state = state;
 	a.pkey = 0xffff;
 	a.qkey = qkey;
-	a.access = FAKE_ALL_ACCESS;
+	a.access = FZ_ACCESS;
 	xport_modify(&q->x, &a,
 		     UROCE_QP_STATE |
 			 (state == UROCE_QPS_INIT
@@ -69,7 +73,7 @@ static void fz_setup(struct fz_env *e)
 	e->net.nolog = true;
 	for (int i = 0; i < 2; i++) {
 		fake_host_init(&e->h[i], &e->net, i, ip[i]);
-		e->mr[i] = fake_mr_reg(&e->h[i], FZ_MR_BYTES, FAKE_ALL_ACCESS);
+		e->mr[i] = fake_mr_reg(&e->h[i], FZ_MR_BYTES, FZ_ACCESS);
 	}
 	e->h[0].dev.icrc_mode = XPORT_ICRC_TRACKED;
 	e->h[1].dev.icrc_mode = XPORT_ICRC_ANY;
@@ -82,6 +86,7 @@ static void fz_setup(struct fz_env *e)
 	e->q[0][3] = fake_qp_create(&e->h[0], UROCE_QPT_RC, 0x14, 64, true);
 	e->q[1][3] = fake_qp_create(&e->h[1], UROCE_QPT_RC, 0x25, 64, true);
 	fake_conn_defaults(&c);
+	c.access = FZ_ACCESS;
 	c.timeout = 1; /* short timers: retries and their exhaustion get reached */
 	c.retry_cnt = 2;
 	c.rnr_retry = 2;
@@ -126,6 +131,11 @@ static void fz_post(struct fz_env *e, const uint8_t *p)
 	w.ud_remote_qpn = p[4] & 1 ? 0x13 : 0x24;
 	w.ud_remote_qkey = 0x11111111;
 	w.xrc_srqn = p[4] & 3;
+	/* FLUSH (opcode 14): placement type and selectivity level from the
+	 * same bytes, valid or not, over up to 8 KiB. */
+	w.flush_type = p[3] & 7;
+	w.flush_level = (p[3] >> 3) & 3;
+	w.flush_len = (uint32_t)p[2] * 32u;
 	memcpy(w.ud_av.sgid, e->h[side].gid, XPORT_GID_BYTES);
 	memcpy(w.ud_av.dgid, e->h[!side].gid, XPORT_GID_BYTES);
 	fake_post(q, &w);
