@@ -52,21 +52,6 @@ static struct ibv_context *tctx;
 static struct ibv_pd *tpd;
 static union ibv_gid tgid;
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *c = NULL;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return c;
-}
-
 /* qp_to_rtr towards the GID g (verbs_pair's helper aims at its own gid). */
 static int to_rtr(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *g)
 {

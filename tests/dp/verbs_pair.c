@@ -18,20 +18,6 @@ struct ibv_pd *pd;
 struct ibv_mr *mr;
 char buf[8192];
 union ibv_gid gid;
-int failures;
-
-void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (!ok)
-		failures++;
-}
 
 static int side_init(struct side *s)
 {

@@ -12,6 +12,8 @@
 #include <infiniband/verbs.h>
 #include <stdint.h>
 
+#include "verbs_test.h" /* check(), failures, open_dev() */
+
 struct side {
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq;
@@ -23,10 +25,6 @@ extern struct ibv_pd *pd;
 extern struct ibv_mr *mr;
 extern char buf[8192];
 extern union ibv_gid gid;
-extern int failures;
-
-/* Prints "ok: ..." or "FAIL: ..." (counted in failures). */
-void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Opens device name, allocates pd, mr and gid, creates sides a and b.
  * 0, or -1 with a message on stderr prefixed by prog. */
 int pair_open(const char *prog, const char *name, struct side *a, struct side *b);

@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "verbs_test.h"
+
 #define BUF_BYTES 4096
 #define PSN_A 0x4a11 /* A's first send PSN (= B's rq_psn) */
 #define PSN_B 0x7b22 /* B's first send PSN (= A's rq_psn) */
@@ -52,21 +54,6 @@ static int fail(const char *what)
 {
 	fprintf(stderr, "acl_peer: %s\n", what);
 	return 1;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	for (int i = 0; list && i < n && !ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
 }
 
 static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq)

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "verbs_test.h"
+
 /* rdma-core 45's values (libibverbs/verbs.h, kernel-headers/rdma/ib_user_verbs.h). */
 #define V45_QP_EX_WITH_FLUSH (1ull << 11)
 #define V45_WR_FLUSH 14
@@ -61,41 +63,11 @@ static void wr_flush45(struct ibv_qp_ex *qx, uint32_t rkey, uint64_t addr, size_
 
 #define BYTES (64 * 1024)
 
-static int failures;
 static struct ibv_context *ictx, *tctx;
 static struct ibv_pd *ipd, *tpd;
 static union ibv_gid igid, tgid;
 static char *src, *dst;
 static struct ibv_mr *smr;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (!ok)
-		failures++;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *c = NULL;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return c;
-}
 
 /* RESET -> INIT -> RTR -> RTS towards QP dest at GID g. */
 static int connect_qp(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *g, int access)

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "verbs_test.h"
+
 #define QKEY 0x11111111u
 #define OTHER_QKEY 0x22222222u
 #define MSG_BYTES 64
@@ -53,7 +55,7 @@ struct ud {
 
 static int fails;
 
-static void check(int ok, const char *what)
+static void expect(int ok, const char *what)
 {
 	printf("%-70s %s\n", what, ok ? "ok" : "FAIL");
 	if (!ok)
@@ -66,22 +68,6 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 static int post_recvs(struct ud *u, unsigned n)
@@ -302,7 +288,7 @@ int main(int argc, char **argv)
 	}
 	mgid = group.gid;
 
-	check(!ibv_query_device(ca, &da) && da.max_mcast_grp > 0 && da.max_mcast_qp_attach > 0 &&
+	expect(!ibv_query_device(ca, &da) && da.max_mcast_grp > 0 && da.max_mcast_qp_attach > 0 &&
 		  da.max_total_mcast_qp_attach >= da.max_mcast_qp_attach,
 	      "ibv_query_device: multicast limits advertised");
 	snprintf(what, sizeof(what), "  (max_mcast_grp %d, max_mcast_qp_attach %d, total %d)",
@@ -317,29 +303,29 @@ int main(int argc, char **argv)
 
 	/* Misuse, refused as the kernel refuses it. */
 	ret = ibv_attach_mcast(rc.qp, &mgid, 0);
-	check(ret == EINVAL, "attach of an RC QP: EINVAL");
+	expect(ret == EINVAL, "attach of an RC QP: EINVAL");
 	ibv_query_gid(ca, 1, 0, &ugid);
 	ret = ibv_attach_mcast(b.qp, &ugid, 0);
-	check(ret == EINVAL, "attach to a unicast GID: EINVAL");
+	expect(ret == EINVAL, "attach to a unicast GID: EINVAL");
 	ret = ibv_detach_mcast(b.qp, &mgid, 0);
-	check(ret == EINVAL, "detach of a QP not attached: EINVAL");
+	expect(ret == EINVAL, "detach of a QP not attached: EINVAL");
 
-	check(!ibv_attach_mcast(b.qp, &mgid, 0) && !ibv_attach_mcast(c.qp, &mgid, 0) &&
+	expect(!ibv_attach_mcast(b.qp, &mgid, 0) && !ibv_attach_mcast(c.qp, &mgid, 0) &&
 		  !ibv_attach_mcast(d.qp, &mgid, 0) && !ibv_attach_mcast(e.qp, &mgid, 0),
 	      "attach 3 QPs (1 on A, 2 on B) and 1 with another Q_Key (on B)");
-	check(!ibv_attach_mcast(b.qp, &mgid, 0), "attaching again succeeds (one attachment)");
+	expect(!ibv_attach_mcast(b.qp, &mgid, 0), "attaching again succeeds (one attachment)");
 
 	aa.grh.dgid = mgid;
 	aa.grh.hop_limit = 64;
 	ah = ibv_create_ah(s.pd, &aa);
-	check(ah != NULL, "ibv_create_ah to the group GID");
+	expect(ah != NULL, "ibv_create_ah to the group GID");
 	if (!ah)
 		return 1;
 
 	{
 		struct ud *rx[] = {&b, &c, &d};
 
-		check(!send_range(&s, ah, 0, NMSG, rx, 3, &group), "20 multicast SENDs complete");
+		expect(!send_range(&s, ah, 0, NMSG, rx, 3, &group), "20 multicast SENDs complete");
 	}
 	/* Late copies (the QPs that should get none) have time to arrive. */
 	t0 = now_ms();
@@ -348,48 +334,48 @@ int main(int argc, char **argv)
 			drain(all[i], s.qp->qp_num, &group);
 	snprintf(what, sizeof(what), "A's attached QP got each of the %d once (%u, %u bad)", NMSG,
 		 b.got, b.bad);
-	check(each_once(&b, 0, NMSG) && !b.bad, what);
+	expect(each_once(&b, 0, NMSG) && !b.bad, what);
 	snprintf(what, sizeof(what), "B's first attached QP got each once (%u, %u bad)", c.got,
 		 c.bad);
-	check(each_once(&c, 0, NMSG) && !c.bad, what);
+	expect(each_once(&c, 0, NMSG) && !c.bad, what);
 	snprintf(what, sizeof(what), "B's second attached QP got each once (%u, %u bad)", d.got,
 		 d.bad);
-	check(each_once(&d, 0, NMSG) && !d.bad, what);
-	check(!e.got && !e.bad, "the QP attached with another Q_Key got none");
-	check(!s.got && !s.bad, "the sender (not attached) got none of its own");
+	expect(each_once(&d, 0, NMSG) && !d.bad, what);
+	expect(!e.got && !e.bad, "the QP attached with another Q_Key got none");
+	expect(!s.got && !s.bad, "the sender (not attached) got none of its own");
 
-	check(!ibv_detach_mcast(c.qp, &mgid, 0), "detach B's first QP");
-	check(ibv_detach_mcast(c.qp, &mgid, 0) == EINVAL, "detach it again: EINVAL");
+	expect(!ibv_detach_mcast(c.qp, &mgid, 0), "detach B's first QP");
+	expect(ibv_detach_mcast(c.qp, &mgid, 0) == EINVAL, "detach it again: EINVAL");
 	{
 		struct ud *rx[] = {&b, &d};
 
-		check(!send_range(&s, ah, NMSG, NMSG + NMSG_AFTER, rx, 2, &group),
+		expect(!send_range(&s, ah, NMSG, NMSG + NMSG_AFTER, rx, 2, &group),
 		      "10 more multicast SENDs complete");
 	}
 	t0 = now_ms();
 	while (now_ms() - t0 < 300)
 		for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 			drain(all[i], s.qp->qp_num, &group);
-	check(each_once(&b, NMSG, NMSG + NMSG_AFTER) && each_once(&d, NMSG, NMSG + NMSG_AFTER),
+	expect(each_once(&b, NMSG, NMSG + NMSG_AFTER) && each_once(&d, NMSG, NMSG + NMSG_AFTER),
 	      "the QPs still attached got each of the 10 once");
-	check(none(&c, NMSG, NMSG + NMSG_AFTER) && !c.bad, "the detached QP got none of them");
+	expect(none(&c, NMSG, NMSG + NMSG_AFTER) && !c.bad, "the detached QP got none of them");
 
 	/* The sender attached too: its own message comes back to it, as
 	 * hardware loops a group's packets back to the port (IPoIB drops
 	 * its own for that reason). */
-	check(!ibv_attach_mcast(s.qp, &mgid, 0), "attach the sender");
+	expect(!ibv_attach_mcast(s.qp, &mgid, 0), "attach the sender");
 	{
 		struct ud *rx[] = {&s, &b, &d};
 
-		check(!send_range(&s, ah, NSEQ - 1, NSEQ, rx, 3, &group),
+		expect(!send_range(&s, ah, NSEQ - 1, NSEQ, rx, 3, &group),
 		      "one more multicast SEND completes");
 	}
 	t0 = now_ms();
 	while (now_ms() - t0 < 300)
 		drain(&s, s.qp->qp_num, &group);
-	check(s.seen[NSEQ - 1] == 1 && !s.bad && each_once(&b, NSEQ - 1, NSEQ),
+	expect(s.seen[NSEQ - 1] == 1 && !s.bad && each_once(&b, NSEQ - 1, NSEQ),
 	      "the attached sender got its own message once (and A's other QP)");
-	check(!ibv_detach_mcast(s.qp, &mgid, 0), "detach the sender");
+	expect(!ibv_detach_mcast(s.qp, &mgid, 0), "detach the sender");
 
 	/* More QPs on one group than max_mcast_qp_attach: ENOMEM. */
 	if (da.max_mcast_qp_attach > 0 && da.max_mcast_qp_attach <= 256) {
@@ -409,7 +395,7 @@ int main(int argc, char **argv)
 			err = qps[i] ? ibv_attach_mcast(qps[i], &g2, 0) : -1;
 		}
 		snprintf(what, sizeof(what), "attach %d QPs to one group: the last one ENOMEM", n);
-		check(err == ENOMEM && i == n, what);
+		expect(err == ENOMEM && i == n, what);
 		for (i = 0; qps && i < n; i++)
 			if (qps[i])
 				ibv_destroy_qp(qps[i]); /* destroying detaches */

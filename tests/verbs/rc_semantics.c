@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "verbs_test.h"
+
 #define BUF_BYTES (1 << 20)
 
 struct end {
@@ -55,22 +57,6 @@ static int fail(const char *fmt, ...)
 	vsnprintf(failure, sizeof(failure), fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 static int end_init(struct end *e, struct ibv_context *ctx, int mr_access)

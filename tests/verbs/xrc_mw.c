@@ -26,23 +26,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "verbs_test.h"
+
 #define BYTES 8192
 
-static int failures;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (!ok)
-		failures++;
-}
 
 /* One RNIC's XRC objects. */
 struct node {
@@ -58,21 +45,6 @@ struct node {
 	char *buf;
 	struct ibv_mr *mr;
 };
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *c = NULL;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return c;
-}
 
 static int node_init(struct node *n, const char *dev)
 {
