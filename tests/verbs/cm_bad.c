@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rdma/ib_user_sa.h>
 #include <rdma/rdma_cma.h>
@@ -437,6 +438,55 @@ int main(int argc, char **argv)
 			rdma_ack_cm_event(ev);
 		CHECK((!aid || !rdma_destroy_id(aid)) && (!lp || !rdma_destroy_id(lp)),
 		      "the path record's ids are destroyed");
+		if (cch)
+			rdma_destroy_event_channel(cch);
+	}
+
+	/* A listen that starts just after the peer's connect still takes it:
+	 * the RNIC holds a REQ that finds no listener for a moment (qperf and
+	 * perftest -R tell their peer the port before they listen). */
+	{
+		struct rdma_event_channel *cch = rdma_create_event_channel();
+		struct rdma_cm_id *lid = NULL, *aid = NULL;
+
+		sa = addr_of(argv[1], 7389);
+		ret = !cch || rdma_create_id(cch, &aid, NULL, RDMA_PS_TCP) ||
+		      rdma_resolve_addr(aid, NULL, (struct sockaddr *)&sa, 2000);
+		ev = ret ? NULL : next_event(cch, 5000);
+		if (ev) {
+			rdma_ack_cm_event(ev);
+			ret = rdma_resolve_route(aid, 2000);
+			ev = ret ? NULL : next_event(cch, 5000);
+		}
+		if (ev) {
+			rdma_ack_cm_event(ev);
+			ret = rdma_connect(aid, &param);
+		}
+		CHECK(ev && !ret, "a connect to port 7389, where nobody listens yet");
+		usleep(30 * 1000);
+		ret = rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
+		      rdma_bind_addr(lid, (struct sockaddr *)&sa) || rdma_listen(lid, 4);
+		ev = ret ? NULL : next_event(ch, 3000);
+		CHECK(ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST,
+		      "a listen on 7389 30 ms later gets that connect request (got %s)",
+		      ev ? rdma_event_str(ev->event) : "nothing");
+		if (ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			struct rdma_cm_id *child = ev->id;
+
+			rdma_reject(child, NULL, 0);
+			rdma_ack_cm_event(ev);
+			rdma_destroy_id(child);
+		} else if (ev) {
+			rdma_ack_cm_event(ev);
+		}
+		ev = aid ? next_event(cch, 5000) : NULL;
+		CHECK(ev && ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 28,
+		      "the connecting side sees the listener's reject, status 28 (got %s %d)",
+		      ev ? rdma_event_str(ev->event) : "nothing", ev ? ev->status : 0);
+		if (ev)
+			rdma_ack_cm_event(ev);
+		CHECK((!aid || !rdma_destroy_id(aid)) && (!lid || !rdma_destroy_id(lid)),
+		      "the late listener's ids are destroyed");
 		if (cch)
 			rdma_destroy_event_channel(cch);
 	}

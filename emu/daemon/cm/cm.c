@@ -101,10 +101,40 @@ struct cm_id {
 	struct emu_mcg *mcg; /* MCAST: the group it joined (NULL: send-only) */
 };
 
+/*
+ * A ConnectRequest that found no listener is not rejected at once: it is
+ * held for CM_LISTEN_GRACE_MS in case a listen for its service comes in
+ * that time. A program that tells its peer its port and then listens (qperf's
+ * server does, perftest -R listens again for its test connection) races
+ * with the peer's connect; a kernel CM loses that race rarely, uroce's
+ * listen (a request to the daemon) more often on a loaded machine. Held or
+ * not, the answer is the one IBA 12.6.7 gives: the listener's REP, or the
+ * REJ with reason 8, here at most CM_LISTEN_GRACE_MS later, well inside the
+ * REQ's remote CM response timeout. Bounded: beyond CM_MAX_HELD_REQS the
+ * REJ goes at once.
+ */
+#define CM_LISTEN_GRACE_MS 200
+#define CM_MAX_HELD_REQS 32
+
+struct cm_held_req {
+	struct emu_list link;
+	struct xport_route rt;
+	uint8_t mad[WIRE_MAD_BYTES];
+	uint32_t len, src_qpn;
+	uint16_t pkey;
+	uint64_t service_id;
+	uint8_t dst[16];  /* the address it was sent to (a listener's, or any) */
+	uint64_t until;	  /* uv_now() deadline */
+};
+
 struct emu_cm {
 	struct emu_list ids;
 	struct emu_list chans;
 	uint32_t next_handle;
+	struct emu_list held; /* struct cm_held_req, oldest first */
+	unsigned nheld;
+	uv_timer_t held_timer; /* set up with the first held request (the loop runs then) */
+	bool held_timer_init;
 };
 
 static struct cm_id *id_of(struct emu_list *l)
@@ -492,6 +522,139 @@ static void cm_addr_from_ip(struct uroce_cm_addr *a, const struct wire_cm_ip_hdr
 }
 
 static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
+			const struct wire_cm_msg *req);
+
+/* The held request h as the MAD it came as, and its parse. */
+static bool cm_held_msg(const struct cm_held_req *h, struct xport_gsi_mad *m,
+			struct wire_cm_msg *msg)
+{
+	m->rt = &h->rt;
+	m->mad = h->mad;
+	m->len = h->len;
+	m->src_qpn = h->src_qpn;
+	m->pkey = h->pkey;
+	return wire_cm_parse(h->mad, h->len, msg) == WIRE_R_OK;
+}
+
+static void cm_held_free(struct emu_cm *cm, struct cm_held_req *h)
+{
+	emu_list_del(&h->link);
+	cm->nheld--;
+	free(h);
+}
+
+static void on_held_timeout(uv_timer_t *t);
+
+/* The timer for the oldest held request's deadline (none: stopped). */
+static void cm_held_arm(struct emu_dev *dev)
+{
+	struct emu_cm *cm = dev->cm;
+	uint64_t now = uv_now(dev->loop), until;
+
+	if (!cm->held_timer_init) {
+		if (emu_list_empty(&cm->held))
+			return;
+		uv_timer_init(dev->loop, &cm->held_timer);
+		cm->held_timer.data = dev;
+		/* A held request never keeps the daemon from exiting. */
+		uv_unref((uv_handle_t *)&cm->held_timer);
+		cm->held_timer_init = true;
+	}
+	if (emu_list_empty(&cm->held)) {
+		uv_timer_stop(&cm->held_timer);
+		return;
+	}
+	until = EMU_CONTAINER_OF(cm->held.next, struct cm_held_req, link)->until;
+	uv_timer_start(&cm->held_timer, on_held_timeout, until > now ? until - now : 0, 0);
+}
+
+/* Held requests whose time is up and that no listen took: REJ, reason 8. */
+static void on_held_timeout(uv_timer_t *t)
+{
+	struct emu_dev *dev = t->data;
+	struct emu_cm *cm = dev->cm;
+	uint64_t now = uv_now(dev->loop);
+
+	while (!emu_list_empty(&cm->held)) {
+		struct cm_held_req *h = EMU_CONTAINER_OF(cm->held.next, struct cm_held_req, link);
+		struct xport_gsi_mad m;
+		struct wire_cm_msg msg;
+
+		if (h->until > now)
+			break;
+		if (cm_held_msg(h, &m, &msg))
+			cm_reject_unknown(dev, &m, &msg, WIRE_CM_REJ_INVALID_SERVICE_ID);
+		cm_held_free(cm, h);
+	}
+	cm_held_arm(dev);
+}
+
+/* Hold a REQ that found no listener (CM_LISTEN_GRACE_MS above); false
+ * when it cannot be held (the table is full): the caller rejects it. */
+static bool cm_hold_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
+			const struct wire_cm_msg *req, const uint8_t dst[16])
+{
+	struct emu_cm *cm = dev->cm;
+	struct emu_list *p, *t;
+	struct cm_held_req *h;
+
+	EMU_LIST_FOR_EACH_SAFE(p, t, &cm->held)
+	{
+		struct wire_cm_msg o;
+		struct xport_gsi_mad om;
+
+		h = EMU_CONTAINER_OF(p, struct cm_held_req, link);
+		if (!memcmp(h->rt.sgid, m->rt->sgid, 16) && cm_held_msg(h, &om, &o) &&
+		    o.local_comm_id == req->local_comm_id) {
+			dev->dcnt[EMU_DCNT_CM_DUPLICATES]++; /* the peer's retry: one answer */
+			return true;
+		}
+	}
+	if (cm->nheld >= CM_MAX_HELD_REQS || m->len > sizeof(h->mad) || !(h = calloc(1, sizeof(*h))))
+		return false;
+	h->rt = *m->rt;
+	memcpy(h->mad, m->mad, m->len);
+	h->len = m->len;
+	h->src_qpn = m->src_qpn;
+	h->pkey = m->pkey;
+	h->service_id = req->service_id;
+	memcpy(h->dst, dst, 16);
+	h->until = uv_now(dev->loop) + CM_LISTEN_GRACE_MS;
+	emu_list_add_tail(&cm->held, &h->link);
+	cm->nheld++;
+	dev->dcnt[EMU_DCNT_CM_REQ_HELD]++;
+	emu_dbg("CM: ConnectRequest 0x%08x for service 0x%016llx: no listener yet, held %u ms",
+		req->local_comm_id, (unsigned long long)req->service_id, CM_LISTEN_GRACE_MS);
+	cm_held_arm(dev);
+	return true;
+}
+
+/* A listen came: the held requests it would have taken go to it now. */
+static void cm_held_listen(struct emu_dev *dev)
+{
+	struct emu_cm *cm = dev->cm;
+	struct emu_list *p, *t;
+
+	EMU_LIST_FOR_EACH_SAFE(p, t, &cm->held)
+	{
+		struct cm_held_req *h = EMU_CONTAINER_OF(p, struct cm_held_req, link);
+		struct xport_gsi_mad m;
+		struct wire_cm_msg msg;
+
+		if (!cm_find_listener(dev, h->service_id, h->dst))
+			continue;
+		emu_list_del(&h->link); /* out of the table before it is looked at again */
+		cm->nheld--;
+		if (cm_held_msg(h, &m, &msg)) {
+			dev->dcnt[EMU_DCNT_CM_REQ_HELD_TAKEN]++;
+			cm_recv_req(dev, &m, &msg);
+		}
+		free(h);
+	}
+	cm_held_arm(dev);
+}
+
+static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 			const struct wire_cm_msg *req)
 {
 	const uint8_t *mad = m->mad;
@@ -534,7 +697,8 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 	}
 	l = cm_find_listener(dev, req->service_id, dst);
 	if (!l) {
-		cm_reject_unknown(dev, m, req, WIRE_CM_REJ_INVALID_SERVICE_ID);
+		if (!cm_hold_req(dev, m, req, dst))
+			cm_reject_unknown(dev, m, req, WIRE_CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
 	/* IBA 12.6.5: the transport service type of an RC (0) or UC (1) QP. */
@@ -963,6 +1127,7 @@ int emu_cm_listen(struct emu_ctx *ctx, const struct uroce_cm_listen_req *req, ui
 		 (unsigned long long)sid, req->wildcard ? "any address," : "the device's address,",
 		 req->addr.port);
 	*handle = id->handle;
+	cm_held_listen(dev);
 	return 0;
 }
 
@@ -1456,5 +1621,6 @@ void emu_cm_start(struct emu_dev *dev)
 	}
 	emu_list_init(&dev->cm->ids);
 	emu_list_init(&dev->cm->chans);
+	emu_list_init(&dev->cm->held);
 	dev->gsi_recv = cm_recv;
 }

@@ -89,7 +89,11 @@
 	X(RX_MCAST_NO_QP, "rx_mcast_no_qp",                                                       \
 	  "multicast datagrams for a joined group with no QP attached (dropped)") \
 	X(CQE_NO_CQ, "cqe_no_cq",                                                                 \
-	  "XRC receive completions lost: their XRC SRQ was destroyed during the message")
+	  "XRC receive completions lost: their XRC SRQ was destroyed during the message")         \
+	X(CM_REQ_HELD, "cm_req_held",                                                             \
+	  "ConnectRequests that found no listener, held for one about to listen")                 \
+	X(CM_REQ_HELD_TAKEN, "cm_req_held_taken",                                                 \
+	  "held ConnectRequests that a listen started in time took")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
