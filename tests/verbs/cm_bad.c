@@ -64,6 +64,28 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
 }
 
 /*
+ * A new id on channel ch, its address and route resolved to ip:port, then
+ * rdma_connect: 0 once the connect is sent, -1 at the first step that fails
+ * (its events acknowledged). *id is set when the id was created.
+ */
+static int connect_to(struct rdma_event_channel *ch, const char *ip, uint16_t port,
+		      struct rdma_conn_param *param, struct rdma_cm_id **id)
+{
+	struct sockaddr_in sa = addr_of(ip, port);
+	struct rdma_cm_event *ev;
+
+	*id = NULL;
+	if (rdma_create_id(ch, id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(*id, NULL, (struct sockaddr *)&sa, 2000) || !(ev = next_event(ch, 5000)))
+		return -1;
+	rdma_ack_cm_event(ev);
+	if (rdma_resolve_route(*id, 2000) || !(ev = next_event(ch, 5000)))
+		return -1;
+	rdma_ack_cm_event(ev);
+	return rdma_connect(*id, param) ? -1 : 0;
+}
+
+/*
  * A connect from a fresh channel to ip:port, with the listeners' channel
  * lch: a CONNECT_REQUEST there is rejected (rdma_reject, reason 28), so the
  * status of the client's REJECTED event says who answered: 28 a listener,
@@ -449,21 +471,10 @@ int main(int argc, char **argv)
 		struct rdma_event_channel *cch = rdma_create_event_channel();
 		struct rdma_cm_id *lid = NULL, *aid = NULL;
 
-		sa = addr_of(argv[1], 7389);
-		ret = !cch || rdma_create_id(cch, &aid, NULL, RDMA_PS_TCP) ||
-		      rdma_resolve_addr(aid, NULL, (struct sockaddr *)&sa, 2000);
-		ev = ret ? NULL : next_event(cch, 5000);
-		if (ev) {
-			rdma_ack_cm_event(ev);
-			ret = rdma_resolve_route(aid, 2000);
-			ev = ret ? NULL : next_event(cch, 5000);
-		}
-		if (ev) {
-			rdma_ack_cm_event(ev);
-			ret = rdma_connect(aid, &param);
-		}
-		CHECK(ev && !ret, "a connect to port 7389, where nobody listens yet");
+		ret = cch ? connect_to(cch, argv[1], 7389, &param, &aid) : -1;
+		CHECK(ret == 0, "a connect to port 7389, where nobody listens yet");
 		usleep(30 * 1000);
+		sa = addr_of(argv[1], 7389);
 		ret = rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
 		      rdma_bind_addr(lid, (struct sockaddr *)&sa) || rdma_listen(lid, 4);
 		ev = ret ? NULL : next_event(ch, 3000);
@@ -493,21 +504,8 @@ int main(int argc, char **argv)
 
 	/* A connect to nobody's port on the same RNIC is rejected, and the
 	 * rejection is an event, not a lost id. */
-	ret = rdma_create_id(ch, &cid, NULL, RDMA_PS_TCP);
-	sa = addr_of(argv[1], 7397);
-	if (!ret)
-		ret = rdma_resolve_addr(cid, NULL, (struct sockaddr *)&sa, 2000);
-	ev = ret ? NULL : next_event(ch, 5000);
-	if (ev) {
-		rdma_ack_cm_event(ev);
-		ret = rdma_resolve_route(cid, 2000);
-		ev = ret ? NULL : next_event(ch, 5000);
-	}
-	if (ev) {
-		rdma_ack_cm_event(ev);
-		ret = rdma_connect(cid, &param);
-		ev = ret ? NULL : next_event(ch, 10000);
-	}
+	ret = connect_to(ch, argv[1], 7397, &param, &cid);
+	ev = ret ? NULL : next_event(ch, 10000);
 	CHECK(ev && ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 8,
 	      "a connect to a port nobody listens on: REJECTED, status 8 (got %s %d)",
 	      ev ? rdma_event_str(ev->event) : "nothing", ev ? ev->status : 0);
