@@ -123,6 +123,7 @@ struct cm_held_req {
 	uint32_t len, src_qpn;
 	uint16_t pkey;
 	uint64_t service_id;
+	uint32_t comm_id; /* the sender's communication ID: a retry has it too */
 	uint8_t dst[16];  /* the address it was sent to (a listener's, or any) */
 	uint64_t until;	  /* uv_now() deadline */
 };
@@ -600,12 +601,8 @@ static bool cm_hold_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 
 	EMU_LIST_FOR_EACH_SAFE(p, t, &cm->held)
 	{
-		struct wire_cm_msg o;
-		struct xport_gsi_mad om;
-
 		h = EMU_CONTAINER_OF(p, struct cm_held_req, link);
-		if (!memcmp(h->rt.sgid, m->rt->sgid, 16) && cm_held_msg(h, &om, &o) &&
-		    o.local_comm_id == req->local_comm_id) {
+		if (h->comm_id == req->local_comm_id && !memcmp(h->rt.sgid, m->rt->sgid, 16)) {
 			dev->dcnt[EMU_DCNT_CM_DUPLICATES]++; /* the peer's retry: one answer */
 			return true;
 		}
@@ -618,6 +615,7 @@ static bool cm_hold_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 	h->src_qpn = m->src_qpn;
 	h->pkey = m->pkey;
 	h->service_id = req->service_id;
+	h->comm_id = req->local_comm_id;
 	memcpy(h->dst, dst, 16);
 	h->until = uv_now(dev->loop) + CM_LISTEN_GRACE_MS;
 	emu_list_add_tail(&cm->held, &h->link);
