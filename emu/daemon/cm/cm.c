@@ -641,13 +641,12 @@ static void cm_held_listen(struct emu_dev *dev)
 
 		if (!cm_find_listener(dev, h->service_id, h->dst))
 			continue;
-		emu_list_del(&h->link); /* out of the table before it is looked at again */
-		cm->nheld--;
+		/* (it finds the listener: nothing here is held again) */
 		if (cm_held_msg(h, &m, &msg)) {
 			dev->dcnt[EMU_DCNT_CM_REQ_HELD_TAKEN]++;
 			cm_recv_req(dev, &m, &msg);
 		}
-		free(h);
+		cm_held_free(cm, h);
 	}
 	cm_held_arm(dev);
 }
