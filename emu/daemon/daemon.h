@@ -245,6 +245,10 @@ struct emu_cq {
 	uint64_t events;
 	uint64_t lost;		  /* completions lost since the overrun */
 	struct emu_list err_link; /* in dev->err_cqs after an overrun */
+	/* In dev->pub_cqs while it holds CQEs written but not yet published
+	 * (dp/event.c); pub_fire: one of them fires a solicited-only arm. */
+	struct emu_list pub_link;
+	bool pub_fire;
 };
 
 struct emu_srq {
@@ -556,6 +560,7 @@ struct emu_dev {
 	uint64_t dcnt[EMU_DCNT_COUNT];
 	struct emu_ratelimit rl[EMU_RL_COUNT];
 	struct emu_list err_cqs; /* CQs overrun whose QPs still go to ERR */
+	struct emu_list pub_cqs; /* CQs with CQEs the reveal gate publishes */
 	int stopping;
 };
 

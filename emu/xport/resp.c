@@ -54,6 +54,7 @@ void xport__resp_reset(struct xport_qp *qp)
 {
 	struct xport_res *res = qp->resp.res;
 
+	xport__resp_unlist_ack(qp);
 	if (res)
 		memset(res, 0, qp->res_cap * sizeof(*res));
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -1126,7 +1127,49 @@ static void resp_drain(struct xport_qp *qp)
 	if (!qp->resp.stream && qp->held.n && xport__reliable(qp) &&
 	    qp->attr.state != UROCE_QPS_ERR && xport__held_ahead(qp))
 		resp_nak_gap(qp);
+	if (qp->dev->rx_batch && qp->resp.ack_pending) {
+		if (!qp->resp.ack_listed) {
+			qp->resp.ack_listed = true;
+			qp->resp.ack_next = qp->dev->ack_list;
+			qp->dev->ack_list = qp;
+		}
+		return;
+	}
 	resp_flush_ack(qp);
+}
+
+void xport_rx_batch_begin(struct xport_dev *dev)
+{
+	dev->rx_batch = true;
+}
+
+void xport_rx_batch_end(struct xport_dev *dev)
+{
+	dev->rx_batch = false;
+	while (dev->ack_list) {
+		struct xport_qp *qp = dev->ack_list;
+
+		dev->ack_list = qp->resp.ack_next;
+		qp->resp.ack_listed = false;
+		qp->resp.ack_next = NULL;
+		resp_flush_ack(qp);
+	}
+}
+
+/* A QP that goes away (or is reset) inside a batch leaves the list. */
+void xport__resp_unlist_ack(struct xport_qp *qp)
+{
+	struct xport_qp **pp;
+
+	if (!qp->resp.ack_listed || !qp->dev)
+		return;
+	for (pp = &qp->dev->ack_list; *pp; pp = &(*pp)->resp.ack_next)
+		if (*pp == qp) {
+			*pp = qp->resp.ack_next;
+			break;
+		}
+	qp->resp.ack_listed = false;
+	qp->resp.ack_next = NULL;
 }
 
 void xport__resp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt)

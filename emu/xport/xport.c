@@ -150,8 +150,10 @@ int xport_qp_init(struct xport_dev *dev, struct xport_qp *qp, const struct xport
 
 void xport_qp_fini(struct xport_qp *qp)
 {
-	if (qp->dev)
+	if (qp->dev) {
 		xport__flow_forget(qp);
+		xport__resp_unlist_ack(qp);
+	}
 	free(qp->sq);
 	free(qp->resp.res);
 	xport__pktq_free(&qp->resp_q);

@@ -444,6 +444,9 @@ struct xport_dev {
 	struct xport_tx_info tx_info; /* of the packet send_packet is sending */
 	unsigned last_drop;	      /* the last drop reason counted (xport_rx_verdict) */
 	int32_t last_solved_id;	      /* the IPv4 ID its ICRC was accepted for, or -1 */
+	/* Inside a receive batch (xport_rx_batch_begin): the QPs owing an ACK. */
+	bool rx_batch;
+	struct xport_qp *ack_list;
 };
 
 /* Attributes the engine keeps (ibv_qp_attr subset, values as in verbs). */
@@ -647,6 +650,8 @@ struct xport_resp {
 	bool sent_psn_nak; /* one NAK per gap, then silence until psn arrives */
 	bool ack_pending;  /* an ACK for ack_psn goes out at the end of the drain */
 	uint32_t ack_psn;
+	bool ack_listed;	     /* on the device's list of ACKs owed at the batch's end */
+	struct xport_qp *ack_next; /* that list */
 	uint32_t last_mask; /* opcode mask of the last packet accepted; 0 = at a message boundary */
 	bool has_wqe;
 	struct xport_recv_wqe wqe;
@@ -793,6 +798,19 @@ void xport_flow_set_budget(struct xport_dev *dev, uint64_t bytes);
  */
 void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, const void *buf,
 		       size_t len);
+
+/*
+ * A receive batch: the packets one system call brought, handed to
+ * xport_recv_packet between these two calls. Inside a batch the responder
+ * does not send the ACK a drain owes at once but once per QP, at
+ * xport_rx_batch_end, for the last request executed (IBA 9.7.5.1.1: an
+ * ACK acknowledges every request up to its PSN; a responder may coalesce
+ * them). Anything else the responder sends (a NAK, a READ response, an
+ * Atomic Acknowledge) still goes after the ACK owed before it, so nothing is
+ * reordered. Outside a batch every drain ends with its ACK.
+ */
+void xport_rx_batch_begin(struct xport_dev *dev);
+void xport_rx_batch_end(struct xport_dev *dev);
 
 /*
  * For annotating the packet being received (a capture's comment): reset

@@ -234,6 +234,7 @@ void xport__resp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt);
 bool xport__resp_run(struct xport_qp *qp);
 /* Drop every responder state and queued request (RESET); keeps the allocations. */
 void xport__resp_reset(struct xport_qp *qp);
+void xport__resp_unlist_ack(struct xport_qp *qp);
 /* Complete the held receive WQE (if any) with status. */
 void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status);
 

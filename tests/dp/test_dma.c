@@ -58,6 +58,7 @@ static void setup(void)
 	memset(&ctx, 0, sizeof(ctx));
 	memset(mrs, 0, sizeof(mrs));
 	memset(mws, 0, sizeof(mws));
+	emu_list_init(&dev.pub_cqs); /* the gate publishes CQEs (none here) */
 	ctx.dev = &dev;
 	ctx.pid = getpid();
 	pd.obj.ctx = &ctx;
@@ -391,12 +392,32 @@ START_TEST(test_read_ahead)
 		    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192, buf, 4096, 0, XPORT_DMA_TO_BUF), 0);
 		ck_assert_uint_eq(buf[0], 0x99);
 	}
-	/* Small reads read only what they ask for. */
-	calls = dev.dcnt[EMU_DCNT_DMA_CALLS];
+	/* A small read reads the aligned 4 KiB around it: the next small
+	 * reads of that block (a SEND buffer cycled through) are copies. */
 	emu_dma_before_reveal(&dev);
-	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16, buf, 8, 0, XPORT_DMA_TO_BUF), 0);
-	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_BYTES] > 0, 1);
+	calls = dev.dcnt[EMU_DCNT_DMA_CALLS];
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096 + 64, buf, 64, 0, XPORT_DMA_TO_BUF), 0);
+	ck_assert_uint_eq(buf[0], 520);
 	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 1);
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096, buf, 64, 0, XPORT_DMA_TO_BUF),
+			 0);
+	ck_assert_uint_eq(buf[0], 512);
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 8192 - 64, buf, 64, 0, XPORT_DMA_TO_BUF), 0);
+	ck_assert_uint_eq(buf[7], 1023);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 1);
+	/* New WQEs seen (emu_dp_sq): their data may be newer than the copy. */
+	mem[513] = 0x88;
+	emu_dma_forget_reads(&dev);
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 4096 + 8, buf, 8, 0, XPORT_DMA_TO_BUF), 0);
+	ck_assert_uint_eq(buf[0], 0x88);
+	ck_assert_uint_eq(dev.dcnt[EMU_DCNT_DMA_CALLS], calls + 2);
+	/* The MR's last bytes: the block ends where the MR does. */
+	ck_assert_int_eq(
+	    emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 16384 - 8, buf, 8, 0, XPORT_DMA_TO_BUF), 0);
+	ck_assert_uint_eq(buf[0], 2047);
 	emu_dma_fini(&dev);
 }
 END_TEST
@@ -475,6 +496,59 @@ START_TEST(test_send_passes_gate)
 }
 END_TEST
 
+/* CQEs are written at once and published by the reveal gate, after the
+ * data they announce; an armed CQ's channel is told then, once. */
+START_TEST(test_gate_publishes_cqes)
+{
+	static union {
+		struct uroce_ring_hdr hdr;
+		uint8_t bytes[UROCE_RING_HDR_BYTES + 4 * UROCE_CQE_BYTES];
+	} ring;
+	struct emu_cq cq;
+	struct uroce_cqe c = {.wr_id = 7};
+	uint64_t a = 0x7777;
+
+	memset(&ring, 0, sizeof(ring));
+	memset(&cq, 0, sizeof(cq));
+	emu_list_init(&cq.err_link);
+	emu_list_init(&cq.pub_link);
+	cq.obj.ctx = &ctx;
+	cq.ring.hdr = &ring.hdr;
+	cq.ring.entries = 4;
+	cq.ring.stride = UROCE_CQE_BYTES;
+	ck_assert_int_eq(emu_dma_init(&dev), 0);
+
+	ring.hdr.arm = UROCE_CQ_ARM_NEXT;
+	ck_assert_int_eq(emu_dma_lkey(&qp, mrs[0].lkey, IOVA + 40, &a, 8, 0, XPORT_DMA_FROM_BUF),
+			 0);
+	ck_assert_int_eq(emu_event_cqe(&cq, &c), 0);
+	ck_assert_int_eq(emu_event_cqe(&cq, &c), 0);
+	ck_assert_uint_eq(ring.hdr.prod, 0);
+	ck_assert_uint_eq(cq.events, 0);
+	ck_assert_uint_eq(mem[5], 5);
+	emu_dma_before_reveal(&dev);
+	ck_assert_uint_eq(mem[5], 0x7777);
+	ck_assert_uint_eq(ring.hdr.prod, 2);
+	ck_assert_uint_eq(cq.events, 1);
+	ck_assert_uint_eq(ring.hdr.arm, UROCE_CQ_ARM_NONE);
+	ck_assert(emu_list_empty(&dev.pub_cqs));
+
+	/* Solicited only: an unsolicited CQE wakes nobody, a solicited one does. */
+	ring.hdr.arm = UROCE_CQ_ARM_SOLICITED;
+	ck_assert_int_eq(emu_event_cqe(&cq, &c), 0);
+	emu_dma_before_reveal(&dev);
+	ck_assert_uint_eq(ring.hdr.prod, 3);
+	ck_assert_uint_eq(cq.events, 1);
+	c.flags = UROCE_CQE_SOLICITED;
+	ck_assert_int_eq(emu_event_cqe(&cq, &c), 0);
+	emu_dma_before_reveal(&dev);
+	ck_assert_uint_eq(ring.hdr.prod, 4);
+	ck_assert_uint_eq(cq.events, 2);
+	ck_assert_uint_eq(ring.hdr.arm, UROCE_CQ_ARM_NONE);
+	emu_dma_fini(&dev);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("dp_dma");
@@ -491,6 +565,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_staged_writes);
 	tcase_add_test(tc, test_read_sees_staged_write);
 	tcase_add_test(tc, test_read_ahead);
+	tcase_add_test(tc, test_gate_publishes_cqes);
 	tcase_add_test(tc, test_staged_fault);
 	tcase_add_test(tc, test_reveal_gate);
 	tcase_add_test(tc, test_send_passes_gate);

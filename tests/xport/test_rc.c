@@ -767,6 +767,79 @@ START_TEST(test_signaling)
 }
 END_TEST
 
+
+/*
+ * Receive batches (xport_rx_batch_begin/end): the ACKs the requests of one
+ * batch owe go out once per QP, at its end, for the last request (IBA
+ * 9.7.5.1.1); outside a batch every request with AckReq gets its own. An
+ * ACK owed when something else must be sent (a READ response) goes first.
+ */
+START_TEST(test_ack_coalescing)
+{
+	uint8_t p[16] = {0};
+	uint32_t psn;
+	int ack, rsp;
+
+	env = fake_env_new(71, UROCE_QPT_RC, NULL);
+	psn = env->conn.psn_a;
+	for (int i = 0; i < 8; i++)
+		fake_post_recv(env->qb, (uint64_t)i, env->mb, 64u * (unsigned)i, 64);
+
+	fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, psn, true, p, 16, 0, 0, 0);
+	fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, wire_psn_add(psn, 1), true, p, 16, 0, 0, 0);
+	fake_deliver_all(&env->net);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 2);
+
+	xport_rx_batch_begin(&env->b.dev);
+	for (uint32_t i = 2; i < 5; i++)
+		fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, wire_psn_add(psn, i), true, p, 16, 0, 0,
+			      0);
+	fake_deliver_all(&env->net);
+	ck_assert_uint_eq(env->qb->nrcq, 5);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 2);
+	xport_rx_batch_end(&env->b.dev);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 3);
+	ack = fake_find(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE, 2);
+	ck_assert_uint_eq(env->net.log[ack].psn, wire_psn_add(psn, 4));
+	ck_assert_uint_eq(env->net.log[ack].msn, 5);
+
+	/* A SEND, then a READ in the same batch: ACK 5 before the response. */
+	xport_rx_batch_begin(&env->b.dev);
+	fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, wire_psn_add(psn, 5), true, p, 16, 0, 0, 0);
+	fake_send_req(env->qa, WIRE_OP_RC_RDMA_READ_REQUEST, wire_psn_add(psn, 6), true, NULL, 0,
+		      (uint64_t)(uintptr_t)env->mb->buf, env->mb->key, 8);
+	fake_deliver_all(&env->net);
+	xport_rx_batch_end(&env->b.dev);
+	fake_run(&env->net, 1000);
+	ack = fake_find(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE, 3);
+	rsp = fake_find(&env->net, 1, WIRE_OP_RC_RDMA_READ_RESPONSE_ONLY, 0);
+	ck_assert_int_ge(ack, 0);
+	ck_assert_int_gt(rsp, ack);
+	ck_assert_uint_eq(env->net.log[ack].psn, wire_psn_add(psn, 5));
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 4);
+	ck_assert_uint_eq(env->qb->nrcq, 6);
+}
+END_TEST
+
+/* A QP reset inside a batch leaves the list of ACKs owed (no ACK, no crash). */
+START_TEST(test_ack_coalescing_reset)
+{
+	uint8_t p[16] = {0};
+	struct xport_qp_attr attr = {.state = UROCE_QPS_RESET};
+
+	env = fake_env_new(72, UROCE_QPT_RC, NULL);
+	fake_post_recv(env->qb, 1, env->mb, 0, 64);
+	xport_rx_batch_begin(&env->b.dev);
+	fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, env->conn.psn_a, true, p, 16, 0, 0, 0);
+	fake_deliver_all(&env->net);
+	ck_assert_ptr_eq(env->b.dev.ack_list, &env->qb->x);
+	ck_assert_int_eq(xport_modify(&env->qb->x, &attr, UROCE_QP_STATE), 0);
+	ck_assert_ptr_null(env->b.dev.ack_list);
+	xport_rx_batch_end(&env->b.dev);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 0);
+}
+END_TEST
+
 /*
  * A 200-packet SEND (MTU 256): the first burst is the initial window, then
  * slow start opens it by one packet per packet acknowledged, up to 128
@@ -1259,6 +1332,8 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_multi_sge);
 	tcase_add_test(tc, test_signaling);
 	tcase_add_test(tc, test_ackreq_window);
+	tcase_add_test(tc, test_ack_coalescing);
+	tcase_add_test(tc, test_ack_coalescing_reset);
 	tcase_add_test(tc, test_first_burst_after_idle);
 	tcase_add_test(tc, test_fence_and_depth);
 	tcase_add_test(tc, test_psn_wrap);

@@ -159,8 +159,8 @@ static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct u
 	struct emu_dev *dev = ctx;
 	struct emu_qp *qp = qp_of(x);
 
-	/* The data a completion announces is in memory before it. */
-	emu_dma_before_reveal(dev);
+	/* The CQE becomes visible at the next reveal gate, after the data it
+	 * announces (emu_event_cqe). */
 	if (dev->capture)
 		emu_capture_cqe(dev, recv, c);
 	if (!recv)
@@ -347,6 +347,8 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 		emu_event_ring_fault(qp);
 		return 1;
 	}
+	if (qp->sq_handed != prod)
+		emu_dma_forget_reads(dev);
 	while (qp->sq_handed != prod) {
 		uint8_t slot[UROCE_SEND_WQE_BYTES + XPORT_MAX_INLINE_BYTES +
 			     XPORT_MAX_SGE * sizeof(struct uroce_sge)];
@@ -464,6 +466,7 @@ void emu_dp_init(struct emu_dev *dev)
 	emu_list_init(&dev->run_qps);
 	emu_list_init(&dev->timer_qps);
 	emu_list_init(&dev->err_cqs);
+	emu_list_init(&dev->pub_cqs);
 	xport_dev_init(&dev->x, &dp_ops, dev);
 	dev->wait.poll = emu_dp_poll;
 	dev->wait.next_deadline = dp_next_deadline;

@@ -100,6 +100,10 @@ int emu_dma_check_mw(const struct emu_mw *mw, const struct emu_qp *qp, uint32_t 
 #define DMA_WRITE_STAGE (512 * 1024)
 #define DMA_RA_MIN 1024
 #define DMA_RA_BYTES (64 * 1024)
+/* A shorter read reads the aligned block around it: small SENDs and
+ * WRITEs of one buffer, or of one page cycled through (perftest), then
+ * cost one call per pass instead of one each. */
+#define DMA_RA_SMALL 4096
 
 struct emu_dma {
 	pid_t wpid;
@@ -159,9 +163,10 @@ static void dma_flush(struct emu_dev *dev)
  * The reveal gate. The rule it owns: application memory is written before
  * anything that leaves the daemon can reveal it. Three things leave: a
  * batch of datagrams (net.c emu_net_flush, the only sendmmsg: an ACK or a
- * READ response must not overtake the data it acknowledges), a CQE
- * (datapath.c op_push_cqe, the only CQE writer: a completion announces its
- * data), and a control reply (ctl.c send_reply). Each calls this first;
+ * READ response must not overtake the data it acknowledges), a CQE (a
+ * completion announces its data: CQEs are written to their rings at once
+ * but published here, after the writes, by emu_event_cq_publish), and a
+ * control reply (ctl.c send_reply). Each comes after this;
  * nothing else in the daemon writes staged data out (dma.c itself does,
  * earlier, when its buffers fill and before a read or atomic, which is
  * always allowed).
@@ -178,6 +183,7 @@ static void dma_flush(struct emu_dev *dev)
 void emu_dma_before_reveal(struct emu_dev *dev)
 {
 	dma_flush(dev);
+	emu_event_cq_publish(dev);
 }
 
 /*
@@ -189,6 +195,17 @@ void emu_dma_before_reveal(struct emu_dev *dev)
 void emu_dma_before_send(struct emu_dev *dev)
 {
 	dma_write_out(dev, true);
+}
+
+/*
+ * New send WQEs were seen: the read-ahead copy may predate their data (the
+ * program wrote the buffer, then posted, after the copy was taken for
+ * another QP's WQE), so it serves none of them.
+ */
+void emu_dma_forget_reads(struct emu_dev *dev)
+{
+	if (dev->dma)
+		dev->dma->rlen = 0;
 }
 
 void emu_dma_fini(struct emu_dev *dev)
@@ -226,9 +243,10 @@ static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void 
 
 /* Serve a read from the read-ahead copy, or fill it. 0, or -1 to read directly. */
 static int dma_read_ahead(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf, size_t len,
-			  uint64_t limit)
+			  uint64_t base, uint64_t limit)
 {
 	struct emu_dma *d = dev->dma;
+	uint64_t host_ra;
 	size_t want;
 	ssize_t n;
 
@@ -237,25 +255,39 @@ static int dma_read_ahead(struct emu_dev *dev, pid_t pid, uint64_t host, void *b
 		memcpy(buf, d->rbuf + (host - d->rstart), len);
 		return 0;
 	}
-	if (len < DMA_RA_MIN || len > DMA_RA_BYTES)
+	if (len > DMA_RA_BYTES)
 		return -1;
-	want = limit - host < DMA_RA_BYTES ? (size_t)(limit - host) : DMA_RA_BYTES;
+	if (len < DMA_RA_MIN) {
+		uint64_t start = host & ~(uint64_t)(DMA_RA_SMALL - 1);
+
+		if (start < base)
+			start = base;
+		if (limit - start < len + (host - start))
+			return -1;
+		want = limit - start < DMA_RA_SMALL ? (size_t)(limit - start) : DMA_RA_SMALL;
+		if (want < len + (host - start))
+			want = (size_t)(len + (host - start));
+		host_ra = start;
+	} else {
+		want = limit - host < DMA_RA_BYTES ? (size_t)(limit - host) : DMA_RA_BYTES;
+		host_ra = host;
+	}
 	{
 		struct iovec local = {.iov_base = d->rbuf, .iov_len = want};
-		struct iovec remote = {.iov_base = (void *)(uintptr_t)host, .iov_len = want};
+		struct iovec remote = {.iov_base = (void *)(uintptr_t)host_ra, .iov_len = want};
 
 		dev->dcnt[EMU_DCNT_DMA_CALLS]++;
 		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	}
-	if (n < (ssize_t)len) {
+	if (n < (ssize_t)(len + (host - host_ra))) {
 		d->rlen = 0;
 		return -1; /* let the direct read report the fault */
 	}
 	dev->dcnt[EMU_DCNT_DMA_BYTES] += (size_t)n;
 	d->rpid = pid;
-	d->rstart = host;
+	d->rstart = host_ra;
 	d->rlen = (size_t)n;
-	memcpy(buf, d->rbuf, len);
+	memcpy(buf, d->rbuf + (host - host_ra), len);
 	return 0;
 }
 
@@ -372,7 +404,8 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 	/* A read sees every write staged before it. */
 	if (dev->dma->nw)
 		dma_flush(dev);
-	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr + mr->length))
+	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr,
+			    mr->addr + mr->length))
 		return 0;
 	return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 }

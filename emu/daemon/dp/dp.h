@@ -121,6 +121,8 @@ void emu_dma_fini(struct emu_dev *dev);
 void emu_dma_before_reveal(struct emu_dev *dev);
 /* The writes only, keeping the read-ahead copy: a send batch full mid-entry (net.c). */
 void emu_dma_before_send(struct emu_dev *dev);
+/* Drop the read-ahead copy: new WQEs came (datapath.c emu_dp_sq). */
+void emu_dma_forget_reads(struct emu_dev *dev);
 /* The engine's dma_lkey / dma_rkey / atomic ops for QP qp (xport.h). */
 int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
 		 uint32_t access, enum xport_dma dir);
@@ -362,9 +364,12 @@ void emu_dp_qp_release(struct emu_qp *qp);
 /* event.c */
 /* Queue an async event record for the context (dropped if the pipe is full). */
 void emu_event_async(struct emu_ctx *ctx, uint32_t type, uint32_t handle);
-/* Append a CQE; signals the channel if the CQ is armed for it. On overflow
- * the CQ enters error (async CQ_ERR) and -ENOSPC is returned. */
+/* Append a CQE, published by the next reveal gate (emu_event_cq_publish).
+ * On overflow the CQ enters error (async CQ_ERR) and -ENOSPC is returned. */
 int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe);
+/* Publish the CQEs appended since the last call, signalling the channels
+ * of CQs armed for them; only the reveal gate calls it (dma.c). */
+void emu_event_cq_publish(struct emu_dev *dev);
 /* Publish qp->state in its SQ and RQ rings (the shim reads it there). */
 void emu_event_qp_state(struct emu_qp *qp);
 /* A QP on an SRQ left the receive path: IBV_EVENT_QP_LAST_WQE_REACHED once. */

@@ -26,6 +26,10 @@ void emu_event_async(struct emu_ctx *ctx, uint32_t type, uint32_t handle)
 
 	if (ctx->async_wfd < 0)
 		return;
+	/* The completions before the event are visible when it arrives
+	 * (SQ_DRAINED after the last send's CQE, a fatal error after the
+	 * completions of what did complete). */
+	emu_dma_before_reveal(dev);
 	if (write(ctx->async_wfd, &ev, sizeof(ev)) != sizeof(ev)) {
 		/* EPIPE: the process is gone and its context about to be
 		 * released; nobody will miss the event. */
@@ -163,8 +167,7 @@ static void notify_channel(struct emu_cq *cq)
 int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe)
 {
 	struct emu_ring *r = &cq->ring;
-	uint32_t cons, arm;
-	int fire;
+	uint32_t cons;
 
 	if (cq->overflowed) {
 		cq->lost++;
@@ -184,6 +187,8 @@ int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe)
 		 * it): the next data-path pass moves the QPs
 		 * (emu_event_cq_errors).
 		 */
+		/* The CQEs before the overrun become visible first. */
+		emu_dma_before_reveal(dev);
 		cq->overflowed = 1;
 		cq->lost = 1;
 		uroce_store_release(&r->hdr->overflow, 1);
@@ -216,19 +221,41 @@ int emu_event_cqe(struct emu_cq *cq, const struct uroce_cqe *cqe)
 		}
 	}
 	r->prod++;
-	uroce_store_release(&r->hdr->prod, r->prod);
-
-	/* Pairs with the fence in the shim's req_notify: either it sees
-	 * this CQE when it polls after arming, or we see the arm. */
-	uroce_fence();
-	arm = __atomic_load_n(&r->hdr->arm, __ATOMIC_ACQUIRE);
-	fire = arm == UROCE_CQ_ARM_NEXT ||
-	       (arm == UROCE_CQ_ARM_SOLICITED &&
-		((cqe->flags & UROCE_CQE_SOLICITED) || cqe->status != UROCE_WC_SUCCESS));
-	if (fire && __atomic_compare_exchange_n(&r->hdr->arm, &arm, UROCE_CQ_ARM_NONE, 0,
-						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		notify_channel(cq);
+	/* Visible at the next reveal gate (emu_event_cq_publish). */
+	if (cqe->flags & UROCE_CQE_SOLICITED || cqe->status != UROCE_WC_SUCCESS)
+		cq->pub_fire = true;
+	if (emu_list_empty(&cq->pub_link))
+		emu_list_add_tail(&cq->obj.ctx->dev->pub_cqs, &cq->pub_link);
 	return 0;
+}
+
+/*
+ * Completions are written to the ring at once but published (the producer
+ * index stored, the channel signalled) only here, called by the reveal gate
+ * (dma.c) right after the staged writes went out: so a batch of received
+ * messages costs one process_vm_writev for all their data, not one per
+ * completion, and one look at the arm state per CQ.
+ */
+void emu_event_cq_publish(struct emu_dev *dev)
+{
+	while (!emu_list_empty(&dev->pub_cqs)) {
+		struct emu_cq *cq = EMU_CONTAINER_OF(dev->pub_cqs.next, struct emu_cq, pub_link);
+		struct emu_ring *r = &cq->ring;
+		uint32_t arm;
+		bool fire;
+
+		emu_list_del(&cq->pub_link);
+		uroce_store_release(&r->hdr->prod, r->prod);
+		/* Pairs with the fence in the shim's req_notify: either it sees
+		 * these CQEs when it polls after arming, or we see the arm. */
+		uroce_fence();
+		arm = __atomic_load_n(&r->hdr->arm, __ATOMIC_ACQUIRE);
+		fire = arm == UROCE_CQ_ARM_NEXT || (arm == UROCE_CQ_ARM_SOLICITED && cq->pub_fire);
+		cq->pub_fire = false;
+		if (fire && __atomic_compare_exchange_n(&r->hdr->arm, &arm, UROCE_CQ_ARM_NONE, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			notify_channel(cq);
+	}
 }
 
 unsigned emu_event_cq_errors(struct emu_dev *dev)

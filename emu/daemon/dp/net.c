@@ -635,8 +635,11 @@ static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsi
 		if (got == 0)
 			break;
 		dev->dcnt[EMU_DCNT_RX_BATCHES]++;
+		/* One ACK per QP for the whole batch (xport_rx_batch_begin). */
+		xport_rx_batch_begin(&dev->x);
 		for (int i = 0; i < got; i++)
 			rx_one(dev, &n->rx_msgs[i], g);
+		xport_rx_batch_end(&dev->x);
 		total += (unsigned)got;
 		/* Answers (ACKs, READ responses) leave with each batch. */
 		emu_net_flush(dev);

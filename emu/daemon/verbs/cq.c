@@ -124,6 +124,7 @@ int emu_cq_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	if (!cq)
 		return -ENOMEM;
 	emu_list_init(&cq->err_link);
+	emu_list_init(&cq->pub_link);
 	if (emu_dev_obj_add(ctx, &cq->obj, EMU_OBJ_CQ)) {
 		free(cq);
 		return -ENOMEM;
@@ -207,6 +208,7 @@ int emu_cq_destroy(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 void emu_cq_free(struct emu_cq *cq)
 {
 	emu_list_del(&cq->err_link);
+	emu_list_del(&cq->pub_link);
 	if (cq->channel)
 		cq->channel->obj.usecnt--;
 	emu_ring_destroy(&cq->ring);
