@@ -7,7 +7,7 @@
  * A frame that the capture's snap length cut (uroced --pcap-snaplen,
  * tcpdump -s) is decoded as far as it goes and counted as cut: its ICRC
  * cannot be checked (uroced's pcapng comment says what it was). A frame
- * holding one of uroced's UDP GSO datagrams (uroce/gso.h; loopback and veth
+ * holding one of uroced's UDP GSO datagrams (wire/gso.h; loopback and veth
  * captures show them whole) is decoded as the packets it stands for.
  * Exit 0 when every RoCEv2 packet is well formed with a valid ICRC (or cut), 1
  * otherwise, 2 for bad usage or a file that cannot be read. All files are

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uroce/gso.h>
+#include <wire/gso.h>
 
 #include "pcapfile.h"
 
@@ -147,22 +147,22 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
 static void gso_packet(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len)
 {
 	const struct wire_frame *f = &r->gso_frame;
-	size_t hdr = f->ib_off, len = hdr + UROCE_GSO_SEG_BYTES;
+	size_t hdr = f->ib_off, seg = r->gso_seg_bytes, len = hdr + seg;
 	uint8_t *o = r->gso_out, *ip = o + f->ip_off, *udp = o + f->udp_off;
 	unsigned i = r->gso_seg;
 
 	memcpy(o, r->gso, hdr);
-	memcpy(o + hdr, r->gso + hdr + (size_t)i * UROCE_GSO_SEG_BYTES, UROCE_GSO_SEG_BYTES);
-	wire_put_be16(udp + 4, (uint16_t)(WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
+	memcpy(o + hdr, r->gso + hdr + (size_t)i * seg, seg);
+	wire_put_be16(udp + 4, (uint16_t)(WIRE_UDP_BYTES + seg));
 	if (f->ip_version == 4) {
 		wire_put_be16(ip + 2,
-			      (uint16_t)(f->ip_hdr_len + WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
+			      (uint16_t)(f->ip_hdr_len + WIRE_UDP_BYTES + seg));
 		wire_put_be16(ip + 4, (uint16_t)(f->ip_id + i));
 		wire_put_be16(ip + 10, 0);
 		wire_put_be16(ip + 10, wire_inet_csum(ip, f->ip_hdr_len));
 	} else {
 		wire_put_be16(
-		    ip + 4, (uint16_t)(f->ip_hdr_len - 40 + WIRE_UDP_BYTES + UROCE_GSO_SEG_BYTES));
+		    ip + 4, (uint16_t)(f->ip_hdr_len - 40 + WIRE_UDP_BYTES + seg));
 	}
 	r->gso_seg = i + 1;
 	if (wire_len)
@@ -175,10 +175,12 @@ static int gso_start(struct common_pcap_reader *r, const uint8_t *data, size_t l
 		     const struct wire_decoded *d)
 {
 	const struct wire_frame *f = &d->frame;
-	unsigned n;
+	size_t seg;
 
 	if (d->reason == WIRE_R_NOT_ROCE || !f->ip_version || !f->ib_off ||
-	    f->ib_off + f->ib_len > len || !(n = uroce_gso_segments(f->ib_len)))
+	    f->ib_off + f->ib_len > len || !f->udp_off ||
+	    !(seg = wire_gso_seg_size(data + f->ip_off, f->ip_hdr_len, data + f->udp_off,
+				      data + f->ib_off, f->ib_len)))
 		return 0;
 	if (!r->gso && !(r->gso = malloc(COMMON_PCAP_SNAPLEN)))
 		return -ENOMEM;
@@ -187,7 +189,8 @@ static int gso_start(struct common_pcap_reader *r, const uint8_t *data, size_t l
 	memcpy(r->gso, data, f->ib_off + f->ib_len);
 	r->gso_len = f->ib_off + f->ib_len;
 	r->gso_frame = *f;
-	r->gso_count = n;
+	r->gso_count = (unsigned)(f->ib_len / seg);
+	r->gso_seg_bytes = seg;
 	r->gso_seg = 0;
 	return 1;
 }

@@ -30,9 +30,10 @@ struct common_pcap_reader {
 	size_t cut_at;
 	uint8_t *pad; /* a cut frame, completed with zeros, for decoding */
 	/* The last frame read was a UDP GSO datagram of uroced's
-	 * (uroce/gso.h), returned as its gso_count packets one per call, as
+	 * (wire/gso.h), returned as its gso_count packets one per call, as
 	 * the kernel cuts it: this is packet gso_seg (1-based) of them. */
 	unsigned gso_seg, gso_count;
+	size_t gso_seg_bytes; /* the size of each of its packets */
 	uint8_t *gso;	  /* that frame */
 	size_t gso_len;	  /* its length */
 	uint8_t *gso_out; /* the packet built from it */
@@ -57,7 +58,7 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
  * count as zeros, and its ICRC is WIRE_ICRC_UNCHECKED (the file cannot tell);
  * when the cut falls inside its IB headers, d->reason is
  * WIRE_R_SHORT_FOR_OPCODE.
- * A whole frame holding one of uroced's UDP GSO datagrams (uroce/gso.h: seen
+ * A whole frame holding one of uroced's UDP GSO datagrams (wire/gso.h: seen
  * this way on loopback and veth, where nothing cuts it) is returned as the
  * packets it stands for, one per call, each with the IPv4 ID, lengths and
  * header checksum the cut gives it (r->gso_seg of r->gso_count; r->frames

@@ -27,7 +27,7 @@
  *    and starts its sequence. A sender whose packets match ID 0 is
  *    remembered as such, so that a corrupted packet of a uroce peer, which
  *    solves to some other ID, is rejected (its 32 bits are kept), except
- *    for the one ID after its last accepted one, below UROCE_GSO_MAX_SEGS:
+ *    for the one ID after its last accepted one, below WIRE_GSO_MAX_SEGS:
  *    the next segment of a GSO datagram that the path cut (31 bits).
  *
  * The tracker is a fixed table (XPORT_IDTRACK_SLOTS, 4-way sets by address
@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include <wire/icrc.h>
-#include <uroce/gso.h>
+#include <wire/gso.h>
 #include <wire/inet.h>
 #include "xport_int.h"
 
@@ -143,8 +143,8 @@ enum xport_idtrack_verdict xport__idtrack_solved(struct xport_idtrack *t, const 
 		return XPORT_IDT_TRACKED;
 	}
 	/* A uroce peer's GSO datagram that the path cut: its segments carry
-	 * IDs 0, 1, 2, ... (uroce/gso.h), one more than the last each. */
-	if (!e->counting && id == (uint16_t)(e->last + 1) && id < UROCE_GSO_MAX_SEGS) {
+	 * IDs 0, 1, 2, ... (wire/gso.h), one more than the last each. */
+	if (!e->counting && id == (uint16_t)(e->last + 1) && id < WIRE_GSO_MAX_SEGS) {
 		e->last = id;
 		e->last_us = now_us;
 		return XPORT_IDT_GSO;

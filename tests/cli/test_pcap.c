@@ -343,20 +343,21 @@ START_TEST(test_pcap_errors)
 END_TEST
 
 /*
- * A loopback capture of a UDP GSO datagram of uroced's (uroce/gso.h): one
- * raw-IP frame with ID 0 holding three 4112-byte WRITE Middle packets whose
- * ICRCs were sealed for IDs 0, 1 and 2. It reads back as three packets with
- * good ICRCs; a damaged one among them is bad, the others still good.
+ * A loopback capture of a UDP GSO datagram of uroced's (wire/gso.h): one
+ * raw-IP frame with ID 0 holding three packets of seg bytes (4112-byte
+ * WRITE Middles, or small SEND Onlys) whose ICRCs were sealed for IDs 0, 1
+ * and 2. It reads back as three packets with good ICRCs; a damaged one
+ * among them is bad, the others still good.
  */
-static size_t gso_frame(uint8_t *buf, unsigned bad)
+static size_t gso_frame(uint8_t *buf, unsigned bad, size_t seg)
 {
 	const uint8_t src[4] = {127, 0, 0, 2}, dst[4] = {127, 0, 0, 1};
-	size_t ib_len = 4108, total = 0;
+	size_t ib_len = seg - 4, total = 0;
 	uint8_t *ib = buf + 28;
 
-	for (unsigned i = 0; i < 3; i++, ib += 4112) {
+	for (unsigned i = 0; i < 3; i++, ib += seg) {
 		memset(ib, 0, 12);
-		ib[0] = WIRE_OP_RC_RDMA_WRITE_MIDDLE;
+		ib[0] = seg == 4112 ? WIRE_OP_RC_RDMA_WRITE_MIDDLE : WIRE_OP_RC_SEND_ONLY;
 		wire_put_be16(ib + 2, 0xffff);
 		wire_put_be24(ib + 5, 0x11);
 		wire_put_be24(ib + 9, 100 + i);
@@ -368,8 +369,8 @@ static size_t gso_frame(uint8_t *buf, unsigned bad)
 						       4791, ib_len),
 				  0, ib, ib_len)));
 		if (i == bad)
-			ib[100] ^= 1;
-		total += 4112;
+			ib[20] ^= 1;
+		total += seg;
 	}
 	/* IPv4 (ID 0, DF) and UDP headers covering all three. */
 	memset(buf, 0, 28);
@@ -394,21 +395,25 @@ START_TEST(test_pcap_gso_datagram)
 	struct wire_decoded d;
 	char path[300], err[512];
 
-	for (unsigned bad = 0; bad <= 3; bad++) { /* 3: none damaged */
+	for (unsigned v = 0; v < 8; v++) {
+		unsigned bad = v % 4; /* 3: none damaged */
+		size_t seg = v < 4 ? 4112 : 80;
+
 		path_of(path, sizeof(path), "gso.pcap");
-		write_one(path, DLT_RAW, frame, gso_frame(frame, bad));
+		write_one(path, DLT_RAW, frame, gso_frame(frame, bad, seg));
 		ck_assert_msg(common_pcap_open_read(&r, path, err, sizeof(err)) == 0, "%s", err);
 		for (unsigned i = 0; i < 3; i++) {
 			size_t wire_len = 0;
 
 			ck_assert_int_eq(common_pcap_next(&r, &d, &wire_len, err, sizeof(err)), 1);
-			ck_assert_msg(d.reason == WIRE_R_OK, "%s", wire_reason_name(d.reason));
-			ck_assert_uint_eq(d.pkt.opcode, WIRE_OP_RC_RDMA_WRITE_MIDDLE);
+			ck_assert_msg(d.reason == WIRE_R_OK, "v %u i %u: %s", v, i, wire_reason_name(d.reason));
+			ck_assert_uint_eq(d.pkt.opcode, seg == 4112 ? WIRE_OP_RC_RDMA_WRITE_MIDDLE
+								 : WIRE_OP_RC_SEND_ONLY);
 			ck_assert_uint_eq(wire_bth_get_psn((const struct wire_bth *)d.pkt.ib),
 					  100 + i);
 			ck_assert_uint_eq(d.frame.ip_id, i);
 			ck_assert_int_eq(d.frame.ip_csum_ok, 1);
-			ck_assert_uint_eq(wire_len, 28 + 4112);
+			ck_assert_uint_eq(wire_len, 28 + seg);
 			ck_assert_int_eq(d.icrc, i == bad ? WIRE_ICRC_BAD : WIRE_ICRC_OK);
 			ck_assert_uint_eq(r.gso_seg, i + 1);
 			ck_assert_uint_eq(r.gso_count, 3);
@@ -418,7 +423,7 @@ START_TEST(test_pcap_gso_datagram)
 		common_pcap_close_read(&r);
 	}
 	/* A datagram that is not a whole number of such packets stays one, malformed. */
-	gso_frame(frame, 3);
+	gso_frame(frame, 3, 4112);
 	wire_put_be16(frame + 2, (uint16_t)(28 + 2 * 4112 - 4));
 	wire_put_be16(frame + 24, (uint16_t)(8 + 2 * 4112 - 4));
 	wire_put_be16(frame + 10, 0);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uroce/gso.h>
+#include <wire/gso.h>
 #include <wire/bth.h>
 #include <wire/icrc.h>
 #include <wire/inet.h>
@@ -218,14 +218,14 @@ START_TEST(test_id0_sender_keeps_32_bits)
 	for (int round = 0; round < 2; round++) {
 		env->net.now += 5;
 		ck_assert(check(peer, 0));
-		for (uint16_t id = 1; id < UROCE_GSO_MAX_SEGS; id++) {
+		for (uint16_t id = 1; id < WIRE_GSO_MAX_SEGS; id++) {
 			env->net.now += 5;
 			ck_assert_msg(check(peer, id), "segment %u", id);
 		}
 	}
-	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_GSO], 2 * (UROCE_GSO_MAX_SEGS - 1));
+	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_GSO], 2 * (WIRE_GSO_MAX_SEGS - 1));
 	env->net.now += 5;
-	ck_assert(!check(peer, UROCE_GSO_MAX_SEGS));
+	ck_assert(!check(peer, WIRE_GSO_MAX_SEGS));
 	ck_assert_uint_eq(dev->cnt[XPORT_CNT_ICRC_ID_REJECTED_WINDOW], 3);
 	/* A lost segment: the ones after it no longer follow. */
 	env->net.now += 5;
@@ -320,7 +320,7 @@ START_TEST(test_strength)
 	ck_assert_int_eq(xport__idtrack_solved(&t, rxe, 500, 1000, &ev), XPORT_IDT_FIRST);
 	xport__idtrack_zero(&t, rxe, 1100, &ev);
 	ck_assert_uint_eq(accepted_ids(&t, 1200), 1);
-	for (uint16_t id = 1; id < UROCE_GSO_MAX_SEGS; id++)
+	for (uint16_t id = 1; id < WIRE_GSO_MAX_SEGS; id++)
 		ck_assert_int_eq(xport__idtrack_solved(&t, rxe, id, 1200 + id, &ev), XPORT_IDT_GSO);
 	ck_assert_uint_eq(accepted_ids(&t, 1300), 0);
 }

@@ -33,24 +33,25 @@
  * is that ECMP routers see one flow per pair of RNICs instead of one per QP.
  *
  * GSO and GRO (--gso, default on). A run of packets to one peer that are
- * all BTH-only 4 KiB-MTU packets (the middle and full last packets of a
- * SEND, the middle and last of a WRITE, READ response middles: 4112 bytes
- * each) leaves as one UDP GSO datagram of up to UROCE_GSO_MAX_SEGS segments.
- * The kernel (or the NIC) cuts it into ordinary datagrams whose IPv4 IDs
- * count up from the first one's, 0 from this unconnected DF socket, so
- * segment i carries ID i: its ICRC, sealed by the engine for ID 0, is
- * adjusted here by the CRC difference ID i makes (wire_icrc_id_delta), and
- * the capture shows it with that ID. GSO needs the kernel's UDP checksum,
- * so while such datagrams go out the socket computes checksums (RoCEv2
- * receivers ignore the field: the ICRC masks it; the capture shows 0, as
- * for IPv6). Over loopback and veth the datagram is never cut: the receiver
- * gets it whole. On the UDP socket UDP_GRO hands it over in one piece with
- * its segment size, and segment i is checked for ID i (rt.ip_id_guess: a
- * uroce peer keeps all 32 bits of its ICRC); on the raw socket (exact mode)
- * it arrives as one IPv4 datagram with the first segment's ID and is cut at
- * 4112 bytes, the only size a GSO datagram of ours holds, segment i getting
- * the ID the first one's plus i. Each segment then goes to the engine and
- * the capture as the packet it is.
+ * all of one size and one P_Key (the packets of a stream of small SENDs,
+ * the ACKs to a peer, the middle and full last packets of 4 KiB-MTU
+ * messages) leaves as one UDP GSO datagram of up to WIRE_GSO_MAX_SEGS
+ * segments and 64 KiB (wire/gso.h). The kernel (or the NIC) cuts it into
+ * ordinary datagrams whose IPv4 IDs count up from the first one's, 0 from
+ * this unconnected DF socket, so segment i carries ID i: its ICRC, sealed by
+ * the engine for ID 0, is adjusted here by the CRC difference ID i makes
+ * (wire_icrc_id_delta, with a basis kept per packet size), and the capture
+ * shows it with that ID. GSO needs the kernel's UDP checksum, so while such
+ * datagrams go out the socket computes checksums (RoCEv2 receivers ignore
+ * the field: the ICRC masks it; the capture shows 0, as for IPv6). Over
+ * loopback and veth the datagram is never cut: the receiver gets it whole.
+ * On the UDP socket UDP_GRO hands it over in one piece with its segment
+ * size, and segment i is checked for ID i (rt.ip_id_guess: a uroce peer
+ * keeps all 32 bits of its ICRC); on the raw socket (exact mode) it arrives
+ * as one IPv4 datagram with the first segment's ID and nothing that says
+ * the size, which wire_gso_seg_size finds from the packets (their BTHs and
+ * the first ones' ICRCs), segment i getting the first ID + i. Each segment
+ * then goes to the engine and the capture as the packet it is.
  *
  * Failures are counted (uroce/dev_counters.h) and the packet is lost: the
  * transport retransmits.
@@ -72,7 +73,8 @@
 #include <wire/bth.h>
 #include <wire/icrc.h>
 #include <wire/opcode.h>
-#include <uroce/gso.h>
+#include <wire/gso.h>
+#include <wire/inet.h>
 
 #include "dp.h"
 
@@ -92,9 +94,9 @@
 #define NET_RX_ROUNDS 8
 /* Largest datagram accepted: a GRO datagram or a GSO send over loopback. */
 #define NET_RX_BYTES 65536
-/* The packets a GSO send holds (uroce/gso.h): BTH, 4096 bytes of payload, ICRC. */
-_Static_assert(UROCE_GSO_SEG_BYTES == WIRE_BTH_BYTES + XPORT_MAX_PMTU_BYTES + XPORT_ICRC_BYTES,
-	       "a GSO segment is a BTH-only packet of the largest MTU");
+_Static_assert(WIRE_GSO_MAX_SEGS <= 64, "the kernel takes 64 segments per GSO send");
+/* Packet sizes whose ICRC ID basis the sender keeps. */
+#define NET_GSO_BASES 8
 /* Most segments a received datagram is cut into (the kernel's UDP_MAX_SEGMENTS). */
 #define NET_GRO_MAX_SEGS 128
 #define NET_CTL_BYTES 128
@@ -122,7 +124,14 @@ struct emu_net {
 	bool tx_run_open;
 	bool tx_csum; /* the socket computes UDP checksums now (GSO) */
 	struct xport_route tx_run_rt;
-	uint32_t gso_basis[16]; /* wire_icrc_id_basis of a 4112-byte packet */
+	uint16_t tx_run_len;  /* the size of the open run's packets */
+	uint16_t tx_run_pkey; /* and their P_Key (the receiver's cut checks it) */
+	/* wire_icrc_id_basis of the last few packet sizes (tens of us each) */
+	struct {
+		uint16_t len;
+		uint32_t basis[16];
+	} gso_basis[NET_GSO_BASES];
+	unsigned gso_basis_next;
 	struct mmsghdr tx_msgs[NET_TX_BATCH];
 	struct iovec tx_iov[NET_TX_BATCH];
 	uint16_t tx_segs[NET_TX_BATCH]; /* packets in each entry: GSO when > 1 */
@@ -195,7 +204,6 @@ int emu_net_start(struct emu_dev *dev)
 		emu_warn("UDP_GRO: %s: a peer's GSO datagrams are cut by the kernel, and "
 			 "their segments after the first fail the ICRC check",
 			 strerror(errno));
-	wire_icrc_id_basis(UROCE_GSO_SEG_BYTES - XPORT_ICRC_BYTES, n->gso_basis);
 	dev->net = n;
 	uv_poll_init(dev->loop, &dev->udp_poll, dev->rx_fd);
 	dev->udp_poll.data = dev;
@@ -244,16 +252,29 @@ int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *
 static unsigned net_send_batch(struct emu_dev *dev);
 static void net_flush_full(struct emu_dev *dev);
 
-/* May this packet ride in a GSO send: BTH only, 4096 payload bytes, no pad? */
-static bool gso_packet(const uint8_t *pkt, size_t len)
+/* May pkt join the open GSO run: of its size and P_Key, and room for it? */
+static bool gso_fits(const struct emu_net *n, const uint8_t *pkt, size_t len)
 {
-	const struct wire_opcode_info *oi;
+	unsigned last = n->ntx - 1;
 
-	if (len != UROCE_GSO_SEG_BYTES)
-		return false;
-	oi = wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)pkt));
-	return oi && oi->hdr_bytes == WIRE_BTH_BYTES &&
-	       !wire_bth_get_padcnt((const struct wire_bth *)pkt);
+	return len == n->tx_run_len &&
+	       wire_bth_get_pkey((const struct wire_bth *)pkt) == n->tx_run_pkey &&
+	       n->tx_segs[last] < WIRE_GSO_MAX_SEGS &&
+	       n->tx_iov[last].iov_len + len <= WIRE_GSO_MAX_BYTES;
+}
+
+/* The ICRC ID basis of packets of len bytes (ICRC included). */
+static const uint32_t *gso_basis(struct emu_net *n, size_t len)
+{
+	unsigned i;
+
+	for (i = 0; i < NET_GSO_BASES; i++)
+		if (n->gso_basis[i].len == len)
+			return n->gso_basis[i].basis;
+	i = n->gso_basis_next++ % NET_GSO_BASES;
+	n->gso_basis[i].len = (uint16_t)len;
+	wire_icrc_id_basis(len - XPORT_ICRC_BYTES, n->gso_basis[i].basis);
+	return n->gso_basis[i].basis;
 }
 
 /* The same peer and the same IP header fields as the open GSO run. */
@@ -281,7 +302,7 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 		/* The second segment makes it a GSO send: say the segment size. */
 		struct cmsghdr *c =
 		    (struct cmsghdr *)((uint8_t *)h->msg_control + h->msg_controllen);
-		uint16_t size = UROCE_GSO_SEG_BYTES;
+		uint16_t size = (uint16_t)len;
 
 		memset(c, 0, CMSG_SPACE(sizeof(size)));
 		c->cmsg_level = IPPROTO_UDP;
@@ -290,13 +311,11 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 		memcpy(CMSG_DATA(c), &size, sizeof(size));
 		h->msg_controllen += CMSG_SPACE(sizeof(size));
 	}
-	if (n->tx_segs[last] == UROCE_GSO_MAX_SEGS)
-		n->tx_run_open = false;
 	if (dev->family == AF_INET) {
 		/* The kernel gives this segment the ID seg: seal it for that. */
 		uint8_t *t = dst + len - XPORT_ICRC_BYTES;
 
-		wire_icrc_put(t, wire_icrc_get(t) ^ wire_icrc_id_delta(n->gso_basis, seg));
+		wire_icrc_put(t, wire_icrc_get(t) ^ wire_icrc_id_delta(gso_basis(n, len), seg));
 	}
 	if (dev->capture) {
 		/* Captured with the ID the cut gives it (route.c, as on receive). */
@@ -332,8 +351,8 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	 * receives them as sent). */
 	mcast = rt->dgid[0] == 0xff || (!memcmp(rt->dgid, net_v4_prefix, sizeof(net_v4_prefix)) &&
 					(rt->dgid[12] & 0xf0) == 0xe0);
-	gso = dev->gso && !mcast && gso_packet(pkt, len);
-	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt)) {
+	gso = dev->gso && !mcast && len >= WIRE_GSO_MIN_SEG;
+	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt) && gso_fits(n, pkt, len)) {
 		gso_append(dev, rt, pkt, len);
 		return 0;
 	}
@@ -361,8 +380,11 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	m->msg_hdr.msg_controllen = put_ctl(dev, &n->tx_ctl[i], rt);
 	n->ntx++;
 	n->tx_run_open = gso;
-	if (gso)
+	if (gso) {
 		n->tx_run_rt = *rt;
+		n->tx_run_len = (uint16_t)len;
+		n->tx_run_pkey = wire_bth_get_pkey((const struct wire_bth *)pkt);
+	}
 	if (dev->capture)
 		emu_capture_packet(dev, rt, pkt, len);
 	if (n->ntx == NET_TX_BATCH)
@@ -549,6 +571,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 	}
 	if (g ? g->raw : dev->raw_fd >= 0) {
 		/* The raw socket: the IPv4 header, with the ID, comes first. */
+		const uint8_t *iph = pkt;
 		size_t off;
 
 		switch (emu_route_from_ipv4(pkt, len, dev->udp_port, &rt, &off)) {
@@ -563,6 +586,10 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 		}
 		pkt += off;
 		len -= off;
+		/* A GSO send seen whole: nothing says how long its packets are. */
+		if (len >= 2 * WIRE_GSO_MIN_SEG)
+			gro = wire_gso_seg_size(iph, off - WIRE_UDP_BYTES, pkt - WIRE_UDP_BYTES, pkt,
+						len);
 	} else if (emu_route_from_msg(&m->msg_hdr, dev->udp_port, &rt)) {
 		dev->dcnt[EMU_DCNT_RX_NO_PKTINFO]++;
 		return;
@@ -590,12 +617,8 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 		return;
 	}
 	if (len > XPORT_MAX_PKT_BYTES) {
-		/* Longer than any packet: a GSO send of a uroce peer seen whole. */
-		if (!uroce_gso_segments(len) || !gso_packet(pkt, UROCE_GSO_SEG_BYTES)) {
-			dev->dcnt[EMU_DCNT_RX_GSO_BAD]++;
-			return;
-		}
-		rx_segments(dev, &rt, pkt, len, UROCE_GSO_SEG_BYTES);
+		/* Longer than any packet, and not packets of one size. */
+		dev->dcnt[EMU_DCNT_RX_GSO_BAD]++;
 		return;
 	}
 	rx_packet(dev, &rt, pkt, len);

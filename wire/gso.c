@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* Finding the packets of a whole UDP GSO datagram (wire/gso.h). */
+#include <string.h>
+
+#include <wire/bth.h>
+#include <wire/bytes.h>
+#include <wire/gso.h>
+#include <wire/icrc.h>
+#include <wire/inet.h>
+#include <wire/opcode.h>
+
+#define GSO_ICRC_BYTES 4u
+#define GSO_MAX_IP_HDR 128u
+
+/* A BTH that may start a packet of s bytes, with segment 0's P_Key. */
+static int gso_bth_ok(const uint8_t *p, size_t s, uint16_t pkey)
+{
+	const struct wire_bth *b = (const struct wire_bth *)p;
+	const struct wire_opcode_info *oi = wire_opcode_info(wire_bth_get_opcode(b));
+
+	return oi && wire_bth_get_tver(b) == 0 && wire_bth_get_pkey(b) == pkey &&
+	       (size_t)oi->hdr_bytes + GSO_ICRC_BYTES <= s;
+}
+
+/*
+ * Is ib[0, s) a packet whose ICRC holds for the datagram's headers cut to s
+ * bytes, as segment i (IPv4: the datagram's ID + i)?
+ */
+static int gso_icrc_ok(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp, const uint8_t *ib,
+		       size_t s, unsigned i)
+{
+	uint8_t h[GSO_MAX_IP_HDR], u[WIRE_UDP_BYTES];
+	uint32_t st = wire_icrc_begin();
+
+	memcpy(h, ip, ip_hdr_len);
+	memcpy(u, udp, sizeof(u));
+	wire_put_be16(u + 4, (uint16_t)(WIRE_UDP_BYTES + s));
+	if ((ip[0] >> 4) == 4) {
+		wire_put_be16(h + 2, (uint16_t)(ip_hdr_len + WIRE_UDP_BYTES + s));
+		wire_put_be16(h + 4, (uint16_t)(wire_get_be16(ip + 4) + i));
+		st = wire_icrc_add_ipv4(st, h, ip_hdr_len);
+	} else {
+		wire_put_be16(h + 4, (uint16_t)(ip_hdr_len - WIRE_IPV6_BYTES + WIRE_UDP_BYTES + s));
+		st = wire_icrc_add_ipv6(st, h, ip_hdr_len);
+	}
+	st = wire_icrc_add_udp(st, u);
+	st = wire_icrc_add_ib(st, 0, ib, s - GSO_ICRC_BYTES);
+	return wire_icrc_end(st) == wire_icrc_get(ib + s - GSO_ICRC_BYTES);
+}
+
+size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
+			 const uint8_t *ib, size_t len)
+{
+	unsigned v = ip[0] >> 4;
+	uint16_t pkey;
+
+	if ((v != 4 && v != 6) || ip_hdr_len > GSO_MAX_IP_HDR ||
+	    ip_hdr_len < (v == 4 ? WIRE_IPV4_BYTES : WIRE_IPV6_BYTES) ||
+	    len < 2 * WIRE_GSO_MIN_SEG || len > WIRE_GSO_MAX_BYTES)
+		return 0;
+	pkey = wire_bth_get_pkey((const struct wire_bth *)ib);
+	/* n from most to fewest segments: s from smallest to largest. */
+	for (unsigned n = WIRE_GSO_MAX_SEGS; n >= 2; n--) {
+		size_t s = len / n;
+
+		if (len % n || s < WIRE_GSO_MIN_SEG)
+			continue;
+		/* One damaged packet of the two must not hide the others. */
+		if (gso_bth_ok(ib, s, pkey) && gso_bth_ok(ib + s, s, pkey) &&
+		    (gso_icrc_ok(ip, ip_hdr_len, udp, ib, s, 0) ||
+		     gso_icrc_ok(ip, ip_hdr_len, udp, ib + s, s, 1)))
+			return s;
+	}
+	return 0;
+}
