@@ -163,7 +163,8 @@ check_02() {
 	exactly "02: WRITE Last packets with AckReq" "$(ladder_rows 4 '\|-- RC RDMA Write Last QP=0x[0-9a-f]+ PSN=[0-9]+ A len=1024 -+>\| #')" 5
 	msns=$(grep -Eo '\|<-+ RC Acknowledge .* ACK credits=unlimited msn=[0-9]+ ' "$D/block-4.out" |
 		grep -Eo 'msn=[0-9]+' | sort -u -t= -k2n | tr '\n' ' ')
-	check "02: the ACKs carry MSN 1 to 5 ($msns)" test "$msns" = "msn=1 msn=2 msn=3 msn=4 msn=5 "
+	# WRITEs that arrive in one batch get one ACK (coalesced): 1 to 5 ACKs, the last MSN 5
+	check "02: the ACKs carry MSNs up to 5 ($msns)" bash -c '[[ "$1" =~ ^(msn=[1-4] )*msn=5\ $ ]]' _ "$msns"
 	exactly "02: ACKs that complete a WR (one signaled WR)" "$(ladder_rows 4 'completes send WR wr_id=0x0: success')" 1
 	rkey=$(sed -n 's/^ *remote address: .* RKey 0x\([0-9a-f]*\) VAddr 0x\([0-9a-f]*\)$/\1/p' "$D/block-3.out")
 	va=$(sed -n 's/^ *remote address: .* RKey 0x\([0-9a-f]*\) VAddr 0x\([0-9a-f]*\)$/\2/p' "$D/block-3.out")
@@ -172,7 +173,7 @@ check_02() {
 	has "02: the Last packet has no RETH" 4 "^2 .* RC RDMA Write Last .* A=1 .* pad=0 len=1024 icrc=ok$"
 	exactly "02: uroce1 xport.send_cqe" "$(cval 3 uroce1 xport.send_cqe)" 1
 	exactly "02: uroce0 xport.msg_rcvd" "$(cval 3 uroce0 xport.msg_rcvd)" 5
-	at_least "02: uroce0 xport.ack_sent" "$(cval 3 uroce0 xport.ack_sent)" 5
+	at_least "02: uroce0 xport.ack_sent" "$(cval 3 uroce0 xport.ack_sent)" 1
 	exactly "02: uroce0 xport.recv_cqe" "$(cval 3 uroce0 xport.recv_cqe)" 0
 }
 
@@ -269,19 +270,23 @@ check_06() {
 
 # 7: the duplicated SEND acknowledged twice, executed once; the duplicated atomics replayed.
 check_07() {
-	local p
+	local p acks
 	p=$(sed -n 's/^ *1 |-- RC Send Only QP=0x[0-9a-f]* PSN=\([0-9]*\) A len=64 -*>| # uroce fault rule 1, fault 1 (tx:dup:opcode=send,nth=1): duplicated, copy 1 of 2; .*/\1/p' "$D/block-5.out")
 	check "07: the first SEND is duplicated (PSN ${p:-none})" test -n "$p"
 	p=${p:-0}
 	has "07: its second copy is marked RETX" 5 "^ +2 \|-- RC Send Only QP=0x[0-9a-f]+ PSN=$p A len=64 -+>\| RETX # uroce fault rule 1, fault 1 .*copy 2 of 2"
-	exactly "07: ACKs for PSN $p, both MSN 1" "$(ladder_rows 5 "<-+ RC Acknowledge QP=0x[0-9a-f]+ PSN=$p ACK credits=unlimited msn=1 ")" 2
-	has "07: the second ACK completes nothing (resp_no_wqe, or resp_dup once the next WR is out)" 5 \
-		"PSN=$p ACK credits=unlimited msn=1 --\| # dropped: resp_(no_wqe|dup)$"
+	# one ACK when both copies came in one received batch (coalesced), else two
+	acks=$(ladder_rows 5 "<-+ RC Acknowledge QP=0x[0-9a-f]+ PSN=$p ACK credits=unlimited msn=1 ")
+	check "07: ACKs for PSN $p with MSN 1: one or two ($acks)" test "$acks" -ge 1 -a "$acks" -le 2
+	if [ "$acks" = 2 ]; then
+		has "07: the second ACK completes nothing (resp_no_wqe, or resp_dup once the next WR is out)" 5 \
+			"PSN=$p ACK credits=unlimited msn=1 --\| # dropped: resp_(no_wqe|dup)$"
+		at_least "07: uroce1 drop.resp_no_wqe + drop.resp_dup" \
+			$(($(cval 3 uroce1 drop.resp_no_wqe) + $(cval 3 uroce1 drop.resp_dup))) 1
+	fi
 	at_least "07: uroce0 xport.dup_req" "$(cval 3 uroce0 xport.dup_req)" 1
 	at_least "07: uroce0 xport.dup_acked" "$(cval 3 uroce0 xport.dup_acked)" 1
 	exactly "07: uroce0 xport.recv_cqe (two messages, two completions)" "$(cval 3 uroce0 xport.recv_cqe)" 2
-	at_least "07: uroce1 drop.resp_no_wqe + drop.resp_dup" \
-		$(($(cval 3 uroce1 drop.resp_no_wqe) + $(cval 3 uroce1 drop.resp_dup))) 1
 	check "07: ibv_rc_pingpong -c found no bad data" bash -c "! grep -qi 'invalid data' '$D/server.txt' '$D/block-3.out'"
 	has "07: rc_semantics atomics ok with every atomic sent twice" 4 '^atomics +ok$'
 	has "07: the atomics rule faulted 3 times or more" 4 '^2 +[0-9]+ +([3-9]|[1-9][0-9]+)  tx:dup:opcode=atomic$'
