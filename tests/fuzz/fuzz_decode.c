@@ -3,7 +3,8 @@
  * libFuzzer target for everything in wire/ that reads untrusted bytes:
  * framing parse (as an Ethernet frame and as a raw IP packet), validation of
  * a bare IB packet, the describer in text and JSON form (into a roomy and a
- * tiny buffer), the ICRC over whatever the parse found and the IPv4 ID solve.
+ * tiny buffer), the ICRC over whatever the parse found, the IPv4 ID solve and
+ * the GSO segment-size search.
  * Besides the sanitizers, it checks the library's own promises and traps
  * when one is broken.
  */
@@ -71,6 +72,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	r = wire_decode_ip(data, size, &d);
 	check_decoded(data, size, &d, r);
+	/* The same bytes as a whole GSO datagram: a size found cuts it evenly. */
+	if (d.frame.ip_version && d.frame.udp_off && d.frame.ib_off &&
+	    d.frame.ip_off + d.frame.ip_hdr_len <= d.frame.udp_off &&
+	    d.frame.ib_off + d.frame.ib_len <= size) {
+		size_t s = wire_gso_seg_size(data + d.frame.ip_off, d.frame.ip_hdr_len,
+					     data + d.frame.udp_off, data + d.frame.ib_off,
+					     d.frame.ib_len);
+
+		PROMISE(!s || (s >= WIRE_GSO_MIN_SEG && d.frame.ib_len % s == 0 &&
+			       d.frame.ib_len / s >= 2 && d.frame.ib_len / s <= WIRE_GSO_MAX_SEGS));
+	}
 
 	/* The bytes as a bare IB packet. */
 	memset(&d, 0, sizeof(d));

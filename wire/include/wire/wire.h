@@ -16,6 +16,7 @@
 #include <wire/crc32.h>
 #include <wire/inet.h>
 #include <wire/icrc.h>
+#include <wire/gso.h>
 #include <wire/reason.h>
 #include <wire/frame.h>
 #include <wire/validate.h>
