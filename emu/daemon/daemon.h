@@ -337,6 +337,7 @@ struct emu_qp {
 	struct emu_obj obj;
 	struct emu_hnode qpn_node;  /* key = qpn, in dev->qpns */
 	struct emu_list flush_link; /* in dev->flush_qps while in ERR */
+	struct emu_list rnr_link;   /* in dev->rnr_qps while a request waits for a WQE */
 	struct emu_pd *pd;
 	struct emu_cq *send_cq;
 	struct emu_cq *recv_cq;
@@ -531,6 +532,7 @@ struct emu_dev {
 	struct emu_htab srqns;	   /* XRC SRQs by number */
 	struct emu_list xrcd_doms; /* XRC domains */
 	struct emu_list flush_qps;
+	struct emu_list rnr_qps; /* QPs whose request waits for a receive WQE (dp) */
 	struct emu_list mcgs;	/* multicast groups joined (dp/mcast.c) */
 	uint32_t nmcg;		/* groups in mcgs */
 	uint32_t nmcast_attach; /* QP attachments, all groups */
@@ -595,7 +597,13 @@ struct emu_opts {
 	uint8_t cm_timeout;	/* --cm-timeout EXP (EMU_CM_TIMEOUT_DEFAULT) */
 	uint8_t cm_retries;	/* --cm-retries N (EMU_CM_RETRIES_DEFAULT) */
 	int no_gso;		/* --gso off */
+	uint32_t rnr_hold_us;	/* --rnr-hold-us (EMU_RNR_HOLD_US_DEFAULT) */
 };
+
+/* How long a request waits for a receive WQE before the RNR NAK: under the
+ * requester's shortest retransmission timeout (250 us), so it never resends
+ * what is only waiting. */
+#define EMU_RNR_HOLD_US_DEFAULT 200
 
 /* The CM's response timeout (4.096 us * 2^20, ~4.3 s) and retries, as Linux's rdma_cm sends. */
 #define EMU_CM_TIMEOUT_DEFAULT 20

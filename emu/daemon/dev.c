@@ -278,6 +278,7 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	dev->ids_state = o->seed ^ 0x75726f6365696473ull;
 	emu_list_init(&dev->ctxs);
 	emu_list_init(&dev->flush_qps);
+	emu_list_init(&dev->rnr_qps);
 	emu_list_init(&dev->mcgs);
 	emu_list_init(&dev->xrcd_doms);
 	if (emu_htab_init(&dev->handles) || emu_htab_init(&dev->qpns) ||

@@ -76,6 +76,9 @@ static void usage(FILE *f)
 		   "resent after it\n"
 		   "      --cm-retries N  resends before a connection attempt gives up "
 		   "(default 15)\n"
+		   "      --rnr-hold-us US  a SEND that finds no receive WQE waits this long "
+		   "for one\n"
+		   "                      before the RNR NAK (default 200; 0: NAK at once)\n"
 		   "  -s, --spin-us US    keep polling this long after the last "
 		   "work before\n"
 		   "                      sleeping (default 100; 0: sleep whenever "
@@ -124,7 +127,8 @@ enum {
 	OPT_CM_TIMEOUT,
 	OPT_CM_RETRIES,
 	OPT_ICRC,
-	OPT_GSO
+	OPT_GSO,
+	OPT_RNR_HOLD
 };
 
 /* "4096", "64K", "10M", "1G" (K = 1024) into *out; -1 on junk. */
@@ -349,6 +353,7 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	    {"icrc-any-id", no_argument, NULL, 'I'},
 	    {"icrc", required_argument, NULL, OPT_ICRC},
 	    {"gso", required_argument, NULL, OPT_GSO},
+	    {"rnr-hold-us", required_argument, NULL, OPT_RNR_HOLD},
 	    {"sockbuf", required_argument, NULL, 'b'},
 	    {"cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT},
 	    {"cm-retries", required_argument, NULL, OPT_CM_RETRIES},
@@ -371,6 +376,7 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	o->verbosity = EMU_LOG_INFO;
 	o->nice = EMU_NICE_DEFAULT;
 	o->cm_timeout = EMU_CM_TIMEOUT_DEFAULT;
+	o->rnr_hold_us = EMU_RNR_HOLD_US_DEFAULT;
 	o->cm_retries = EMU_CM_RETRIES_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:b:N:f:F:S:L:IvqVh", longopts, NULL)) !=
@@ -462,6 +468,16 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			if (parse_icrc(optarg, "--icrc", &o->icrc))
 				return 2;
 			o->icrc_src = "--icrc";
+			break;
+		case OPT_RNR_HOLD:
+			if (parse_u32(optarg, 100000, &v)) {
+				fprintf(stderr,
+					"uroced: --rnr-hold-us %s: must be a number "
+					"of microseconds in 0..100000\n",
+					optarg);
+				return 2;
+			}
+			o->rnr_hold_us = v;
 			break;
 		case OPT_GSO:
 			if (!strcmp(optarg, "on") || !strcmp(optarg, "off")) {
@@ -624,6 +640,7 @@ static int start(struct uroced *u)
 	if (o->spin_set)
 		dev->wait.spin_us = o->spin_us;
 	dev->cm_timeout = o->cm_timeout;
+	dev->x.rnr_hold_us = o->rnr_hold_us;
 	dev->cm_retries = o->cm_retries;
 	u->done = UROCED_DEVICE;
 

@@ -301,6 +301,11 @@ const struct xport_pkt *xport__pktq_pop(struct xport_pktq *q)
 	return &e->pkt;
 }
 
+const struct xport_pkt *xport__pktq_peek(const struct xport_pktq *q)
+{
+	return q->n ? &q->slot[q->head]->pkt : NULL;
+}
+
 void xport__pktq_clear(struct xport_pktq *q)
 {
 	q->head = 0;

@@ -793,6 +793,48 @@ static bool resp_take_wqe(struct xport_qp *qp)
 }
 
 /*
+ * Receiver not ready, for a moment. The request at the head of the queue is
+ * the expected one of an RC QP in RTR/RTS and needs a receive WQE, and there
+ * is none: with dev->rnr_hold_us set, the responder waits that long for the
+ * program to post one (the daemon runs the QP again when its RQ or SRQ has
+ * one: ops->rnr_wait; the QP's timer ends the wait), before it answers with
+ * the RNR NAK. A responder may take its time over a
+ * request; one whose program is a time slice away from reposting saves the
+ * requester an RNR timer (min_rnr_timer: 0.64 ms for perftest) and the
+ * resend of everything behind the request. Requests that arrive meanwhile
+ * wait behind it, in order. True while it waits.
+ */
+static bool resp_rnr_hold(struct xport_qp *qp)
+{
+	const struct xport_pkt *pkt;
+	uint64_t now;
+
+	if (!qp->dev->rnr_hold_us || qp->type != UROCE_QPT_RC)
+		return false;
+	pkt = xport__pktq_peek(&qp->resp_q);
+	if (!pkt || pkt->psn != qp->resp.psn || !resp_needs_wqe(pkt->mask) ||
+	    (qp->attr.state != UROCE_QPS_RTR && qp->attr.state != UROCE_QPS_RTS) ||
+	    resp_take_wqe(qp)) {
+		if (qp->resp.rnr_hold_until && pkt && pkt->psn == qp->resp.psn && qp->resp.has_wqe)
+			xport__count(qp, XPORT_CNT_RNR_HELD_TAKEN, 1);
+		qp->resp.rnr_hold_until = 0;
+		return false;
+	}
+	now = qp->dev->ops->now_us(qp->dev->ctx);
+	if (!qp->resp.rnr_hold_until) {
+		qp->resp.rnr_hold_until = now + qp->dev->rnr_hold_us;
+		xport__count(qp, XPORT_CNT_RNR_HELD, 1);
+		xport__timer_update(qp);
+		if (qp->dev->ops->rnr_wait)
+			qp->dev->ops->rnr_wait(qp->dev->ctx, qp);
+	} else if (now >= qp->resp.rnr_hold_until) {
+		qp->resp.rnr_hold_until = 0;
+		return false; /* resp_rcv answers it with the RNR NAK */
+	}
+	return true;
+}
+
+/*
  * A gap before the expected PSN: one PSN Sequence Error NAK carrying the
  * expected PSN, then silence until that PSN arrives (rxe check_psn;
  * IBA 9.7.5.2: the responder NAKs a sequence error once and ignores new
@@ -1097,6 +1139,8 @@ static void resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
  * Process queued requests in arrival order. Requests wait while READ
  * responses stream, so that no ACK or later response overtakes them.
  */
+static bool resp_rnr_hold(struct xport_qp *qp);
+
 static void resp_drain(struct xport_qp *qp)
 {
 	const struct xport_pkt *pkt;
@@ -1104,8 +1148,11 @@ static void resp_drain(struct xport_qp *qp)
 	while (!qp->resp.stream) {
 		/* The held request the responder expects goes first. */
 		pkt = qp->held.n ? xport__held_take(qp, qp->resp.psn) : NULL;
-		if (!pkt)
+		if (!pkt) {
+			if (resp_rnr_hold(qp))
+				break;
 			pkt = xport__pktq_pop(&qp->resp_q);
+		}
 		if (!pkt)
 			break;
 		/* recv.c checked the state on arrival; it may have changed since. */

@@ -401,7 +401,11 @@ bool xport_run(struct xport_qp *qp)
 void xport__timer_update(struct xport_qp *qp)
 {
 	uint64_t a = qp->comp.retrans_deadline, b = qp->comp.rnr_deadline;
+	uint64_t c = qp->resp.rnr_hold_until;
 	uint64_t d = !a ? b : !b ? a : a < b ? a : b;
+
+	if (c && (!d || c < d))
+		d = c;
 
 	if (d == qp->comp.armed)
 		return;
@@ -413,8 +417,15 @@ void xport_timeout(struct xport_qp *qp)
 {
 	/* The daemon's timer is no longer armed, whatever comes next. */
 	qp->comp.armed = 0;
-	if (qp->attr.state != UROCE_QPS_ERR && qp->attr.state != UROCE_QPS_RESET)
-		xport__comp_timeout(qp, qp->dev->ops->now_us(qp->dev->ctx));
+	if (qp->attr.state != UROCE_QPS_ERR && qp->attr.state != UROCE_QPS_RESET) {
+		uint64_t now = qp->dev->ops->now_us(qp->dev->ctx);
+
+		xport__comp_timeout(qp, now);
+		/* A request that waited for a receive WQE in vain: the RNR NAK. */
+		if (qp->resp.rnr_hold_until && now >= qp->resp.rnr_hold_until &&
+		    xport__resp_run(qp))
+			xport__schedule(qp);
+	}
 	xport__timer_update(qp);
 }
 

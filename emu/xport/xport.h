@@ -312,6 +312,12 @@ struct xport_ops {
 	/* The QP has more work: call xport_run(qp) soon (not from inside). */
 	void (*schedule)(void *ctx, struct xport_qp *qp);
 	/*
+	 * Optional: a request of the QP waits for a receive WQE
+	 * (dev->rnr_hold_us): call xport_run(qp) once its RQ or SRQ has one,
+	 * while qp->resp.rnr_hold_until is not 0 (the timer ends the wait).
+	 */
+	void (*rnr_wait)(void *ctx, struct xport_qp *qp);
+	/*
 	 * The engine moved the QP to ERR by itself (retries exhausted, NAK,
 	 * local protection error...). The engine has already flushed its own
 	 * send WQEs and the receive WQE it held (and the RQ, unless the QP uses
@@ -444,6 +450,9 @@ struct xport_dev {
 	struct xport_tx_info tx_info; /* of the packet send_packet is sending */
 	unsigned last_drop;	      /* the last drop reason counted (xport_rx_verdict) */
 	int32_t last_solved_id;	      /* the IPv4 ID its ICRC was accepted for, or -1 */
+	/* How long an RC request that needs a receive WQE waits for one before
+	 * the RNR NAK (resp.c resp_rnr_hold); 0: not at all. */
+	uint32_t rnr_hold_us;
 	/* Inside a receive batch (xport_rx_batch_begin): the QPs owing an ACK. */
 	bool rx_batch;
 	struct xport_qp *ack_list;
@@ -651,6 +660,7 @@ struct xport_resp {
 	bool ack_pending;  /* an ACK for ack_psn goes out at the end of the drain */
 	uint32_t ack_psn;
 	bool ack_listed;	     /* on the device's list of ACKs owed at the batch's end */
+	uint64_t rnr_hold_until;     /* waiting for a receive WQE until then; 0: not */
 	struct xport_qp *ack_next; /* that list */
 	uint32_t last_mask; /* opcode mask of the last packet accepted; 0 = at a message boundary */
 	bool has_wqe;

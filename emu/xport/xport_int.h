@@ -322,6 +322,8 @@ int xport__pktq_push(struct xport_pktq *q, const struct xport_pkt *pkt);
  * valid until the next push (the engine never re-enters while it works).
  */
 const struct xport_pkt *xport__pktq_pop(struct xport_pktq *q);
+/* The packet pop would return, left in the queue; NULL when empty. */
+const struct xport_pkt *xport__pktq_peek(const struct xport_pktq *q);
 /* Forget every queued packet; keeps the entries for reuse. */
 void xport__pktq_clear(struct xport_pktq *q);
 /* Free the entries (xport_qp_fini). */

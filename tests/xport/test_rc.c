@@ -821,6 +821,51 @@ START_TEST(test_ack_coalescing)
 }
 END_TEST
 
+/*
+ * dev->rnr_hold_us: a SEND that finds no receive WQE waits for one instead
+ * of the RNR NAK; a WQE posted in time serves it (ACK, completion), and
+ * when the wait runs out the QP's timer sends the RNR NAK as before.
+ */
+START_TEST(test_rnr_hold)
+{
+	uint8_t p[16] = {0};
+	uint32_t psn;
+
+	env = fake_env_new(73, UROCE_QPT_RC, NULL);
+	env->b.dev.rnr_hold_us = 200;
+	psn = env->conn.psn_a;
+
+	fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, psn, true, p, 16, 0, 0, 0);
+	fake_deliver_all(&env->net);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 0);
+	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_RNR_HELD], 1);
+	ck_assert_uint_eq(env->qb->x.resp.rnr_hold_until, env->net.now + 200);
+	/* The program posts a WQE: the daemon runs the QP (ops.rnr_wait). */
+	fake_post_recv(env->qb, 9, env->mb, 0, 64);
+	xport_run(&env->qb->x);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 9);
+	ck_assert_uint_eq(fake_count(&env->net, 1, WIRE_OP_RC_ACKNOWLEDGE), 1);
+	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_RNR_HELD_TAKEN], 1);
+	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_RNR_NAK_SENT], 0);
+	ck_assert_uint_eq(env->qb->x.resp.rnr_hold_until, 0);
+
+	/* None comes: at the deadline the timer answers RNR NAK. */
+	fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, wire_psn_add(psn, 1), true, p, 16, 0, 0, 0);
+	fake_deliver_all(&env->net);
+	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_RNR_HELD], 2);
+	env->net.now += 100;
+	xport_timeout(&env->qb->x);
+	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_RNR_NAK_SENT], 0);
+	env->net.now += 100;
+	xport_timeout(&env->qb->x);
+	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_RNR_NAK_SENT], 1);
+	ck_assert_uint_eq(env->qb->x.resp.rnr_hold_until, 0);
+	ck_assert_uint_eq(env->qb->nrcq, 1);
+	ck_assert_uint_eq(env->qb->x.resp.psn, wire_psn_add(psn, 1));
+}
+END_TEST
+
 /* A QP reset inside a batch leaves the list of ACKs owed (no ACK, no crash). */
 START_TEST(test_ack_coalescing_reset)
 {
@@ -1334,6 +1379,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_ackreq_window);
 	tcase_add_test(tc, test_ack_coalescing);
 	tcase_add_test(tc, test_ack_coalescing_reset);
+	tcase_add_test(tc, test_rnr_hold);
 	tcase_add_test(tc, test_first_burst_after_idle);
 	tcase_add_test(tc, test_fence_and_depth);
 	tcase_add_test(tc, test_psn_wrap);

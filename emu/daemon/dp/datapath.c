@@ -246,6 +246,15 @@ static void op_schedule(void *ctx, struct xport_qp *x)
 		emu_list_add_tail(&dev->run_qps, &qp->run_link);
 }
 
+static void op_rnr_wait(void *ctx, struct xport_qp *x)
+{
+	struct emu_dev *dev = ctx;
+	struct emu_qp *qp = qp_of(x);
+
+	if (emu_list_empty(&qp->rnr_link))
+		emu_list_add_tail(&dev->rnr_qps, &qp->rnr_link);
+}
+
 static void op_qp_error(void *ctx, struct xport_qp *x)
 {
 	struct emu_dev *dev = ctx;
@@ -298,6 +307,7 @@ static const struct xport_ops dp_ops = {
     .comm_est = op_comm_est,
     .mcast_each = op_mcast_each,
     .xrc_srq = op_xrc_srq,
+    .rnr_wait = op_rnr_wait,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -412,6 +422,23 @@ unsigned emu_dp_poll(void *arg)
 		emu_list_add_tail(&dev->sq_qps, pos);
 	}
 
+	/* A request that waits for a receive WQE goes on once there is one
+	 * (xport_ops.rnr_wait); looking costs no work, so a daemon that only
+	 * waits for the program still yields and sleeps. */
+	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->rnr_qps)
+	{
+		struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, rnr_link);
+		struct emu_ring *rq = qp->srq ? &qp->srq->ring : &qp->rq;
+
+		if (!qp->x.resp.rnr_hold_until) {
+			emu_list_del(&qp->rnr_link);
+		} else if (rq->hdr && emu_ring_pending(rq) > 0) {
+			emu_list_del(&qp->rnr_link);
+			xport_run(&qp->x);
+			work++;
+		}
+	}
+
 	/* Receives posted to QPs in Error complete at once (flushed). */
 	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->flush_qps)
 	{
@@ -480,4 +507,5 @@ void emu_dp_qp_release(struct emu_qp *qp)
 	emu_timer_cancel(qp);
 	emu_list_del(&qp->run_link);
 	emu_list_del(&qp->sq_link);
+	emu_list_del(&qp->rnr_link);
 }

@@ -190,6 +190,7 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -ENOMEM;
 	qp->type = r->qp_type; /* before qp_hold */
 	emu_list_init(&qp->flush_link);
+	emu_list_init(&qp->rnr_link);
 	emu_list_init(&qp->mcast);
 	emu_list_init(&qp->sq_link);
 	emu_list_init(&qp->run_link);

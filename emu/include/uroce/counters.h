@@ -109,7 +109,11 @@
 	X(ICRC_ID_GSO, "icrc_id_gso",                                                              \
 	  "ICRC matched with the ID after the last of a uroce peer: a GSO datagram cut on the way") \
 	X(XRC_SRQ_REFUSED, "xrc_srq_refused",                                                      \
-	  "XRC requests NAKed for their XRC SRQ (none such, another XRC domain)")
+	  "XRC requests NAKed for their XRC SRQ (none such, another XRC domain)")                   \
+	X(RNR_HELD, "rnr_held",                                                                    \
+	  "requests that waited for a receive WQE before being answered (--rnr-hold-us)")          \
+	X(RNR_HELD_TAKEN, "rnr_held_taken",                                                        \
+	  "of those, the ones a receive WQE posted in time served without an RNR NAK")
 
 enum xport_drop {
 #define XPORT_DROP_ENUM(sym, name, doc) XPORT_DROP_##sym,
