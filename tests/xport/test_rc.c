@@ -806,7 +806,7 @@ START_TEST(test_ack_coalescing)
 	/* A SEND, then a READ in the same batch: ACK 5 before the response. */
 	xport_rx_batch_begin(&env->b.dev);
 	fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, wire_psn_add(psn, 5), true, p, 16, 0, 0, 0);
-	fake_send_req(env->qa, WIRE_OP_RC_RDMA_READ_REQUEST, wire_psn_add(psn, 6), true, NULL, 0,
+	fake_send_req(env->qa, WIRE_OP_RC_RDMA_READ_REQUEST, wire_psn_add(psn, 6), true, p, 0,
 		      (uint64_t)(uintptr_t)env->mb->buf, env->mb->key, 8);
 	fake_deliver_all(&env->net);
 	xport_rx_batch_end(&env->b.dev);
