@@ -422,9 +422,15 @@ void xport_timeout(struct xport_qp *qp)
 
 		xport__comp_timeout(qp, now);
 		/* A request that waited for a receive WQE in vain: the RNR NAK. */
-		if (qp->resp.rnr_hold_until && now >= qp->resp.rnr_hold_until &&
-		    xport__resp_run(qp))
-			xport__schedule(qp);
+		if (qp->resp.rnr_hold_until && now >= qp->resp.rnr_hold_until) {
+			if (xport__resp_run(qp))
+				xport__schedule(qp);
+			/* Never a deadline in the past left armed (it would fire forever). */
+			if (qp->resp.rnr_hold_until && now >= qp->resp.rnr_hold_until)
+				qp->resp.rnr_hold_until = 0;
+		}
+	} else {
+		qp->resp.rnr_hold_until = 0;
 	}
 	xport__timer_update(qp);
 }
@@ -478,6 +484,7 @@ void xport__flush(struct xport_qp *qp)
 	qp->comp.retrans_deadline = 0;
 	qp->comp.iba_deadline = 0;
 	qp->comp.rnr_deadline = 0;
+	qp->resp.rnr_hold_until = 0; /* the request it held for goes with the queue */
 	xport__resp_flush_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
 	qp->resp.stream = NULL;
 	/* Queued packets are dropped with the QP's work (rxe drains its queues). */

@@ -863,6 +863,20 @@ START_TEST(test_rnr_hold)
 	ck_assert_uint_eq(env->qb->x.resp.rnr_hold_until, 0);
 	ck_assert_uint_eq(env->qb->nrcq, 1);
 	ck_assert_uint_eq(env->qb->x.resp.psn, wire_psn_add(psn, 1));
+
+	/* A QP that goes to Error while a request waits forgets the wait. */
+	fake_send_req(env->qa, WIRE_OP_RC_SEND_ONLY, wire_psn_add(psn, 1), true, p, 16, 0, 0, 0);
+	fake_deliver_all(&env->net);
+	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_RNR_HELD], 3);
+	{
+		struct xport_qp_attr attr = {.state = UROCE_QPS_ERR};
+
+		ck_assert_int_eq(xport_modify(&env->qb->x, &attr, UROCE_QP_STATE), 0);
+	}
+	ck_assert_uint_eq(env->qb->x.resp.rnr_hold_until, 0);
+	env->net.now += 300;
+	xport_timeout(&env->qb->x);
+	ck_assert_uint_eq(env->b.dev.cnt[XPORT_CNT_RNR_NAK_SENT], 1);
 }
 END_TEST
 
