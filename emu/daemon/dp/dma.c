@@ -246,7 +246,7 @@ static int dma_read_ahead(struct emu_dev *dev, pid_t pid, uint64_t host, void *b
 			  uint64_t base, uint64_t limit)
 {
 	struct emu_dma *d = dev->dma;
-	uint64_t host_ra;
+	uint64_t host_ra, end;
 	size_t want;
 	ssize_t n;
 
@@ -257,21 +257,22 @@ static int dma_read_ahead(struct emu_dev *dev, pid_t pid, uint64_t host, void *b
 	}
 	if (len > DMA_RA_BYTES)
 		return -1;
+	/* [host, host + len) lies in [base, limit) (dma_resolve checked it). */
 	if (len < DMA_RA_MIN) {
-		uint64_t start = host & ~(uint64_t)(DMA_RA_SMALL - 1);
-
-		if (start < base)
-			start = base;
-		if (limit - start < len + (host - start))
-			return -1;
-		want = limit - start < DMA_RA_SMALL ? (size_t)(limit - start) : DMA_RA_SMALL;
-		if (want < len + (host - start))
-			want = (size_t)(len + (host - start));
-		host_ra = start;
+		/* The aligned block around it, and all of the read. */
+		host_ra = host & ~(uint64_t)(DMA_RA_SMALL - 1);
+		if (host_ra < base)
+			host_ra = base;
+		end = host_ra + DMA_RA_SMALL;
+		if (end < host + len)
+			end = host + len;
 	} else {
-		want = limit - host < DMA_RA_BYTES ? (size_t)(limit - host) : DMA_RA_BYTES;
 		host_ra = host;
+		end = host + DMA_RA_BYTES;
 	}
+	if (end > limit)
+		end = limit;
+	want = (size_t)(end - host_ra);
 	{
 		struct iovec local = {.iov_base = d->rbuf, .iov_len = want};
 		struct iovec remote = {.iov_base = (void *)(uintptr_t)host_ra, .iov_len = want};
