@@ -51,7 +51,7 @@ static int gso_icrc_ok(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 			 const uint8_t *ib, size_t len)
 {
-	unsigned v = ip[0] >> 4;
+	unsigned v = ip[0] >> 4, most;
 	uint16_t pkey;
 
 	if ((v != 4 && v != 6) || ip_hdr_len > GSO_MAX_IP_HDR ||
@@ -59,11 +59,14 @@ size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *ud
 	    len < 2 * WIRE_GSO_MIN_SEG || len > WIRE_GSO_MAX_BYTES)
 		return 0;
 	pkey = wire_bth_get_pkey((const struct wire_bth *)ib);
-	/* n from most to fewest segments: s from smallest to largest. */
-	for (unsigned n = WIRE_GSO_MAX_SEGS; n >= 2; n--) {
+	/* n from most to fewest segments (s from smallest to largest), no more
+	 * than pieces as short as the shortest packet. */
+	most = len / WIRE_GSO_MIN_SEG < WIRE_GSO_MAX_SEGS ? (unsigned)(len / WIRE_GSO_MIN_SEG)
+							  : WIRE_GSO_MAX_SEGS;
+	for (unsigned n = most; n >= 2; n--) {
 		size_t s = len / n;
 
-		if (len % n || s < WIRE_GSO_MIN_SEG)
+		if (len % n)
 			continue;
 		/* One damaged packet of the two must not hide the others. */
 		if (gso_bth_ok(ib, s, pkey) && gso_bth_ok(ib + s, s, pkey) &&

@@ -587,9 +587,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 		pkt += off;
 		len -= off;
 		/* A GSO send seen whole: nothing says how long its packets are. */
-		if (len >= 2 * WIRE_GSO_MIN_SEG)
-			gro = wire_gso_seg_size(iph, off - WIRE_UDP_BYTES, pkt - WIRE_UDP_BYTES, pkt,
-						len);
+		gro = wire_gso_seg_size(iph, off - WIRE_UDP_BYTES, pkt - WIRE_UDP_BYTES, pkt, len);
 	} else if (emu_route_from_msg(&m->msg_hdr, dev->udp_port, &rt)) {
 		dev->dcnt[EMU_DCNT_RX_NO_PKTINFO]++;
 		return;
