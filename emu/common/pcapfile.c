@@ -155,14 +155,12 @@ static void gso_packet(struct common_pcap_reader *r, struct wire_decoded *d, siz
 	memcpy(o + hdr, r->gso + hdr + (size_t)i * seg, seg);
 	wire_put_be16(udp + 4, (uint16_t)(WIRE_UDP_BYTES + seg));
 	if (f->ip_version == 4) {
-		wire_put_be16(ip + 2,
-			      (uint16_t)(f->ip_hdr_len + WIRE_UDP_BYTES + seg));
+		wire_put_be16(ip + 2, (uint16_t)(f->ip_hdr_len + WIRE_UDP_BYTES + seg));
 		wire_put_be16(ip + 4, (uint16_t)(f->ip_id + i));
 		wire_put_be16(ip + 10, 0);
 		wire_put_be16(ip + 10, wire_inet_csum(ip, f->ip_hdr_len));
 	} else {
-		wire_put_be16(
-		    ip + 4, (uint16_t)(f->ip_hdr_len - 40 + WIRE_UDP_BYTES + seg));
+		wire_put_be16(ip + 4, (uint16_t)(f->ip_hdr_len - 40 + WIRE_UDP_BYTES + seg));
 	}
 	r->gso_seg = i + 1;
 	if (wire_len)

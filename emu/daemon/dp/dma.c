@@ -405,8 +405,7 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 	/* A read sees every write staged before it. */
 	if (dev->dma->nw)
 		dma_flush(dev);
-	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr,
-			    mr->addr + mr->length))
+	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr, mr->addr + mr->length))
 		return 0;
 	return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 }
