@@ -161,12 +161,14 @@ static void dma_flush(struct emu_dev *dev)
 
 /*
  * The reveal gate. The rule it owns: application memory is written before
- * anything that leaves the daemon can reveal it. Three things leave: a
+ * anything that leaves the daemon can reveal it. Four things leave: a
  * batch of datagrams (net.c emu_net_flush, the only sendmmsg: an ACK or a
  * READ response must not overtake the data it acknowledges), a CQE (a
  * completion announces its data: CQEs are written to their rings at once
- * but published here, after the writes, by emu_event_cq_publish), and a
- * control reply (ctl.c send_reply). Each comes after this;
+ * but published here, after the writes, by emu_event_cq_publish), an
+ * asynchronous event (event.c emu_event_async: the completions before it
+ * are visible when it arrives) and a control reply (ctl.c send_reply).
+ * Each comes after this;
  * nothing else in the daemon writes staged data out (dma.c itself does,
  * earlier, when its buffers fill and before a read or atomic, which is
  * always allowed).
