@@ -130,8 +130,7 @@ fi
 grep -v '^ping data' "$T/kill.client" | grep -q 'DISCONNECT EVENT\|state 10$\|error\|failed' &&
 	pass "the client reports the disconnect: $(grep -v '^ping data' "$T/kill.client" | head -1)" ||
 	{ fail "the client says nothing about the end"; show "$T/kill.client" 10; }
-rping_pair after-kill 3 7178 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
-check_rping after-kill 3
+rping_case after-kill 3 7178 1 -a "$ADDR1" -- -I "$ADDR0" -a "$ADDR1"
 
 # Bad and unsupported requests (tests/verbs/cm_bad.c), each as a kernel RNIC fails it.
 if [ -x "$UROCE_BIN/cm_bad" ]; then
