@@ -8,7 +8,11 @@
  *    "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ"): four
  *    128-bit lanes folded 64 bytes at a time, then one lane, then a Barrett
  *    reduction to 32 bits. Used for the 16-byte-multiple bulk of long
- *    buffers; the tail goes through slice-by-8.
+ *    buffers; the tail goes through slice-by-8;
+ *  - on x86 CPUs with AVX-512 and VPCLMULQDQ, the same folding sixteen
+ *    128-bit lanes at a time (four 512-bit registers, 256 bytes per step),
+ *    then the four registers into one, its four lanes into one, and the
+ *    PCLMULQDQ engine's reduction.
  * The bytewise one-table loop is kept as the reference.
  */
 #include <wire/crc32.h>
@@ -21,6 +25,8 @@
 
 /* Below this many bytes the table code wins (folding has a fixed setup cost). */
 #define WIRE_CRC32_CLMUL_MIN 128
+/* From this many bytes the 512-bit engine folds at least two full steps. */
+#define WIRE_CRC32_VPCLMUL_MIN 512
 
 uint32_t wire_crc32_update_slice8(uint32_t reg, const void *buf, size_t len)
 {
@@ -56,6 +62,9 @@ uint32_t wire_crc32_update_slice8(uint32_t reg, const void *buf, size_t len)
 #define WIRE_K3 0x1751997d0ull
 #define WIRE_K4 0x0ccaa009eull
 #define WIRE_K5 0x163cd6124ull
+/* 16x128 bits (x^(2048+32), x^(2048-32)), for the 512-bit engine */
+#define WIRE_K16A 0x11542778aull
+#define WIRE_K16B 0x1322d1430ull
 #define WIRE_POLY 0x1db710641ull
 #define WIRE_MU 0x1f7011641ull
 
@@ -69,32 +78,20 @@ __attribute__((target("pclmul,sse4.1"))) static inline __m128i wire_fold(__m128i
 	return _mm_xor_si128(_mm_xor_si128(lo, hi), data);
 }
 
-/* The register after len bytes at p; len >= 64 and a multiple of 16. */
-__attribute__((target("pclmul,sse4.1"))) static uint32_t
-wire_crc32_clmul(uint32_t reg, const uint8_t *p, size_t len)
+/*
+ * Four 128-bit lanes that hold the CRC state of the bytes before p, in order,
+ * folded into one, then the 16-byte blocks at p (len a multiple of 16), then
+ * reduced to the 32-bit register.
+ */
+__attribute__((target("pclmul,sse4.1"))) static inline uint32_t
+wire_crc32_lanes(const __m128i lane[4], const uint8_t *p, size_t len)
 {
-	const __m128i k12 = _mm_set_epi64x((long long)WIRE_K2, (long long)WIRE_K1);
 	const __m128i k34 = _mm_set_epi64x((long long)WIRE_K4, (long long)WIRE_K3);
 	const __m128i k5 = _mm_set_epi64x(0, (long long)WIRE_K5);
 	const __m128i pmu = _mm_set_epi64x((long long)WIRE_MU, (long long)WIRE_POLY);
 	const __m128i low32 = _mm_setr_epi32(-1, 0, -1, 0);
-	__m128i lane[4], x, t;
+	__m128i x, t;
 
-	for (int i = 0; i < 4; i++)
-		lane[i] = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-	/* the incoming register is xored into the first 32 bits, as a bytewise CRC would */
-	lane[0] = _mm_xor_si128(lane[0], _mm_cvtsi32_si128((int)reg));
-	p += 64;
-	len -= 64;
-	while (len >= 64) {
-		for (int i = 0; i < 4; i++)
-			lane[i] =
-			    wire_fold(lane[i], k12,
-				      _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)));
-		p += 64;
-		len -= 64;
-	}
-	/* four lanes into one */
 	x = wire_fold(lane[0], k34, lane[1]);
 	x = wire_fold(x, k34, lane[2]);
 	x = wire_fold(x, k34, lane[3]);
@@ -116,23 +113,137 @@ wire_crc32_clmul(uint32_t reg, const uint8_t *p, size_t len)
 	return (uint32_t)_mm_extract_epi32(x, 1);
 }
 
-static int wire_crc32_have_clmul(void)
+/* The register after len bytes at p; len >= 64 and a multiple of 16. */
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+wire_crc32_clmul(uint32_t reg, const uint8_t *p, size_t len)
 {
-	return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+	const __m128i k12 = _mm_set_epi64x((long long)WIRE_K2, (long long)WIRE_K1);
+	__m128i lane[4];
+
+	for (int i = 0; i < 4; i++)
+		lane[i] = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+	/* the incoming register is xored into the first 32 bits, as a bytewise CRC would */
+	lane[0] = _mm_xor_si128(lane[0], _mm_cvtsi32_si128((int)reg));
+	p += 64;
+	len -= 64;
+	while (len >= 64) {
+		for (int i = 0; i < 4; i++)
+			lane[i] =
+			    wire_fold(lane[i], k12,
+				      _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)));
+		p += 64;
+		len -= 64;
+	}
+	return wire_crc32_lanes(lane, p, len);
+}
+
+/*
+ * The register after len bytes at p with 512-bit folding; len >= 256 and a
+ * multiple of 16. Each 128-bit lane of z[0..3] is one of sixteen lanes that
+ * are folded 2048 bits ahead onto the next 256 bytes.
+ */
+__attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.1"))) static inline __m512i
+wire_fold512(__m512i acc, __m512i k, __m512i data)
+{
+	__m512i lo = _mm512_clmulepi64_epi128(acc, k, 0x00);
+	__m512i hi = _mm512_clmulepi64_epi128(acc, k, 0x11);
+
+	return _mm512_ternarylogic_epi64(lo, hi, data, 0x96); /* lo ^ hi ^ data */
+}
+
+__attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.1"))) static uint32_t
+wire_crc32_vpclmul(uint32_t reg, const uint8_t *p, size_t len)
+{
+	const __m512i k16 =
+	    _mm512_broadcast_i32x4(_mm_set_epi64x((long long)WIRE_K16B, (long long)WIRE_K16A));
+	const __m512i k4 =
+	    _mm512_broadcast_i32x4(_mm_set_epi64x((long long)WIRE_K2, (long long)WIRE_K1));
+	__m512i z[4], x;
+	__m128i lane[4];
+
+	for (int i = 0; i < 4; i++)
+		z[i] = _mm512_loadu_si512((const void *)(p + 64 * i));
+	z[0] = _mm512_xor_si512(z[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)reg)));
+	p += 256;
+	len -= 256;
+	while (len >= 256) {
+		for (int i = 0; i < 4; i++)
+			z[i] =
+			    wire_fold512(z[i], k16, _mm512_loadu_si512((const void *)(p + 64 * i)));
+		p += 256;
+		len -= 256;
+	}
+	/* four registers into one, 512 bits apart */
+	x = wire_fold512(z[0], k4, z[1]);
+	x = wire_fold512(x, k4, z[2]);
+	x = wire_fold512(x, k4, z[3]);
+	while (len >= 64) {
+		x = wire_fold512(x, k4, _mm512_loadu_si512((const void *)p));
+		p += 64;
+		len -= 64;
+	}
+	lane[0] = _mm512_extracti32x4_epi32(x, 0);
+	lane[1] = _mm512_extracti32x4_epi32(x, 1);
+	lane[2] = _mm512_extracti32x4_epi32(x, 2);
+	lane[3] = _mm512_extracti32x4_epi32(x, 3);
+	return wire_crc32_lanes(lane, p, len);
+}
+
+/* What the CPU has, found once (the checks read libgcc's cached cpuid). */
+static unsigned wire_crc32_cpu(void)
+{
+	unsigned e = WIRE_CRC32_ENGINE_SLICE8;
+
+	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1")) {
+		e |= WIRE_CRC32_ENGINE_CLMUL;
+		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq"))
+			e |= WIRE_CRC32_ENGINE_VPCLMUL;
+	}
+	return e;
 }
 #endif
 
-uint32_t wire_crc32_update(uint32_t reg, const void *buf, size_t len)
+unsigned wire_crc32_engines(void)
 {
 #ifdef WIRE_CRC32_CLMUL
-	if (len >= WIRE_CRC32_CLMUL_MIN && wire_crc32_have_clmul()) {
+	static unsigned engines;
+
+	if (!engines)
+		engines = wire_crc32_cpu();
+	return engines;
+#else
+	return WIRE_CRC32_ENGINE_SLICE8;
+#endif
+}
+
+uint32_t wire_crc32_update_engine(unsigned engine, uint32_t reg, const void *buf, size_t len)
+{
+#ifdef WIRE_CRC32_CLMUL
+	const unsigned have = wire_crc32_engines();
+
+	if ((engine & WIRE_CRC32_ENGINE_VPCLMUL) && (have & WIRE_CRC32_ENGINE_VPCLMUL) &&
+	    len >= WIRE_CRC32_VPCLMUL_MIN) {
+		size_t bulk = len & ~(size_t)15;
+
+		reg = wire_crc32_vpclmul(reg, buf, bulk);
+		return wire_crc32_update_slice8(reg, (const uint8_t *)buf + bulk, len - bulk);
+	}
+	if ((engine & WIRE_CRC32_ENGINE_CLMUL) && (have & WIRE_CRC32_ENGINE_CLMUL) &&
+	    len >= WIRE_CRC32_CLMUL_MIN) {
 		size_t bulk = len & ~(size_t)15;
 
 		reg = wire_crc32_clmul(reg, buf, bulk);
 		return wire_crc32_update_slice8(reg, (const uint8_t *)buf + bulk, len - bulk);
 	}
+#else
+	(void)engine;
 #endif
 	return wire_crc32_update_slice8(reg, buf, len);
+}
+
+uint32_t wire_crc32_update(uint32_t reg, const void *buf, size_t len)
+{
+	return wire_crc32_update_engine(WIRE_CRC32_ENGINE_ALL, reg, buf, len);
 }
 
 uint32_t wire_crc32_update_bytewise(uint32_t reg, const void *buf, size_t len)

@@ -3,7 +3,8 @@
  * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), the CRC the ICRC
  * uses. Table driven, slice-by-8, with tables generated at build time into
  * static const arrays; on x86-64 CPUs with PCLMULQDQ, long buffers are
- * folded with carry-less multiplication instead (chosen at run time). Two
+ * folded with carry-less multiplication instead, 512 bits at a time where the
+ * CPU has AVX-512 and VPCLMULQDQ (chosen at run time). Two
  * layers: the raw register update (no inversion, so a computation can be
  * split across buffers) and the zlib-compatible one-shot. The slice-by-8
  * and bytewise engines are exported for tests and the benchmark.
@@ -23,6 +24,22 @@
  * fastest engine the CPU has; all engines give identical results.
  */
 uint32_t wire_crc32_update(uint32_t reg, const void *buf, size_t len);
+
+/* The engines, as bits of wire_crc32_engines() and of an engine mask. */
+#define WIRE_CRC32_ENGINE_SLICE8 0x1u  /* portable tables, always there */
+#define WIRE_CRC32_ENGINE_CLMUL 0x2u   /* x86-64 PCLMULQDQ + SSE4.1, 128-bit folds */
+#define WIRE_CRC32_ENGINE_VPCLMUL 0x4u /* x86-64 AVX-512F + VPCLMULQDQ, 512-bit folds */
+#define WIRE_CRC32_ENGINE_ALL 0x7u
+
+/* The engines this CPU can run (SLICE8 always). */
+unsigned wire_crc32_engines(void);
+
+/*
+ * wire_crc32_update with only the engines in the mask `engine` allowed (each
+ * where the CPU has it and the buffer is long enough for it; slice-by-8
+ * otherwise): for tests and benchmarks that compare the engines.
+ */
+uint32_t wire_crc32_update_engine(unsigned engine, uint32_t reg, const void *buf, size_t len);
 
 /* The same with the portable slice-by-8 tables only. */
 uint32_t wire_crc32_update_slice8(uint32_t reg, const void *buf, size_t len);
