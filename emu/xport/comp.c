@@ -8,9 +8,10 @@
  * response payloads and atomic results in local memory, runs the
  * retransmission timer (4.096 us x 2^timeout, retry_cnt) and the RNR wait
  * (rnr_retry, 7 = forever), and maps every NAK to its IBV_WC_* status
- * (PROTOCOL.md 7). Responses reach it through its own queue (qp->comp_q,
- * filled by recv.c), drained in arrival order (rxe rxe_comp_queue_pkt); the
- * QP state is checked again when a response's turn comes. It never sends
+ * (PROTOCOL.md 7). A response is completed where recv.c parsed it; one
+ * that finds others still waiting in the QP's queue (qp->comp_q) is copied
+ * there and completed in arrival order (rxe rxe_comp_queue_pkt); the QP
+ * state is checked again when a queued response's turn comes. It never sends
  * packets itself: retries go through req.c's go-back-N.
  */
 #include <errno.h>
@@ -519,24 +520,32 @@ static void comp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
 	xport__req_run(qp);
 }
 
+static void comp_serve(struct xport_qp *qp, const struct xport_pkt *pkt)
+{
+	/* recv.c checked the state on arrival; it may have changed since. */
+	if (!xport__recv_state_ok(qp->attr.state, pkt->mask)) {
+		xport__drop(qp->dev, qp, XPORT_DROP_QP_STATE);
+		return;
+	}
+	if (xport__recv_sport_ok(qp, pkt))
+		comp_rcv(qp, pkt);
+}
+
 void xport__comp_run(struct xport_qp *qp)
 {
 	const struct xport_pkt *pkt;
 
-	while ((pkt = xport__pktq_pop(&qp->comp_q))) {
-		/* recv.c checked the state on arrival; it may have changed since. */
-		if (!xport__recv_state_ok(qp->attr.state, pkt->mask)) {
-			xport__drop(qp->dev, qp, XPORT_DROP_QP_STATE);
-			continue;
-		}
-		if (!xport__recv_sport_ok(qp, pkt))
-			continue;
-		comp_rcv(qp, pkt);
-	}
+	while ((pkt = xport__pktq_pop(&qp->comp_q)))
+		comp_serve(qp, pkt);
 }
 
 void xport__comp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
+	/* Nothing ahead of it: completed where recv.c parsed it, without a copy. */
+	if (!qp->comp_q.n) {
+		comp_serve(qp, pkt);
+		return;
+	}
 	if (xport__pktq_push(&qp->comp_q, pkt)) {
 		xport__drop(qp->dev, qp, XPORT_DROP_COMP_BUSY);
 		return;

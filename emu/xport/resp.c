@@ -12,9 +12,11 @@
  * rather than executed again. It sends an Acknowledge only for requests with
  * AckReq (rxe's coalescing) and NAKs class-C errors before moving the QP to
  * Error. UC and UD never answer: bad packets are dropped and counted.
- * Requests reach it through its own queue (qp->resp_q, filled by recv.c),
- * which it drains in arrival order at once, or from xport_run while READ
- * responses stream, so that no ACK overtakes them (rxe rxe_resp_queue_pkt).
+ * A request with nothing ahead of it is executed where recv.c parsed it;
+ * one that has to wait (behind a READ stream or earlier requests, or for a
+ * receive WQE) is copied into the QP's queue (qp->resp_q), which the
+ * responder drains in arrival order, from xport_run while READ responses
+ * stream, so that no ACK overtakes them (rxe rxe_resp_queue_pkt).
  * The checks that need no responder state (ICRC, header sizes, P_Key,
  * addresses) are done once, in recv.c; the QP state is checked again when
  * a queued request's turn comes.
@@ -804,14 +806,12 @@ static bool resp_take_wqe(struct xport_qp *qp)
  * resend of everything behind the request. Requests that arrive meanwhile
  * wait behind it, in order. True while it waits.
  */
-static bool resp_rnr_hold(struct xport_qp *qp)
+static bool resp_rnr_hold_pkt(struct xport_qp *qp, const struct xport_pkt *pkt)
 {
-	const struct xport_pkt *pkt;
 	uint64_t now;
 
 	if (!qp->dev->rnr_hold_us || qp->type != UROCE_QPT_RC)
 		return false;
-	pkt = xport__pktq_peek(&qp->resp_q);
 	if (!pkt || pkt->psn != qp->resp.psn || !resp_needs_wqe(pkt->mask) ||
 	    (qp->attr.state != UROCE_QPS_RTR && qp->attr.state != UROCE_QPS_RTS) ||
 	    resp_take_wqe(qp)) {
@@ -832,6 +832,11 @@ static bool resp_rnr_hold(struct xport_qp *qp)
 		return false; /* resp_rcv answers it with the RNR NAK */
 	}
 	return true;
+}
+
+static bool resp_rnr_hold(struct xport_qp *qp)
+{
+	return resp_rnr_hold_pkt(qp, xport__pktq_peek(&qp->resp_q));
 }
 
 /*
@@ -1141,13 +1146,20 @@ static void resp_rcv(struct xport_qp *qp, const struct xport_pkt *pkt)
  */
 static bool resp_rnr_hold(struct xport_qp *qp);
 
-static void resp_drain(struct xport_qp *qp)
+/*
+ * Execute what can be executed: first, when given, a request that was not
+ * queued (nothing was ahead of it), then the held request the responder
+ * expects and the queue, until a READ stream or a wait for a receive WQE
+ * stops it; then the NAK or the ACK that is owed.
+ */
+static void resp_drain(struct xport_qp *qp, const struct xport_pkt *first)
 {
 	const struct xport_pkt *pkt;
 
 	while (!qp->resp.stream) {
 		/* The held request the responder expects goes first. */
-		pkt = qp->held.n ? xport__held_take(qp, qp->resp.psn) : NULL;
+		pkt = first ? first : qp->held.n ? xport__held_take(qp, qp->resp.psn) : NULL;
+		first = NULL;
 		if (!pkt) {
 			if (resp_rnr_hold(qp))
 				break;
@@ -1224,19 +1236,28 @@ void xport__resp_queue_pkt(struct xport_qp *qp, const struct xport_pkt *pkt)
 	/* Behind a READ stream or earlier requests: it has to wait its turn. */
 	bool held = qp->resp.stream || qp->resp_q.n;
 
+	/*
+	 * Nothing ahead of it (nor held beyond a gap, which may be the one
+	 * the responder expects) and no wait for a receive WQE: executed in
+	 * place, without a copy.
+	 */
+	if (!held && !qp->held.n && !resp_rnr_hold_pkt(qp, pkt)) {
+		resp_drain(qp, pkt);
+		return;
+	}
 	if (xport__pktq_push(&qp->resp_q, pkt)) {
 		xport__drop(qp->dev, qp, XPORT_DROP_RESP_BUSY);
 		return;
 	}
 	if (held)
 		xport__count(qp, XPORT_CNT_DEFERRED, 1);
-	resp_drain(qp);
+	resp_drain(qp, NULL);
 }
 
 bool xport__resp_run(struct xport_qp *qp)
 {
 	if (qp->resp.stream && resp_stream(qp, XPORT_READ_BURST))
 		return true;
-	resp_drain(qp);
+	resp_drain(qp, NULL);
 	return qp->resp.stream || qp->resp_q.n;
 }

@@ -184,18 +184,32 @@ struct xport_wqe {
 	uint32_t imm_data; /* as in ibv_send_wr: network byte order, copied verbatim */
 	uint64_t remote_addr;
 	uint32_t rkey;
-	uint64_t compare_add; /* CmpSwap compare value / FetchAdd addend */
-	uint64_t swap;
-	/* FLUSH: the RETH's DMA length and the FETH (UROCE_FLUSH_* values) */
-	uint32_t flush_len;
-	uint8_t flush_type;
-	uint8_t flush_level;
-	/* BIND_MW: what the bind_mw op executes (the daemon's object handles) */
-	struct xport_bind bind;
-	/* UD only */
-	struct xport_av ud_av;
-	uint32_t ud_remote_qpn;
-	uint32_t ud_remote_qkey;
+	/*
+	 * What only some opcodes carry, each read only for its opcodes: an
+	 * atomic, a FLUSH, a bind and a UD SEND exclude one another, so they
+	 * share the space (the engine keeps a copy of every WQE of the ring:
+	 * thousands of QPs).
+	 */
+	union {
+		struct {
+			uint64_t compare_add; /* CmpSwap compare value / FetchAdd addend */
+			uint64_t swap;
+		};
+		/* FLUSH: the RETH's DMA length and the FETH (UROCE_FLUSH_* values) */
+		struct {
+			uint32_t flush_len;
+			uint8_t flush_type;
+			uint8_t flush_level;
+		};
+		/* BIND_MW: what the bind_mw op executes (the daemon's object handles) */
+		struct xport_bind bind;
+		/* UD only (SEND, SEND with immediate) */
+		struct {
+			struct xport_av ud_av;
+			uint32_t ud_remote_qpn;
+			uint32_t ud_remote_qkey;
+		};
+	};
 	/* XRC initiator QPs: the XRC SRQ at the target (the XRCETH, 24 bits) */
 	uint32_t xrc_srqn;
 	uint32_t num_sge;
