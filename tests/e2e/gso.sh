@@ -6,7 +6,8 @@
 # (the raw socket sees each GSO datagram whole and cuts it; needs
 # CAP_NET_RAW) and tracked (UDP_GRO hands it over with its segment size).
 # In each: everything exits 0, the senders sent GSO datagrams and the
-# receivers cut as many packets out of them, no packet failed its ICRC, and
+# receivers cut as many packets out of them and wrote their payloads to
+# memory from the receive buffers (dma_in_place), no packet failed its ICRC, and
 # in tracked mode no ID had to be solved (each segment matched the ID a
 # uroce peer gives it: all 32 bits kept); both daemons' captures (segments
 # with their own IDs) and a tshark capture of lo (GSO datagrams whole, read
@@ -64,6 +65,14 @@ gso_checks() {
 	ok=0
 	[ "$rx" -gt 0 ] && [ $((rx * 100)) -ge $((tx * 95)) ] && [ "$rx" -le "$tx" ] && ok=1
 	check "$mode: $rx packets cut out of received GSO datagrams, of $tx sent in them" [ "$ok" = 1 ]
+	# The payloads (uroce0: WRITE and SEND data, uroce1: READ responses)
+	# went from the receive buffers to memory with no staging copy, and
+	# the pingpong checked what arrived.
+	for d in uroce0 uroce1; do
+		c=$(counter "$d" daemon.dma_in_place)
+		check "$mode: $d wrote received payloads from where they arrived (dma_in_place $c)" \
+			[ "$c" -gt $((300 * 65536)) ]
+	done
 	bad=$(($(counter uroce0 daemon.rx_gso_bad) + $(counter uroce1 daemon.rx_gso_bad)))
 	check "$mode: no received datagram failed to cut (rx_gso_bad $bad)" [ "$bad" = 0 ]
 	if [ "$mode" = tracked ]; then

@@ -13,9 +13,10 @@
  *
  * Few, large copies (LIMITS.md: a process_vm call costs about as much as
  * copying 4 KiB, most of it the access checks done per call):
- *  - writes are staged: the data is copied into a staging area and all the
- *    writes of one engine entry (a received batch, a pass) go to the
- *    process in one process_vm_writev with one iovec per write. They are
+ *  - writes are staged: the data is copied into a staging area (or, when
+ *    it is a received packet's payload, left where it is until the batch's
+ *    end) and all the writes of one engine entry (a received batch, a pass)
+ *    go to the process in one process_vm_writev with one iovec per write. They are
  *    written out at the reveal gate (emu_dma_before_reveal, below) and
  *    before any read or atomic. The checks (key, PD, range, access) are
  *    done when the write is staged; a write that still fails (memory the
@@ -108,7 +109,8 @@ int emu_dma_check_mw(const struct emu_mw *mw, const struct emu_qp *qp, uint32_t 
 struct emu_dma {
 	pid_t wpid;
 	unsigned nw;
-	size_t wused;
+	size_t wused;  /* bytes the staged writes write */
+	size_t wstaged; /* bytes of wstage they use (the rest they reference) */
 	struct iovec wlocal[DMA_WRITE_IOV];
 	struct iovec wremote[DMA_WRITE_IOV];
 	pid_t rpid;
@@ -152,6 +154,7 @@ static void dma_write_out(struct emu_dev *dev, bool keep_ra)
 	}
 	d->nw = 0;
 	d->wused = 0;
+	d->wstaged = 0;
 }
 
 static void dma_flush(struct emu_dev *dev)
@@ -217,23 +220,40 @@ void emu_dma_fini(struct emu_dev *dev)
 	dev->dma = NULL;
 }
 
-/* Stage a write of len bytes (len <= DMA_WRITE_STAGE). */
+/*
+ * Stage a write of len bytes (len <= DMA_WRITE_STAGE). Data in a received
+ * datagram (net.c's receive buffers, which the batch's end writes out
+ * before they are used again: emu_net_rx_holds) is written from where it
+ * is; anything else is copied into the staging area first.
+ */
 static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void *buf, size_t len)
 {
 	struct emu_dma *d = dev->dma;
+	bool in_place = emu_net_rx_holds(dev, buf, len);
+	struct iovec *last;
+	void *local;
 
 	d->rlen = 0;
-	if (d->nw && (d->wpid != pid || d->nw == DMA_WRITE_IOV || d->wused + len > DMA_WRITE_STAGE))
+	if (d->nw && (d->wpid != pid || d->nw == DMA_WRITE_IOV ||
+		      (!in_place && d->wstaged + len > DMA_WRITE_STAGE)))
 		dma_flush(dev);
-	if (d->nw && (char *)d->wremote[d->nw - 1].iov_base + d->wremote[d->nw - 1].iov_len ==
-			 (char *)(uintptr_t)host) {
-		/* Contiguous with the previous write: one iovec. */
-		memcpy(d->wstage + d->wused, buf, len);
-		d->wlocal[d->nw - 1].iov_len += len;
+	if (in_place) {
+		local = (void *)(uintptr_t)buf;
+		dev->dcnt[EMU_DCNT_DMA_IN_PLACE] += len;
+	} else {
+		local = d->wstage + d->wstaged;
+		memcpy(local, buf, len);
+		d->wstaged += len;
+	}
+	last = d->nw ? &d->wlocal[d->nw - 1] : NULL;
+	if (last && (char *)last->iov_base + last->iov_len == (char *)local &&
+	    (char *)d->wremote[d->nw - 1].iov_base + d->wremote[d->nw - 1].iov_len ==
+		(char *)(uintptr_t)host) {
+		/* Contiguous with the previous write on both sides: one iovec. */
+		last->iov_len += len;
 		d->wremote[d->nw - 1].iov_len += len;
 	} else {
-		memcpy(d->wstage + d->wused, buf, len);
-		d->wlocal[d->nw].iov_base = d->wstage + d->wused;
+		d->wlocal[d->nw].iov_base = local;
 		d->wlocal[d->nw].iov_len = len;
 		d->wremote[d->nw].iov_base = (void *)(uintptr_t)host;
 		d->wremote[d->nw].iov_len = len;

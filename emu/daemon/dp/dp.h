@@ -223,6 +223,12 @@ void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const vo
 /* Pass the reveal gate (emu_dma_before_reveal), then send the batch;
  * returns how many datagrams it held. */
 unsigned emu_net_flush(struct emu_dev *dev);
+/*
+ * Whether [p, p+len) lies in the receive buffers: a received datagram's
+ * bytes, which stay put until its batch ends (with emu_net_flush, whose
+ * reveal gate writes the staged writes out) and the next recvmmsg.
+ */
+bool emu_net_rx_holds(const struct emu_dev *dev, const void *p, size_t len);
 /* Receive up to `rounds` batches; returns the datagrams received. */
 unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
 /* The same from a multicast group's socket (mcast.c): only datagrams for

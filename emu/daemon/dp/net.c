@@ -410,6 +410,15 @@ static void tx_set_csum(struct emu_dev *dev, bool on)
 		n->tx_csum = on;
 }
 
+bool emu_net_rx_holds(const struct emu_dev *dev, const void *p, size_t len)
+{
+	const struct emu_net *n = dev->net;
+	const uint8_t *b = p;
+
+	return n && b >= &n->rx_bufs[0][0] && len <= sizeof(n->rx_bufs) &&
+	       (size_t)(b - &n->rx_bufs[0][0]) <= sizeof(n->rx_bufs) - len;
+}
+
 unsigned emu_net_flush(struct emu_dev *dev)
 {
 	/* Memory first: an ACK must not overtake the data it acknowledges. */

@@ -93,7 +93,9 @@
 	X(CM_REQ_HELD, "cm_req_held",                                                             \
 	  "ConnectRequests that found no listener, held for one about to listen")                 \
 	X(CM_REQ_HELD_TAKEN, "cm_req_held_taken",                                                 \
-	  "held ConnectRequests that a listen started in time took")
+	  "held ConnectRequests that a listen started in time took")                              \
+	X(DMA_IN_PLACE, "dma_in_place",                                                           \
+	  "bytes written to application memory straight from received packets (not staged)")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
