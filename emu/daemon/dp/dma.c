@@ -109,7 +109,7 @@ int emu_dma_check_mw(const struct emu_mw *mw, const struct emu_qp *qp, uint32_t 
 struct emu_dma {
 	pid_t wpid;
 	unsigned nw;
-	size_t wused;  /* bytes the staged writes write */
+	size_t wused;	/* bytes the staged writes write */
 	size_t wstaged; /* bytes of wstage they use (the rest they reference) */
 	struct iovec wlocal[DMA_WRITE_IOV];
 	struct iovec wremote[DMA_WRITE_IOV];

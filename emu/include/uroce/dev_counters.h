@@ -87,7 +87,7 @@
 	X(TX_MCAST, "tx_mcast", "datagrams sent to a multicast group")                            \
 	X(RX_MCAST, "rx_mcast", "datagrams received for a multicast group the RNIC joined")       \
 	X(RX_MCAST_NO_QP, "rx_mcast_no_qp",                                                       \
-	  "multicast datagrams for a joined group with no QP attached (dropped)") \
+	  "multicast datagrams for a joined group with no QP attached (dropped)")                 \
 	X(CQE_NO_CQ, "cqe_no_cq",                                                                 \
 	  "XRC receive completions lost: their XRC SRQ was destroyed during the message")         \
 	X(CM_REQ_HELD, "cm_req_held",                                                             \
