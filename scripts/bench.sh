@@ -29,7 +29,9 @@
 #        BENCH_TIMEOUT (per program, default 120 s), BENCH_DAEMON_OPTS (extra uroced options)
 #
 # bench.csv: one row per measurement: figure,unit,rep,uroce,tcp (tcp empty where there is no
-# TCP counterpart). sweep.csv: bytes,uroce_write_mbs,tcp_mbs.
+# TCP counterpart). sweep.csv: bytes,uroce_write_mbs,tcp_mbs. A perftest pair that fails is
+# named on stderr, its figure is left empty and its outputs are kept as failed-N.client and
+# failed-N.server in the same directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,7 +54,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
@@ -134,17 +136,31 @@ next_port() {
 
 # perftest NAME ARGS...: the server on uroce0, the client on uroce1; the client's output
 # goes to $RUNDIR/last.out, and DCPU is the daemons' CPU ticks over the run.
+# The client starts once the server listens on its TCP port (after a run of 1000 QPs the
+# daemons may still be tearing them down when the next server starts). A pair that fails
+# says so on stderr and leaves both outputs in $OUT; its figure stays empty.
+FAILED=0
 perftest() {
-	local tool=$1 srv c0
+	local tool=$1 srv c0 crc=0 src=0
 	shift
 	next_port
 	c0=$(cpu_ticks "$D0" "$D1")
 	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/last.srv" 2>&1 &
 	srv=$!
-	sleep 0.3
-	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/last.out" 2>&1 || true
-	wait "$srv" || true
+	for _ in $(seq 200); do
+		ss -Hltn 2>/dev/null | awk -v p=":$PORT" '{ if (substr($4, length($4) - length(p) + 1) == p) f = 1 } END { exit !f }' && break
+		kill -0 "$srv" 2>/dev/null || break
+		sleep 0.05
+	done
+	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/last.out" 2>&1 || crc=$?
+	wait "$srv" || src=$?
 	DCPU=$(($(cpu_ticks "$D0" "$D1") - c0))
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		FAILED=$((FAILED + 1))
+		cp "$RUNDIR/last.out" "$OUT/failed-$FAILED.client"
+		cp "$RUNDIR/last.srv" "$OUT/failed-$FAILED.server"
+		echo "bench: $tool $*: client exit $crc, server exit $src (outputs: $OUT/failed-$FAILED.*)" >&2
+	fi
 }
 
 # The numeric row of a perftest report is the line that starts with the message size.
