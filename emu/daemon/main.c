@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: uroced --name NAME --addr IP [options]\n"
+	fprintf(f, "Usage: uroced --name NAME --addr IP [--name NAME --addr IP ...] [options]\n"
 		   "\n"
 		   "Run one emulated RoCEv2 RNIC in the foreground. It appears to "
 		   "verbs programs\n"
@@ -39,6 +40,13 @@ static void usage(FILE *f)
 		   "whose GID 0 is\n"
 		   "the RoCEv2 GID of IP. Logs go to stderr; SIGINT or SIGTERM stop "
 		   "it cleanly.\n"
+		   "Several --name/--addr pairs (up to 8) run several RNICs in this one "
+		   "process, each\n"
+		   "with its own address, sockets, counters and capture, on one event "
+		   "loop; the other\n"
+		   "options apply to each, and --pcap and --fault-log paths must then "
+		   "hold %%n (the\n"
+		   "RNIC's name).\n"
 		   "\n"
 		   "Options:\n"
 		   "  -n, --name NAME     device name (letters, digits, '_', '-', "
@@ -191,8 +199,10 @@ static int parse_icrc(const char *s, const char *what, int *out)
 static void on_signal(uv_signal_t *h, int signum)
 {
 	struct emu_dev *dev = h->data;
+	static int said; /* each hosted RNIC's handler sees it: say it once */
 
-	emu_info("%s received, shutting down", strsignal(signum));
+	if (!said++)
+		emu_info("%s received, shutting down", strsignal(signum));
 	dev->stopping = 1;
 	uv_stop(dev->loop);
 }
@@ -251,14 +261,31 @@ enum uroced_step {
 	UROCED_SERVING, /* run() went: clients may hold objects */
 };
 
-/* The program's one state. */
-struct uroced {
+/* RNICs one daemon can host (--name/--addr pairs). */
+#define UROCED_MAX_RNICS 8
+
+/* One hosted RNIC: its options (the common ones with its name, address and
+ * files), its device, and how far start_rnic() brought it. */
+struct uroced_rnic {
 	struct emu_opts opts;
 	struct emu_dev dev;
-	uv_loop_t loop;
-	enum uroced_step done;	/* the last step start() completed */
-	bool failed;		/* stopping because start() failed */
+	enum uroced_step done;	/* the last step start_rnic() completed */
 	bool fault_log_created; /* a failed start removes the --fault-log file */
+	char pcap_path[PATH_MAX];
+	char fault_log[PATH_MAX];
+};
+
+/* The program's one state: the RNICs it hosts on one event loop. */
+struct uroced {
+	struct emu_opts opts; /* as parsed; opts.name/addr are the first pair */
+	const char *names[UROCED_MAX_RNICS];
+	const char *addrs[UROCED_MAX_RNICS];
+	unsigned nnames, naddrs;
+	struct uroced_rnic *rnic[UROCED_MAX_RNICS];
+	unsigned nrnic;
+	uv_loop_t loop;
+	bool loop_up;
+	bool failed; /* stopping because start() failed */
 };
 
 /* parse() result: start the daemon (otherwise: exit with the value). */
@@ -336,8 +363,9 @@ static void free_fault_rules(struct emu_opts *o)
 
 /* Options into *o. UROCED_RUN, or the exit status: 0 (--help, --version),
  * 2 (a usage error, reported in one line). */
-static int parse(int argc, char **argv, struct emu_opts *o)
+static int parse(int argc, char **argv, struct uroced *u)
 {
+	struct emu_opts *o = &u->opts;
 	static const struct option longopts[] = {
 	    {"name", required_argument, NULL, 'n'},
 	    {"addr", required_argument, NULL, 'a'},
@@ -383,10 +411,20 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 	       -1) {
 		switch (c) {
 		case 'n':
-			o->name = optarg;
+			if (u->nnames == UROCED_MAX_RNICS) {
+				fprintf(stderr, "uroced: at most %d RNICs (--name) per daemon\n",
+					UROCED_MAX_RNICS);
+				return 2;
+			}
+			u->names[u->nnames++] = optarg;
 			break;
 		case 'a':
-			o->addr = optarg;
+			if (u->naddrs == UROCED_MAX_RNICS) {
+				fprintf(stderr, "uroced: at most %d RNICs (--addr) per daemon\n",
+					UROCED_MAX_RNICS);
+				return 2;
+			}
+			u->addrs[u->naddrs++] = optarg;
 			break;
 		case 'p':
 			if (parse_u32(optarg, 65535, &v) || v == 0) {
@@ -599,39 +637,70 @@ static int parse(int argc, char **argv, struct emu_opts *o)
 			return 2;
 		o->icrc_src = "UROCE_ICRC";
 	}
-	if (!o->name || !o->addr) {
+	if (!u->nnames || !u->naddrs) {
 		fprintf(stderr, "uroced: --name and --addr are required "
 				"(see --help)\n");
 		return 2;
 	}
-	if (!common_rundir_valid_name(o->name)) {
+	if (u->nnames != u->naddrs) {
 		fprintf(stderr,
-			"uroced: --name '%s': use 1..63 letters, digits, '_', "
-			"'-' or '.', not starting with '.'\n",
-			o->name);
+			"uroced: %u --name but %u --addr: each RNIC needs both (the n-th --name "
+			"owns the n-th --addr)\n",
+			u->nnames, u->naddrs);
 		return 2;
 	}
+	for (unsigned i = 0; i < u->nnames; i++) {
+		if (!common_rundir_valid_name(u->names[i])) {
+			fprintf(stderr,
+				"uroced: --name '%s': use 1..63 letters, digits, '_', "
+				"'-' or '.', not starting with '.'\n",
+				u->names[i]);
+			return 2;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(u->names[i], u->names[j]) ||
+			    !strcmp(u->addrs[i], u->addrs[j])) {
+				fprintf(stderr, "uroced: --name %s --addr %s: %s given twice\n",
+					u->names[i], u->addrs[i],
+					strcmp(u->names[i], u->names[j]) ? "the address"
+									 : "the name");
+				return 2;
+			}
+	}
+	if (u->nnames > 1) {
+		/* Each RNIC writes its own files: the paths name it. */
+		if (o->pcap_path && !strstr(o->pcap_path, "%n")) {
+			fprintf(stderr,
+				"uroced: --pcap %s: with several RNICs the path needs %%n "
+				"(replaced by each RNIC's name)\n",
+				o->pcap_path);
+			return 2;
+		}
+		if (o->fault_log && !strstr(o->fault_log, "%n")) {
+			fprintf(stderr,
+				"uroced: --fault-log %s: with several RNICs the path needs "
+				"%%n (replaced by each RNIC's name)\n",
+				o->fault_log);
+			return 2;
+		}
+	}
+	o->name = u->names[0];
+	o->addr = u->addrs[0];
 	return UROCED_RUN;
 }
 
 static void stop(struct uroced *u);
 
 /*
- * Bring the RNIC up, step by step (enum uroced_step). A failing step prints
- * one line and undoes its own partial work; stop() then undoes the steps
- * done before it. 0, or -1 (exit status 1) with everything undone.
+ * Bring one RNIC up on the daemon's loop, step by step (enum uroced_step).
+ * A failing step prints one line and undoes its own partial work; stop()
+ * then undoes the steps done before it. 0, or -1.
  */
-static int start(struct uroced *u)
+static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 {
-	const struct emu_opts *o = &u->opts;
-	struct emu_dev *dev = &u->dev;
+	const struct emu_opts *o = &r->opts;
+	struct emu_dev *dev = &r->dev;
 	int err;
-
-	emu_log_set_name(o->name);
-	emu_log_set_level((enum emu_log_level)o->verbosity);
-	signal(SIGPIPE, SIG_IGN);
-	raise_fd_limit();
-	set_priority(o->nice, o->nice_set);
 
 	if (emu_dev_setup(dev, o))
 		goto err_unwind;
@@ -642,11 +711,11 @@ static int start(struct uroced *u)
 	dev->cm_timeout = o->cm_timeout;
 	dev->x.rnr_hold_us = o->rnr_hold_us;
 	dev->cm_retries = o->cm_retries;
-	u->done = UROCED_DEVICE;
+	r->done = UROCED_DEVICE;
 
 	if (emu_dev_bind_udp(dev))
 		goto err_unwind;
-	u->done = UROCED_UDP;
+	r->done = UROCED_UDP;
 
 	err = common_rundir_resolve(o->rundir, dev->rundir, sizeof(dev->rundir));
 	if (!err)
@@ -666,38 +735,38 @@ static int start(struct uroced *u)
 				strerror(-err));
 		goto err_unwind;
 	}
-	u->done = UROCED_RUNDIR;
+	r->done = UROCED_RUNDIR;
 
 	err = emu_dev_status_page(dev);
 	if (err) {
 		fprintf(stderr, "uroced: status page: %s\n", strerror(-err));
 		goto err_unwind;
 	}
-	u->done = UROCED_STATUS;
+	r->done = UROCED_STATUS;
 
 	/* Not fatal: without the buffers every access is one process_vm call. */
 	if (emu_dma_init(dev))
 		emu_warn("no memory for DMA batching: one process_vm call per access");
-	u->done = UROCED_DMA;
+	r->done = UROCED_DMA;
 
 	if (o->fault_log) {
 		struct stat st;
 
-		u->fault_log_created = lstat(o->fault_log, &st) && errno == ENOENT;
+		r->fault_log_created = lstat(o->fault_log, &st) && errno == ENOENT;
 	}
 	err = emu_fault_init(dev, o->seed, o->fault_log);
 	if (err) {
 		fprintf(stderr, "uroced: --fault-log %s: %s\n", o->fault_log, strerror(-err));
 		goto err_unwind;
 	}
-	u->done = UROCED_FAULT;
+	r->done = UROCED_FAULT;
 	for (unsigned i = 0; i < o->nfault_rules; i++) {
-		struct common_fault_rule r;
+		struct common_fault_rule rule;
 		uint32_t id;
 
 		/* parse() checked them; nothing else can fail but memory. */
-		if (common_fault_parse(o->fault_rules[i], &r, NULL, 0) ||
-		    emu_fault_add(dev, &r, &id)) {
+		if (common_fault_parse(o->fault_rules[i], &rule, NULL, 0) ||
+		    emu_fault_add(dev, &rule, &id)) {
 			fprintf(stderr, "uroced: --fault %s: cannot add it\n", o->fault_rules[i]);
 			goto err_unwind;
 		}
@@ -709,24 +778,20 @@ static int start(struct uroced *u)
 	if (o->pcap_path &&
 	    emu_capture_open(dev, o->pcap_path, o->pcap_snaplen, o->pcap_size, o->pcap_files))
 		goto err_unwind;
-	u->done = UROCED_CAPTURE;
+	r->done = UROCED_CAPTURE;
 
-	if (uv_loop_init(&u->loop)) {
-		fprintf(stderr, "uroced: cannot create the event loop\n");
-		goto err_unwind;
-	}
 	dev->loop = &u->loop;
-	u->done = UROCED_LOOP;
+	r->done = UROCED_LOOP;
 
 	if (emu_ctl_listen(dev))
 		goto err_unwind;
-	u->done = UROCED_CTL;
+	r->done = UROCED_CTL;
 
 	if (emu_net_start(dev)) {
 		fprintf(stderr, "uroced: out of memory\n");
 		goto err_unwind;
 	}
-	u->done = UROCED_NET;
+	r->done = UROCED_NET;
 
 	/* Handles on the loop: nothing here fails, closing the loop undoes it. */
 	emu_capture_start(dev);
@@ -738,7 +803,88 @@ static int start(struct uroced *u)
 	uv_signal_init(&u->loop, &dev->sigterm);
 	dev->sigterm.data = dev;
 	uv_signal_start(&dev->sigterm, on_signal, SIGTERM);
-	u->done = UROCED_WAIT;
+	r->done = UROCED_WAIT;
+	return 0;
+
+err_unwind:
+	return -1;
+}
+
+/* A path with each %n replaced by the RNIC's name. 0, or -1 when too long. */
+static int rnic_path(char *out, size_t size, const char *fmt, const char *name)
+{
+	size_t n = 0;
+
+	for (const char *p = fmt; *p; p++) {
+		const char *add = p;
+		size_t len = 1;
+
+		if (p[0] == '%' && p[1] == 'n') {
+			add = name;
+			len = strlen(name);
+			p++;
+		}
+		if (n + len >= size)
+			return -1;
+		memcpy(out + n, add, len);
+		n += len;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+/*
+ * Bring the daemon up: the process settings, the event loop, then each
+ * RNIC in the order given. 0, or -1 (exit status 1) with everything undone.
+ */
+static int start(struct uroced *u)
+{
+	const struct emu_opts *o = &u->opts;
+	char logname[UROCE_NAME_MAX];
+
+	/* The log names the RNICs: "uroce0" or "uroce0+uroce1". */
+	logname[0] = '\0';
+	for (unsigned i = 0; i < u->nnames; i++)
+		snprintf(logname + strlen(logname), sizeof(logname) - strlen(logname), "%s%s",
+			 i ? "+" : "", u->names[i]);
+	emu_log_set_name(logname);
+	emu_log_set_level((enum emu_log_level)o->verbosity);
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+	set_priority(o->nice, o->nice_set);
+
+	if (uv_loop_init(&u->loop)) {
+		fprintf(stderr, "uroced: cannot create the event loop\n");
+		return -1;
+	}
+	u->loop_up = true;
+	for (unsigned i = 0; i < u->nnames; i++) {
+		/* Static for the first (the device is large); calloc for the others. */
+		static struct uroced_rnic first;
+		struct uroced_rnic *r = i ? calloc(1, sizeof(*r)) : &first;
+
+		if (!r) {
+			fprintf(stderr, "uroced: out of memory\n");
+			goto err_unwind;
+		}
+		u->rnic[u->nrnic++] = r;
+		r->opts = *o;
+		r->opts.name = u->names[i];
+		r->opts.addr = u->addrs[i];
+		if ((o->pcap_path &&
+		     rnic_path(r->pcap_path, sizeof(r->pcap_path), o->pcap_path, u->names[i])) ||
+		    (o->fault_log &&
+		     rnic_path(r->fault_log, sizeof(r->fault_log), o->fault_log, u->names[i]))) {
+			fprintf(stderr, "uroced: %s: a file path is too long\n", u->names[i]);
+			goto err_unwind;
+		}
+		if (o->pcap_path)
+			r->opts.pcap_path = r->pcap_path;
+		if (o->fault_log)
+			r->opts.fault_log = r->fault_log;
+		if (start_rnic(u, r))
+			goto err_unwind;
+	}
 	return 0;
 
 err_unwind:
@@ -750,26 +896,31 @@ err_unwind:
 /* Serve until SIGINT or SIGTERM. */
 static void run(struct uroced *u)
 {
-	struct emu_dev *dev = &u->dev;
+	for (unsigned i = 0; i < u->nrnic; i++) {
+		struct emu_dev *dev = &u->rnic[i]->dev;
 
-	emu_info("uroce %s: device %s on %s port %u (%s, MTU %u, IB MTU %u), "
-		 "socket %s",
-		 UROCE_VERSION_STRING, dev->name, dev->addr_str, dev->udp_port, dev->ifname,
-		 dev->if_mtu, 128u << dev->active_mtu, dev->sock_path);
-	u->done = UROCED_SERVING;
+		emu_info("uroce %s: device %s on %s port %u (%s, MTU %u, IB MTU %u), "
+			 "socket %s",
+			 UROCE_VERSION_STRING, dev->name, dev->addr_str, dev->udp_port, dev->ifname,
+			 dev->if_mtu, 128u << dev->active_mtu, dev->sock_path);
+		u->rnic[i]->done = UROCED_SERVING;
+	}
 	uv_run(&u->loop, UV_RUN_DEFAULT);
 }
 
 /*
- * Undo what start() (and run()) did, from the last step done back to the
- * first: each case undoes its step and falls through to the one before.
- * The same path for a start that failed (u->failed) and for a shutdown.
+ * Undo what start() (and run()) did. For each RNIC, from the last step done
+ * back to the first: each case undoes its step and falls through to the one
+ * before. The loop the RNICs share is closed between the steps above
+ * UROCED_LOOP (clients, sockets) and those below it (captures, fault state
+ * with their timers). The same path for a start that failed (u->failed) and
+ * for a shutdown.
  */
-static void stop(struct uroced *u)
+static void stop_rnic_upper(struct uroced_rnic *r)
 {
-	struct emu_dev *dev = &u->dev;
+	struct emu_dev *dev = &r->dev;
 
-	switch (u->done) {
+	switch (r->done) {
 	case UROCED_SERVING:
 		/* Release every client (and what it created). */
 		while (!emu_list_empty(&dev->ctxs))
@@ -781,25 +932,35 @@ static void stop(struct uroced *u)
 		__attribute__((fallthrough));
 	case UROCED_CTL:
 		emu_ctl_close(dev); /* removes the socket */
-		__attribute__((fallthrough));
+		break;
+	default:
+		break;
+	}
+}
+
+static void stop_rnic_lower(struct uroced_rnic *r, bool failed)
+{
+	struct emu_dev *dev = &r->dev;
+
+	switch (r->done) {
+	case UROCED_SERVING:
+	case UROCED_WAIT:
+	case UROCED_NET:
+	case UROCED_CTL:
 	case UROCED_LOOP:
-		uv_walk(&u->loop, close_walk, NULL);
-		uv_run(&u->loop, UV_RUN_DEFAULT);
-		if (uv_loop_close(&u->loop))
-			emu_warn("event loop still had handles at exit");
 		dev->loop = NULL;
 		__attribute__((fallthrough));
 	case UROCED_CAPTURE:
 		/* After the loop: the flush timer lives in the capture. */
-		if (u->failed)
+		if (failed)
 			emu_capture_discard(dev);
 		else
 			emu_capture_close(dev);
 		__attribute__((fallthrough));
 	case UROCED_FAULT:
 		emu_fault_fini(dev); /* after the loop: the release timer */
-		if (u->failed && u->fault_log_created)
-			unlink(u->opts.fault_log);
+		if (failed && r->fault_log_created)
+			unlink(r->opts.fault_log);
 		__attribute__((fallthrough));
 	case UROCED_DMA:
 		emu_dma_fini(dev);
@@ -817,14 +978,38 @@ static void stop(struct uroced *u)
 	case UROCED_NOTHING:
 		break;
 	}
-	u->done = UROCED_NOTHING;
+	r->done = UROCED_NOTHING;
+}
+
+static void stop(struct uroced *u)
+{
+	for (unsigned i = 0; i < u->nrnic; i++)
+		stop_rnic_upper(u->rnic[i]);
+	if (u->loop_up) {
+		uv_walk(&u->loop, close_walk, NULL);
+		uv_run(&u->loop, UV_RUN_DEFAULT);
+		if (uv_loop_close(&u->loop))
+			emu_warn("event loop still had handles at exit");
+		u->loop_up = false;
+	}
+	for (unsigned i = 0; i < u->nrnic; i++)
+		stop_rnic_lower(u->rnic[i], u->failed);
+}
+
+static void free_rnics(struct uroced *u)
+{
+	/* rnic[0] is static (start()). */
+	for (unsigned i = 1; i < u->nrnic; i++)
+		free(u->rnic[i]);
+	u->nrnic = 0;
 }
 
 int main(int argc, char **argv)
 {
-	/* Static: the device is large, and the signal handlers point into it. */
+	/* Static: the signal handlers point into it. */
 	static struct uroced u;
-	int rc = parse(argc, argv, &u.opts);
+	uint64_t rx = 0, tx = 0;
+	int rc = parse(argc, argv, &u);
 
 	if (rc != UROCED_RUN) {
 		free_fault_rules(&u.opts);
@@ -832,13 +1017,18 @@ int main(int argc, char **argv)
 	}
 	if (start(&u)) {
 		free_fault_rules(&u.opts);
+		free_rnics(&u);
 		return 1;
 	}
 	run(&u);
 	stop(&u);
 	free_fault_rules(&u.opts);
-	emu_info("stopped (%llu datagrams received, %llu sent)",
-		 (unsigned long long)u.dev.dcnt[EMU_DCNT_RX_DATAGRAMS],
-		 (unsigned long long)u.dev.dcnt[EMU_DCNT_TX_DATAGRAMS]);
+	for (unsigned i = 0; i < u.nrnic; i++) {
+		rx += u.rnic[i]->dev.dcnt[EMU_DCNT_RX_DATAGRAMS];
+		tx += u.rnic[i]->dev.dcnt[EMU_DCNT_TX_DATAGRAMS];
+	}
+	free_rnics(&u);
+	emu_info("stopped (%llu datagrams received, %llu sent)", (unsigned long long)rx,
+		 (unsigned long long)tx);
 	return 0;
 }
