@@ -16,8 +16,10 @@
 # of message sizes, uroce ib_write_bw vs qperf tcp_bw, written as CSV and, where gnuplot or
 # matplotlib is installed, drawn as a PNG.
 #
-#   scripts/bench.sh [--quick | --smoke] [--reps N] [--out DIR] [BUILD_DIR]   (default: build)
+#   scripts/bench.sh [--quick | --smoke] [--one-daemon] [--reps N] [--out DIR] [BUILD_DIR]
+#   (BUILD_DIR default: build)
 #
+#   --one-daemon  both RNICs in one uroced process (--name/--addr twice) instead of two
 #   --quick   fewer iterations and one repetition: under 2 minutes
 #   --smoke   tiny sizes, one repetition: checks that every part still runs (CI), in seconds
 #   --reps N  repetitions of each figure (default 3; 1 with --quick/--smoke)
@@ -36,12 +38,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODE=full
+ONE_DAEMON=0
 REPS=
 OUT=
 B=build
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) MODE=quick ;;
+	--one-daemon) ONE_DAEMON=1 ;;
 	--smoke) MODE=smoke ;;
 	--reps)
 		[ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "bench: --reps needs a number >= 1" >&2; exit 2; }
@@ -54,7 +58,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
@@ -104,19 +108,29 @@ TICK=$(getconf CLK_TCK)
 # cpu_ticks PID...: utime + stime of the processes so far.
 cpu_ticks() {
 	local t=0 p
-	for p in "$@"; do
+	# shellcheck disable=SC2046
+	for p in $(printf '%s\n' "$@" | sort -u); do
 		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
 	done
 	echo "$t"
 }
 
-# shellcheck disable=SC2086
-"$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
-D0=$!
-# shellcheck disable=SC2086
-"$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce1.log" &
-D1=$!
-PIDS+=("$D0" "$D1")
+if [ "$ONE_DAEMON" = 1 ]; then
+	# shellcheck disable=SC2086
+	"$B/bin/uroced" --name uroce0 --addr "$A0" --name uroce1 --addr "$A1" --rundir "$RUNDIR" \
+		${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
+	D0=$!
+	D1=$D0
+	PIDS+=("$D0")
+else
+	# shellcheck disable=SC2086
+	"$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
+	D0=$!
+	# shellcheck disable=SC2086
+	"$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce1.log" &
+	D1=$!
+	PIDS+=("$D0" "$D1")
+fi
 for _ in $(seq 100); do
 	[ -S "$RUNDIR/uroce0.sock" ] && [ -S "$RUNDIR/uroce1.sock" ] && break
 	kill -0 "$D0" 2>/dev/null && kill -0 "$D1" 2>/dev/null || break
@@ -328,7 +342,9 @@ tcp_cpu_line() {
 }
 
 echo
-echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r)"
+DAEMONS="two daemons"
+[ "$ONE_DAEMON" = 1 ] && DAEMONS="one daemon hosting both RNICs"
+echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r); $DAEMONS"
 printf '%-36s %22s %22s %7s\n' "figure (uroce0 <-> uroce1)" "uroce" "tcp (qperf)" "ratio"
 line "ib_write_bw 64 KiB [MB/s]" write_bw_64k write_bw_64k
 line "ib_read_bw 64 KiB [MB/s]" read_bw_64k read_bw_64k

@@ -3,7 +3,8 @@
 # The benchmark keeps working: scripts/bench.sh --smoke (tiny sizes, one
 # repetition) on this test's addresses and ports must exit 0, print its
 # table, and write bench.csv with a number for every uroce figure and every
-# TCP baseline, and sweep.csv with a row per size. No timing is judged.
+# TCP baseline, and sweep.csv with a row per size; then once more with both
+# RNICs in one daemon (--one-daemon). No timing is judged.
 . "$UROCE_TEST_LIB/common.sh"
 for p in ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat qperf; do
 	command -v "$p" >/dev/null || skip "$p is not installed"
@@ -41,4 +42,16 @@ done
 rows=$(awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$OUT/sweep.csv" 2>/dev/null)
 check_rows() { [ "$rows" -eq 2 ]; }
 if check_rows; then pass "sweep.csv: $rows sizes, uroce and TCP"; else fail "sweep.csv: $rows complete rows of 2"; show "$OUT/sweep.csv"; fi
+# The same with both RNICs in one daemon (--one-daemon): it runs, and says so.
+OUT1=$T/out-one
+if BENCH_ADDR0=$TEST_NET.1 BENCH_ADDR1=$TEST_NET.2 BENCH_PORT=$TEST_PORT_BASE \
+	BENCH_PORTS=$((TEST_PORT_END - TEST_PORT_BASE)) BENCH_TIMEOUT=60 \
+	sh -c 'exec bash "$1/scripts/bench.sh" --smoke --one-daemon --out "$2" "$3"' bench "$SRC" "$OUT1" "${UROCE_BIN%/bin}" \
+	>"$T/bench-one.out" 2>&1 && grep -q "one daemon hosting both RNICs" "$T/bench-one.out"; then
+	n=$(awk -F, 'NR > 1 && $4 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$OUT1/bench.csv" 2>/dev/null)
+	if [ "$n" -eq 21 ]; then pass "bench.sh --smoke --one-daemon: $n uroce figures"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
+else
+	fail "bench.sh --smoke --one-daemon failed"
+	show "$T/bench-one.out"
+fi
 finish
