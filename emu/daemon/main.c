@@ -669,20 +669,17 @@ static int parse(int argc, char **argv, struct uroced *u)
 	}
 	if (u->nnames > 1) {
 		/* Each RNIC writes its own files: the paths name it. */
-		if (o->pcap_path && !strstr(o->pcap_path, "%n")) {
-			fprintf(stderr,
-				"uroced: --pcap %s: with several RNICs the path needs %%n "
-				"(replaced by each RNIC's name)\n",
-				o->pcap_path);
-			return 2;
-		}
-		if (o->fault_log && !strstr(o->fault_log, "%n")) {
-			fprintf(stderr,
-				"uroced: --fault-log %s: with several RNICs the path needs "
-				"%%n (replaced by each RNIC's name)\n",
-				o->fault_log);
-			return 2;
-		}
+		const char *opt[] = {"--pcap", "--fault-log"};
+		const char *path[] = {o->pcap_path, o->fault_log};
+
+		for (unsigned i = 0; i < 2; i++)
+			if (path[i] && !strstr(path[i], "%n")) {
+				fprintf(stderr,
+					"uroced: %s %s: with several RNICs the path needs %%n "
+					"(replaced by each RNIC's name)\n",
+					opt[i], path[i]);
+				return 2;
+			}
 	}
 	o->name = u->names[0];
 	o->addr = u->addrs[0];
