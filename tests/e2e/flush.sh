@@ -35,11 +35,16 @@ stop_rnics
 check_captures
 
 # The FLUSH requests in uroce1's capture: uroce decode shows each with its
-# FETH; the answers in uroce0's are zero-length READ responses.
-nd=$(grep -c 'RC Flush.*FETH sel=[01] plt=[12]' "$T/uroce1.pcap.decode")
-[ "$nd" -eq 8 ] && pass "uroce decode: $nd FLUSH requests with their FETH" ||
-	fail "uroce decode: $nd FLUSH requests with a FETH (want 8)"
-nr=$(grep -c 'RC RDMA Read Response Only .* len=0 icrc=ok' "$T/uroce0.pcap.decode")
+# FETH; the answers in uroce0's are zero-length READ responses. Requests and
+# responses are counted by QP and PSN: on a loaded machine the requester may
+# resend (go-back-N after its timeout) and the responder answer a duplicate
+# FLUSH again, as RC allows; each copy of one PSN is the same request.
+qp_psn() { sed -n 's/.* \(QP=0x[0-9a-f]* PSN=[0-9]*\) .*/\1/p' | sort -u | wc -l; }
+nd=$(grep 'RC Flush.*FETH sel=[01] plt=[12]' "$T/uroce1.pcap.decode" | qp_psn)
+nd_pkts=$(grep -c 'RC Flush.*FETH sel=[01] plt=[12]' "$T/uroce1.pcap.decode")
+[ "$nd" -eq 8 ] && pass "uroce decode: $nd FLUSH requests with their FETH ($nd_pkts packets)" ||
+	fail "uroce decode: $nd FLUSH requests with a FETH (want 8; $nd_pkts packets)"
+nr=$(grep 'RC RDMA Read Response Only .* len=0 icrc=ok' "$T/uroce0.pcap.decode" | qp_psn)
 [ "$nr" -eq 4 ] && pass "uroce decode: the 4 FLUSHes that succeeded answered by zero-length READ responses" ||
 	fail "uroce decode: $nr zero-length READ responses from uroce0 (want 4)"
 if command -v tshark >/dev/null; then
@@ -48,7 +53,8 @@ if command -v tshark >/dev/null; then
 	nt=$(timeout -k 5 120 tshark -r "$T/uroce1.pcap" -X lua_script:"$LUA" \
 		--disable-heuristic rpcrdma_infiniband \
 		-Y 'infiniband.bth.opcode == 28 && uroce.flush.rkey && uroce.icrc == "good" && !_ws.malformed' \
-		-T fields -e uroce.flush.plt -e uroce.flush.sel 2>/dev/null | sort | uniq -c)
+		-T fields -e infiniband.bth.destqp -e infiniband.bth.psn -e uroce.flush.plt \
+		-e uroce.flush.sel 2>/dev/null | sort -u | awk '{ print $3, $4 }' | sort | uniq -c)
 	nflush=$(awk '{ n += $1 } END { print n + 0 }' <<<"$nt")
 	types=$(awk '{ printf "%s%d x plt=%s sel=%s", sep, $1, $2, $3; sep = ", " }' <<<"$nt")
 	# global over a range 6 times, global over the MR once, persistence once
