@@ -137,11 +137,7 @@ wire_crc32_clmul(uint32_t reg, const uint8_t *p, size_t len)
 	return wire_crc32_lanes(lane, p, len);
 }
 
-/*
- * The register after len bytes at p with 512-bit folding; len >= 256 and a
- * multiple of 16. Each 128-bit lane of z[0..3] is one of sixteen lanes that
- * are folded 2048 bits ahead onto the next 256 bytes.
- */
+/* wire_fold on each of the four 128-bit lanes of a 512-bit register. */
 __attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.1"))) static inline __m512i
 wire_fold512(__m512i acc, __m512i k, __m512i data)
 {
@@ -151,6 +147,11 @@ wire_fold512(__m512i acc, __m512i k, __m512i data)
 	return _mm512_ternarylogic_epi64(lo, hi, data, 0x96); /* lo ^ hi ^ data */
 }
 
+/*
+ * The register after len bytes at p with 512-bit folding; len >= 256 and a
+ * multiple of 16. Each 128-bit lane of z[0..3] is one of sixteen lanes that
+ * are folded 2048 bits ahead onto the next 256 bytes.
+ */
 __attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.1"))) static uint32_t
 wire_crc32_vpclmul(uint32_t reg, const uint8_t *p, size_t len)
 {
@@ -189,50 +190,38 @@ wire_crc32_vpclmul(uint32_t reg, const uint8_t *p, size_t len)
 	return wire_crc32_lanes(lane, p, len);
 }
 
-/* What the CPU has, found once (the checks read libgcc's cached cpuid). */
-static unsigned wire_crc32_cpu(void)
+#endif
+
+/* The checks read libgcc's cpuid results, taken once at start-up. */
+unsigned wire_crc32_engines(void)
 {
 	unsigned e = WIRE_CRC32_ENGINE_SLICE8;
 
+#ifdef WIRE_CRC32_CLMUL
 	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1")) {
 		e |= WIRE_CRC32_ENGINE_CLMUL;
 		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq"))
 			e |= WIRE_CRC32_ENGINE_VPCLMUL;
 	}
+#endif
 	return e;
-}
-#endif
-
-unsigned wire_crc32_engines(void)
-{
-#ifdef WIRE_CRC32_CLMUL
-	static unsigned engines;
-
-	if (!engines)
-		engines = wire_crc32_cpu();
-	return engines;
-#else
-	return WIRE_CRC32_ENGINE_SLICE8;
-#endif
 }
 
 uint32_t wire_crc32_update_engine(unsigned engine, uint32_t reg, const void *buf, size_t len)
 {
 #ifdef WIRE_CRC32_CLMUL
-	const unsigned have = wire_crc32_engines();
+	const unsigned use = engine & wire_crc32_engines();
+	uint32_t (*fold)(uint32_t, const uint8_t *, size_t) = NULL;
 
-	if ((engine & WIRE_CRC32_ENGINE_VPCLMUL) && (have & WIRE_CRC32_ENGINE_VPCLMUL) &&
-	    len >= WIRE_CRC32_VPCLMUL_MIN) {
+	/* The widest engine allowed that the buffer is long enough for. */
+	if ((use & WIRE_CRC32_ENGINE_VPCLMUL) && len >= WIRE_CRC32_VPCLMUL_MIN)
+		fold = wire_crc32_vpclmul;
+	else if ((use & WIRE_CRC32_ENGINE_CLMUL) && len >= WIRE_CRC32_CLMUL_MIN)
+		fold = wire_crc32_clmul;
+	if (fold) {
 		size_t bulk = len & ~(size_t)15;
 
-		reg = wire_crc32_vpclmul(reg, buf, bulk);
-		return wire_crc32_update_slice8(reg, (const uint8_t *)buf + bulk, len - bulk);
-	}
-	if ((engine & WIRE_CRC32_ENGINE_CLMUL) && (have & WIRE_CRC32_ENGINE_CLMUL) &&
-	    len >= WIRE_CRC32_CLMUL_MIN) {
-		size_t bulk = len & ~(size_t)15;
-
-		reg = wire_crc32_clmul(reg, buf, bulk);
+		reg = fold(reg, buf, bulk);
 		return wire_crc32_update_slice8(reg, (const uint8_t *)buf + bulk, len - bulk);
 	}
 #else
