@@ -277,7 +277,7 @@ struct uroced_rnic {
 
 /* The program's one state: the RNICs it hosts on one event loop. */
 struct uroced {
-	struct emu_opts opts; /* as parsed; opts.name/addr are the first pair */
+	struct emu_opts opts; /* as parsed, but for the names and addresses */
 	const char *names[UROCED_MAX_RNICS];
 	const char *addrs[UROCED_MAX_RNICS];
 	unsigned nnames, naddrs;
@@ -681,8 +681,6 @@ static int parse(int argc, char **argv, struct uroced *u)
 				return 2;
 			}
 	}
-	o->name = u->names[0];
-	o->addr = u->addrs[0];
 	return UROCED_RUN;
 }
 
@@ -700,7 +698,7 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 	int err;
 
 	if (emu_dev_setup(dev, o))
-		goto err_unwind;
+		return -1;
 	emu_dp_init(dev);
 	emu_cm_start(dev);
 	if (o->spin_set)
@@ -711,7 +709,7 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 	r->done = UROCED_DEVICE;
 
 	if (emu_dev_bind_udp(dev))
-		goto err_unwind;
+		return -1;
 	r->done = UROCED_UDP;
 
 	err = common_rundir_resolve(o->rundir, dev->rundir, sizeof(dev->rundir));
@@ -730,14 +728,14 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 		else
 			fprintf(stderr, "uroced: run directory %s: %s\n", dev->rundir,
 				strerror(-err));
-		goto err_unwind;
+		return -1;
 	}
 	r->done = UROCED_RUNDIR;
 
 	err = emu_dev_status_page(dev);
 	if (err) {
 		fprintf(stderr, "uroced: status page: %s\n", strerror(-err));
-		goto err_unwind;
+		return -1;
 	}
 	r->done = UROCED_STATUS;
 
@@ -754,7 +752,7 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 	err = emu_fault_init(dev, o->seed, o->fault_log);
 	if (err) {
 		fprintf(stderr, "uroced: --fault-log %s: %s\n", o->fault_log, strerror(-err));
-		goto err_unwind;
+		return -1;
 	}
 	r->done = UROCED_FAULT;
 	for (unsigned i = 0; i < o->nfault_rules; i++) {
@@ -765,7 +763,7 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 		if (common_fault_parse(o->fault_rules[i], &rule, NULL, 0) ||
 		    emu_fault_add(dev, &rule, &id)) {
 			fprintf(stderr, "uroced: --fault %s: cannot add it\n", o->fault_rules[i]);
-			goto err_unwind;
+			return -1;
 		}
 	}
 	if (o->nfault_rules)
@@ -774,19 +772,19 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 
 	if (o->pcap_path &&
 	    emu_capture_open(dev, o->pcap_path, o->pcap_snaplen, o->pcap_size, o->pcap_files))
-		goto err_unwind;
+		return -1;
 	r->done = UROCED_CAPTURE;
 
 	dev->loop = &u->loop;
 	r->done = UROCED_LOOP;
 
 	if (emu_ctl_listen(dev))
-		goto err_unwind;
+		return -1;
 	r->done = UROCED_CTL;
 
 	if (emu_net_start(dev)) {
 		fprintf(stderr, "uroced: out of memory\n");
-		goto err_unwind;
+		return -1;
 	}
 	r->done = UROCED_NET;
 
@@ -802,9 +800,6 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 	uv_signal_start(&dev->sigterm, on_signal, SIGTERM);
 	r->done = UROCED_WAIT;
 	return 0;
-
-err_unwind:
-	return -1;
 }
 
 /* A path with each %n replaced by the RNIC's name. 0, or -1 when too long. */
@@ -856,9 +851,7 @@ static int start(struct uroced *u)
 	}
 	u->loop_up = true;
 	for (unsigned i = 0; i < u->nnames; i++) {
-		/* Static for the first (the device is large); calloc for the others. */
-		static struct uroced_rnic first;
-		struct uroced_rnic *r = i ? calloc(1, sizeof(*r)) : &first;
+		struct uroced_rnic *r = calloc(1, sizeof(*r));
 
 		if (!r) {
 			fprintf(stderr, "uroced: out of memory\n");
@@ -995,8 +988,7 @@ static void stop(struct uroced *u)
 
 static void free_rnics(struct uroced *u)
 {
-	/* rnic[0] is static (start()). */
-	for (unsigned i = 1; i < u->nrnic; i++)
+	for (unsigned i = 0; i < u->nrnic; i++)
 		free(u->rnic[i]);
 	u->nrnic = 0;
 }
