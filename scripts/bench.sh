@@ -162,7 +162,7 @@ perftest() {
 	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/last.srv" 2>&1 &
 	srv=$!
 	for _ in $(seq 200); do
-		ss -Hltn 2>/dev/null | awk -v p=":$PORT" '{ if (substr($4, length($4) - length(p) + 1) == p) f = 1 } END { exit !f }' && break
+		ss -Htln "( sport = :$PORT )" 2>/dev/null | grep -q . && break
 		kill -0 "$srv" 2>/dev/null || break
 		sleep 0.05
 	done

@@ -10,11 +10,19 @@ for p in ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat qperf; do
 	command -v "$p" >/dev/null || skip "$p is not installed"
 done
 SRC=${1:?usage: smoke.sh SOURCE_DIR}
+# bench OUT LOG [OPTION...]: bench.sh --smoke on this test's addresses and
+# ports, results in OUT, its output in LOG.
+bench() {
+	_b_out=$1 _b_log=$2
+	shift 2
+	BENCH_ADDR0=$TEST_NET.1 BENCH_ADDR1=$TEST_NET.2 BENCH_PORT=$TEST_PORT_BASE \
+		BENCH_PORTS=$((TEST_PORT_END - TEST_PORT_BASE)) BENCH_TIMEOUT=60 \
+		bash "$SRC/scripts/bench.sh" --smoke "$@" --out "$_b_out" "${UROCE_BIN%/bin}" >"$_b_log" 2>&1
+}
+# figures CSV: how many uroce figures of bench.csv CSV are numbers.
+figures() { awk -F, 'NR > 1 && $4 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$1" 2>/dev/null; }
 OUT=$T/out
-if BENCH_ADDR0=$TEST_NET.1 BENCH_ADDR1=$TEST_NET.2 BENCH_PORT=$TEST_PORT_BASE \
-	BENCH_PORTS=$((TEST_PORT_END - TEST_PORT_BASE)) BENCH_TIMEOUT=60 \
-	sh -c 'exec bash "$1/scripts/bench.sh" --smoke --out "$2" "$3"' bench "$SRC" "$OUT" "${UROCE_BIN%/bin}" \
-	>"$T/bench.out" 2>&1; then
+if bench "$OUT" "$T/bench.out"; then
 	pass "bench.sh --smoke exits 0"
 else
 	fail "bench.sh --smoke failed"
@@ -25,7 +33,7 @@ grep -q "^ib_write_bw 64 KiB" "$T/bench.out" && pass "the table is printed" || f
 bad=$(awk -F, 'NR > 1 && $4 == "" && $5 == "" { print $1 }
 	NR > 1 && $4 != "" && $4 !~ /^[0-9.]+$/ { print $1 }
 	NR > 1 && $5 != "" && $5 !~ /^[0-9.]+$/ { print $1 }' "$OUT/bench.csv" 2>/dev/null | tr '\n' ' ')
-n=$(awk -F, 'NR > 1 && $4 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$OUT/bench.csv" 2>/dev/null)
+n=$(figures "$OUT/bench.csv")
 if [ -z "$bad" ] && [ "$n" -eq 21 ]; then
 	pass "bench.csv: $n uroce figures, all numbers"
 else
@@ -44,11 +52,9 @@ check_rows() { [ "$rows" -eq 2 ]; }
 if check_rows; then pass "sweep.csv: $rows sizes, uroce and TCP"; else fail "sweep.csv: $rows complete rows of 2"; show "$OUT/sweep.csv"; fi
 # The same with both RNICs in one daemon (--one-daemon): it runs, and says so.
 OUT1=$T/out-one
-if BENCH_ADDR0=$TEST_NET.1 BENCH_ADDR1=$TEST_NET.2 BENCH_PORT=$TEST_PORT_BASE \
-	BENCH_PORTS=$((TEST_PORT_END - TEST_PORT_BASE)) BENCH_TIMEOUT=60 \
-	sh -c 'exec bash "$1/scripts/bench.sh" --smoke --one-daemon --out "$2" "$3"' bench "$SRC" "$OUT1" "${UROCE_BIN%/bin}" \
-	>"$T/bench-one.out" 2>&1 && grep -q "one daemon hosting both RNICs" "$T/bench-one.out"; then
-	n=$(awk -F, 'NR > 1 && $4 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$OUT1/bench.csv" 2>/dev/null)
+if bench "$OUT1" "$T/bench-one.out" --one-daemon &&
+	grep -q "one daemon hosting both RNICs" "$T/bench-one.out"; then
+	n=$(figures "$OUT1/bench.csv")
 	if [ "$n" -eq 21 ]; then pass "bench.sh --smoke --one-daemon: $n uroce figures"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
 else
 	fail "bench.sh --smoke --one-daemon failed"
