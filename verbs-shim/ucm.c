@@ -917,7 +917,9 @@ static int cmd_resolve_ip(struct ucm_chan *c, const void *in)
 	err = take_addr(&cmd->dst_addr, &dst);
 	if (err)
 		return err;
-	sa_to_gid(&dst, gid, &port, &ipv);
+	err = sa_to_gid(&dst, gid, &port, &ipv);
+	if (err)
+		return err;
 	if (gid_is_zero(gid))
 		return -EINVAL;
 	if (!id->bound &&
@@ -940,8 +942,7 @@ static int cmd_resolve_ip(struct ucm_chan *c, const void *in)
 			uint8_t sg[16], sipv;
 			uint16_t sp;
 
-			sa_to_gid(&src, sg, &sp, &sipv);
-			found = !ucm_rnic_by_gid(sg, &r);
+			found = !sa_to_gid(&src, sg, &sp, &sipv) && !ucm_rnic_by_gid(sg, &r);
 		}
 		if (found) {
 			id->dev = ucm_dev_get(c, &r, &err);

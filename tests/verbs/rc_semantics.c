@@ -182,7 +182,7 @@ static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, double secs)
 static int expect_wc(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status status,
 		     struct ibv_wc *out, double secs)
 {
-	struct ibv_wc wc;
+	struct ibv_wc wc = {0};
 
 	if (poll_one(cq, &wc, secs))
 		return -1;
@@ -300,7 +300,7 @@ static int case_read(struct end *a, struct end *b)
 {
 	const size_t len = 70001;
 	struct ibv_sge sg = {.addr = (uintptr_t)a->buf + 8, .length = len, .lkey = a->mr->lkey};
-	struct ibv_wc wc;
+	struct ibv_wc wc = {0};
 
 	fill(b->buf, BUF_BYTES, 2);
 	if (post(a, IBV_WR_RDMA_READ, 2, &sg, 1, (uintptr_t)b->buf + 333, b->mr->rkey, 0) ||
@@ -316,7 +316,7 @@ static int case_send_imm(struct end *a, struct end *b)
 	const size_t len = 5000;
 	struct ibv_sge rs = {.addr = (uintptr_t)b->buf, .length = 8192, .lkey = b->mr->lkey};
 	struct ibv_sge ss = {.addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey};
-	struct ibv_wc wc;
+	struct ibv_wc wc = {0};
 
 	fill(a->buf, len, 3);
 	if (post_recv(b, 77, &rs, 1) ||
@@ -336,7 +336,7 @@ static int case_write_imm(struct end *a, struct end *b)
 	const size_t len = 3000;
 	struct ibv_sge rs = {.addr = (uintptr_t)b->buf, .length = 16, .lkey = b->mr->lkey};
 	struct ibv_sge ss = {.addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey};
-	struct ibv_wc wc;
+	struct ibv_wc wc = {0};
 
 	fill(a->buf, len, 4);
 	if (post_recv(b, 78, &rs, 1) ||
@@ -392,7 +392,7 @@ static int case_sge(struct end *a, struct end *b)
 	    {.addr = (uintptr_t)b->buf + 200000, .length = 5000, .lkey = b->mr->lkey},
 	};
 	uint8_t want[4007];
-	struct ibv_wc wc;
+	struct ibv_wc wc = {0};
 
 	fill(a->buf, 60000, 5);
 	memcpy(want, a->buf + 10, 1000);
@@ -554,7 +554,7 @@ static int case_mw_type2(struct end *a, struct end *b)
 	uint64_t base = (uintptr_t)b->buf + off;
 	struct ibv_device_attr da;
 	struct ibv_mw *mw;
-	struct ibv_wc wc;
+	struct ibv_wc wc = {0};
 	uint32_t rkey;
 	int ret;
 
@@ -623,7 +623,7 @@ static int case_mw_type1(struct end *a, struct end *b)
 	struct ibv_mw_bind bind = {.wr_id = 110, .send_flags = IBV_SEND_SIGNALED};
 	struct ibv_mw *mw = ibv_alloc_mw(b->pd, IBV_MW_TYPE_1);
 	uint32_t before;
-	struct ibv_wc wc;
+	struct ibv_wc wc = {0};
 	int ret;
 
 	if (!mw)
@@ -708,7 +708,7 @@ static int requeue(struct end *e, struct end *peer)
 /* A bind or invalidation the RNIC refuses: IBV_WC_MW_BIND_ERR, QP to ERR. */
 static int expect_mw_err(struct end *b, struct end *a, uint64_t wr_id, const char *what)
 {
-	struct ibv_wc wc;
+	struct ibv_wc wc = {0};
 
 	if (poll_one(b->cq, &wc, 10))
 		return -1;
