@@ -172,12 +172,14 @@ static bool cq_flush_ready(struct shim_cq *cq)
 /*
  * An application that polls an empty CQ competes for the CPU with the
  * daemons that are to fill it (two daemons and a polling application on
- * two cores): after SHIM_POLL_YIELD_EVERY empty polls in a row (tens of
- * microseconds: yielding more often delays its own next completion), this
- * thread gives its CPU to whoever else wants it. sched_yield costs a
- * system call (~0.1 us) when nobody does, so a polling loop loses nothing.
+ * two cores): after SHIM_POLL_YIELD_EVERY empty polls in a row (about a
+ * microsecond), this thread gives its CPU to whoever else wants it, so a
+ * daemon sharing its core runs within a microsecond or two, and the
+ * daemon's own yields come back before it takes them for a CPU-bound
+ * neighbour (emu/daemon/dp/wait.c). sched_yield costs a system call
+ * (~0.1-0.3 us) when nobody else wants the CPU.
  */
-#define SHIM_POLL_YIELD_EVERY 1024
+#define SHIM_POLL_YIELD_EVERY 64
 static __thread unsigned poll_empty_run;
 
 static void poll_empty(void)

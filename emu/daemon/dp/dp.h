@@ -181,8 +181,9 @@ uint64_t emu_timer_next(const struct emu_dev *dev);
 #define EMU_WAIT_SPIN_US 100
 /* Spin (rather than sleep on a millisecond timer) for a deadline this close. */
 #define EMU_WAIT_TIMER_SPIN_US 250
-/* A sched_yield() this long means another process wanted the CPU... */
-#define EMU_WAIT_CONTENDED_US 20
+/* A sched_yield() this long means a process that does not yield took the
+ * CPU for a scheduler slice (0.75-3 ms): a CPU-bound neighbour... */
+#define EMU_WAIT_CONTENDED_US 200
 /* ...and the daemon then stops spinning for this long. */
 #define EMU_WAIT_BACKOFF_US 200000
 enum emu_wait_action {

@@ -16,11 +16,16 @@
  *    blocking; a pass that found nothing yields the CPU (sched_yield) so a
  *    spinning daemon never starves the process it waits for;
  *  - when such a yield lets another process run for EMU_WAIT_CONTENDED_US
- *    or more, the CPUs are oversubscribed (e.g. two daemons and two
- *    applications polling their CQs on two cores): the scheduler then
- *    serves a woken sleeper at once but a spinner only when its time slice
- *    comes (milliseconds), so the daemon stops spinning for
- *    EMU_WAIT_BACKOFF_US and sleeps whenever it has nothing to do;
+ *    or more, something that does not yield took the CPU for a whole
+ *    scheduler slice (a CPU-bound neighbour): the scheduler then serves a
+ *    woken sleeper at once but a spinner only when its time slice comes
+ *    (milliseconds), so the daemon stops spinning for EMU_WAIT_BACKOFF_US
+ *    and sleeps whenever it has nothing to do. The threads of uroce itself
+ *    do not trigger it: programs polling their CQs through the shim yield
+ *    every few dozen empty polls (verbs-shim/cq.c) and daemons whenever a
+ *    pass is idle, so with two daemons and two polling programs on two
+ *    cores a yield comes back within tens of microseconds, and backing
+ *    off there would only put a wake-up into every hop;
  *  - otherwise the daemon publishes "asleep" in the status page, makes a
  *    full fence and looks at the rings once more (a producer that published
  *    work before it could see the flag is caught there: the shim's doorbell
