@@ -434,6 +434,9 @@ struct emu_limits {
  * recent, then publish "asleep" in the status page and block. The data
  * path is reached through the two callbacks only.
  */
+/* Long sched_yield()s that make a CPU-bound neighbour (dp.h, wait.c). */
+#define EMU_WAIT_CONTENDED_YIELDS 3
+
 struct emu_wait {
 	uv_loop_t *loop;
 	uv_prepare_t prepare;
@@ -449,6 +452,8 @@ struct emu_wait {
 	uint64_t last_work_us;
 	uint64_t spin_us;	   /* spin this long after the last work */
 	uint64_t backoff_until_us; /* CPUs oversubscribed: no spinning before */
+	/* When the last long yields ended, newest first (0: none yet). */
+	uint64_t long_yield_us[EMU_WAIT_CONTENDED_YIELDS - 1];
 	bool spinning;
 	uint64_t *sleeps; /* counter to bump on every block */
 };

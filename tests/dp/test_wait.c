@@ -40,6 +40,37 @@ START_TEST(test_backoff)
 }
 END_TEST
 
+START_TEST(test_contended)
+{
+	const uint64_t L = EMU_WAIT_CONTENDED_US, W = EMU_WAIT_CONTENDED_WINDOW_US;
+	struct emu_wait w;
+	uint64_t t = 1000000;
+	unsigned i;
+
+	_Static_assert(EMU_WAIT_CONTENDED_YIELDS == 3, "the cases below count three");
+	memset(&w, 0, sizeof(w));
+	/* Short yields never count, however many. */
+	for (i = 0; i < 1000; i++, t += 10)
+		ck_assert(!emu_wait_contended(&w, t, t + L - 1));
+	/* Long yields far apart (a busy moment now and then): no back-off. */
+	for (i = 0; i < 10; i++, t += W)
+		ck_assert(!emu_wait_contended(&w, t, t + L));
+	/* A neighbour's slices: the third long yield within the window. */
+	t += 10 * W;
+	ck_assert(!emu_wait_contended(&w, t, t + 3000));
+	ck_assert(!emu_wait_contended(&w, t + 3000, t + 6000));
+	ck_assert(emu_wait_contended(&w, t + 6000, t + 9000));
+	/* Short ones in between neither count nor reset it. */
+	ck_assert(!emu_wait_contended(&w, t + 9000, t + 9001));
+	ck_assert(emu_wait_contended(&w, t + 9001, t + 12000));
+	/* Just past the window: the oldest of the three is too old. */
+	t += 10 * W;
+	ck_assert(!emu_wait_contended(&w, t, t + L));
+	ck_assert(!emu_wait_contended(&w, t + L, t + 2 * L));
+	ck_assert(!emu_wait_contended(&w, t + W, t + W + L + 1));
+}
+END_TEST
+
 START_TEST(test_deadlines)
 {
 	uint64_t now = 1000000;
@@ -222,6 +253,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_spin_while_recent);
 	tcase_add_test(tc, test_backoff);
+	tcase_add_test(tc, test_contended);
 	tcase_add_test(tc, test_deadlines);
 	tcase_add_test(tc, test_note_work);
 	suite_add_tcase(s, tc);

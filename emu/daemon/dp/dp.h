@@ -181,9 +181,12 @@ uint64_t emu_timer_next(const struct emu_dev *dev);
 #define EMU_WAIT_SPIN_US 100
 /* Spin (rather than sleep on a millisecond timer) for a deadline this close. */
 #define EMU_WAIT_TIMER_SPIN_US 250
-/* A sched_yield() this long means a process that does not yield took the
- * CPU for a scheduler slice (0.75-3 ms): a CPU-bound neighbour... */
+/* A sched_yield() this long means that something took the CPU for a
+ * scheduler slice (0.75-3 ms)... */
 #define EMU_WAIT_CONTENDED_US 200
+/* ...and this many such yields within this window mean a CPU-bound neighbour
+ * (one alone is a program's own busy moment, an interrupt, the hypervisor)... */
+#define EMU_WAIT_CONTENDED_WINDOW_US 20000
 /* ...and the daemon then stops spinning for this long. */
 #define EMU_WAIT_BACKOFF_US 200000
 enum emu_wait_action {
@@ -200,6 +203,12 @@ uint64_t emu_wait_now_us(void);
 enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us, uint64_t spin_us,
 				     uint64_t backoff_until_us, uint64_t deadline_us,
 				     int64_t *timeout_ms);
+/*
+ * Pure: a sched_yield() from start_us to end_us. True when it is the
+ * EMU_WAIT_CONTENDED_YIELDS-th long one within EMU_WAIT_CONTENDED_WINDOW_US
+ * (time to back off); w->long_yield_us remembers the recent long ones.
+ */
+bool emu_wait_contended(struct emu_wait *w, uint64_t start_us, uint64_t end_us);
 /* Install the loop handles (poll/next_deadline/arg must be set). */
 void emu_wait_start(struct emu_wait *w, uv_loop_t *loop, struct uroce_status_page *status);
 /* Work arrived outside a pass (datagrams, doorbells): keep spinning. */

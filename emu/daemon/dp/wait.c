@@ -15,9 +15,12 @@
  *    have millisecond resolution), an idle handle keeps the loop from
  *    blocking; a pass that found nothing yields the CPU (sched_yield) so a
  *    spinning daemon never starves the process it waits for;
- *  - when such a yield lets another process run for EMU_WAIT_CONTENDED_US
- *    or more, something that does not yield took the CPU for a whole
- *    scheduler slice (a CPU-bound neighbour): the scheduler then serves a
+ *  - when such yields let another process run for EMU_WAIT_CONTENDED_US
+ *    or more EMU_WAIT_CONTENDED_YIELDS times within
+ *    EMU_WAIT_CONTENDED_WINDOW_US, something that does not yield keeps
+ *    taking the CPU for whole scheduler slices (a CPU-bound neighbour;
+ *    one long yield alone is a program's busy moment, an interrupt or the
+ *    hypervisor, a few a second in a latency test): the scheduler then serves a
  *    woken sleeper at once but a spinner only when its time slice comes
  *    (milliseconds), so the daemon stops spinning for EMU_WAIT_BACKOFF_US
  *    and sleeps whenever it has nothing to do. The threads of uroce itself
@@ -87,9 +90,24 @@ static void spin(struct emu_wait *w)
 	}
 }
 
+bool emu_wait_contended(struct emu_wait *w, uint64_t start_us, uint64_t end_us)
+{
+	const unsigned keep = EMU_WAIT_CONTENDED_YIELDS - 1;
+	uint64_t oldest = w->long_yield_us[keep - 1];
+	unsigned i;
+
+	if (end_us - start_us < EMU_WAIT_CONTENDED_US)
+		return false;
+	for (i = keep - 1; i > 0; i--)
+		w->long_yield_us[i] = w->long_yield_us[i - 1];
+	w->long_yield_us[0] = end_us;
+	return oldest && end_us - oldest <= EMU_WAIT_CONTENDED_WINDOW_US;
+}
+
 /*
- * Give the CPU to whoever else wants it. If somebody did (the yield took
- * long), the CPUs are oversubscribed: a spinning daemon then only delays
+ * Give the CPU to whoever else wants it. If something kept taking it for
+ * whole scheduler slices (several long yields in a short while), a
+ * CPU-bound process shares our cores: a spinning daemon then only delays
  * the process it waits for (which a wake-up would have preempted in
  * favour of a sleeping daemon), so spinning stops for a while.
  */
@@ -99,7 +117,7 @@ static void yield(struct emu_wait *w, uint64_t now)
 
 	sched_yield();
 	after = emu_wait_now_us();
-	if (after - now >= EMU_WAIT_CONTENDED_US)
+	if (emu_wait_contended(w, now, after))
 		w->backoff_until_us = after + EMU_WAIT_BACKOFF_US;
 }
 
