@@ -5,16 +5,20 @@
  * gets an event for any completion; one armed solicited-only gets none for
  * a SEND without IBV_SEND_SOLICITED and one for a SEND with it (and for a
  * RDMA WRITE with immediate and IBV_SEND_SOLICITED); an unarmed CQ gets
- * none. Run it under the shim:
+ * none; a blocking ibv_get_cq_event waits for an event that comes late, a
+ * non-blocking channel says EAGAIN. Run it under the shim:
  *
  *   cq_events DEVICE
  *
  * Exit status 0 when every check passed. One line per check.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "verbs_pair.h"
 
@@ -31,6 +35,19 @@ static int event(struct side *s, int ms)
 		return 0;
 	ibv_ack_cq_events(cq, 1);
 	return cq == s->cq;
+}
+
+struct delayed_send {
+	struct side *a;
+};
+
+static void *send_later(void *arg)
+{
+	struct delayed_send *d = arg;
+
+	usleep(200000);
+	post_send(d->a, IBV_WR_SEND, IBV_SEND_SIGNALED);
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -88,6 +105,37 @@ int main(int argc, char **argv)
 	post_send(&a, IBV_WR_SEND, IBV_SEND_SIGNALED);
 	check(poll_n(&a, 1) == 1 && poll_n(&b, 1) == 1, "SEND completes");
 	check(!event(&a, 200), "no event for a send completion on a CQ armed solicited-only");
+
+	/* A blocking wait outlasts the shim's look-before-blocking: the event
+	 * of a SEND posted 200 ms later still arrives. */
+	{
+		struct delayed_send d = {.a = &a};
+		pthread_t t;
+		struct ibv_cq *cq = NULL;
+		void *cq_ctx;
+
+		ibv_req_notify_cq(b.cq, 0);
+		post_recv(&b);
+		check(!pthread_create(&t, NULL, send_later, &d), "a thread to send later");
+		check(!ibv_get_cq_event(b.ch, &cq, &cq_ctx) && cq == b.cq,
+		      "blocking ibv_get_cq_event returns the event of a SEND posted 200 ms later");
+		if (cq)
+			ibv_ack_cq_events(cq, 1);
+		pthread_join(t, NULL);
+		check(poll_n(&b, 1) == 1 && poll_n(&a, 1) == 1, "its completions");
+	}
+	/* A channel the program made non-blocking says EAGAIN when it holds
+	 * no event. */
+	{
+		struct ibv_cq *cq;
+		void *cq_ctx;
+		int fl = fcntl(b.ch->fd, F_GETFL);
+
+		check(fl >= 0 && !fcntl(b.ch->fd, F_SETFL, fl | O_NONBLOCK), "O_NONBLOCK set");
+		errno = 0;
+		check(ibv_get_cq_event(b.ch, &cq, &cq_ctx) == -1 && errno == EAGAIN,
+		      "non-blocking ibv_get_cq_event without an event: EAGAIN");
+	}
 
 	ibv_destroy_qp(a.qp);
 	ibv_destroy_qp(b.qp);
