@@ -404,6 +404,7 @@ show_pair() {
 # capturing is not permitted here, with a message saying so).
 LO_CAP=""
 LO_PID=""
+LO_NS="" LO_PROBE="" LO_FILE="" # lo_capture_start's namespace, probe address, file
 LO_DROPS=0
 LO_FILTER="udp and net $E2E_NET.0/24 and (port 4791 or dst port 9)"
 lo_capture_start() {
@@ -418,6 +419,7 @@ lo_capture_start() {
 	"${NS_PREFIX[@]}" tshark -i "$ifc" -B 64 -w "$cap" -f "$LO_FILTER" \
 		>"$T/lo.tshark.out" 2>"$T/lo.tshark.err" &
 	LO_PID=$!
+	LO_NS=$ns LO_PROBE=$probe LO_FILE=$cap
 	BG_PIDS="$BG_PIDS $LO_PID"
 	for _ in $(seq 150); do
 		if ! kill -0 "$LO_PID" 2>/dev/null; then
@@ -444,8 +446,18 @@ lo_capture_start() {
 }
 
 lo_capture_stop() {
+	local mark=uroce-capture-end-$$-$RANDOM
 	[ -n "$LO_PID" ] || return 0
-	sleep 0.2 # the last packets reach the tap
+	# The tap hands dumpcap packets in the order they crossed the interface:
+	# once an end marker (a probe with a payload of its own) is in the file,
+	# so is everything sent before it. Under load dumpcap lags well behind
+	# the traffic, and what it had not written when stopped was lost
+	# without counting as dropped.
+	for _ in $(seq 100); do
+		ns_exec "$LO_NS" bash -c "echo $mark >/dev/udp/$LO_PROBE/9" 2>/dev/null
+		sleep 0.1
+		grep -qaF "$mark" "$LO_FILE" 2>/dev/null && break
+	done
 	kill -INT "$LO_PID" 2>/dev/null
 	for _ in $(seq 100); do
 		kill -0 "$LO_PID" 2>/dev/null || break
