@@ -193,7 +193,14 @@ qperf_run() {
 	sleep 0.3
 	qperf -lp "$QPORT" "$@" "$A0" "$test" >"$RUNDIR/qperf.out" 2>&1 &
 	cli=$!
-	(sleep "$TMO" && kill "$cli" 2>/dev/null) &
+	# The watchdog's own sleep goes with it: a sleep left behind would hold the
+	# test lock's descriptor (bench_smoke) for up to $TMO seconds.
+	(
+		trap 'kill "$s" 2>/dev/null; exit 0' TERM
+		sleep "$TMO" &
+		s=$!
+		wait "$s" && kill "$cli" 2>/dev/null
+	) &
 	local watchdog=$!
 	c0=$(cpu_ticks "$srv")
 	local ticks_cli=0 ticks_srv=0 t

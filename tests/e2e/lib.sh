@@ -245,11 +245,14 @@ check_none_left() {
 	done
 }
 
-# wait_listen PORT PID NS: waits until something in NS listens on TCP PORT
-# (10 s at most) or PID is gone.
+# wait_listen PORT PID [NS]: waits until something in NS (default: here)
+# listens on TCP PORT (10 s at most) or PID is gone. (NS has a default: under
+# set -u a missing one would fail inside the pipeline's subshell, whose EXIT
+# trap then ran the test's cleanup while the test went on.)
 wait_listen() {
+	local ns=${3:-}
 	for _ in $(seq 200); do
-		ns_exec "$3" ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
+		ns_exec "$ns" ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.05
 	done
