@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -96,14 +95,6 @@ static void count_comp_event(void *obj)
  */
 #define SHIM_EVENT_SPIN_US 50
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static void event_spin(int fd)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -112,8 +103,8 @@ static void event_spin(int fd)
 
 	if (fl < 0 || (fl & O_NONBLOCK))
 		return;
-	end = now_us() + SHIM_EVENT_SPIN_US;
-	while (poll(&p, 1, 0) == 0 && now_us() < end)
+	end = shim_now_ns() + SHIM_EVENT_SPIN_US * 1000u;
+	while (poll(&p, 1, 0) == 0 && shim_now_ns() < end)
 		sched_yield();
 }
 

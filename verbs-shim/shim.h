@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 
@@ -210,6 +211,15 @@ struct shim_mr {
 struct shim_ah {
 	struct ibv_ah ah;
 };
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t shim_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static inline struct shim_context *shim_ctx(struct ibv_context *c)
 {

@@ -38,7 +38,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_user_cm.h>
@@ -51,23 +50,15 @@
 #define VIEW_CLASS "/sys/class/infiniband"
 #define VIEW_DEVICES "/sys/devices/uroce"
 #define VIEW_UCM "/sys/class/misc/rdma_cm"
-#define VIEW_MAX_AGE_NS 1000000000LL
+#define VIEW_MAX_AGE_NS 1000000000ull
 #define VIEW_PORT 1
 
 static pthread_mutex_t view_lock = PTHREAD_MUTEX_INITIALIZER;
 static char view_root[256];    /* <rundir>/sysfs.<pid>, "" until built */
 static pid_t view_pid;	       /* the process view_root belongs to */
-static long long view_stamp;   /* CLOCK_MONOTONIC ns of the last refresh */
+static uint64_t view_stamp;    /* CLOCK_MONOTONIC ns of the last refresh */
 static __thread int view_busy; /* inside a refresh: hooks pass through */
 static pthread_once_t view_once = PTHREAD_ONCE_INIT;
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* Remove a tree (depth first; symlinks are removed, never followed). */
 static void rm_tree(int parent, const char *name)
@@ -725,7 +716,7 @@ static void view_refresh(void)
 	prune("devices/uroce", list, ok);
 	link_kernel_devices(list);
 	free(ok);
-	view_stamp = now_ns();
+	view_stamp = shim_now_ns();
 out_free:
 	ibv_free_device_list(list);
 }
@@ -798,7 +789,7 @@ const char *shim_sysview_path(const char *path, char *buf, size_t len)
 	pthread_mutex_lock(&view_lock);
 	if (view_root[0] && view_pid != getpid())
 		view_root[0] = '\0'; /* a child of vfork or clone: start over */
-	if (!view_root[0] || kind == 2 || now_ns() - view_stamp >= VIEW_MAX_AGE_NS) {
+	if (!view_root[0] || kind == 2 || shim_now_ns() - view_stamp >= VIEW_MAX_AGE_NS) {
 		int saved = errno;
 
 		view_busy = 1;
