@@ -37,16 +37,11 @@ static int event(struct side *s, int ms)
 	return cq == s->cq;
 }
 
-struct delayed_send {
-	struct side *a;
-};
-
+/* The thread that posts a SEND on side `arg` 200 ms from now. */
 static void *send_later(void *arg)
 {
-	struct delayed_send *d = arg;
-
 	usleep(200000);
-	post_send(d->a, IBV_WR_SEND, IBV_SEND_SIGNALED);
+	post_send(arg, IBV_WR_SEND, IBV_SEND_SIGNALED);
 	return NULL;
 }
 
@@ -109,14 +104,13 @@ int main(int argc, char **argv)
 	/* A blocking wait outlasts the shim's look-before-blocking: the event
 	 * of a SEND posted 200 ms later still arrives. */
 	{
-		struct delayed_send d = {.a = &a};
 		pthread_t t;
 		struct ibv_cq *cq = NULL;
 		void *cq_ctx;
 
 		ibv_req_notify_cq(b.cq, 0);
 		post_recv(&b);
-		check(!pthread_create(&t, NULL, send_later, &d), "a thread to send later");
+		check(!pthread_create(&t, NULL, send_later, &a), "a thread to send later");
 		check(!ibv_get_cq_event(b.ch, &cq, &cq_ctx) && cq == b.cq,
 		      "blocking ibv_get_cq_event returns the event of a SEND posted 200 ms later");
 		if (cq)

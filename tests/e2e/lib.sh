@@ -410,6 +410,11 @@ LO_PID=""
 LO_NS="" LO_PROBE="" LO_FILE="" # lo_capture_start's namespace, probe address, file
 LO_DROPS=0
 LO_FILTER="udp and net $E2E_NET.0/24 and (port 4791 or dst port 9)"
+# lo_probe PAYLOAD: one probe datagram to UDP port 9 of the capture's probe
+# address, sent from its namespace (nobody listens; `uroce decode` ignores it).
+lo_probe() {
+	ns_exec "$LO_NS" bash -c "echo $1 >/dev/udp/$LO_PROBE/9" 2>/dev/null
+}
 lo_capture_start() {
 	local ifc=${1:-lo} ns=${2:-} probe=${3:-$E2E_NET.3} hdr=0 size cap
 	cap=$T/$ifc.pcapng
@@ -438,7 +443,7 @@ lo_capture_start() {
 			LO_CAP=$cap
 			return 0
 		fi
-		ns_exec "$ns" bash -c "echo probe >/dev/udp/$probe/9" 2>/dev/null
+		lo_probe probe
 		sleep 0.1
 	done
 	echo "SKIP ($ifc capture): tshark did not capture its probe within 15 s:"
@@ -457,7 +462,7 @@ lo_capture_stop() {
 	# the traffic, and what it had not written when stopped was lost
 	# without counting as dropped.
 	for _ in $(seq 100); do
-		ns_exec "$LO_NS" bash -c "echo $mark >/dev/udp/$LO_PROBE/9" 2>/dev/null
+		lo_probe "$mark"
 		sleep 0.1
 		grep -qaF "$mark" "$LO_FILE" 2>/dev/null && break
 	done

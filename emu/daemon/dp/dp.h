@@ -204,9 +204,10 @@ enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us, uin
 				     uint64_t backoff_until_us, uint64_t deadline_us,
 				     int64_t *timeout_ms);
 /*
- * Pure: a sched_yield() from start_us to end_us. True when it is the
- * EMU_WAIT_CONTENDED_YIELDS-th long one within EMU_WAIT_CONTENDED_WINDOW_US
- * (time to back off); w->long_yield_us remembers the recent long ones.
+ * A sched_yield() from start_us to end_us (no clock read, no system call).
+ * True when it is the EMU_WAIT_CONTENDED_YIELDS-th long one within
+ * EMU_WAIT_CONTENDED_WINDOW_US (time to back off); it records a long one in
+ * w->long_yield_us, which holds the recent long ones.
  */
 bool emu_wait_contended(struct emu_wait *w, uint64_t start_us, uint64_t end_us);
 /* Install the loop handles (poll/next_deadline/arg must be set). */
