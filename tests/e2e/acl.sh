@@ -39,7 +39,7 @@ who="this user"
 # The build and source trees may lie where uid 65534 cannot go (a private
 # temporary directory, a home): it runs copies, from $T.
 NB=$T/nobody-bin
-mkdir -p "$NB" && cp "$UROCE_BIN/uroced" "$P" "$UROCE_LIB/liburoce.so" "$(dirname "$0")/forge.py" \
+mkdir -p "$NB" && cp "$UROCE_BIN/uroced" "$UROCE_BIN/uroce" "$P" "$UROCE_LIB/liburoce.so" "$(dirname "$0")/forge.py" \
 	"$NB/" && chmod 755 "$NB" "$NB"/*
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	AS_OTHER=(setpriv --reuid=65534 --regid=65534 --clear-groups)
@@ -94,14 +94,11 @@ out=$("${VIA[@]}" timeout 30 "$P" fork_reg uroce1 2>&1) && rc=0 || rc=$?
 if [ ${#AS_OTHER[@]} -gt 0 ]; then
 	N=$T/nobody-run
 	mkdir -m 0700 "$N" && chown 65534:65534 "$N"
-	"${AS_OTHER[@]}" "$NB/uroced" --name nobody0 --addr "$E2E_NET.8" --rundir "$N" \
-		2>"$T/nobody0.log" 9>&- &
-	NPID=$!
-	BG_PIDS="$BG_PIDS $NPID"
-	for _ in $(seq 100); do
-		[ -S "$N/nobody0.sock" ] && break
-		sleep 0.1
-	done
+	# up when it serves (start_uroced), not when its socket file appears:
+	# bind() makes the file before listen() and the start-up are done
+	UROCE_BIN=$NB UROCED_WRAP="${AS_OTHER[*]}" start_uroced nobody0 "$E2E_NET.8" \
+		"$T/nobody0.log" "$N" ""
+	NPID=$LAST_PID
 	q() { # AS... -- QKEY
 		local -a as=()
 		while [ "$1" != -- ]; do as+=("$1"); shift; done

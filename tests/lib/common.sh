@@ -143,7 +143,8 @@ trap 'echo "interrupted" >&2; exit 130' INT TERM
 # capabilities), with its stderr in LOG and waits (10 s
 # at most) until it serves: its start-up line "device NAME on" is logged
 # (once the socket listens and the signal handlers are in place), the socket
-# exists and `uroce devices` lists it. Sets LAST_PID. A daemon that exits or
+# exists and `uroce devices`, run as the daemon is (under UROCED_WRAP: the CLI
+# talks only to daemons of its own user), lists it. Sets LAST_PID. A daemon that exits or
 # does not come up is a failure that ends the test.
 start_uroced() {
 	_s_name=$1
@@ -167,7 +168,7 @@ start_uroced() {
 			exit 1
 		fi
 		if grep -q "device $_s_name on" "$_s_log" && [ -S "$_s_rundir/$_s_name.sock" ] &&
-			$_s_nsx timeout 5 "$UROCE_BIN/uroce" devices --rundir "$_s_rundir" 2>/dev/null |
+			$_s_nsx timeout 5 ${UROCED_WRAP:-} "$UROCE_BIN/uroce" devices --rundir "$_s_rundir" 2>/dev/null |
 			awk -v n="$_s_name" '$1 == n { f = 1 } END { exit !f }'; then
 			return 0
 		fi
