@@ -9,10 +9,79 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "shim.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux 6.1 */
+#endif
+
+/*
+ * The daemon's DMA engine (process_vm_readv/writev) pins and releases the
+ * application's pages one by one on every transfer, so its cost grows with
+ * the number of distinct pages a workload cycles through (ib_write_bw -q
+ * 1000 walks 128 MB of buffers). A registered buffer backed by transparent
+ * huge pages costs one pin per 2 MiB folio instead of 512. So, as a DMA
+ * engine that works best on huge pages would ask, registration collapses
+ * the 2 MiB-aligned part of an MR's range into huge pages (MADV_COLLAPSE):
+ * the contents stay as they are, the application's own setting for the
+ * range stays as it is (a range it marked MADV_NOHUGEPAGE is left alone by
+ * the kernel), and only pages already present are collapsed (no memory is
+ * populated that the application did not touch, up to the rest of a 2 MiB
+ * block it uses part of). Best effort: a kernel without MADV_COLLAPSE, a
+ * system whose THP setting is "never", memory that cannot be collapsed and
+ * UROCE_MR_HUGEPAGES=0 leave the range as it is. On-demand-paging MRs are
+ * never touched (their point is that nothing is populated up front).
+ */
+static size_t collapse_unit;
+
+static void collapse_init(void)
+{
+	const char *env = getenv("UROCE_MR_HUGEPAGES");
+	char line[128] = "";
+	unsigned long unit = 0;
+	FILE *f;
+
+	if (env && !strcmp(env, "0"))
+		return;
+	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f) || strstr(line, "[never]")) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+	if (f) {
+		if (fscanf(f, "%lu", &unit) != 1)
+			unit = 0;
+		fclose(f);
+	}
+	/* a power of two, or none */
+	if (unit && !(unit & (unit - 1)))
+		collapse_unit = unit;
+}
+
+static void mr_collapse(void *addr, size_t length)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	uintptr_t start, end;
+	int saved = errno;
+
+	pthread_once(&once, collapse_init);
+	if (!collapse_unit || !addr || length < collapse_unit)
+		return;
+	start = ((uintptr_t)addr + collapse_unit - 1) & ~(uintptr_t)(collapse_unit - 1);
+	end = ((uintptr_t)addr + length) & ~(uintptr_t)(collapse_unit - 1);
+	if (end > start && madvise((void *)start, end - start, MADV_COLLAPSE))
+		errno = saved; /* EINVAL, EAGAIN, ENOMEM: the range stays as it is */
+}
 
 struct ibv_mr *shim_mr_register(struct ibv_pd *pd, void *req, size_t req_len, void *addr,
 				size_t length)
@@ -48,8 +117,14 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 				       .addr = (uintptr_t)addr,
 				       .length = length,
 				       .iova = iova};
+	struct ibv_mr *mr = shim_mr_register(pd, &req, sizeof(req), addr, length);
 
-	return shim_mr_register(pd, &req, sizeof(req), addr, length);
+	if (!mr)
+		return NULL;
+	((struct shim_mr *)mr)->access = access;
+	if (!(access & IBV_ACCESS_ON_DEMAND))
+		mr_collapse(addr, length);
+	return mr;
 }
 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
@@ -104,9 +179,13 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	}
 	if (flags & IBV_REREG_MR_CHANGE_PD)
 		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		((struct shim_mr *)mr)->access = (unsigned int)access;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		mr->addr = addr;
 		mr->length = length;
+		if (!(((struct shim_mr *)mr)->access & IBV_ACCESS_ON_DEMAND))
+			mr_collapse(addr, length);
 	}
 	mr->lkey = resp.lkey;
 	mr->rkey = resp.rkey;

@@ -206,6 +206,7 @@ bool shim_pd_is_parent(const struct ibv_pd *pd);
 
 struct shim_mr {
 	struct ibv_mr mr;
+	unsigned int access; /* of ibv_reg_mr and the last ibv_rereg_mr that set it */
 };
 
 struct shim_ah {

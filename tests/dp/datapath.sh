@@ -68,6 +68,21 @@ if [ -x "$UROCE_BIN/cq_events" ]; then
 	fi
 fi
 
+# Registration collapses an MR's memory into huge pages (verbs-shim/mr.c),
+# not ODP MRs' and not where the program said no; UROCE_MR_HUGEPAGES=0 stops it.
+if [ -x "$UROCE_BIN/mr_hugepages" ]; then
+	for how in on off; do
+		if [ $how = on ]; then set --; else set -- env UROCE_MR_HUGEPAGES=0; fi
+		if timeout 120 "$UROCE_BIN/uroce" run -- "$@" "$UROCE_BIN/mr_hugepages" uroce0 $how \
+			>"$T/thp-$how" 2>&1; then
+			pass "mr_hugepages $how: $(tail -1 "$T/thp-$how")"
+		else
+			cat "$T/thp-$how" >&2
+			fail "mr_hugepages $how"
+		fi
+	done
+fi
+
 # QP async events with real traffic (COMM_EST, SQ_DRAINED).
 if [ -x "$UROCE_BIN/async_events" ]; then
 	if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/async_events" uroce0 >"$T/aev" 2>&1; then
