@@ -102,17 +102,6 @@ static int atomic_write(struct pair *p, uint32_t rkey, void *addr, uint64_t v, u
 	return ibv_wr_complete(p->x);
 }
 
-static struct ibv_wc wait_wc(struct ibv_cq *cq)
-{
-	struct ibv_wc wc = {.status = IBV_WC_GENERAL_ERR};
-
-	for (long i = 0; i < 50000000; i++)
-		if (ibv_poll_cq(cq, 1, &wc) == 1)
-			return wc;
-	check(0, "no completion");
-	return wc;
-}
-
 int main(int argc, char **argv)
 {
 	struct ibv_device_attr_ex dx;

@@ -106,17 +106,6 @@ static const char *cannot_collapse(void)
 	return NULL;
 }
 
-static struct ibv_wc wait_wc(struct ibv_cq *cq)
-{
-	struct ibv_wc wc = {.status = IBV_WC_GENERAL_ERR};
-
-	for (long i = 0; i < 50000000; i++)
-		if (ibv_poll_cq(cq, 1, &wc) == 1)
-			return wc;
-	check(0, "no completion");
-	return wc;
-}
-
 /* 4 KiB from buf to remote (WRITE) or from remote to buf + 4096 (READ). */
 static int rdma(struct side *s, enum ibv_wr_opcode op, struct ibv_mr *big, char *remote)
 {

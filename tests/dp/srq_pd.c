@@ -14,17 +14,6 @@
 
 #include "verbs_pair.h"
 
-static struct ibv_wc wait_wc(struct ibv_cq *cq)
-{
-	struct ibv_wc wc = {.status = IBV_WC_GENERAL_ERR};
-
-	for (long i = 0; i < 50000000; i++)
-		if (ibv_poll_cq(cq, 1, &wc) == 1)
-			return wc;
-	check(0, "no completion");
-	return wc;
-}
-
 static void srq_recv(struct ibv_srq *srq, struct ibv_mr *m, void *addr, uint64_t wr_id)
 {
 	struct ibv_sge sge = {.addr = (uintptr_t)addr, .length = 64, .lkey = m->lkey};

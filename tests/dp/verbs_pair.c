@@ -184,3 +184,14 @@ int next_async_event(int ms, void **elem)
 	ibv_ack_async_event(&ev);
 	return type;
 }
+
+struct ibv_wc wait_wc(struct ibv_cq *cq)
+{
+	struct ibv_wc wc = {.status = IBV_WC_GENERAL_ERR};
+
+	for (long i = 0; i < 50000000; i++)
+		if (ibv_poll_cq(cq, 1, &wc) == 1)
+			return wc;
+	check(0, "no completion");
+	return wc;
+}

@@ -39,6 +39,9 @@ int qp_to_rts(struct ibv_qp *qp);
 void post_recv(struct side *s);
 /* One 64-byte op from buf (RDMA to buf + 2048, immediate 0x01020304). */
 void post_send(struct side *s, enum ibv_wr_opcode op, unsigned flags);
+/* The next completion of cq (busy, bounded); a check failure and status
+ * IBV_WC_GENERAL_ERR when none comes. */
+struct ibv_wc wait_wc(struct ibv_cq *cq);
 /* Polls n completions (busy, bounded); returns how many came. */
 int poll_n(struct side *s, int n);
 /* The next async event within ms: its type (acknowledged), or -1; *elem
