@@ -11,9 +11,10 @@
  *       program marked MADV_NOHUGEPAGE stays in small pages;
  *  off: (run with UROCE_MR_HUGEPAGES=0) the buffer stays in small pages.
  *
- * Prints "skip: ..." and exits 0 when this kernel cannot collapse (no
- * MADV_COLLAPSE, THP "never") or gave the buffer huge pages by itself (THP
- * "always"), where there is nothing to tell apart.
+ * Prints "skip: ..." and exits 0 when this kernel cannot collapse memory
+ * of the program's own (no MADV_COLLAPSE, THP "never", no free huge page)
+ * or gives fresh memory huge pages by itself (THP "always"), where there is
+ * nothing to tell apart.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -103,6 +104,9 @@ static const char *cannot_collapse(void)
 	munmap(p - sysconf(_SC_PAGESIZE), 4 * MIB + 2 * (size_t)sysconf(_SC_PAGESIZE));
 	if (err == EINVAL)
 		return "this kernel has no MADV_COLLAPSE or THP is \"never\"";
+	if (err)
+		return err == EAGAIN || err == ENOMEM ? "the kernel found no free huge page"
+						      : "MADV_COLLAPSE failed";
 	return NULL;
 }
 
