@@ -16,7 +16,8 @@
  *  - writes are staged: the data is copied into a staging area (or, when
  *    it is a received packet's payload, left where it is until the batch's
  *    end) and all the writes of one engine entry (a received batch, a pass)
- *    go to the process in one process_vm_writev with one iovec per write. They are
+ *    go to the process in one process_vm_writev (writes that land back to
+ *    back in its memory share a remote iovec, so their pages are pinned once). They are
  *    written out at the reveal gate (emu_dma_before_reveal, below) and
  *    before any read or atomic. The checks (key, PD, range, access) are
  *    done when the write is staged; a write that still fails (memory the
@@ -108,7 +109,8 @@ int emu_dma_check_mw(const struct emu_mw *mw, const struct emu_qp *qp, uint32_t 
 
 struct emu_dma {
 	pid_t wpid;
-	unsigned nw;
+	unsigned nw;	/* wlocal entries */
+	unsigned nr;	/* wremote entries */
 	size_t wused;	/* bytes the staged writes write */
 	size_t wstaged; /* bytes of wstage they use (the rest they reference) */
 	struct iovec wlocal[DMA_WRITE_IOV];
@@ -141,7 +143,7 @@ static void dma_write_out(struct emu_dev *dev, bool keep_ra)
 	if (!d->nw)
 		return;
 	dev->dcnt[EMU_DCNT_DMA_CALLS]++;
-	n = process_vm_writev(d->wpid, d->wlocal, d->nw, d->wremote, d->nw, 0);
+	n = process_vm_writev(d->wpid, d->wlocal, d->nw, d->wremote, d->nr, 0);
 	if (n != (ssize_t)d->wused) {
 		/* Checked when staged: the memory went away since. */
 		dev->dcnt[EMU_DCNT_DMA_FAULTS]++;
@@ -153,6 +155,7 @@ static void dma_write_out(struct emu_dev *dev, bool keep_ra)
 		dev->dcnt[EMU_DCNT_DMA_BYTES] += d->wused;
 	}
 	d->nw = 0;
+	d->nr = 0;
 	d->wused = 0;
 	d->wstaged = 0;
 }
@@ -234,7 +237,7 @@ static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void 
 	void *local;
 
 	d->rlen = 0;
-	if (d->nw && (d->wpid != pid || d->nw == DMA_WRITE_IOV ||
+	if (d->nw && (d->wpid != pid || d->nw == DMA_WRITE_IOV || d->nr == DMA_WRITE_IOV ||
 		      (!in_place && d->wstaged + len > DMA_WRITE_STAGE)))
 		dma_flush(dev);
 	if (in_place) {
@@ -245,19 +248,29 @@ static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void 
 		memcpy(local, buf, len);
 		d->wstaged += len;
 	}
+	/*
+	 * The two sides are merged separately: process_vm_writev takes the
+	 * local and the remote iovecs as two byte streams whose boundaries
+	 * need not meet. The payloads of a message's packets lie apart in the
+	 * receive buffer (headers between them) but land back to back in the
+	 * program's memory, so the message is one remote iovec, and the
+	 * kernel pins its pages in one go instead of one page per packet.
+	 */
 	last = d->nw ? &d->wlocal[d->nw - 1] : NULL;
-	if (last && (char *)last->iov_base + last->iov_len == (char *)local &&
-	    (char *)d->wremote[d->nw - 1].iov_base + d->wremote[d->nw - 1].iov_len ==
-		(char *)(uintptr_t)host) {
-		/* Contiguous with the previous write on both sides: one iovec. */
+	if (last && (char *)last->iov_base + last->iov_len == (char *)local) {
 		last->iov_len += len;
-		d->wremote[d->nw - 1].iov_len += len;
 	} else {
 		d->wlocal[d->nw].iov_base = local;
 		d->wlocal[d->nw].iov_len = len;
-		d->wremote[d->nw].iov_base = (void *)(uintptr_t)host;
-		d->wremote[d->nw].iov_len = len;
 		d->nw++;
+	}
+	last = d->nr ? &d->wremote[d->nr - 1] : NULL;
+	if (last && (char *)last->iov_base + last->iov_len == (char *)(uintptr_t)host) {
+		last->iov_len += len;
+	} else {
+		d->wremote[d->nr].iov_base = (void *)(uintptr_t)host;
+		d->wremote[d->nr].iov_len = len;
+		d->nr++;
 	}
 	d->wpid = pid;
 	d->wused += len;
