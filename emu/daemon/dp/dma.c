@@ -223,6 +223,20 @@ void emu_dma_fini(struct emu_dev *dev)
 	dev->dma = NULL;
 }
 
+/* Append [base, base + len) to v[0..*n), extending the last entry when it ends there. */
+static void iov_append(struct iovec *v, unsigned *n, void *base, size_t len)
+{
+	struct iovec *last = *n ? &v[*n - 1] : NULL;
+
+	if (last && (char *)last->iov_base + last->iov_len == (char *)base) {
+		last->iov_len += len;
+		return;
+	}
+	v[*n].iov_base = base;
+	v[*n].iov_len = len;
+	(*n)++;
+}
+
 /*
  * Stage a write of len bytes (len <= DMA_WRITE_STAGE). Data in a received
  * datagram (net.c's receive buffers, which the batch's end writes out
@@ -233,7 +247,6 @@ static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void 
 {
 	struct emu_dma *d = dev->dma;
 	bool in_place = emu_net_rx_holds(dev, buf, len);
-	struct iovec *last;
 	void *local;
 
 	d->rlen = 0;
@@ -256,22 +269,8 @@ static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void 
 	 * program's memory, so the message is one remote iovec, and the
 	 * kernel pins its pages in one go instead of one page per packet.
 	 */
-	last = d->nw ? &d->wlocal[d->nw - 1] : NULL;
-	if (last && (char *)last->iov_base + last->iov_len == (char *)local) {
-		last->iov_len += len;
-	} else {
-		d->wlocal[d->nw].iov_base = local;
-		d->wlocal[d->nw].iov_len = len;
-		d->nw++;
-	}
-	last = d->nr ? &d->wremote[d->nr - 1] : NULL;
-	if (last && (char *)last->iov_base + last->iov_len == (char *)(uintptr_t)host) {
-		last->iov_len += len;
-	} else {
-		d->wremote[d->nr].iov_base = (void *)(uintptr_t)host;
-		d->wremote[d->nr].iov_len = len;
-		d->nr++;
-	}
+	iov_append(d->wlocal, &d->nw, local, len);
+	iov_append(d->wremote, &d->nr, (void *)(uintptr_t)host, len);
 	d->wpid = pid;
 	d->wused += len;
 }
