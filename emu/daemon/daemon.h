@@ -431,30 +431,42 @@ struct emu_limits {
 
 /*
  * The waiting strategy of the event loop (wait.c): spin while work is
- * recent, then publish "asleep" in the status page and block. The data
- * path is reached through the two callbacks only.
+ * recent, then publish "asleep" in the status pages and block. One
+ * emu_wait_loop per event loop decides for every RNIC on it (a daemon may
+ * host several); each RNIC is an emu_wait member, whose data path is
+ * reached through its two callbacks only.
  */
 /* Long sched_yield()s that make a CPU-bound neighbour (dp.h, wait.c). */
 #define EMU_WAIT_CONTENDED_YIELDS 3
 
-struct emu_wait {
+struct emu_wait;
+
+struct emu_wait_loop {
 	uv_loop_t *loop;
 	uv_prepare_t prepare;
 	uv_check_t check;
 	uv_idle_t idle;
 	uv_timer_t timer;
+	struct emu_wait *members;  /* the RNICs on the loop, linked by ->next */
+	uint64_t last_work_us;	   /* the last work of any member */
+	uint64_t spin_us;	   /* spin this long after it (the members' longest) */
+	uint64_t backoff_until_us; /* CPUs oversubscribed: no spinning before */
+	/* When the last long yields ended, newest first (0: none yet). */
+	uint64_t long_yield_us[EMU_WAIT_CONTENDED_YIELDS - 1];
+	uint64_t yields; /* sched_yield()s so far */
+	bool spinning;
+};
+
+struct emu_wait {
+	struct emu_wait_loop *wl; /* NULL until emu_wait_start */
+	struct emu_wait *next;
 	struct uroce_status_page *status;
 	/* One pass over the data path; returns the amount of work done. */
 	unsigned (*poll)(void *arg);
 	/* Earliest transport deadline in us (0: none). */
 	uint64_t (*next_deadline)(void *arg);
 	void *arg;
-	uint64_t last_work_us;
-	uint64_t spin_us;	   /* spin this long after the last work */
-	uint64_t backoff_until_us; /* CPUs oversubscribed: no spinning before */
-	/* When the last long yields ended, newest first (0: none yet). */
-	uint64_t long_yield_us[EMU_WAIT_CONTENDED_YIELDS - 1];
-	bool spinning;
+	uint64_t spin_us; /* --spin-us: spin this long after the last work */
 	uint64_t *sleeps; /* counter to bump on every block */
 };
 

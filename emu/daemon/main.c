@@ -284,6 +284,7 @@ struct uroced {
 	struct uroced_rnic *rnic[UROCED_MAX_RNICS];
 	unsigned nrnic;
 	uv_loop_t loop;
+	struct emu_wait_loop wait; /* wait.c: spin or sleep, for all the RNICs */
 	bool loop_up;
 	bool failed; /* stopping because start() failed */
 };
@@ -791,7 +792,7 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 	/* Handles on the loop: nothing here fails, closing the loop undoes it. */
 	emu_capture_start(dev);
 	emu_fault_start(dev);
-	emu_wait_start(&dev->wait, &u->loop, dev->status);
+	emu_wait_start(&dev->wait, &u->wait, dev->status);
 	uv_signal_init(&u->loop, &dev->sigint);
 	dev->sigint.data = dev;
 	uv_signal_start(&dev->sigint, on_signal, SIGINT);
@@ -850,6 +851,7 @@ static int start(struct uroced *u)
 		return -1;
 	}
 	u->loop_up = true;
+	emu_wait_loop_init(&u->wait, &u->loop);
 	for (unsigned i = 0; i < u->nnames; i++) {
 		struct uroced_rnic *r = calloc(1, sizeof(*r));
 

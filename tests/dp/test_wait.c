@@ -4,7 +4,8 @@
  * contention back-off, transport deadlines and the sleep timeout), and the
  * event-loop glue on a real libuv loop: it spins while work is recent,
  * publishes "asleep" before its last look at the rings, stays awake when
- * that last look finds work, and clears the flag after waking.
+ * that last look finds work, and clears the flag after waking; and for a
+ * daemon hosting several RNICs on one loop, one decision for all of them.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -14,6 +15,7 @@
 #include "dp.h"
 
 #define SPIN EMU_WAIT_SPIN_US
+#define LONG_SPIN 20000
 
 START_TEST(test_spin_while_recent)
 {
@@ -43,7 +45,7 @@ END_TEST
 START_TEST(test_contended)
 {
 	const uint64_t L = EMU_WAIT_CONTENDED_US, W = EMU_WAIT_CONTENDED_WINDOW_US;
-	struct emu_wait w;
+	struct emu_wait_loop w;
 	uint64_t t = 1000000;
 	unsigned i;
 
@@ -146,7 +148,7 @@ static void loop_fini(uv_loop_t *loop)
 /* Keeps a test loop alive, as the daemon's sockets keep its own. */
 static uv_async_t keepalive;
 
-static void wait_init(struct emu_wait *w, struct fake *f, uv_loop_t *loop)
+static void member_init(struct emu_wait *w, struct fake *f)
 {
 	memset(w, 0, sizeof(*w));
 	memset(f, 0, sizeof(*f));
@@ -155,39 +157,57 @@ static void wait_init(struct emu_wait *w, struct fake *f, uv_loop_t *loop)
 	w->arg = f;
 	w->sleeps = &f->sleeps;
 	w->spin_us = SPIN;
+}
+
+static void loop_init(struct emu_wait_loop *wl, uv_loop_t *loop)
+{
 	ck_assert_int_eq(uv_loop_init(loop), 0);
 	ck_assert_int_eq(uv_async_init(loop, &keepalive, NULL), 0);
-	emu_wait_start(w, loop, &f->status);
+	emu_wait_loop_init(wl, loop);
+}
+
+static void wait_init(struct emu_wait_loop *wl, struct emu_wait *w, struct fake *f, uv_loop_t *loop)
+{
+	member_init(w, f);
+	loop_init(wl, loop);
+	emu_wait_start(w, wl, &f->status);
+}
+
+static void spin_past_window(void)
+{
+	uint64_t t0 = emu_wait_now_us();
+
+	while (emu_wait_now_us() < t0 + SPIN + 10)
+		;
 }
 
 START_TEST(test_loop_spins_then_sleeps)
 {
+	struct emu_wait_loop wl;
 	struct emu_wait w;
 	struct fake f;
 	uv_loop_t loop;
-	uint64_t t0;
 
-	wait_init(&w, &f, &loop);
+	wait_init(&wl, &w, &f, &loop);
 	f.work = 3;
 	/* Work found: the loop must not block (NOWAIT returns at once
 	 * either way; the idle handle is what a blocking run would see). */
 	uv_run(&loop, UV_RUN_NOWAIT);
-	ck_assert(w.spinning);
+	ck_assert(wl.spinning);
 	ck_assert_uint_eq(f.sleeps, 0);
 	ck_assert_uint_eq(f.status.daemon_asleep, 0);
 	while (f.work)
 		uv_run(&loop, UV_RUN_NOWAIT);
-	ck_assert(w.spinning);
+	ck_assert(wl.spinning);
 	ck_assert_uint_eq(f.passes_asleep, 0);
+	ck_assert_uint_eq(wl.yields, 0); /* every pass had work */
 
 	/* Idle for longer than the spin window: publish asleep, look once
 	 * more with the flag set, then block. */
-	t0 = emu_wait_now_us();
-	while (emu_wait_now_us() < t0 + SPIN + 10)
-		;
+	spin_past_window();
 	uv_run(&loop, UV_RUN_NOWAIT);
 	ck_assert_uint_eq(f.passes_asleep, 1);
-	ck_assert(!w.spinning);
+	ck_assert(!wl.spinning);
 	ck_assert_uint_eq(f.sleeps, 1);
 	/* After the wake-up (the check phase) the flag is down again. */
 	ck_assert_uint_eq(f.status.daemon_asleep, 0);
@@ -197,17 +217,18 @@ END_TEST
 
 START_TEST(test_loop_recheck_finds_work)
 {
+	struct emu_wait_loop wl;
 	struct emu_wait w;
 	struct fake f;
 	uv_loop_t loop;
 
-	wait_init(&w, &f, &loop);
+	wait_init(&wl, &w, &f, &loop);
 	/* Nothing on the first look; a producer published just before the
 	 * flag went up: the second look finds it and the daemon stays up. */
 	f.recheck_work = 1;
 	uv_run(&loop, UV_RUN_NOWAIT);
 	ck_assert_uint_eq(f.passes_asleep, 1);
-	ck_assert(w.spinning);
+	ck_assert(wl.spinning);
 	ck_assert_uint_eq(f.sleeps, 0);
 	ck_assert_uint_eq(f.status.daemon_asleep, 0);
 	loop_fini(&loop);
@@ -216,12 +237,13 @@ END_TEST
 
 START_TEST(test_loop_sleep_timer)
 {
+	struct emu_wait_loop wl;
 	struct emu_wait w;
 	struct fake f;
 	uv_loop_t loop;
 	uint64_t t0;
 
-	wait_init(&w, &f, &loop);
+	wait_init(&wl, &w, &f, &loop);
 	/* A deadline 20 ms away: the loop blocks until then, not forever. */
 	t0 = emu_wait_now_us();
 	f.deadline = t0 + 20000;
@@ -235,13 +257,97 @@ END_TEST
 
 START_TEST(test_note_work)
 {
+	struct emu_wait_loop wl;
 	struct emu_wait w;
 	uint64_t t0 = emu_wait_now_us();
 
+	memset(&wl, 0, sizeof(wl));
 	memset(&w, 0, sizeof(w));
+	emu_wait_note_work(&w); /* not started: nothing to note it in */
+	w.wl = &wl;
 	emu_wait_note_work(&w);
-	ck_assert_uint_ge(w.last_work_us, t0);
-	ck_assert_uint_le(w.last_work_us, emu_wait_now_us());
+	ck_assert_uint_ge(wl.last_work_us, t0);
+	ck_assert_uint_le(wl.last_work_us, emu_wait_now_us());
+}
+END_TEST
+
+/*
+ * Two RNICs on one loop (a daemon hosting both): every iteration passes
+ * over both; while one has work the loop spins without yielding, although
+ * the other is idle; the loop sleeps only when both are idle, both flags
+ * go up before the last look and both come down after the wake-up; a
+ * deadline of either decides the timer.
+ */
+START_TEST(test_loop_two_rnics)
+{
+	struct emu_wait_loop wl;
+	struct emu_wait w0, w1;
+	struct fake f0, f1;
+	uv_loop_t loop;
+	uint64_t t0;
+
+	member_init(&w0, &f0);
+	member_init(&w1, &f1);
+	/* The longest window counts; a long one keeps a preempted test
+	 * inside it. */
+	w1.spin_us = LONG_SPIN;
+	loop_init(&wl, &loop);
+	emu_wait_start(&w0, &wl, &f0.status);
+	emu_wait_start(&w1, &wl, &f1.status);
+	ck_assert_uint_eq(wl.spin_us, LONG_SPIN);
+
+	/* Only the second RNIC is busy: no yield in between its passes. */
+	f1.work = 5;
+	for (unsigned i = 0; i < 5; i++)
+		uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert_uint_eq(f0.passes, 5);
+	ck_assert_uint_eq(f1.passes, 5);
+	ck_assert_uint_eq(wl.yields, 0);
+	ck_assert(wl.spinning);
+	/* Both idle, within the window: one yield per iteration, not two. */
+	uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert_uint_eq(wl.yields, 1);
+	ck_assert_uint_eq(f0.sleeps + f1.sleeps, 0);
+
+	/* Past the window: both flags up for the last look of each, both
+	 * counted as a sleep once, both down after the wake-up. */
+	t0 = emu_wait_now_us();
+	while (emu_wait_now_us() < t0 + LONG_SPIN + 10)
+		;
+	uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert_uint_eq(f0.passes_asleep, 1);
+	ck_assert_uint_eq(f1.passes_asleep, 1);
+	ck_assert_uint_eq(f0.sleeps, 1);
+	ck_assert_uint_eq(f1.sleeps, 1);
+	ck_assert(!wl.spinning);
+	ck_assert_uint_eq(f0.status.daemon_asleep, 0);
+	ck_assert_uint_eq(f1.status.daemon_asleep, 0);
+
+	/* The last look finds work on the second only: both stay awake. */
+	f1.recheck_work = 1;
+	uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert_uint_eq(f0.passes_asleep, 2);
+	ck_assert_uint_eq(f1.passes_asleep, 2);
+	ck_assert(wl.spinning);
+	ck_assert_uint_eq(f0.sleeps + f1.sleeps, 2);
+
+	/* Idle again, the first has no deadline, the second one 20 ms away:
+	 * the loop blocks until then, not forever. (The first iteration
+	 * stops spinning; libuv's UV_RUN_ONCE blocks only in an iteration
+	 * that starts with no idle handle active.) */
+	t0 = emu_wait_now_us();
+	while (emu_wait_now_us() < t0 + LONG_SPIN + 10)
+		;
+	t0 = emu_wait_now_us();
+	f1.deadline = t0 + 20000;
+	uv_run(&loop, UV_RUN_NOWAIT);
+	ck_assert(!wl.spinning);
+	uv_run(&loop, UV_RUN_ONCE);
+	ck_assert_uint_eq(f0.sleeps, 3);
+	ck_assert_uint_eq(f1.sleeps, 3);
+	ck_assert_uint_ge(emu_wait_now_us(), t0 + 19000);
+	ck_assert_uint_lt(emu_wait_now_us(), t0 + 2000000);
+	loop_fini(&loop);
 }
 END_TEST
 
@@ -260,6 +366,7 @@ static Suite *suite(void)
 	tcase_add_test(tl, test_loop_spins_then_sleeps);
 	tcase_add_test(tl, test_loop_recheck_finds_work);
 	tcase_add_test(tl, test_loop_sleep_timer);
+	tcase_add_test(tl, test_loop_two_rnics);
 	suite_add_tcase(s, tl);
 	return s;
 }

@@ -207,11 +207,15 @@ enum emu_wait_action emu_wait_decide(uint64_t now_us, uint64_t last_work_us, uin
  * A sched_yield() from start_us to end_us (no clock read, no system call).
  * True when it is the EMU_WAIT_CONTENDED_YIELDS-th long one within
  * EMU_WAIT_CONTENDED_WINDOW_US (time to back off); it records a long one in
- * w->long_yield_us, which holds the recent long ones.
+ * wl->long_yield_us, which holds the recent long ones.
  */
-bool emu_wait_contended(struct emu_wait *w, uint64_t start_us, uint64_t end_us);
-/* Install the loop handles (poll/next_deadline/arg must be set). */
-void emu_wait_start(struct emu_wait *w, uv_loop_t *loop, struct uroce_status_page *status);
+bool emu_wait_contended(struct emu_wait_loop *wl, uint64_t start_us, uint64_t end_us);
+/* Install the loop's handles; members join with emu_wait_start. */
+void emu_wait_loop_init(struct emu_wait_loop *wl, uv_loop_t *loop);
+/* Make w (poll/next_deadline/arg/spin_us set) a member of wl: from the next
+ * loop iteration on, every pass polls it and its status page says when the
+ * loop sleeps. Members stay until the loop is closed. */
+void emu_wait_start(struct emu_wait *w, struct emu_wait_loop *wl, struct uroce_status_page *status);
 /* Work arrived outside a pass (datagrams, doorbells): keep spinning. */
 void emu_wait_note_work(struct emu_wait *w);
 

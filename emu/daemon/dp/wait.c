@@ -36,9 +36,17 @@
  *    one libuv timer for the earliest transport deadline. Producers that
  *    see the flag ring their context's doorbell eventfd, which wakes it;
  *    so do UDP datagrams and control requests.
+ *
+ * A daemon that hosts several RNICs runs them on one loop and one thread,
+ * and decides for all of them at once (struct emu_wait_loop): each
+ * iteration passes over every RNIC, yields at most once and only when none
+ * had work, and sleeps only when all are idle, with every status page
+ * saying so. Deciding per RNIC would yield in the middle of a hop between
+ * two RNICs of the process, whenever the one not yet reached was idle.
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <string.h>
 #include <time.h>
 
 #include "dp.h"
@@ -77,30 +85,55 @@ static void on_timer(uv_timer_t *h)
 	(void)h; /* the pass after the wake-up fires the transport timers */
 }
 
-static void set_asleep(struct emu_wait *w, uint32_t v)
+static void set_asleep(struct emu_wait_loop *wl, uint32_t v)
 {
-	__atomic_store_n(&w->status->daemon_asleep, v, __ATOMIC_SEQ_CST);
+	for (struct emu_wait *m = wl->members; m; m = m->next)
+		__atomic_store_n(&m->status->daemon_asleep, v, __ATOMIC_SEQ_CST);
 }
 
-static void spin(struct emu_wait *w)
+static void spin(struct emu_wait_loop *wl)
 {
-	if (!w->spinning) {
-		uv_idle_start(&w->idle, on_idle);
-		w->spinning = true;
+	if (!wl->spinning) {
+		uv_idle_start(&wl->idle, on_idle);
+		wl->spinning = true;
 	}
 }
 
-bool emu_wait_contended(struct emu_wait *w, uint64_t start_us, uint64_t end_us)
+/* One pass over every member's data path: the work they found. */
+static unsigned poll_all(struct emu_wait_loop *wl)
+{
+	unsigned work = 0;
+
+	for (struct emu_wait *m = wl->members; m; m = m->next)
+		work += m->poll(m->arg);
+	return work;
+}
+
+/* The earliest transport deadline of any member (0: none). */
+static uint64_t next_deadline(struct emu_wait_loop *wl)
+{
+	uint64_t first = 0;
+
+	for (struct emu_wait *m = wl->members; m; m = m->next) {
+		uint64_t d = m->next_deadline(m->arg);
+
+		if (d && (!first || d < first))
+			first = d;
+	}
+	return first;
+}
+
+bool emu_wait_contended(struct emu_wait_loop *wl, uint64_t start_us, uint64_t end_us)
 {
 	const unsigned keep = EMU_WAIT_CONTENDED_YIELDS - 1;
-	uint64_t oldest = w->long_yield_us[keep - 1];
+	uint64_t oldest = wl->long_yield_us[keep - 1];
 	unsigned i;
 
 	if (end_us - start_us < EMU_WAIT_CONTENDED_US)
 		return false;
 	for (i = keep - 1; i > 0; i--)
-		w->long_yield_us[i] = w->long_yield_us[i - 1];
-	w->long_yield_us[0] = end_us;
+		wl->long_yield_us[i] = wl->long_yield_us[i - 1];
+	wl->long_yield_us[0] = end_us;
 	return oldest && end_us - oldest <= EMU_WAIT_CONTENDED_WINDOW_US;
 }
 
@@ -111,81 +144,112 @@ bool emu_wait_contended(struct emu_wait *w, uint64_t start_us, uint64_t end_us)
  * the process it waits for (which a wake-up would have preempted in
  * favour of a sleeping daemon), so spinning stops for a while.
  */
-static void yield(struct emu_wait *w, uint64_t now)
+static void yield(struct emu_wait_loop *wl, uint64_t now)
 {
 	uint64_t after;
 
 	sched_yield();
+	wl->yields++;
 	after = emu_wait_now_us();
-	if (emu_wait_contended(w, now, after))
-		w->backoff_until_us = after + EMU_WAIT_BACKOFF_US;
+	if (emu_wait_contended(wl, now, after))
+		wl->backoff_until_us = after + EMU_WAIT_BACKOFF_US;
 }
 
+/*
+ * Every loop iteration, just before libuv would block: one pass over every
+ * RNIC, then one decision for all of them. A daemon hosting several RNICs
+ * thus yields at most once per iteration, and only when none of them found
+ * work (a pass of one RNIC that is idle while the other is busy must not
+ * hand the CPU away in the middle of a hop between them), and it sleeps
+ * only when all of them are idle.
+ */
 static void on_prepare(uv_prepare_t *h)
 {
-	struct emu_wait *w = h->data;
-	unsigned work = w->poll(w->arg);
+	struct emu_wait_loop *wl = h->data;
+	unsigned work = poll_all(wl);
 	uint64_t now = emu_wait_now_us();
 	int64_t tmo;
 
 	if (work)
-		w->last_work_us = now;
-	if (emu_wait_decide(now, w->last_work_us, w->spin_us, w->backoff_until_us,
-			    w->next_deadline(w->arg), &tmo) == EMU_WAIT_SPIN) {
-		spin(w);
+		wl->last_work_us = now;
+	if (emu_wait_decide(now, wl->last_work_us, wl->spin_us, wl->backoff_until_us,
+			    next_deadline(wl), &tmo) == EMU_WAIT_SPIN) {
+		spin(wl);
 		if (!work)
-			yield(w, now);
+			yield(wl, now);
 		return;
 	}
 	/* Publish "asleep", then look once more (pairs with shim_doorbell). */
-	set_asleep(w, 1);
+	set_asleep(wl, 1);
 	uroce_fence();
-	if (w->poll(w->arg)) {
-		set_asleep(w, 0);
-		w->last_work_us = emu_wait_now_us();
-		spin(w);
+	if (poll_all(wl)) {
+		set_asleep(wl, 0);
+		wl->last_work_us = emu_wait_now_us();
+		spin(wl);
 		return;
 	}
-	if (w->spinning) {
-		uv_idle_stop(&w->idle);
-		w->spinning = false;
+	if (wl->spinning) {
+		uv_idle_stop(&wl->idle);
+		wl->spinning = false;
 	}
 	if (tmo >= 0)
-		uv_timer_start(&w->timer, on_timer, (uint64_t)tmo, 0);
+		uv_timer_start(&wl->timer, on_timer, (uint64_t)tmo, 0);
 	else
-		uv_timer_stop(&w->timer);
-	if (w->sleeps)
-		(*w->sleeps)++;
+		uv_timer_stop(&wl->timer);
+	for (struct emu_wait *m = wl->members; m; m = m->next)
+		if (m->sleeps)
+			(*m->sleeps)++;
 }
 
 static void on_check(uv_check_t *h)
 {
-	struct emu_wait *w = h->data;
+	struct emu_wait_loop *wl = h->data;
 
-	if (__atomic_load_n(&w->status->daemon_asleep, __ATOMIC_RELAXED))
-		set_asleep(w, 0);
+	/* The flags go up together and come down together. */
+	if (wl->members && __atomic_load_n(&wl->members->status->daemon_asleep, __ATOMIC_RELAXED))
+		set_asleep(wl, 0);
 }
 
 void emu_wait_note_work(struct emu_wait *w)
 {
-	w->last_work_us = emu_wait_now_us();
+	if (w->wl)
+		w->wl->last_work_us = emu_wait_now_us();
 }
 
-void emu_wait_start(struct emu_wait *w, uv_loop_t *loop, struct uroce_status_page *status)
+void emu_wait_loop_init(struct emu_wait_loop *wl, uv_loop_t *loop)
 {
-	w->loop = loop;
-	w->status = status;
-	w->spinning = false;
-	uv_idle_init(loop, &w->idle);
-	uv_timer_init(loop, &w->timer);
-	uv_prepare_init(loop, &w->prepare);
-	w->prepare.data = w;
-	uv_prepare_start(&w->prepare, on_prepare);
-	uv_check_init(loop, &w->check);
-	w->check.data = w;
-	uv_check_start(&w->check, on_check);
+	memset(wl, 0, sizeof(*wl));
+	wl->loop = loop;
+	uv_idle_init(loop, &wl->idle);
+	uv_timer_init(loop, &wl->timer);
+	uv_prepare_init(loop, &wl->prepare);
+	wl->prepare.data = wl;
+	uv_prepare_start(&wl->prepare, on_prepare);
+	uv_check_init(loop, &wl->check);
+	wl->check.data = wl;
+	uv_check_start(&wl->check, on_check);
 	/* None of them alone keeps the loop alive. */
-	uv_unref((uv_handle_t *)&w->prepare);
-	uv_unref((uv_handle_t *)&w->check);
-	uv_unref((uv_handle_t *)&w->timer);
+	uv_unref((uv_handle_t *)&wl->prepare);
+	uv_unref((uv_handle_t *)&wl->check);
+	uv_unref((uv_handle_t *)&wl->timer);
+}
+
+void emu_wait_start(struct emu_wait *w, struct emu_wait_loop *wl, struct uroce_status_page *status)
+{
+	struct emu_wait **tail = &wl->members;
+
+	w->wl = wl;
+	w->status = status;
+	w->next = NULL;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = w;
+	if (w->spin_us > wl->spin_us)
+		wl->spin_us = w->spin_us;
+	/* A member that joins a sleeping loop starts with the others' flag. */
+	if (wl->members != w)
+		__atomic_store_n(
+		    &status->daemon_asleep,
+		    __atomic_load_n(&wl->members->status->daemon_asleep, __ATOMIC_SEQ_CST),
+		    __ATOMIC_SEQ_CST);
 }
