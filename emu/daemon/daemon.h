@@ -571,6 +571,7 @@ struct emu_dev {
 	struct emu_fault *fault;     /* fault.c: fault rules, held packets */
 	bool fault_on;		     /* rules exist or packets are held */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
+	uint32_t ack_hold_us;	     /* net.c: how long a batch of ACKs waits */
 	/* The handler of QP1's MADs (cm/cm.c sets it; NULL: dropped, unmatched). */
 	void (*gsi_recv)(struct emu_dev *dev, const struct xport_gsi_mad *m);
 	struct emu_cm *cm;  /* cm/cm.c: ids, listeners, channels */
@@ -615,6 +616,7 @@ struct emu_opts {
 	uint8_t cm_retries;	/* --cm-retries N (EMU_CM_RETRIES_DEFAULT) */
 	int no_gso;		/* --gso off */
 	uint32_t rnr_hold_us;	/* --rnr-hold-us (EMU_RNR_HOLD_US_DEFAULT) */
+	uint32_t ack_hold_us;	/* --ack-hold-us (EMU_NET_ACK_HOLD_US) */
 };
 
 /* How long a request waits for a receive WQE before the RNR NAK: under the

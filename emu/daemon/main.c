@@ -87,6 +87,9 @@ static void usage(FILE *f)
 		   "      --rnr-hold-us US  a SEND that finds no receive WQE waits this long "
 		   "for one\n"
 		   "                      before the RNR NAK (default 200; 0: NAK at once)\n"
+		   "      --ack-hold-us US  a batch of nothing but ACKs waits this long for a "
+		   "request\n"
+		   "                      to the same peer to leave with (default 20; 0: never)\n"
 		   "  -s, --spin-us US    keep polling this long after the last "
 		   "work before\n"
 		   "                      sleeping (default 100; 0: sleep whenever "
@@ -136,7 +139,8 @@ enum {
 	OPT_CM_RETRIES,
 	OPT_ICRC,
 	OPT_GSO,
-	OPT_RNR_HOLD
+	OPT_RNR_HOLD,
+	OPT_ACK_HOLD
 };
 
 /* "4096", "64K", "10M", "1G" (K = 1024) into *out; -1 on junk. */
@@ -383,6 +387,7 @@ static int parse(int argc, char **argv, struct uroced *u)
 	    {"icrc", required_argument, NULL, OPT_ICRC},
 	    {"gso", required_argument, NULL, OPT_GSO},
 	    {"rnr-hold-us", required_argument, NULL, OPT_RNR_HOLD},
+	    {"ack-hold-us", required_argument, NULL, OPT_ACK_HOLD},
 	    {"sockbuf", required_argument, NULL, 'b'},
 	    {"cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT},
 	    {"cm-retries", required_argument, NULL, OPT_CM_RETRIES},
@@ -406,6 +411,7 @@ static int parse(int argc, char **argv, struct uroced *u)
 	o->nice = EMU_NICE_DEFAULT;
 	o->cm_timeout = EMU_CM_TIMEOUT_DEFAULT;
 	o->rnr_hold_us = EMU_RNR_HOLD_US_DEFAULT;
+	o->ack_hold_us = EMU_NET_ACK_HOLD_US;
 	o->cm_retries = EMU_CM_RETRIES_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:b:N:f:F:S:L:IvqVh", longopts, NULL)) !=
@@ -517,6 +523,16 @@ static int parse(int argc, char **argv, struct uroced *u)
 				return 2;
 			}
 			o->rnr_hold_us = v;
+			break;
+		case OPT_ACK_HOLD:
+			if (parse_u32(optarg, 1000, &v)) {
+				fprintf(stderr,
+					"uroced: --ack-hold-us %s: must be a number "
+					"of microseconds in 0..1000\n",
+					optarg);
+				return 2;
+			}
+			o->ack_hold_us = v;
 			break;
 		case OPT_GSO:
 			if (!strcmp(optarg, "on") || !strcmp(optarg, "off")) {
@@ -706,6 +722,7 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 		dev->wait.spin_us = o->spin_us;
 	dev->cm_timeout = o->cm_timeout;
 	dev->x.rnr_hold_us = o->rnr_hold_us;
+	dev->ack_hold_us = o->ack_hold_us;
 	dev->cm_retries = o->cm_retries;
 	r->done = UROCED_DEVICE;
 

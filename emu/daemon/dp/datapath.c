@@ -9,8 +9,8 @@
  *    ring (cq.c signals the channel when the CQ is armed, solicited-only
  *    arming included); the engine's own moves to Error raise the async
  *    event.
- *  - One pass (emu_dp_poll, run by wait.c on every loop iteration): drain
- *    the UDP socket (bounded), fire expired timers, hand new SQ ring
+ *  - One pass (emu_dp_poll, run by wait.c on every loop iteration): fire
+ *    expired timers, hand new SQ ring
  *    entries to the engine (validated; the QPs take turns at going
  *    first), flush receive WQEs posted to QPs in Error, run the QPs the
  *    engine scheduled, in the order it scheduled them, send what is
@@ -404,10 +404,12 @@ unsigned emu_dp_poll(void *arg)
 	/* QPs of CQs that overran during the last pass go to ERR. */
 	work += emu_event_cq_errors(dev);
 
-	/* Drain the socket first: what waits there is what the kernel drops
-	 * when the buffer fills, and ACKs free the budget for new sends. */
-	if (dev->net)
-		work += emu_net_receive(dev, EMU_DP_RX_ROUNDS);
+	/* The socket is not read here: libuv's look at every descriptor
+	 * (epoll), which each loop iteration makes just after this pass,
+	 * calls net.c's reader when datagrams wait, and the next pass follows
+	 * it before the loop can block. A recvmmsg here would find nothing
+	 * most of the time, and a system call is a microsecond or more in a
+	 * virtual machine: it delayed every hop while the daemon spins. */
 
 	work += emu_timer_expire(dev, emu_wait_now_us());
 
@@ -472,9 +474,12 @@ unsigned emu_dp_poll(void *arg)
 	return work;
 }
 
+/* The earliest transport timer, or the end of an ACK batch's hold. */
 static uint64_t dp_next_deadline(void *arg)
 {
-	return emu_timer_next(arg);
+	uint64_t t = emu_timer_next(arg), h = emu_net_hold_deadline(arg);
+
+	return !t || (h && h < t) ? h : t;
 }
 
 void emu_dp_av(const struct emu_dev *dev, const struct uroce_ah_attr *a, struct xport_av *av)
@@ -500,6 +505,7 @@ void emu_dp_init(struct emu_dev *dev)
 	dev->wait.arg = dev;
 	dev->wait.sleeps = &dev->dcnt[EMU_DCNT_SLEEPS];
 	dev->wait.spin_us = EMU_WAIT_SPIN_US;
+	dev->ack_hold_us = EMU_NET_ACK_HOLD_US;
 }
 
 void emu_dp_qp_release(struct emu_qp *qp)

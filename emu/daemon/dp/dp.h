@@ -176,6 +176,9 @@ unsigned emu_timer_expire(struct emu_dev *dev, uint64_t now_us);
 /* Earliest armed deadline (0: none). */
 uint64_t emu_timer_next(const struct emu_dev *dev);
 
+/* net.c: how long a batch of ACKs may wait for a request (--ack-hold-us) */
+#define EMU_NET_ACK_HOLD_US 20
+
 /* wait.c */
 /* Spin this long after the last work before sleeping. */
 #define EMU_WAIT_SPIN_US 100
@@ -235,9 +238,12 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
  * past the fault rules. */
 void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,
 		     size_t len);
-/* Pass the reveal gate (emu_dma_before_reveal), then send the batch;
- * returns how many datagrams it held. */
+/* Pass the reveal gate (emu_dma_before_reveal), then send the batch,
+ * unless it holds only ACKs younger than dev->ack_hold_us (they wait for a
+ * request to join them); returns how many datagrams it sent. */
 unsigned emu_net_flush(struct emu_dev *dev);
+/* When the batch of ACKs emu_net_flush holds back must leave (0: none). */
+uint64_t emu_net_hold_deadline(const struct emu_dev *dev);
 /*
  * Whether [p, p+len) lies in the receive buffers: a received datagram's
  * bytes, which stay put until its batch ends (with emu_net_flush, whose
@@ -365,11 +371,6 @@ int emu_fault_tx(struct emu_dev *dev, const struct xport_route *rt, const void *
 void emu_fault_rx(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
 
 /* datapath.c */
-/* recvmmsg batches a data-path pass takes from the socket before its
- * sends (the libuv readiness callback takes up to 8 between passes). The
- * in-flight budget keeps the socket from overflowing; a longer drain would
- * delay the sends that the ACKs in it allow. */
-#define EMU_DP_RX_ROUNDS 16
 /* The engine's device with the daemon's ops, lists, wait callbacks (the
  * DMA buffers are emu_dma_init's). */
 void emu_dp_init(struct emu_dev *dev);

@@ -70,6 +70,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <wire/aeth.h>
 #include <wire/bth.h>
 #include <wire/icrc.h>
 #include <wire/opcode.h>
@@ -90,8 +91,10 @@
 #define NET_TX_BATCH 64
 /* Bytes of packets one send batch holds (as many 4 KiB-MTU packets as entries). */
 #define NET_TX_ARENA (NET_TX_BATCH * XPORT_MAX_PKT_BYTES)
-/* recvmmsg calls per readiness callback before other work gets a turn. */
-#define NET_RX_ROUNDS 8
+/* recvmmsg calls per readiness callback before other work (the next
+ * data-path pass, which sends what the ACKs among them allow) gets a turn.
+ * The in-flight budget keeps the socket from overflowing. */
+#define NET_RX_ROUNDS 16
 /* Largest datagram accepted: a GRO datagram or a GSO send over loopback. */
 #define NET_RX_BYTES 65536
 _Static_assert(WIRE_GSO_MAX_SEGS <= 64, "the kernel takes 64 segments per GSO send");
@@ -120,6 +123,10 @@ struct emu_net {
 
 	unsigned ntx;
 	size_t tx_used; /* bytes of tx_arena the batch holds */
+	/* Every packet of the batch is a plain ACK (see emu_net_flush), the
+	 * first of them batched at tx_acks_since_us. */
+	bool tx_acks_only;
+	uint64_t tx_acks_since_us;
 	/* the last entry is a GSO run still open to more packets of tx_run_rt */
 	bool tx_run_open;
 	bool tx_csum; /* the socket computes UDP checksums now (GSO) */
@@ -211,11 +218,14 @@ int emu_net_start(struct emu_dev *dev)
 	return 0;
 }
 
+static unsigned net_send_batch(struct emu_dev *dev);
+
 void emu_net_stop(struct emu_dev *dev)
 {
 	if (!dev->net)
 		return;
-	emu_net_flush(dev);
+	emu_dma_before_reveal(dev);
+	net_send_batch(dev);
 	free(dev->net);
 	dev->net = NULL;
 }
@@ -249,7 +259,6 @@ int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *
 	return emu_net_xmit(dev, rt, pkt, len);
 }
 
-static unsigned net_send_batch(struct emu_dev *dev);
 static void net_flush_full(struct emu_dev *dev);
 
 /* May pkt join the open GSO run: of its size and P_Key, and room for it? */
@@ -326,6 +335,30 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 	}
 }
 
+/* An ACK that is nothing else (IBA 9.7.5.1: AETH syndrome type ACK, on any
+ * transport's Acknowledge opcode): what a batch may hold back. */
+static bool plain_ack(const uint8_t *pkt, size_t len)
+{
+	return len > WIRE_BTH_BYTES &&
+	       (wire_bth_get_opcode((const struct wire_bth *)pkt) & 0x1f) ==
+		   (WIRE_OP_RC_ACKNOWLEDGE & 0x1f) &&
+	       wire_aeth_syndrome_type(pkt[WIRE_BTH_BYTES]) == WIRE_AETH_ACK;
+}
+
+/* Keep track of whether the batch holds only ACKs, as pkt joins it. */
+static void note_tx(struct emu_net *n, bool was_empty, const uint8_t *pkt, size_t len)
+{
+	bool ack = plain_ack(pkt, len);
+
+	if (was_empty) {
+		n->tx_acks_only = ack;
+		if (ack)
+			n->tx_acks_since_us = emu_wait_now_us();
+	} else {
+		n->tx_acks_only = n->tx_acks_only && ack;
+	}
+}
+
 int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
 {
 	struct emu_net *n = dev->net;
@@ -353,6 +386,7 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 					(rt->dgid[12] & 0xf0) == 0xe0);
 	gso = dev->gso && !mcast && len >= WIRE_GSO_MIN_SEG;
 	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt) && gso_fits(n, pkt, len)) {
+		note_tx(n, false, pkt, len);
 		gso_append(dev, rt, pkt, len);
 		return 0;
 	}
@@ -365,6 +399,7 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	}
 	if (mcast)
 		dev->dcnt[EMU_DCNT_TX_MCAST]++;
+	note_tx(n, i == 0, pkt, len);
 	memcpy(n->tx_arena + n->tx_used, pkt, len);
 	n->tx_iov[i].iov_base = n->tx_arena + n->tx_used;
 	n->tx_iov[i].iov_len = len;
@@ -419,10 +454,35 @@ bool emu_net_rx_holds(const struct emu_dev *dev, const void *p, size_t len)
 	       (size_t)(b - &n->rx_bufs[0][0]) <= sizeof(n->rx_bufs) - len;
 }
 
+/*
+ * A batch of nothing but ACKs may wait up to EMU_NET_ACK_HOLD_US for the
+ * next request to the same peer: a program that saw the completion of what
+ * was acknowledged usually answers within microseconds (a ping-pong, a
+ * request and its response), and the ACK then leaves with that request in
+ * one sendmmsg, and reaches the peer in one recvmmsg, instead of two each
+ * (a system call costs a microsecond or more in a virtual machine). IBA
+ * 9.7.5.1.1 lets a responder acknowledge late and several packets at once;
+ * the hold is far below any requester's ACK timeout (4.096 us * 2^timeout).
+ * NAKs, RNR NAKs and responses never wait. The data path spins while a
+ * batch waits (emu_net_hold_deadline), so it never sleeps on one.
+ */
+uint64_t emu_net_hold_deadline(const struct emu_dev *dev)
+{
+	const struct emu_net *n = dev->net;
+
+	if (!n || !n->ntx || !n->tx_acks_only || !dev->ack_hold_us)
+		return 0;
+	return n->tx_acks_since_us + dev->ack_hold_us;
+}
+
 unsigned emu_net_flush(struct emu_dev *dev)
 {
+	uint64_t hold = emu_net_hold_deadline(dev);
+
 	/* Memory first: an ACK must not overtake the data it acknowledges. */
 	emu_dma_before_reveal(dev);
+	if (hold && emu_wait_now_us() < hold)
+		return 0;
 	return net_send_batch(dev);
 }
 
@@ -671,8 +731,13 @@ static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsi
 			rx_one(dev, &n->rx_msgs[i], g);
 		xport_rx_batch_end(&dev->x);
 		total += (unsigned)got;
-		/* Answers (ACKs, READ responses) leave with each batch. */
-		emu_net_flush(dev);
+		/* The batch's writes and completions before the next recvmmsg
+		 * reuses the buffers they are staged in. Its answers (ACKs, READ
+		 * responses) wait in the send batch for the data-path pass that
+		 * follows (emu_dp_poll, before the loop can block), so that an
+		 * ACK and the next request to the same peer, posted by a program
+		 * that saw the completion, leave in one sendmmsg. */
+		emu_dma_before_reveal(dev);
 		if (got < NET_RX_BATCH)
 			break;
 	}
