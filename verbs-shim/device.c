@@ -315,6 +315,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->daemon_pid = resp.daemon_pid;
 	c->status = status;
 	pthread_mutex_init(&c->obj_lock, NULL);
+	pthread_rwlock_init(&c->lkey_lock, NULL);
 	c->vctx.context.device = device;
 	c->vctx.context.cmd_fd = fd;
 	c->vctx.context.async_fd = fds[1];
@@ -343,8 +344,10 @@ int ibv_close_device(struct ibv_context *context)
 			free(e);
 		}
 	}
+	shim_lkey_free_all(c);
 	shim_call_page_free(c->call);
 	pthread_mutex_destroy(&c->obj_lock);
+	pthread_rwlock_destroy(&c->lkey_lock);
 	pthread_mutex_destroy(&context->mutex);
 	shim_device_put(c->dev);
 	free(c);

@@ -83,6 +83,97 @@ static void mr_collapse(void *addr, size_t length)
 		errno = saved; /* EINVAL, EAGAIN, ENOMEM: the range stays as it is */
 }
 
+/*
+ * The L_Key table: which memory of the process stands behind an L_Key, for
+ * qp.c's snapshot of small send payloads. Only plain MRs are in it: an
+ * on-demand MR's memory need not be there, device memory is not the
+ * process's, and an MR whose IOVA differs from its address would need the
+ * translation. A lookup takes the read lock (posts), a change the write
+ * lock (registration, deregistration).
+ */
+static struct shim_lkey **lkey_bucket(struct shim_context *ctx, uint32_t lkey)
+{
+	return &ctx->lkeys[(lkey * 2654435769u >> 8) % SHIM_LKEY_BUCKETS];
+}
+
+void shim_lkey_add(struct shim_context *ctx, uint32_t lkey, const void *addr, size_t len)
+{
+	struct shim_lkey *e = malloc(sizeof(*e));
+	struct shim_lkey **b;
+
+	if (!e)
+		return; /* the sends from it are read by the daemon, as any */
+	e->lkey = lkey;
+	e->start = (uintptr_t)addr;
+	e->end = (uintptr_t)addr + len;
+	pthread_rwlock_wrlock(&ctx->lkey_lock);
+	b = lkey_bucket(ctx, lkey);
+	e->next = *b;
+	*b = e;
+	pthread_rwlock_unlock(&ctx->lkey_lock);
+}
+
+void shim_lkey_del(struct shim_context *ctx, uint32_t lkey)
+{
+	struct shim_lkey **p, *e;
+
+	pthread_rwlock_wrlock(&ctx->lkey_lock);
+	for (p = lkey_bucket(ctx, lkey); (e = *p); p = &e->next)
+		if (e->lkey == lkey) {
+			*p = e->next;
+			free(e);
+			break;
+		}
+	pthread_rwlock_unlock(&ctx->lkey_lock);
+}
+
+bool shim_lkey_covers(struct shim_context *ctx, uint32_t lkey, uint64_t addr, uint32_t len)
+{
+	const struct shim_lkey *e;
+	bool ok = false;
+
+	pthread_rwlock_rdlock(&ctx->lkey_lock);
+	for (e = *lkey_bucket(ctx, lkey); e; e = e->next)
+		if (e->lkey == lkey) {
+			ok = addr >= e->start && addr <= e->end && len <= e->end - addr;
+			break;
+		}
+	pthread_rwlock_unlock(&ctx->lkey_lock);
+	return ok;
+}
+
+void shim_lkey_free_all(struct shim_context *ctx)
+{
+	for (int i = 0; i < SHIM_LKEY_BUCKETS; i++)
+		while (ctx->lkeys[i]) {
+			struct shim_lkey *e = ctx->lkeys[i];
+
+			ctx->lkeys[i] = e->next;
+			free(e);
+		}
+}
+
+/*
+ * Put a plain MR's L_Key in the table (see above). UROCE_PREREAD=0 keeps
+ * every L_Key out of it, so no payload is copied at the post: for a program
+ * that unmaps registered memory and still sends from it (a NIC would send
+ * the bytes of the pages it pinned; the copy would fault).
+ */
+static void mr_note_lkey(struct ibv_mr *mr)
+{
+	static int off = -1;
+	const struct shim_mr *m = SHIM_CONTAINER_OF(mr, struct shim_mr, mr);
+
+	if (off < 0) {
+		const char *env = getenv("UROCE_PREREAD");
+
+		off = env && !strcmp(env, "0");
+	}
+	if (!off && !(m->access & IBV_ACCESS_ON_DEMAND) && mr->addr &&
+	    m->iova == (uintptr_t)mr->addr)
+		shim_lkey_add(shim_ctx(mr->context), mr->lkey, mr->addr, mr->length);
+}
+
 struct ibv_mr *shim_mr_register(struct ibv_pd *pd, void *req, size_t req_len, void *addr,
 				size_t length)
 {
@@ -122,8 +213,10 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 	if (!mr)
 		return NULL;
 	((struct shim_mr *)mr)->access = access;
+	((struct shim_mr *)mr)->iova = iova;
 	if (!(access & IBV_ACCESS_ON_DEMAND))
 		mr_collapse(addr, length);
+	mr_note_lkey(mr);
 	return mr;
 }
 
@@ -171,9 +264,13 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 		}
 		req.pd_handle = pd->handle;
 	}
+	/* Out of the table while it changes: a send posted meanwhile is read
+	 * by the daemon, which knows the MR as it is. */
+	shim_lkey_del(shim_ctx(mr->context), mr->lkey);
 	err =
 	    shim_call(shim_ctx(mr->context), &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL);
 	if (err) {
+		mr_note_lkey(mr); /* unchanged */
 		errno = -err;
 		return IBV_REREG_MR_ERR_CMD;
 	}
@@ -184,11 +281,13 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		mr->addr = addr;
 		mr->length = length;
+		((struct shim_mr *)mr)->iova = (uintptr_t)addr;
 		if (!(((struct shim_mr *)mr)->access & IBV_ACCESS_ON_DEMAND))
 			mr_collapse(addr, length);
 	}
 	mr->lkey = resp.lkey;
 	mr->rkey = resp.rkey;
+	mr_note_lkey(mr);
 	return 0;
 }
 
@@ -233,10 +332,15 @@ int shim_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t
 
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
-	int err = shim_call_simple(shim_ctx(mr->context), UROCE_OP_DEREG_MR, mr->handle);
+	int err;
 
-	if (err)
+	shim_lkey_del(shim_ctx(mr->context), mr->lkey);
+	err = shim_call_simple(shim_ctx(mr->context), UROCE_OP_DEREG_MR, mr->handle);
+	if (err) {
+		/* Still registered (a memory window bound to it, say). */
+		mr_note_lkey(mr);
 		return -err;
+	}
 	free(SHIM_CONTAINER_OF(mr, struct shim_mr, mr));
 	return 0;
 }

@@ -200,6 +200,41 @@ static int fill_bind(struct shim_qp *qp, struct ibv_mw *mw, uint32_t rkey,
 	return 0;
 }
 
+/*
+ * A snapshot of a small send payload, taken at the post: the NIC may read a
+ * send buffer at any time between the post and the completion, and now is
+ * one of them. It saves the daemon a process_vm_readv (a system call of a
+ * microsecond or more in a virtual machine) on the path of every small
+ * message, which is what a latency test measures. Only where it is safe
+ * and fits: a WR that carries a payload, every SGE inside memory that an
+ * L_Key of a plain MR of this context covers (so reading it cannot fault;
+ * mr.c), the bytes after the SGEs within the slot and within what the
+ * daemon keeps in their place (max_sge SGEs' worth, or the inline room).
+ * The daemon still checks the SGEs, and completes the WR with the error a
+ * read would give if they fail. 1 when copied to dst.
+ */
+static int preread(struct shim_qp *qp, const struct ibv_send_wr *wr, uint64_t total, uint8_t *dst)
+{
+	struct shim_context *ctx = shim_ctx(qp->qpx.qp_base.context);
+	uint64_t cap = qp->sq.max_sge * sizeof(struct uroce_sge), off = 0;
+
+	if (qp->sq.max_inline > cap)
+		cap = qp->sq.max_inline;
+	if (!total || total > cap || !can_inline(wr->opcode) ||
+	    UROCE_SEND_WQE_BYTES + wr->num_sge * sizeof(struct uroce_sge) + total > qp->sq.stride)
+		return 0;
+	for (int i = 0; i < wr->num_sge; i++)
+		if (wr->sg_list[i].length &&
+		    !shim_lkey_covers(ctx, wr->sg_list[i].lkey, wr->sg_list[i].addr,
+				      wr->sg_list[i].length))
+			return 0;
+	for (int i = 0; i < wr->num_sge; i++) {
+		memcpy(dst + off, (void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+		off += wr->sg_list[i].length;
+	}
+	return 1;
+}
+
 static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 			 struct uroce_send_wqe *slot, int type1)
 {
@@ -220,7 +255,7 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 	memset(&w, 0, sizeof(w));
 	w.wr_id = wr->wr_id;
 	w.opcode = wr->opcode;
-	w.send_flags = wr->send_flags;
+	w.send_flags = wr->send_flags & ~(uint32_t)UROCE_SEND_PREREAD;
 	if (qp->sq_sig_all)
 		w.send_flags |= IBV_SEND_SIGNALED;
 	w.imm_data = wr->imm_data; /* or invalidate_rkey, the same bits */
@@ -259,6 +294,10 @@ static int fill_send_wqe(struct shim_qp *qp, const struct ibv_send_wr *wr,
 			total += s.length;
 		}
 		w.num_sge = (uint32_t)wr->num_sge;
+		if (preread(qp, wr, total, data + wr->num_sge * sizeof(struct uroce_sge))) {
+			w.send_flags |= UROCE_SEND_PREREAD;
+			w.inline_len = (uint32_t)total;
+		}
 	}
 
 	if (uroce_wr_flags(wr->opcode) & UROCE_WR_F_RDMA) {

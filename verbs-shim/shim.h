@@ -80,6 +80,15 @@ struct shim_obj_entry {
 };
 
 #define SHIM_OBJ_BUCKETS 256
+#define SHIM_LKEY_BUCKETS 256
+
+/* An L_Key whose memory the process may read: [start, end) of a plain MR
+ * (not on-demand, not device memory, its IOVA its address). */
+struct shim_lkey {
+	struct shim_lkey *next;
+	uint32_t lkey;
+	uintptr_t start, end;
+};
 
 struct shim_context {
 	pid_t pid; /* process that opened it */
@@ -98,6 +107,10 @@ struct shim_context {
 	int dead; /* the daemon went away (fatal.c); atomic */
 	pthread_mutex_t obj_lock;
 	struct shim_obj_entry *objs[SHIM_OBJ_BUCKETS];
+	/* The process memory behind each L_Key of a plain MR (mr.c), for the
+	 * payload snapshot of small sends (qp.c). */
+	pthread_rwlock_t lkey_lock;
+	struct shim_lkey *lkeys[SHIM_LKEY_BUCKETS];
 	struct verbs_context vctx; /* last: ibv_context is its last member */
 };
 
@@ -207,6 +220,7 @@ bool shim_pd_is_parent(const struct ibv_pd *pd);
 struct shim_mr {
 	struct ibv_mr mr;
 	unsigned int access; /* of ibv_reg_mr and the last ibv_rereg_mr that set it */
+	uint64_t iova;	     /* likewise (0 for device memory) */
 };
 
 struct shim_ah {
@@ -282,6 +296,12 @@ void shim_doorbell(struct shim_context *ctx);
 void *shim_fail_null(int neg_errno);
 
 /* objects.c: handle -> object registry for events */
+/* mr.c: the L_Key table. shim_lkey_covers: whether [addr, addr+len) lies in
+ * the memory of L_Key lkey, so the process may read it without faulting. */
+void shim_lkey_add(struct shim_context *ctx, uint32_t lkey, const void *addr, size_t len);
+void shim_lkey_del(struct shim_context *ctx, uint32_t lkey);
+bool shim_lkey_covers(struct shim_context *ctx, uint32_t lkey, uint64_t addr, uint32_t len);
+void shim_lkey_free_all(struct shim_context *ctx);
 int shim_obj_add(struct shim_context *ctx, uint32_t handle, enum shim_obj_kind kind, void *obj);
 void shim_obj_del(struct shim_context *ctx, uint32_t handle);
 /* Look up and, under the registry lock, run fn(obj, arg) on it; returns the

@@ -348,8 +348,12 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 	memset(s, 0, qp->sq_stride);
 	status = xport_check_wqe(qp->type, wqe, &length);
 	/* The slot holds only what this QP's WRs may carry. */
+	/* A payload the net layer took from the WQE for its SGEs
+	 * (UROCE_SEND_PREREAD) fits where those SGEs would have gone. */
 	if (status == UROCE_WC_SUCCESS && wqe->flags & UROCE_SEND_INLINE &&
-	    wqe->inline_len > qp->max_inline)
+	    wqe->inline_len > qp->max_inline &&
+	    !(wqe->flags & UROCE_SEND_PREREAD &&
+	      wqe->inline_len <= qp->max_sge * sizeof(struct xport_sge)))
 		status = UROCE_WC_LOC_LEN_ERR;
 	if (status == UROCE_WC_SUCCESS && !(wqe->flags & UROCE_SEND_INLINE) &&
 	    wqe->num_sge > qp->max_sge)

@@ -83,6 +83,40 @@ if [ -x "$UROCE_BIN/mr_hugepages" ]; then
 	done
 fi
 
+# Small sends whose payload the shim copied into the WQE at the post
+# (verbs-shim/qp.c): delivered byte for byte and counted by the daemon, and
+# an SGE the daemon's checks refuse still ends in IBV_WC_LOC_PROT_ERR.
+if [ -x "$UROCE_BIN/preread" ]; then
+	pre0=$(counter daemon.sq_preread uroce0)
+	if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/preread" uroce0 >"$T/preread" 2>&1; then
+		pass "preread: $(grep -c '^ok' "$T/preread") checks, $(tail -1 "$T/preread")"
+	else
+		cat "$T/preread" >&2
+		fail "preread"
+	fi
+	pre=$(($(counter daemon.sq_preread uroce0) - pre0))
+	if [ "$pre" -ge 400 ]; then
+		pass "sq_preread counted $pre payloads taken from the WQE (400 small sends)"
+	else
+		fail "sq_preread counted $pre payloads taken from the WQE, not the 400 small sends"
+	fi
+	# UROCE_PREREAD=0: the same checks pass, the daemon reads every payload.
+	pre0=$(counter daemon.sq_preread uroce0)
+	if timeout 120 "$UROCE_BIN/uroce" run -- env UROCE_PREREAD=0 "$UROCE_BIN/preread" uroce0 \
+		>"$T/preread0" 2>&1; then
+		pass "preread with UROCE_PREREAD=0: $(tail -1 "$T/preread0")"
+	else
+		cat "$T/preread0" >&2
+		fail "preread with UROCE_PREREAD=0"
+	fi
+	pre=$(($(counter daemon.sq_preread uroce0) - pre0))
+	if [ "$pre" = 0 ]; then
+		pass "UROCE_PREREAD=0: no payload taken from the WQE"
+	else
+		fail "UROCE_PREREAD=0: $pre payloads taken from the WQE"
+	fi
+fi
+
 # QP async events with real traffic (COMM_EST, SQ_DRAINED).
 if [ -x "$UROCE_BIN/async_events" ]; then
 	if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/async_events" uroce0 >"$T/aev" 2>&1; then

@@ -328,6 +328,39 @@ static int ud_av(struct emu_qp *qp, uint32_t ah_handle, struct xport_av *av)
 	return 0;
 }
 
+/*
+ * A small send whose payload the shim copied into the WQE at the post
+ * (UROCE_SEND_PREREAD): the SGEs are checked as the read would check them
+ * (L_Key, PD, range; zero-length SGEs are not read, so not checked), and
+ * the WQE becomes one with that payload inline, which saves the
+ * process_vm_readv. A failing check leaves the WQE as it was: the engine
+ * reads it, fails the same way, and completes it with the error.
+ */
+static void dp_preread(struct emu_qp *qp, const void *slot, struct xport_wqe *w)
+{
+	const uint8_t *data = emu_wqe_preread(slot, w);
+	uint32_t len = w->inline_len;
+
+	/* Where the engine keeps it: the SGEs' place, or the inline room. */
+	if (!data || (len > qp->x.max_inline && len > qp->x.max_sge * sizeof(struct xport_sge))) {
+		w->flags &= ~(uint32_t)UROCE_SEND_PREREAD;
+		w->inline_len = 0;
+		return;
+	}
+	for (uint32_t i = 0; i < w->num_sge; i++)
+		if (w->sge[i].length && emu_dma_lkey(qp, w->sge[i].lkey, w->sge[i].addr, NULL,
+						     w->sge[i].length, 0, XPORT_DMA_CHECK)) {
+			w->flags &= ~(uint32_t)UROCE_SEND_PREREAD;
+			w->inline_len = 0;
+			return;
+		}
+	/* inline_data shares its place with sge[]: checked, then replaced. */
+	memcpy(w->inline_data, data, len);
+	w->num_sge = 0;
+	w->flags |= UROCE_SEND_INLINE;
+	qp->obj.ctx->dev->dcnt[EMU_DCNT_SQ_PREREAD]++;
+}
+
 unsigned emu_dp_sq(struct emu_qp *qp)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
@@ -377,6 +410,8 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 		}
 		if (status != UROCE_WC_SUCCESS)
 			dev->dcnt[EMU_DCNT_BAD_SEND_WQE]++;
+		else
+			dp_preread(qp, slot, &w);
 		/* Counted as handed before the engine sees it: a WR flushed
 		 * on arrival releases its slot inside the call. */
 		qp->sq_handed++;

@@ -50,6 +50,9 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 		      struct xport_wqe *w, uint32_t *ah_handle);
 /* Make *w a WQE the engine fails with status (LOC_QP_OP_ERR/LOC_LEN_ERR). */
 void emu_wqe_poison(struct xport_wqe *w, uint32_t status);
+/* The payload the shim copied after the SGEs of the slot emu_wqe_send made
+ * *w of (w->inline_len bytes, UROCE_SEND_PREREAD kept), or NULL. */
+const uint8_t *emu_wqe_preread(const void *slot, const struct xport_wqe *w);
 /*
  * Convert one RQ/SRQ slot (a private copy) into an engine receive WQE.
  * Returns 0, or -EINVAL for a malformed slot, in which case *w has one SGE

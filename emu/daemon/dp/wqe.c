@@ -141,11 +141,36 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 		w->sge[i].lkey = e.lkey;
 	}
 	w->num_sge = s.num_sge;
+	/* The shim's snapshot of a small payload, after the SGEs: kept (flag
+	 * and length) for the data path, which checks the SGEs before it
+	 * takes the bytes (emu_wqe_preread). Anything inconsistent: ignored,
+	 * the payload is read from the program's memory as without it. */
+	if ((s.send_flags & UROCE_SEND_PREREAD) && (wr_flags & UROCE_WR_F_INLINE)) {
+		uint64_t total = 0, cap = g->max_sge * (uint64_t)sizeof(struct xport_sge);
+
+		for (uint32_t i = 0; i < s.num_sge; i++)
+			total += w->sge[i].length;
+		if (g->max_inline > cap)
+			cap = g->max_inline;
+		if (total && total == s.inline_len && total <= cap &&
+		    total <= XPORT_MAX_INLINE_BYTES &&
+		    s.num_sge * (uint64_t)sizeof(struct uroce_sge) + total <= room) {
+			w->flags |= UROCE_SEND_PREREAD;
+			w->inline_len = s.inline_len;
+		}
+	}
 	return UROCE_WC_SUCCESS;
 
 bad:
 	emu_wqe_poison(w, status);
 	return status;
+}
+
+const uint8_t *emu_wqe_preread(const void *slot, const struct xport_wqe *w)
+{
+	if (!(w->flags & UROCE_SEND_PREREAD) || (w->flags & UROCE_SEND_INLINE))
+		return NULL;
+	return (const uint8_t *)slot + UROCE_SEND_WQE_BYTES + w->num_sge * sizeof(struct uroce_sge);
 }
 
 int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g, struct xport_recv_wqe *w)

@@ -95,7 +95,9 @@
 	X(CM_REQ_HELD_TAKEN, "cm_req_held_taken",                                                 \
 	  "held ConnectRequests that a listen started in time took")                              \
 	X(DMA_IN_PLACE, "dma_in_place",                                                           \
-	  "bytes written to application memory straight from received packets (not staged)")
+	  "bytes written to application memory straight from received packets (not staged)")      \
+	X(SQ_PREREAD, "sq_preread",                                                               \
+	  "small send payloads taken from the WQE, where the shim copied them at the post")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,

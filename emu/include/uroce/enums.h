@@ -162,6 +162,14 @@ enum uroce_send_flags {
 	UROCE_SEND_SOLICITED = 1 << 2,
 	UROCE_SEND_INLINE = 1 << 3,
 	UROCE_SEND_IP_CSUM = 1 << 4,
+	/*
+	 * Not a verbs flag (the shim clears it in what programs pass): the
+	 * shim copied the payload of this SGE WQE, inline_len bytes, after its
+	 * SGEs when the WR was posted, from memory its L_Keys cover. The
+	 * daemon checks the SGEs as for any WQE and then sends those bytes
+	 * instead of reading the program's memory (emu/daemon/dp/datapath.c).
+	 */
+	UROCE_SEND_PREREAD = 1 << 30,
 };
 
 enum uroce_wc_opcode {
