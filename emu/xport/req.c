@@ -240,7 +240,9 @@ static void req_note(struct xport_qp *qp, const struct xport_swqe *w, uint32_t p
 	t->wr_opcode = w->wr.opcode;
 	t->wr_id = w->wr.wr_id;
 	t->length = w->length;
-	t->num_sge = w->wr.flags & UROCE_SEND_INLINE ? 0 : w->wr.num_sge;
+	t->num_sge = w->wr.flags & UROCE_SEND_INLINE && !(w->wr.flags & UROCE_SEND_PREREAD)
+			 ? 0
+			 : w->wr.num_sge;
 	t->psn = psn;
 }
 

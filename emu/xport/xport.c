@@ -368,7 +368,9 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 		s->wr.inline_len = 0;
 	} else {
 		if (wqe->flags & UROCE_SEND_INLINE) {
-			s->wr.num_sge = 0;
+			/* Inline: no SGEs, but a payload taken from them says how
+			 * many it had (trace notes only: sge[] is not there). */
+			s->wr.num_sge = wqe->flags & UROCE_SEND_PREREAD ? wqe->num_sge : 0;
 			memcpy(s->wr.inline_data, wqe->inline_data, wqe->inline_len);
 		} else {
 			s->wr.inline_len = 0;

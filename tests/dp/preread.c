@@ -6,7 +6,9 @@
  *
  *  - 200 SENDs and 200 RDMA WRITEs of 1-16 bytes without IBV_SEND_INLINE,
  *    from changing bytes of a registered buffer, arrive byte for byte
- *    (the script checks the daemon's sq_preread counter counted them);
+ *    (the script checks the daemon's sq_preread counter counted them), and
+ *    so do 200 of each with IBV_SEND_INLINE (the daemon's inline path,
+ *    which the snapshot must leave alone);
  *  - the checks a read would make still decide: an L_Key of an MR of another
  *    PD (in the shim's table, refused by the daemon) ends in
  *    IBV_WC_LOC_PROT_ERR, as do an SGE one byte past the end of its MR and
@@ -28,7 +30,11 @@ static struct ibv_qp *new_qp(struct ibv_cq *cq)
 	    .qp_type = IBV_QPT_RC,
 	    .send_cq = cq,
 	    .recv_cq = cq,
-	    .cap = {.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1},
+	    .cap = {.max_send_wr = 16,
+		    .max_recv_wr = 16,
+		    .max_send_sge = 1,
+		    .max_recv_sge = 1,
+		    .max_inline_data = 64},
 	};
 
 	return ibv_create_qp(pd, &ia);
@@ -41,14 +47,14 @@ static int connect_qps(struct ibv_qp *x, struct ibv_qp *y)
 }
 
 static int post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr, uint32_t len,
-		    uint32_t lkey)
+		    uint32_t lkey, unsigned flags)
 {
 	struct ibv_sge sge = {.addr = addr, .length = len, .lkey = lkey};
 	struct ibv_send_wr wr = {.wr_id = 7,
 				 .sg_list = &sge,
 				 .num_sge = 1,
 				 .opcode = op,
-				 .send_flags = IBV_SEND_SIGNALED},
+				 .send_flags = IBV_SEND_SIGNALED | flags},
 			   *bad;
 
 	wr.wr.rdma.remote_addr = (uintptr_t)buf + 2048;
@@ -56,22 +62,29 @@ static int post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr, uin
 	return ibv_post_send(qp, &wr, &bad);
 }
 
-/* ROUNDS messages of op, each of a new length and new bytes, checked. */
-static void good(struct side *a, struct side *b, enum ibv_wr_opcode op, const char *name)
+/* ROUNDS messages of op from side a's QP to side b's, each of a new length
+ * and new bytes, checked. */
+static void good(struct side *a, struct side *b, enum ibv_wr_opcode op, unsigned flags,
+		 const char *name)
 {
 	int bad_data = 0, bad_wc = 0;
 
 	for (int i = 0; i < ROUNDS; i++) {
 		uint32_t len = 1 + (uint32_t)i % 16;
 		char *dst = op == IBV_WR_SEND ? buf + 4096 : buf + 2048;
+		struct ibv_sge rsge = {
+		    .addr = (uintptr_t)buf + 4096, .length = 4096, .lkey = mr->lkey};
+		struct ibv_recv_wr rwr = {.wr_id = 1, .sg_list = &rsge, .num_sge = 1}, *rbad;
 		struct ibv_wc wc;
 
 		for (uint32_t k = 0; k < len; k++)
 			buf[k] = (char)(i * 31 + k * 7 + 1);
 		memset(dst, 0, 16);
-		if (op == IBV_WR_SEND)
-			post_recv(b);
-		if (post_one(a->qp, op, (uintptr_t)buf, len, mr->lkey)) {
+		if (op == IBV_WR_SEND && ibv_post_recv(b->qp, &rwr, &rbad)) {
+			check(0, "%s %d: post_recv: %s", name, i, strerror(errno));
+			return;
+		}
+		if (post_one(a->qp, op, (uintptr_t)buf, len, mr->lkey, flags)) {
 			check(0, "%s %d: post: %s", name, i, strerror(errno));
 			return;
 		}
@@ -83,7 +96,7 @@ static void good(struct side *a, struct side *b, enum ibv_wr_opcode op, const ch
 		}
 		bad_data += memcmp(dst, buf, len) != 0;
 	}
-	check(!bad_data && !bad_wc, "%d %ss of 1-16 bytes without IBV_SEND_INLINE: %d bad payloads, %d bad completions",
+	check(!bad_data && !bad_wc, "%d %ss of 1-16 bytes: %d bad payloads, %d bad completions",
 	      ROUNDS, name, bad_data, bad_wc);
 }
 
@@ -97,7 +110,7 @@ static void refused(struct side *a, const char *what, uint64_t addr, uint32_t le
 
 	memset(buf + 4096, 0, 64);
 	if (!x || !y || connect_qps(x, y) || ibv_post_recv(y, &rwr, &rbad) ||
-	    post_one(x, IBV_WR_SEND, addr, len, lkey)) {
+	    post_one(x, IBV_WR_SEND, addr, len, lkey, 0)) {
 		check(0, "%s: setup: %s", what, strerror(errno));
 		return;
 	}
@@ -127,8 +140,21 @@ int main(int argc, char **argv)
 	if (pair_open("preread", argv[1], &a, &b) || qp_to_rtr(a.qp, b.qp->qp_num) ||
 	    qp_to_rts(a.qp) || qp_to_rtr(b.qp, a.qp->qp_num) || qp_to_rts(b.qp))
 		return 1;
-	good(&a, &b, IBV_WR_SEND, "SEND");
-	good(&a, &b, IBV_WR_RDMA_WRITE, "RDMA WRITE");
+	good(&a, &b, IBV_WR_SEND, 0, "SEND");
+	good(&a, &b, IBV_WR_RDMA_WRITE, 0, "RDMA WRITE");
+	{
+		/* The same with IBV_SEND_INLINE, on QPs with inline room. */
+		struct side c = a, d = b;
+
+		c.qp = new_qp(a.cq);
+		d.qp = new_qp(b.cq);
+		if (!c.qp || !d.qp || connect_qps(c.qp, d.qp)) {
+			check(0, "inline QPs: %s", strerror(errno));
+			return 1;
+		}
+		good(&c, &d, IBV_WR_SEND, IBV_SEND_INLINE, "inline SEND");
+		good(&c, &d, IBV_WR_RDMA_WRITE, IBV_SEND_INLINE, "inline RDMA WRITE");
+	}
 
 	pd2 = ibv_alloc_pd(ctx);
 	mr2 = pd2 ? ibv_reg_mr(pd2, other, sizeof(other), IBV_ACCESS_LOCAL_WRITE) : NULL;

@@ -341,8 +341,10 @@ static void dp_preread(struct emu_qp *qp, const void *slot, struct xport_wqe *w)
 	const uint8_t *data = emu_wqe_preread(slot, w);
 	uint32_t len = w->inline_len;
 
+	if (!data)
+		return; /* none (and an inline WQE's inline_len is its own) */
 	/* Where the engine keeps it: the SGEs' place, or the inline room. */
-	if (!data || (len > qp->x.max_inline && len > qp->x.max_sge * sizeof(struct xport_sge))) {
+	if (len > qp->x.max_inline && len > qp->x.max_sge * sizeof(struct xport_sge)) {
 		w->flags &= ~(uint32_t)UROCE_SEND_PREREAD;
 		w->inline_len = 0;
 		return;
@@ -354,9 +356,9 @@ static void dp_preread(struct emu_qp *qp, const void *slot, struct xport_wqe *w)
 			w->inline_len = 0;
 			return;
 		}
-	/* inline_data shares its place with sge[]: checked, then replaced. */
+	/* inline_data shares its place with sge[]: checked, then replaced.
+	 * num_sge stays, for what the capture notes say of the WR. */
 	memcpy(w->inline_data, data, len);
-	w->num_sge = 0;
 	w->flags |= UROCE_SEND_INLINE;
 	qp->obj.ctx->dev->dcnt[EMU_DCNT_SQ_PREREAD]++;
 }
