@@ -6,8 +6,10 @@
 # the answer to it leave in one sendmmsg. ibv_rc_pingpong -c of 64-byte
 # messages between two RNICs with a hold of 1 ms (long enough for a loaded
 # machine's programs to answer within it): both exit 0 with their data
-# checked, each daemon sent at least 1.6 datagrams per sendmmsg (about 1
-# without the hold: an ACK, then the answer), the last ACK of the run left
+# checked, each daemon sent at least 1.3 datagrams per sendmmsg (about 2 on
+# a quiet machine; 1.5 seen with two test suites at once on two cores, where
+# a program waits for a CPU longer than the hold; exactly 1 without the
+# hold: an ACK, then the answer), the last ACK of the run left
 # although no request followed it (the client counted its last send
 # completion), and both captures decode with every ICRC valid. The same
 # with --ack-hold-us 0 works too. A hold out of range is exit 2 with a message.
@@ -50,8 +52,8 @@ pingpong() {
 }
 
 pingpong held 1000
-check "with the hold, uroce0 sent $PER_BATCH0/100 datagrams per sendmmsg (>= 1.6)" [ "$PER_BATCH0" -ge 160 ]
-check "with the hold, uroce1 sent $PER_BATCH1/100 datagrams per sendmmsg (>= 1.6)" [ "$PER_BATCH1" -ge 160 ]
+check "with the hold, uroce0 sent $PER_BATCH0/100 datagrams per sendmmsg (>= 1.3)" [ "$PER_BATCH0" -ge 130 ]
+check "with the hold, uroce1 sent $PER_BATCH1/100 datagrams per sendmmsg (>= 1.3)" [ "$PER_BATCH1" -ge 130 ]
 pingpong unheld 0
 echo "note: without the hold: $PER_BATCH0/100 and $PER_BATCH1/100 datagrams per sendmmsg"
 finish
