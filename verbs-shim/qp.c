@@ -216,11 +216,10 @@ static int fill_bind(struct shim_qp *qp, struct ibv_mw *mw, uint32_t rkey,
 static int preread(struct shim_qp *qp, const struct ibv_send_wr *wr, uint64_t total, uint8_t *dst)
 {
 	struct shim_context *ctx = shim_ctx(qp->qpx.qp_base.context);
-	uint64_t cap = qp->sq.max_sge * sizeof(struct uroce_sge), off = 0;
+	uint64_t off = 0;
 
-	if (qp->sq.max_inline > cap)
-		cap = qp->sq.max_inline;
-	if (!total || total > cap || !can_inline(wr->opcode) ||
+	if (!total || total > uroce_sq_data_bytes(qp->sq.max_sge, qp->sq.max_inline) ||
+	    !can_inline(wr->opcode) ||
 	    UROCE_SEND_WQE_BYTES + wr->num_sge * sizeof(struct uroce_sge) + total > qp->sq.stride)
 		return 0;
 	for (int i = 0; i < wr->num_sge; i++)

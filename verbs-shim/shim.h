@@ -295,13 +295,13 @@ void shim_doorbell(struct shim_context *ctx);
 /* Set errno from a -errno value and return NULL (constructors). */
 void *shim_fail_null(int neg_errno);
 
-/* objects.c: handle -> object registry for events */
 /* mr.c: the L_Key table. shim_lkey_covers: whether [addr, addr+len) lies in
  * the memory of L_Key lkey, so the process may read it without faulting. */
 void shim_lkey_add(struct shim_context *ctx, uint32_t lkey, const void *addr, size_t len);
 void shim_lkey_del(struct shim_context *ctx, uint32_t lkey);
 bool shim_lkey_covers(struct shim_context *ctx, uint32_t lkey, uint64_t addr, uint32_t len);
 void shim_lkey_free_all(struct shim_context *ctx);
+/* objects.c: handle -> object registry for events */
 int shim_obj_add(struct shim_context *ctx, uint32_t handle, enum shim_obj_kind kind, void *obj);
 void shim_obj_del(struct shim_context *ctx, uint32_t handle);
 /* Look up and, under the registry lock, run fn(obj, arg) on it; returns the

@@ -92,11 +92,9 @@ void xport_dev_init(struct xport_dev *dev, const struct xport_ops *ops, void *ct
  */
 static size_t sq_stride(uint32_t max_sge, uint32_t max_inline)
 {
-	size_t tail = max_sge * sizeof(struct xport_sge);
+	size_t tail = xport_sq_data_bytes(max_sge, max_inline);
 	size_t a = _Alignof(struct xport_swqe);
 
-	if (max_inline > tail)
-		tail = max_inline;
 	return (offsetof(struct xport_swqe, wr) + offsetof(struct xport_wqe, sge) + tail + a - 1) /
 	       a * a;
 }
@@ -347,13 +345,13 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 	s = xport__sq_at(qp, qp->sq_tail);
 	memset(s, 0, qp->sq_stride);
 	status = xport_check_wqe(qp->type, wqe, &length);
-	/* The slot holds only what this QP's WRs may carry. */
-	/* A payload the net layer took from the WQE for its SGEs
-	 * (UROCE_SEND_PREREAD) fits where those SGEs would have gone. */
+	/* The slot holds only what this QP's WRs may carry. A payload the
+	 * net layer took from the WQE for its SGEs (UROCE_SEND_PREREAD) may
+	 * use the SGEs' place too. */
 	if (status == UROCE_WC_SUCCESS && wqe->flags & UROCE_SEND_INLINE &&
-	    wqe->inline_len > qp->max_inline &&
-	    !(wqe->flags & UROCE_SEND_PREREAD &&
-	      wqe->inline_len <= qp->max_sge * sizeof(struct xport_sge)))
+	    wqe->inline_len > (wqe->flags & UROCE_SEND_PREREAD
+				   ? xport_sq_data_bytes(qp->max_sge, qp->max_inline)
+				   : qp->max_inline))
 		status = UROCE_WC_LOC_LEN_ERR;
 	if (status == UROCE_WC_SUCCESS && !(wqe->flags & UROCE_SEND_INLINE) &&
 	    wqe->num_sge > qp->max_sge)

@@ -506,6 +506,15 @@ struct xport_qp_init {
 	bool srq; /* receives come from an SRQ: never flushed by the engine */
 };
 
+/* Bytes the engine's copy of a send WR keeps after its fixed part: max_sge
+ * SGEs or max_inline bytes of inline payload, whichever is more. */
+static inline uint32_t xport_sq_data_bytes(uint32_t max_sge, uint32_t max_inline)
+{
+	uint32_t sges = max_sge * (uint32_t)sizeof(struct xport_sge);
+
+	return max_inline > sges ? max_inline : sges;
+}
+
 /* A parsed, checked packet as recv.c queues it for the responder/completer. */
 struct xport_pkt {
 	const uint8_t *buf; /* BTH .. end of pad (ICRC not included) */

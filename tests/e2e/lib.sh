@@ -259,6 +259,22 @@ wait_listen() {
 	return 1
 }
 
+# rc_pingpong_pair LABEL SECS OPTIONS...: ibv_rc_pingpong with OPTIONS on
+# both sides, the server on uroce0 and the client on uroce1 (to ADDR0),
+# through `uroce run` on the next TCP port (run_pair, which sets SERVER_RC
+# and CLIENT_RC). 0 when both exit 0, the client printed its "iters in" line
+# and neither reported invalid data or an error.
+rc_pingpong_pair() {
+	local label=$1 secs=$2
+	shift 2
+	next_tcp_port
+	run_pair "$label" "$secs" run \
+		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" "$@" -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" "$@" "$ADDR0"
+	[ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && grep -q 'iters in' "$T/$label.client" &&
+		! grep -qi "invalid\|error" "$T/$label.client" "$T/$label.server"
+}
+
 # run_pair LABEL SECS MODE SERVER_ARGS... -- CLIENT_ARGS...
 # Runs a server/client pair of verbs programs through MODE (see via_cmd), each
 # under a timeout of SECS: the server first (in namespace SERVER_NS, default

@@ -59,12 +59,7 @@ fi
 
 via_cmd run
 pingpong() { # LABEL
-	next_tcp_port
-	run_pair "$1" 60 run \
-		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 65536 -n 200 -c -- \
-		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 65536 -n 200 -c "$ADDR0"
-	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
-		grep -q 'iters in' "$T/$1.client" && ! grep -qi "invalid\|error" "$T/$1.client" "$T/$1.server"; then
+	if rc_pingpong_pair "$1" 60 -s 65536 -n 200 -c; then
 		pass "$1: ibv_rc_pingpong -c 64 KiB x 200 between the hosted RNICs: data checked"
 	else
 		fail "$1: server exit $SERVER_RC, client exit $CLIENT_RC"

@@ -344,23 +344,22 @@ static void dp_preread(struct emu_qp *qp, const void *slot, struct xport_wqe *w)
 	if (!data)
 		return; /* none (and an inline WQE's inline_len is its own) */
 	/* Where the engine keeps it: the SGEs' place, or the inline room. */
-	if (len > qp->x.max_inline && len > qp->x.max_sge * sizeof(struct xport_sge)) {
-		w->flags &= ~(uint32_t)UROCE_SEND_PREREAD;
-		w->inline_len = 0;
-		return;
-	}
+	if (len > xport_sq_data_bytes(qp->x.max_sge, qp->x.max_inline))
+		goto read_it;
 	for (uint32_t i = 0; i < w->num_sge; i++)
 		if (w->sge[i].length && emu_dma_lkey(qp, w->sge[i].lkey, w->sge[i].addr, NULL,
-						     w->sge[i].length, 0, XPORT_DMA_CHECK)) {
-			w->flags &= ~(uint32_t)UROCE_SEND_PREREAD;
-			w->inline_len = 0;
-			return;
-		}
+						     w->sge[i].length, 0, XPORT_DMA_CHECK))
+			goto read_it;
 	/* inline_data shares its place with sge[]: checked, then replaced.
 	 * num_sge stays, for what the capture notes say of the WR. */
 	memcpy(w->inline_data, data, len);
 	w->flags |= UROCE_SEND_INLINE;
 	qp->obj.ctx->dev->dcnt[EMU_DCNT_SQ_PREREAD]++;
+	return;
+
+read_it: /* as without a snapshot */
+	w->flags &= ~(uint32_t)UROCE_SEND_PREREAD;
+	w->inline_len = 0;
 }
 
 unsigned emu_dp_sq(struct emu_qp *qp)

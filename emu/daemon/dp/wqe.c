@@ -146,14 +146,11 @@ uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t q
 	 * takes the bytes (emu_wqe_preread). Anything inconsistent: ignored,
 	 * the payload is read from the program's memory as without it. */
 	if ((s.send_flags & UROCE_SEND_PREREAD) && (wr_flags & UROCE_WR_F_INLINE)) {
-		uint64_t total = 0, cap = g->max_sge * (uint64_t)sizeof(struct xport_sge);
+		uint64_t total = 0;
 
 		for (uint32_t i = 0; i < s.num_sge; i++)
 			total += w->sge[i].length;
-		if (g->max_inline > cap)
-			cap = g->max_inline;
-		if (total && total == s.inline_len && total <= cap &&
-		    total <= XPORT_MAX_INLINE_BYTES &&
+		if (total && total == s.inline_len && total <= XPORT_MAX_INLINE_BYTES &&
 		    s.num_sge * (uint64_t)sizeof(struct uroce_sge) + total <= room) {
 			w->flags |= UROCE_SEND_PREREAD;
 			w->inline_len = s.inline_len;

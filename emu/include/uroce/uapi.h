@@ -1292,14 +1292,20 @@ static inline uint64_t uroce_ring_bytes(uint32_t entries, uint32_t stride)
 	return (n + 4095) & ~(uint64_t)4095;
 }
 
-/* Stride of a send queue with these capabilities. */
-static inline uint32_t uroce_sq_stride(uint32_t max_sge, uint32_t max_inline)
+/* Bytes after the fixed part of a send WQE: max_sge SGEs or max_inline
+ * bytes of payload, whichever is more (a payload snapshot, UROCE_SEND_PREREAD,
+ * fits in it too). */
+static inline uint32_t uroce_sq_data_bytes(uint32_t max_sge, uint32_t max_inline)
 {
 	uint32_t data = max_sge * (uint32_t)sizeof(struct uroce_sge);
 
-	if (max_inline > data)
-		data = max_inline;
-	return (UROCE_SEND_WQE_BYTES + data + 63) & ~63u;
+	return max_inline > data ? max_inline : data;
+}
+
+/* Stride of a send queue with these capabilities. */
+static inline uint32_t uroce_sq_stride(uint32_t max_sge, uint32_t max_inline)
+{
+	return (UROCE_SEND_WQE_BYTES + uroce_sq_data_bytes(max_sge, max_inline) + 63) & ~63u;
 }
 
 /* Stride of a receive queue or SRQ with this many SGEs. */
