@@ -206,6 +206,14 @@ void shim_doorbell(struct shim_context *ctx)
 	}
 }
 
+void shim_sq_doorbell(struct shim_context *ctx, const struct shim_wq *sq)
+{
+	/* The bit first, then the daemon_asleep check (a full fence). */
+	if (sq->db_index != UINT32_MAX)
+		uroce_sq_db_ring(ctx->sq_db, sq->db_index);
+	shim_doorbell(ctx);
+}
+
 void *shim_fail_null(int neg_errno)
 {
 	errno = -neg_errno;

@@ -266,15 +266,15 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 					 .version = UROCE_UAPI_VERSION};
 	struct uroce_open_ctx_resp resp;
 	struct shim_context *c;
-	int fds[3], nfds, fd, err;
+	int fds[4], nfds, fd, err;
 	pid_t ptracer = 0;
-	void *status;
+	void *status, *sq_db = MAP_FAILED;
 
 	fd = common_rundir_connect(dev->sock_path);
 	if (fd < 0)
 		return shim_fail_null(fd == -ECONNREFUSED || fd == -ENOENT ? -ENODEV : fd);
-	err = shim_exchange(fd, 1, &req, sizeof(req), &resp, sizeof(resp), fds, 3, &nfds);
-	if (!err && nfds != 3) {
+	err = shim_exchange(fd, 1, &req, sizeof(req), &resp, sizeof(resp), fds, 4, &nfds);
+	if (!err && (nfds != 4 || resp.sq_doorbells_bytes != sizeof(struct uroce_sq_doorbells))) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
 		err = -EPROTO;
@@ -290,13 +290,19 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	}
 	status = mmap(NULL, resp.status_page_bytes, PROT_READ, MAP_SHARED, fds[2], 0);
 	close(fds[2]);
+	if (status != MAP_FAILED)
+		sq_db = mmap(NULL, sizeof(struct uroce_sq_doorbells), PROT_READ | PROT_WRITE,
+			     MAP_SHARED, fds[3], 0);
+	close(fds[3]);
 	c = calloc(1, sizeof(*c));
 	if (c)
 		c->call = shim_call_page_new();
-	if (status == MAP_FAILED || !c || !c->call) {
-		err = status == MAP_FAILED ? errno : ENOMEM;
+	if (status == MAP_FAILED || sq_db == MAP_FAILED || !c || !c->call) {
+		err = status == MAP_FAILED || sq_db == MAP_FAILED ? errno : ENOMEM;
 		if (status != MAP_FAILED)
 			munmap(status, resp.status_page_bytes);
+		if (sq_db != MAP_FAILED)
+			munmap(sq_db, sizeof(struct uroce_sq_doorbells));
 		if (c && c->call)
 			shim_call_page_free(c->call);
 		free(c);
@@ -314,6 +320,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->handle = resp.ctx_handle;
 	c->daemon_pid = resp.daemon_pid;
 	c->status = status;
+	c->sq_db = sq_db;
 	pthread_mutex_init(&c->obj_lock, NULL);
 	pthread_rwlock_init(&c->lkey_lock, NULL);
 	c->vctx.context.device = device;
@@ -336,6 +343,7 @@ int ibv_close_device(struct ibv_context *context)
 	close(c->doorbell_fd);
 	close(context->async_fd);
 	munmap((void *)c->status, UROCE_STATUS_PAGE_BYTES);
+	munmap(c->sq_db, sizeof(struct uroce_sq_doorbells));
 	for (int i = 0; i < SHIM_OBJ_BUCKETS; i++) {
 		while (c->objs[i]) {
 			struct shim_obj_entry *e = c->objs[i];

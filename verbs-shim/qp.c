@@ -146,6 +146,7 @@ int shim_wq_map(struct shim_wq *wq, int fd, size_t bytes)
 	wq->max_sge = h->max_sge;
 	wq->max_inline = h->max_inline;
 	wq->prod = h->prod;
+	wq->db_index = h->db_index < UROCE_SQ_DB_BITS ? h->db_index : UINT32_MAX;
 	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
 	return 0;
 }
@@ -371,7 +372,7 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
 		*bad_wr = wr;
 	if (wq->prod != start) {
 		uroce_store_release(&wq->ring->prod, wq->prod);
-		shim_doorbell(shim_ctx(ibqp->context));
+		shim_sq_doorbell(shim_ctx(ibqp->context), wq);
 	}
 out:
 	pthread_spin_unlock(&wq->lock);
@@ -811,7 +812,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	if (!err && qp->wr_prod != wq->prod) {
 		wq->prod = qp->wr_prod;
 		uroce_store_release(&wq->ring->prod, wq->prod);
-		shim_doorbell(shim_ctx(qpx->qp_base.context));
+		shim_sq_doorbell(shim_ctx(qpx->qp_base.context), wq);
 	}
 	/* On error nothing of the batch is published. */
 	qp->wr_cur = NULL;

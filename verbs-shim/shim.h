@@ -103,6 +103,7 @@ struct shim_context {
 	 * (client.c). */
 	struct shim_call_page *call;
 	const struct uroce_status_page *status;
+	struct uroce_sq_doorbells *sq_db; /* rung after each SQ post */
 	int async_eof;
 	int dead; /* the daemon went away (fatal.c); atomic */
 	pthread_mutex_t obj_lock;
@@ -148,7 +149,8 @@ struct shim_wq {
 	uint32_t stride;
 	uint32_t max_sge;
 	uint32_t max_inline;
-	uint32_t prod; /* our producer index */
+	uint32_t prod;	   /* our producer index */
+	uint32_t db_index; /* SQ: its send doorbell bit (uapi.h), or UINT32_MAX */
 	pthread_spinlock_t lock;
 };
 
@@ -292,6 +294,8 @@ int shim_call_simple(struct shim_context *ctx, uint32_t op, uint32_t handle);
 void *shim_map_ring(int fd, size_t bytes);
 /* Ring the context's doorbell if the daemon sleeps (after a full fence). */
 void shim_doorbell(struct shim_context *ctx);
+/* After publishing SQ WQEs: set the QP's send doorbell bit, then as above. */
+void shim_sq_doorbell(struct shim_context *ctx, const struct shim_wq *sq);
 /* Set errno from a -errno value and return NULL (constructors). */
 void *shim_fail_null(int neg_errno);
 

@@ -59,6 +59,19 @@ static inline void emu_list_del(struct emu_list *n)
 	emu_list_init(n);
 }
 
+/* Move every entry of from to the empty list to (from ends up empty). */
+static inline void emu_list_take_all(struct emu_list *to, struct emu_list *from)
+{
+	emu_list_init(to);
+	if (emu_list_empty(from))
+		return;
+	to->next = from->next;
+	to->prev = from->prev;
+	to->next->prev = to;
+	to->prev->next = to;
+	emu_list_init(from);
+}
+
 #define EMU_LIST_FOR_EACH_SAFE(pos, tmp, head)                           \
 	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
 	     (pos) = (tmp), (tmp) = (pos)->next)
@@ -369,7 +382,8 @@ struct emu_qp {
 	struct xport_qp x;	    /* the transport engine's QP */
 	uint32_t sq_handed;	    /* SQ ring index handed to the engine so far */
 	uint32_t rq_done;	    /* RQ ring index of finished receive WQEs (uapi done) */
-	struct emu_list sq_link;    /* in dev->sq_qps while the SQ is consumed */
+	struct emu_list sq_link;    /* in dev->sq_qps while its SQ is to be looked at */
+	uint32_t db_index;	    /* its send doorbell bit (doorbell.c), UINT32_MAX: none */
 	struct emu_list run_link;   /* in dev->run_qps while scheduled */
 	struct emu_list timer_link; /* in dev->timer_qps while armed */
 	uint64_t deadline_us;	    /* engine timer deadline, 0 = none */
@@ -398,6 +412,11 @@ struct emu_ctx {
 	uv_poll_t pid_poll;  /* readable when that process exits */
 	/* The RDMA CM channel this connection is, after CM_OPEN (cm/cm.c). */
 	struct emu_cm_chan *cm_chan;
+	/* Send doorbells (dp/doorbell.c), after OPEN_CTX: the page the shim
+	 * rings and the QP of each bit (db_cap entries, NULL: free). */
+	struct uroce_sq_doorbells *sq_db;
+	struct emu_qp **db_qps;
+	uint32_t db_cap;
 };
 
 /* Device limits that the daemon enforces and reports. */
@@ -562,7 +581,7 @@ struct emu_dev {
 
 	/* Data path. */
 	struct xport_dev x;	     /* the transport engine's device */
-	struct emu_list sq_qps;	     /* QPs whose SQ ring is consumed */
+	struct emu_list sq_qps;	     /* QPs whose SQ the next pass looks at */
 	struct emu_list run_qps;     /* QPs the engine asked to run */
 	struct emu_list timer_qps;   /* QPs with an armed engine timer */
 	struct emu_net *net;	     /* net.c: socket buffers and batches */

@@ -133,6 +133,8 @@ static bool comp_one(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 	qp->comp.idx++;
 	if ((int32_t)(qp->req.idx - qp->comp.idx) < 0)
 		qp->req.idx = qp->comp.idx;
+	if (dev->ops->sq_done)
+		dev->ops->sq_done(dev->ctx, qp);
 	if (status != UROCE_WC_SUCCESS) {
 		xport__error(qp);
 		return false;

@@ -315,6 +315,12 @@ struct xport_ops {
 	int (*get_recv_wqe)(void *ctx, struct xport_qp *qp, struct xport_recv_wqe *wqe);
 	/* Push a completion to the QP's send CQ (recv false) or receive CQ. */
 	void (*push_cqe)(void *ctx, struct xport_qp *qp, bool recv, const struct uroce_cqe *cqe);
+	/*
+	 * Optional: send WQEs of the QP completed, with or without a CQE
+	 * (unsignaled WRs, flushes): the engine holds fewer, so the daemon
+	 * can release their ring slots and hand it more. May be NULL.
+	 */
+	void (*sq_done)(void *ctx, struct xport_qp *qp);
 	/* Monotonic clock in microseconds. */
 	uint64_t (*now_us)(void *ctx);
 	/*

@@ -117,6 +117,30 @@ if [ -x "$UROCE_BIN/preread" ]; then
 	fi
 fi
 
+# Send doorbells: a pass looks at the SQs that have something new, not at
+# every QP (emu/daemon/dp/doorbell.c). With 256 idle QPs beside a busy pair
+# the old pass made 256 looks or more per pass, thousands of passes.
+if [ -x "$UROCE_BIN/sq_doorbells" ]; then
+	looks0=$(counter daemon.sq_looks uroce0)
+	if timeout 180 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/sq_doorbells" uroce0 256 >"$T/sqdb" 2>&1; then
+		pass "sq_doorbells: $(grep -c '^ok' "$T/sqdb") checks, $(tail -1 "$T/sqdb")"
+	else
+		cat "$T/sqdb" >&2
+		fail "sq_doorbells"
+	fi
+	looks=$(($(counter daemon.sq_looks uroce0) - looks0))
+	wrs=$(awk '/^send WRs/ { print $3 + 0 }' "$T/sqdb")
+	qps=$(awk '/^send WRs/ { print $5 + 0 }' "$T/sqdb")
+	# Each send WR rings once and completes once; each QP changes state a
+	# few times. At least one look per round trip of the busy pair.
+	if [ "${wrs:-0}" -gt 0 ] && [ "$looks" -ge 2000 ] && [ "$looks" -le $((2 * wrs + 4 * qps)) ]; then
+		pass "sq_looks grew by $looks for $wrs send WRs on $qps QPs"
+	else
+		uroce counters uroce0 >&2
+		fail "sq_looks grew by $looks for ${wrs:-?} send WRs on ${qps:-?} QPs (want 2000..$((2 * ${wrs:-0} + 4 * ${qps:-0})))"
+	fi
+fi
+
 # QP async events with real traffic (COMM_EST, SQ_DRAINED).
 if [ -x "$UROCE_BIN/async_events" ]; then
 	if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/async_events" uroce0 >"$T/aev" 2>&1; then

@@ -4,9 +4,9 @@
  * (emu/include/uroce/uapi.h, as the shim does) and then writes into its
  * shared rings what no honest shim would: unknown opcodes, SGE counts and
  * inline lengths beyond the slot, keys that do not exist, receive WQEs with
- * impossible SGE counts, producer indices far beyond the ring, and rounds
- * of random bytes. The RNIC must complete what it can with the error a NIC
- * gives, move the QP to the error state, and keep serving: a valid
+ * impossible SGE counts, producer indices far beyond the ring, rounds
+ * of random bytes, and send doorbell bits of QPs that do not exist. The RNIC must complete what it
+ * can with the error a NIC gives, move the QP to the error state, and keep serving: a valid
  * SEND/receive on a fresh QP works afterwards.
  *
  *   ring_abuse SOCKET_PATH [ROUNDS]
@@ -36,6 +36,7 @@
 #define RQ_WR 16
 
 static int ctl_fd, db_fd, async_fd;
+static struct uroce_sq_doorbells *sq_db;
 static uint32_t seq;
 static int failures;
 
@@ -139,11 +140,14 @@ static int open_all(const char *path)
 	if (ctl_fd < 0 || connect(ctl_fd, (struct sockaddr *)&sun, sizeof(sun)))
 		return -errno;
 	rc = call(&o, sizeof(o), & or, sizeof(or), fds, &nfds);
-	if (rc || nfds != 3)
+	if (rc || nfds != 4 || or.sq_doorbells_bytes != sizeof(*sq_db))
 		return rc ? rc : -EPROTO;
 	db_fd = fds[0];
 	async_fd = fds[1];
 	close(fds[2]);
+	sq_db = map_fd(fds[3], sizeof(*sq_db));
+	if (!sq_db)
+		return -errno;
 	/* The daemon's DMA engine reads and writes this process. */
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	if ((rc = call(&a, sizeof(a), &hr, sizeof(hr), NULL, NULL)))
@@ -259,6 +263,8 @@ static void publish(struct ring *r)
 	static const uint64_t one = 1;
 
 	uroce_store_release(&r->h->prod, r->prod);
+	if (r->h->kind == UROCE_RING_SQ && r->h->db_index < UROCE_SQ_DB_BITS)
+		uroce_sq_db_ring(sq_db, r->h->db_index);
 	/* Always ring: the test does not care whether the daemon sleeps. */
 	if (write(db_fd, &one, sizeof(one)) != sizeof(one))
 		perror("doorbell");
@@ -574,6 +580,29 @@ static void test_owner_exit(const char *path)
 			 : "nothing");
 }
 
+/* Every send doorbell bit set, of QPs that exist and of ones that do not:
+ * the daemon looks at what exists, ignores the rest, and keeps serving. */
+static void test_doorbell_garbage(void)
+{
+	struct uroce_cqe e[2];
+	struct qp q;
+	int n;
+
+	if (qp_new(&q)) {
+		check(0, "doorbell garbage: QP");
+		return;
+	}
+	check(q.sq.h->db_index < UROCE_SQ_DB_BITS, "SQ ring names its doorbell bit (%u)",
+	      q.sq.h->db_index);
+	memset(sq_db, 0xff, sizeof(*sq_db));
+	post_recv(&q, 5, 1);
+	post_send(&q, UROCE_WR_SEND, 6, 64, mr_lkey);
+	n = poll_cq(q.qpn, e, 2, 5000);
+	check(n == 2 && e[0].status == 0 && e[1].status == 0,
+	      "every doorbell bit set: a SEND still completes (%d CQEs)", n);
+	qp_destroy(&q);
+}
+
 static void test_random(unsigned rounds)
 {
 	unsigned seed = (unsigned)time(NULL);
@@ -634,6 +663,7 @@ int main(int argc, char **argv)
 	test_bad_index();
 	test_shrink();
 	test_owner_exit(argv[1]);
+	test_doorbell_garbage();
 	test_random(rounds);
 	/* After all of it the device still works. */
 	test_valid();

@@ -10,9 +10,9 @@
  *    arming included); the engine's own moves to Error raise the async
  *    event.
  *  - One pass (emu_dp_poll, run by wait.c on every loop iteration): fire
- *    expired timers, hand new SQ ring
- *    entries to the engine (validated; the QPs take turns at going
- *    first), flush receive WQEs posted to QPs in Error, run the QPs the
+ *    expired timers, hand new SQ ring entries to the engine (validated;
+ *    only of the QPs whose doorbells rang or that the data path queued,
+ *    doorbell.c), flush receive WQEs posted to QPs in Error, run the QPs the
  *    engine scheduled, in the order it scheduled them, send what is
  *    batched. How much a pass sends is bounded by the engine's in-flight
  *    budget (xport flow.c), which net.c sets from the receive buffer.
@@ -154,6 +154,14 @@ static int op_get_recv_wqe(void *ctx, struct xport_qp *x, struct xport_recv_wqe 
 	return 0;
 }
 
+/* Completed WQEs: their slots are released, and an engine that was full
+ * takes more of the ring, at the next look. */
+static void op_sq_done(void *ctx, struct xport_qp *x)
+{
+	(void)ctx;
+	emu_dp_sq_kick(qp_of(x));
+}
+
 static void op_push_cqe(void *ctx, struct xport_qp *x, bool recv, const struct uroce_cqe *c)
 {
 	struct emu_dev *dev = ctx;
@@ -262,7 +270,9 @@ static void op_qp_error(void *ctx, struct xport_qp *x)
 
 	dev->dcnt[EMU_DCNT_QP_FATAL]++;
 	/* Not from here: SQ ring entries not yet handed over are flushed by
-	 * the next pass (the engine must not be re-entered). The engine
+	 * the next pass (the engine must not be re-entered). */
+	emu_dp_sq_kick(qp);
+	/* The engine
 	 * completed the failing WR just before (its status says why), unless
 	 * the error was the responder's own (a NAK it sent). */
 	emu_event_qp_fatal(qp, qp->err_status ? xport_wc_status_name(qp->err_status)
@@ -308,6 +318,7 @@ static const struct xport_ops dp_ops = {
     .mcast_each = op_mcast_each,
     .xrc_srq = op_xrc_srq,
     .rnr_wait = op_rnr_wait,
+    .sq_done = op_sq_done,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -434,7 +445,7 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 unsigned emu_dp_poll(void *arg)
 {
 	struct emu_dev *dev = arg;
-	struct emu_list *pos, *tmp, run;
+	struct emu_list *pos, *tmp, run, look;
 	unsigned work = 0;
 
 	/* QPs of CQs that overran during the last pass go to ERR. */
@@ -449,15 +460,17 @@ unsigned emu_dp_poll(void *arg)
 
 	work += emu_timer_expire(dev, emu_wait_now_us());
 
-	EMU_LIST_FOR_EACH_SAFE(pos, tmp, &dev->sq_qps)
-	{
-		work += emu_dp_sq(EMU_CONTAINER_OF(pos, struct emu_qp, sq_link));
-	}
-	/* Round robin: the QP that went first this pass goes last next. */
-	if (!emu_list_empty(&dev->sq_qps)) {
-		pos = dev->sq_qps.next;
-		emu_list_del(pos);
-		emu_list_add_tail(&dev->sq_qps, pos);
+	/* The send queues with something new: doorbells the programs rang,
+	 * and the QPs the data path queued (emu_dp_sq_kick), in the order
+	 * they came; idle QPs cost nothing (doorbell.c). */
+	emu_sq_db_collect(dev);
+	emu_list_take_all(&look, &dev->sq_qps);
+	while (!emu_list_empty(&look)) {
+		struct emu_qp *qp = EMU_CONTAINER_OF(look.next, struct emu_qp, sq_link);
+
+		emu_list_del(&qp->sq_link);
+		dev->dcnt[EMU_DCNT_SQ_LOOKS]++;
+		work += emu_dp_sq(qp);
 	}
 
 	/* A request that waits for a receive WQE goes on once there is one
@@ -488,14 +501,7 @@ unsigned emu_dp_poll(void *arg)
 
 	/* Run what was scheduled before this pass; what the runs schedule
 	 * waits for the next one. */
-	emu_list_init(&run);
-	if (!emu_list_empty(&dev->run_qps)) {
-		run.next = dev->run_qps.next;
-		run.prev = dev->run_qps.prev;
-		run.next->prev = &run;
-		run.prev->next = &run;
-		emu_list_init(&dev->run_qps);
-	}
+	emu_list_take_all(&run, &dev->run_qps);
 	while (!emu_list_empty(&run)) {
 		struct emu_qp *qp = EMU_CONTAINER_OF(run.next, struct emu_qp, run_link);
 
@@ -546,6 +552,7 @@ void emu_dp_init(struct emu_dev *dev)
 
 void emu_dp_qp_release(struct emu_qp *qp)
 {
+	emu_sq_db_detach(qp);
 	emu_timer_cancel(qp);
 	emu_list_del(&qp->run_link);
 	emu_list_del(&qp->sq_link);

@@ -373,6 +373,22 @@ uint64_t emu_fault_seed(const struct emu_dev *dev);
 int emu_fault_tx(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
 void emu_fault_rx(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
 
+/* doorbell.c */
+/* The context's send doorbells page: mapped, *fd for the shim (the caller
+ * sends and closes it). 0 or -errno. */
+int emu_sq_db_open(struct emu_ctx *ctx, int *fd);
+/* Unmap it and forget every bit's QP (after the QPs are gone). */
+void emu_sq_db_close(struct emu_ctx *ctx);
+/* Give a new QP the lowest free bit of its context (written into its SQ
+ * ring header). 0, -ENOSPC or -ENOMEM. */
+int emu_sq_db_attach(struct emu_qp *qp);
+/* Free the QP's bit (before the QP is freed). */
+void emu_sq_db_detach(struct emu_qp *qp);
+/* Queue the QPs whose doorbells rang since the last call for the pass. */
+void emu_sq_db_collect(struct emu_dev *dev);
+/* Queue qp for the next look at its SQ (no-op while queued). */
+void emu_dp_sq_kick(struct emu_qp *qp);
+
 /* datapath.c */
 /* The engine's device with the daemon's ops, lists, wait callbacks (the
  * DMA buffers are emu_dma_init's). */

@@ -49,6 +49,7 @@ int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entr
 	h->stride = stride;
 	h->handle = handle;
 	h->qpn = qpn;
+	h->db_index = UINT32_MAX; /* none until emu_sq_db_attach */
 	r->hdr = h;
 	r->bytes = bytes;
 	r->entries = entries;

@@ -100,14 +100,22 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 {
 	struct emu_dev *dev = ctx->dev;
 	struct uroce_open_ctx_resp *o;
-	int pfd[2], db, db_copy, status_copy;
+	int pfd[2], db, db_copy, status_copy, sq_db_fd, err;
 
+	err = emu_sq_db_open(ctx, &sq_db_fd);
+	if (err)
+		return err;
 	db = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (db < 0)
-		return -errno;
+	if (db < 0) {
+		err = -errno;
+		close(sq_db_fd);
+		emu_sq_db_close(ctx);
+		return err;
+	}
 	if (pipe2(pfd, O_CLOEXEC)) {
-		int err = -errno;
-
+		err = -errno;
+		close(sq_db_fd);
+		emu_sq_db_close(ctx);
 		close(db);
 		return err;
 	}
@@ -116,8 +124,9 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 	db_copy = fcntl(db, F_DUPFD_CLOEXEC, 0);
 	status_copy = fcntl(dev->status_fd, F_DUPFD_CLOEXEC, 0);
 	if (db_copy < 0 || status_copy < 0) {
-		int err = -errno;
-
+		err = -errno;
+		close(sq_db_fd);
+		emu_sq_db_close(ctx);
 		if (db_copy >= 0)
 			close(db_copy);
 		if (status_copy >= 0)
@@ -140,9 +149,11 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 	o->daemon_pid = (uint32_t)getpid();
 	o->num_comp_vectors = UROCE_NUM_COMP_VECTORS;
 	o->status_page_bytes = UROCE_STATUS_PAGE_BYTES;
+	o->sq_doorbells_bytes = sizeof(struct uroce_sq_doorbells);
 	emu_reply_add_fd(rep, db_copy);
 	emu_reply_add_fd(rep, pfd[0]);
 	emu_reply_add_fd(rep, status_copy);
+	emu_reply_add_fd(rep, sq_db_fd);
 	emu_info("context %u opened by pid %d", ctx->handle, (int)ctx->pid);
 	return 0;
 }
@@ -193,6 +204,7 @@ void emu_ctx_destroy(struct emu_ctx *ctx)
 	FREE_ALL(ctx, EMU_OBJ_MR, struct emu_mr, emu_mr_free);
 	FREE_ALL(ctx, EMU_OBJ_DM, struct emu_dm, emu_dm_free);
 	FREE_ALL(ctx, EMU_OBJ_PD, struct emu_pd, emu_pd_free);
+	emu_sq_db_close(ctx);
 
 	if (ctx->opened)
 		emu_info("context %u of pid %d closed: freed %u QP, %u CQ, "

@@ -193,6 +193,7 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	emu_list_init(&qp->rnr_link);
 	emu_list_init(&qp->mcast);
 	emu_list_init(&qp->sq_link);
+	qp->db_index = UINT32_MAX;
 	emu_list_init(&qp->run_link);
 	emu_list_init(&qp->timer_link);
 	emu_list_init(&qp->xrc_link);
@@ -208,6 +209,9 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 			      qp->qpn, &sq_fd);
 	if (err)
 		goto err_qpn;
+	/* An XRC target QP never sends: no doorbell. */
+	if (!tgt && (err = emu_sq_db_attach(qp)))
+		goto err_sq;
 	data = sq_stride - UROCE_SEND_WQE_BYTES;
 	qp->cap.max_send_wr = sq_entries;
 	qp->cap.max_send_sge = data / (uint32_t)sizeof(struct uroce_sge);
@@ -276,7 +280,6 @@ int emu_qp_create(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	qp->x.sport = dev->udp_port;
 	/* Peers listen on the port we do (4791 unless --port said else). */
 	qp->x.dport = dev->udp_port;
-	emu_list_add_tail(&dev->sq_qps, &qp->sq_link);
 
 	o = EMU_REPLY(rep, struct uroce_create_qp_resp);
 	o->handle = qp->obj.hnode.key;
@@ -303,6 +306,7 @@ err_refs:
 	if (rq_fd >= 0)
 		close(rq_fd);
 err_sq:
+	emu_sq_db_detach(qp);
 	emu_ring_destroy(&qp->sq);
 	close(sq_fd);
 err_qpn:
@@ -461,6 +465,10 @@ static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 		/* SQD: the engine reports the drain (emu_event_sq_drained). */
 		break;
 	}
+	/* WQEs posted in a state that does not send yet are looked at now
+	 * (their doorbell rang before). */
+	if (next != UROCE_QPS_RESET && next != UROCE_QPS_ERR)
+		emu_dp_sq_kick(qp);
 }
 
 /*

@@ -97,7 +97,9 @@
 	X(DMA_IN_PLACE, "dma_in_place",                                                           \
 	  "bytes written to application memory straight from received packets (not staged)")      \
 	X(SQ_PREREAD, "sq_preread",                                                               \
-	  "small send payloads taken from the WQE, where the shim copied them at the post")
+	  "small send payloads taken from the WQE, where the shim copied them at the post")       \
+	X(SQ_LOOKS, "sq_looks",                                                                   \
+	  "looks at a send queue: its doorbell rang, its sends completed or its state changed")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,

@@ -32,7 +32,7 @@
 #include "enums.h"
 
 /* Bumped on any incompatible change of a message or ring layout. */
-#define UROCE_UAPI_VERSION 3 /* 2: RQ ring done index, new counters; 3: XRC */
+#define UROCE_UAPI_VERSION 4 /* 2: RQ ring done index, new counters; 3: XRC; 4: send doorbells */
 
 #define UROCE_SOCK_SUFFIX ".sock"
 #define UROCE_NAME_MAX 64 /* device names, like IBV_SYSFS_NAME_MAX */
@@ -174,7 +174,9 @@ struct uroce_hello_resp {
  * OPEN_CTX turns the connection into a verbs context. Response fds, in order:
  * [0] doorbell eventfd (write 1 when the status page says the daemon sleeps),
  * [1] async event pipe, read end (struct uroce_async_event records),
- * [2] device status page memfd (struct uroce_status_page, map read-only).
+ * [2] device status page memfd (struct uroce_status_page, map read-only),
+ * [3] the context's send doorbells memfd (struct uroce_sq_doorbells, map
+ *     read-write).
  */
 struct uroce_open_ctx_req {
 	struct uroce_msg_hdr hdr;
@@ -188,6 +190,8 @@ struct uroce_open_ctx_resp {
 	uint32_t daemon_pid;
 	uint32_t num_comp_vectors;
 	uint32_t status_page_bytes;
+	uint32_t sq_doorbells_bytes;
+	uint32_t reserved;
 };
 
 /* Generic request naming one object. */
@@ -878,6 +882,37 @@ struct uroce_status_page {
 
 #define UROCE_STATUS_PAGE_BYTES 4096
 
+/*
+ * A context's send doorbells: one bit per QP of the context (the SQ ring
+ * header's db_index), so that the daemon looks only at the send queues
+ * that have new WQEs instead of at every QP on every pass. After
+ * publishing a new SQ producer index the shim sets the QP's bit in leaf[]
+ * and then, with the same kind of atomic OR, bit (db_index / 64) % 64 of
+ * summary[db_index / 4096]; then it checks daemon_asleep as before. The
+ * daemon swaps a non-zero summary word to 0 first and then the leaf words
+ * it names, and reads the producer index of each QP named after that, so
+ * a bit set after the swap is seen by the next pass and a producer index
+ * published before a bit it found is never missed. The bits are hints: a
+ * bit of no QP, or of an SQ with nothing new, costs one look.
+ */
+#define UROCE_SQ_DB_BITS 65536u
+#define UROCE_SQ_DB_LEAF_WORDS (UROCE_SQ_DB_BITS / 64)
+#define UROCE_SQ_DB_SUMMARY_WORDS (UROCE_SQ_DB_LEAF_WORDS / 64)
+
+struct uroce_sq_doorbells {
+	uint64_t summary[UROCE_SQ_DB_SUMMARY_WORDS];
+	uint8_t pad0[4096 - UROCE_SQ_DB_SUMMARY_WORDS * 8];
+	uint64_t leaf[UROCE_SQ_DB_LEAF_WORDS];
+};
+
+/* Ring the send doorbell of db_index (the shim; see above). */
+static inline void uroce_sq_db_ring(struct uroce_sq_doorbells *d, uint32_t db_index)
+{
+	__atomic_fetch_or(&d->leaf[db_index / 64], 1ull << (db_index % 64), __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&d->summary[db_index / 4096], 1ull << (db_index / 64 % 64),
+			  __ATOMIC_SEQ_CST);
+}
+
 #define UROCE_RING_MAGIC 0x7572726eu /* "urrn" */
 
 enum uroce_ring_kind {
@@ -917,7 +952,8 @@ struct uroce_ring_hdr {
 	uint32_t max_inline;
 	uint32_t handle; /* daemon handle of the owning object */
 	uint32_t qpn;	 /* SQ/RQ: QP number; SRQ: SRQ number */
-	uint8_t pad0[UROCE_CACHELINE_BYTES - 32];
+	uint32_t db_index; /* SQ: the QP's bit in struct uroce_sq_doorbells */
+	uint8_t pad0[UROCE_CACHELINE_BYTES - 36];
 	/* line 1: producer index */
 	uint32_t prod;
 	uint8_t pad1[UROCE_CACHELINE_BYTES - 4];
