@@ -383,9 +383,10 @@ column -t -s, "$SWEEP_CSV" 2>/dev/null || cat "$SWEEP_CSV"
 
 PNG=$OUT/sweep.png
 if command -v gnuplot >/dev/null; then
-	gnuplot <<-EOF 2>/dev/null && echo "plot: $PNG"
-		set terminal pngcairo size 800,500
+	gnuplot <<-EOF 2>"$OUT/gnuplot.err" && echo "plot: $PNG" || echo "plot: gnuplot failed ($OUT/gnuplot.err)"
+		set terminal pngcairo size 800,500 noenhanced
 		set output "$PNG"
+		set format x "%.0b %B"
 		set datafile separator ","
 		set logscale x 2
 		set key top left

@@ -50,6 +50,18 @@ done
 rows=$(awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$OUT/sweep.csv" 2>/dev/null)
 check_rows() { [ "$rows" -eq 2 ]; }
 if check_rows; then pass "sweep.csv: $rows sizes, uroce and TCP"; else fail "sweep.csv: $rows complete rows of 2"; show "$OUT/sweep.csv"; fi
+# The plot, where a plotter is installed (quickstart installs gnuplot-nox).
+if command -v gnuplot >/dev/null || python3 -c 'import matplotlib' 2>/dev/null; then
+	if grep -q "^plot: $OUT/sweep.png" "$T/bench.out" &&
+		[ "$(head -c 4 "$OUT/sweep.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e47 ]; then
+		pass "sweep.png is a PNG ($(wc -c <"$OUT/sweep.png") bytes)"
+	else
+		fail "no sweep.png although a plotter is installed"
+		grep "^plot" "$T/bench.out" >&2
+	fi
+else
+	pass "no plotter installed: sweep.png not drawn (bench.sh says so)"
+fi
 # The same with both RNICs in one daemon (--one-daemon): it runs, and says so.
 OUT1=$T/out-one
 if bench "$OUT1" "$T/bench-one.out" --one-daemon &&
