@@ -224,14 +224,18 @@ static void wire_icrc_pseudo6(uint8_t h[WIRE_IPV6_BYTES + WIRE_UDP_BYTES], const
 /*
  * The state after the pseudo header depends only on its fields, and a
  * stream repeats them packet after packet (one path each way, MTU-sized
- * packets): the last few are remembered, per thread, so that a packet
- * costs only the CRC over its own bytes.
+ * packets) except the IPv4 ID, which differs in every packet. The CRC is
+ * linear in its input, so the state for ID i is the state for ID 0 XOR
+ * what i's bits do (id_hi[i >> 8] ^ id_lo[i & 0xff], the same for every
+ * pseudo header): the states for ID 0 of the last few headers are
+ * remembered, per thread, so that a packet costs only the CRC over its own
+ * bytes and two table loads.
  */
 #define ICRC_BEGIN4_MEMO 4
 
 struct icrc_begin4_key {
 	uint8_t src[4], dst[4];
-	uint16_t ip_id, frag, sport, dport;
+	uint16_t frag, sport, dport;
 	uint32_t ib_len;
 };
 
@@ -240,40 +244,73 @@ static __thread struct {
 	uint32_t state[ICRC_BEGIN4_MEMO];
 	bool used[ICRC_BEGIN4_MEMO];
 	unsigned next;
+	bool id_ready;
+	uint32_t id_hi[256], id_lo[256];
 } icrc_begin4_memo;
+
+static uint32_t begin4_direct(const uint8_t src[4], const uint8_t dst[4], uint16_t ip_id,
+			      uint16_t frag, uint16_t sport, uint16_t dport, size_t ib_len)
+{
+	uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES];
+
+	wire_icrc_pseudo4(h, src, dst, ip_id, frag, sport, dport, ib_len);
+	return wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
+}
+
+/* What each ID byte value does to the state, from one header's states. */
+static void begin4_id_tables(void)
+{
+	static const uint8_t any[4];
+	const uint32_t zero = begin4_direct(any, any, 0, 0, 0, 0, 0);
+	uint32_t basis[16];
+
+	for (int bit = 0; bit < 16; bit++)
+		basis[bit] = begin4_direct(any, any, (uint16_t)(1u << bit), 0, 0, 0, 0) ^ zero;
+	for (unsigned v = 0; v < 256; v++) {
+		uint32_t hi = 0, lo = 0;
+
+		for (int bit = 0; bit < 8; bit++)
+			if (v >> bit & 1) {
+				lo ^= basis[bit];
+				hi ^= basis[bit + 8];
+			}
+		icrc_begin4_memo.id_hi[v] = hi;
+		icrc_begin4_memo.id_lo[v] = lo;
+	}
+	icrc_begin4_memo.id_ready = true;
+}
 
 uint32_t wire_icrc_begin_udp4(const uint8_t src[4], const uint8_t dst[4], uint16_t ip_id,
 			      uint16_t frag, uint16_t sport, uint16_t dport, size_t ib_len)
 {
-	uint8_t h[WIRE_IPV4_BYTES + WIRE_UDP_BYTES];
 	struct icrc_begin4_key k;
-	bool memo = ib_len <= UINT32_MAX; /* longer is no packet: not remembered */
 	uint32_t st;
 	unsigned i;
 
-	if (memo) {
-		memset(&k, 0, sizeof(k));
-		memcpy(k.src, src, 4);
-		memcpy(k.dst, dst, 4);
-		k.ip_id = ip_id;
-		k.frag = frag;
-		k.sport = sport;
-		k.dport = dport;
-		k.ib_len = (uint32_t)ib_len;
-		for (i = 0; i < ICRC_BEGIN4_MEMO; i++)
-			if (icrc_begin4_memo.used[i] &&
-			    !memcmp(&icrc_begin4_memo.key[i], &k, sizeof(k)))
-				return icrc_begin4_memo.state[i];
-	}
-	wire_icrc_pseudo4(h, src, dst, ip_id, frag, sport, dport, ib_len);
-	st = wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
-	if (memo) {
+	if (ib_len > UINT32_MAX) /* no packet: not remembered */
+		return begin4_direct(src, dst, ip_id, frag, sport, dport, ib_len);
+	if (!icrc_begin4_memo.id_ready)
+		begin4_id_tables();
+	memset(&k, 0, sizeof(k));
+	memcpy(k.src, src, 4);
+	memcpy(k.dst, dst, 4);
+	k.frag = frag;
+	k.sport = sport;
+	k.dport = dport;
+	k.ib_len = (uint32_t)ib_len;
+	for (i = 0; i < ICRC_BEGIN4_MEMO; i++)
+		if (icrc_begin4_memo.used[i] && !memcmp(&icrc_begin4_memo.key[i], &k, sizeof(k)))
+			break;
+	if (i < ICRC_BEGIN4_MEMO) {
+		st = icrc_begin4_memo.state[i];
+	} else {
+		st = begin4_direct(src, dst, 0, frag, sport, dport, ib_len);
 		i = icrc_begin4_memo.next++ % ICRC_BEGIN4_MEMO;
 		icrc_begin4_memo.key[i] = k;
 		icrc_begin4_memo.state[i] = st;
 		icrc_begin4_memo.used[i] = true;
 	}
-	return st;
+	return st ^ icrc_begin4_memo.id_hi[ip_id >> 8] ^ icrc_begin4_memo.id_lo[ip_id & 0xff];
 }
 
 uint32_t wire_icrc_begin_udp6(const uint8_t src[16], const uint8_t dst[16], uint16_t sport,
