@@ -257,25 +257,16 @@ static uint32_t begin4_direct(const uint8_t src[4], const uint8_t dst[4], uint16
 	return wire_crc32_update(WIRE_ICRC_LRH_STATE, h, sizeof(h));
 }
 
-/* What each ID byte value does to the state, from one header's states. */
+/* What each ID byte value does to the state: the ID basis of a packet with
+ * nothing after the pseudo header (wire_icrc_id_basis, defined below). */
 static void begin4_id_tables(void)
 {
-	static const uint8_t any[4];
-	const uint32_t zero = begin4_direct(any, any, 0, 0, 0, 0, 0);
 	uint32_t basis[16];
 
-	for (int bit = 0; bit < 16; bit++)
-		basis[bit] = begin4_direct(any, any, (uint16_t)(1u << bit), 0, 0, 0, 0) ^ zero;
+	wire_icrc_id_basis(0, basis);
 	for (unsigned v = 0; v < 256; v++) {
-		uint32_t hi = 0, lo = 0;
-
-		for (int bit = 0; bit < 8; bit++)
-			if (v >> bit & 1) {
-				lo ^= basis[bit];
-				hi ^= basis[bit + 8];
-			}
-		icrc_begin4_memo.id_hi[v] = hi;
-		icrc_begin4_memo.id_lo[v] = lo;
+		icrc_begin4_memo.id_lo[v] = wire_icrc_id_delta(basis, (uint16_t)v);
+		icrc_begin4_memo.id_hi[v] = wire_icrc_id_delta(basis, (uint16_t)(v << 8));
 	}
 	icrc_begin4_memo.id_ready = true;
 }

@@ -55,8 +55,7 @@ int main(int argc, char **argv)
 	}
 	if (pair_open("cq_events", argv[1], &a, &b))
 		return 1;
-	if (qp_to_rtr(a.qp, b.qp->qp_num) || qp_to_rts(a.qp) || qp_to_rtr(b.qp, a.qp->qp_num) ||
-	    qp_to_rts(b.qp)) {
+	if (qp_connect(a.qp, b.qp)) {
 		fprintf(stderr, "cq_events: connecting the QPs failed: %s\n", strerror(errno));
 		return 1;
 	}

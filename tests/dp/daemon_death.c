@@ -75,8 +75,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (pair_open("daemon_death", argv[1], &a, &b))
 		return 1;
-	if (qp_to_rtr(a.qp, b.qp->qp_num) || qp_to_rts(a.qp) || qp_to_rtr(b.qp, a.qp->qp_num) ||
-	    qp_to_rts(b.qp)) {
+	if (qp_connect(a.qp, b.qp)) {
 		fprintf(stderr, "daemon_death: connecting the QPs failed: %s\n", strerror(errno));
 		return 1;
 	}

@@ -40,12 +40,6 @@ static struct ibv_qp *new_qp(struct ibv_cq *cq)
 	return ibv_create_qp(pd, &ia);
 }
 
-static int connect_qps(struct ibv_qp *x, struct ibv_qp *y)
-{
-	return qp_to_rtr(x, y->qp_num) || qp_to_rts(x) || qp_to_rtr(y, x->qp_num) ||
-	       qp_to_rts(y);
-}
-
 static int post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr, uint32_t len,
 		    uint32_t lkey, unsigned flags)
 {
@@ -109,7 +103,7 @@ static void refused(struct side *a, const char *what, uint64_t addr, uint32_t le
 	struct ibv_wc wc;
 
 	memset(buf + 4096, 0, 64);
-	if (!x || !y || connect_qps(x, y) || ibv_post_recv(y, &rwr, &rbad) ||
+	if (!x || !y || qp_connect(x, y) || ibv_post_recv(y, &rwr, &rbad) ||
 	    post_one(x, IBV_WR_SEND, addr, len, lkey, 0)) {
 		check(0, "%s: setup: %s", what, strerror(errno));
 		return;
@@ -137,8 +131,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: preread DEVICE\n");
 		return 2;
 	}
-	if (pair_open("preread", argv[1], &a, &b) || qp_to_rtr(a.qp, b.qp->qp_num) ||
-	    qp_to_rts(a.qp) || qp_to_rtr(b.qp, a.qp->qp_num) || qp_to_rts(b.qp))
+	if (pair_open("preread", argv[1], &a, &b) || qp_connect(a.qp, b.qp))
 		return 1;
 	good(&a, &b, IBV_WR_SEND, 0, "SEND");
 	good(&a, &b, IBV_WR_RDMA_WRITE, 0, "RDMA WRITE");
@@ -148,7 +141,7 @@ int main(int argc, char **argv)
 
 		c.qp = new_qp(a.cq);
 		d.qp = new_qp(b.cq);
-		if (!c.qp || !d.qp || connect_qps(c.qp, d.qp)) {
+		if (!c.qp || !d.qp || qp_connect(c.qp, d.qp)) {
 			check(0, "inline QPs: %s", strerror(errno));
 			return 1;
 		}

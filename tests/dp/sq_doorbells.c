@@ -45,11 +45,6 @@ static struct ibv_qp *new_qp(unsigned sq_slots, unsigned rq_slots)
 	return ibv_create_qp(pd, &ia);
 }
 
-static int connect_qps(struct ibv_qp *x, struct ibv_qp *y)
-{
-	return qp_to_rtr(x, y->qp_num) || qp_to_rts(x) || qp_to_rtr(y, x->qp_num) || qp_to_rts(y);
-}
-
 static int recv_one(struct ibv_qp *qp)
 {
 	struct ibv_sge s = {.addr = (uintptr_t)buf + 4096, .length = 4096, .lkey = mr->lkey};
@@ -110,7 +105,7 @@ static int connect_range(struct ibv_qp **qps, int from, int to)
 	int bad = 0;
 
 	for (int i = from; i + 1 < to; i += 2)
-		bad += connect_qps(qps[i], qps[i + 1]) != 0;
+		bad += qp_connect(qps[i], qps[i + 1]) != 0;
 	return bad;
 }
 
@@ -141,7 +136,7 @@ int main(int argc, char **argv)
 	/* The busy pair, created last: its bits lie beyond the idle ones. */
 	x = new_qp(16, 16);
 	y = new_qp(16, 16);
-	check(x && y && connect_qps(x, y) == 0, "busy pair connected");
+	check(x && y && qp_connect(x, y) == 0, "busy pair connected");
 	for (int i = 0; x && y && i < ROUND_TRIPS; i++)
 		if (exchange(x, y)) {
 			bad++;
@@ -161,7 +156,7 @@ int main(int argc, char **argv)
 		bad += ibv_destroy_qp(qps[i]) || ibv_destroy_qp(qps[i + 1]);
 		qps[i] = new_qp(4, 4);
 		qps[i + 1] = new_qp(4, 4);
-		bad += !qps[i] || !qps[i + 1] || connect_qps(qps[i], qps[i + 1]);
+		bad += !qps[i] || !qps[i + 1] || qp_connect(qps[i], qps[i + 1]);
 	}
 	check(!bad, "half the QPs destroyed and made again");
 	bad = 0;
@@ -177,7 +172,7 @@ int main(int argc, char **argv)
 	{
 		struct ibv_qp *p = new_qp(8, 8), *q = new_qp(8, 8);
 
-		if (!p || !q || connect_qps(p, q))
+		if (!p || !q || qp_connect(p, q))
 			bad = 1;
 		for (int r = 0; !bad && r < 100; r++) {
 			for (int k = 0; k < 8; k++)

@@ -105,6 +105,13 @@ int qp_to_rts(struct ibv_qp *qp)
 				 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
+int qp_connect(struct ibv_qp *x, struct ibv_qp *y)
+{
+	return qp_to_rtr(x, y->qp_num) || qp_to_rts(x) || qp_to_rtr(y, x->qp_num) || qp_to_rts(y)
+		   ? -1
+		   : 0;
+}
+
 void post_recv(struct side *s)
 {
 	struct ibv_sge sge = {.addr = (uintptr_t)buf + 4096, .length = 4096, .lkey = mr->lkey};

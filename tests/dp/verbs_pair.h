@@ -35,6 +35,8 @@ int qp_to_rtr(struct ibv_qp *qp, uint32_t dest);
 int qp_to_rtr_mtu(struct ibv_qp *qp, uint32_t dest, enum ibv_mtu mtu);
 /* RTR -> RTS. ibv_modify_qp's return. */
 int qp_to_rts(struct ibv_qp *qp);
+/* Two QPs of this device connected to each other, both in RTS: 0 or -1. */
+int qp_connect(struct ibv_qp *x, struct ibv_qp *y);
 /* One receive of 4 KiB into buf + 4096; a failure is a check failure. */
 void post_recv(struct side *s);
 /* One 64-byte op from buf (RDMA to buf + 2048, immediate 0x01020304). */

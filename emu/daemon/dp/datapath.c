@@ -272,9 +272,8 @@ static void op_qp_error(void *ctx, struct xport_qp *x)
 	/* Not from here: SQ ring entries not yet handed over are flushed by
 	 * the next pass (the engine must not be re-entered). */
 	emu_dp_sq_kick(qp);
-	/* The engine
-	 * completed the failing WR just before (its status says why), unless
-	 * the error was the responder's own (a NAK it sent). */
+	/* The engine completed the failing WR just before (its status says
+	 * why), unless the error was the responder's own (a NAK it sent). */
 	emu_event_qp_fatal(qp, qp->err_status ? xport_wc_status_name(qp->err_status)
 					      : "the responder refused a request");
 }

@@ -19,41 +19,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "dp.h"
 
 int emu_sq_db_open(struct emu_ctx *ctx, int *fd_out)
 {
-	void *p;
-	int fd;
-
-	fd = memfd_create("uroce-sq-doorbells", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
-	/* Shrinking it under the daemon would fault the daemon (SIGBUS). */
-	if (ftruncate(fd, sizeof(struct uroce_sq_doorbells)) ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	p = mmap(NULL, sizeof(struct uroce_sq_doorbells), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 0);
-	if (p == MAP_FAILED) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	ctx->sq_db = p;
-	*fd_out = fd;
-	return 0;
+	ctx->sq_db = emu_shm_create("uroce-sq-doorbells", sizeof(*ctx->sq_db), fd_out);
+	return ctx->sq_db ? 0 : -errno;
 }
 
 void emu_sq_db_close(struct emu_ctx *ctx)
@@ -71,7 +46,6 @@ int emu_sq_db_attach(struct emu_qp *qp)
 	struct emu_ctx *ctx = qp->obj.ctx;
 	uint32_t i;
 
-	qp->db_index = UINT32_MAX;
 	if (!ctx->sq_db)
 		return 0; /* a connection without OPEN_CTX has no QPs */
 	/* The lowest free bit: the summary words stay few. */

@@ -14,6 +14,10 @@
 #include "faultrule.h"
 
 /* ring.c */
+/* Shared memory for a client: a sealed memfd of bytes (it cannot shrink
+ * or grow), mapped read-write; *fd gets the memfd (the caller sends and
+ * closes it). The mapping, or NULL with errno. */
+void *emu_shm_create(const char *name, size_t bytes, int *fd);
 /* Create a ring memfd of the given geometry, map it; *fd gets the memfd
  * (caller sends and closes it). 0 or -errno. */
 int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entries,

@@ -24,25 +24,41 @@ uint32_t emu_pow2_roundup(uint32_t v)
 	return p;
 }
 
+void *emu_shm_create(const char *name, size_t bytes, int *fd_out)
+{
+	void *p;
+	int fd, err;
+
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, (off_t)bytes))
+		goto err_fd;
+	/* The client gets this fd: memory it could shrink would fault the
+	 * daemon (SIGBUS) on its next access. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+		goto err_fd;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto err_fd;
+	*fd_out = fd;
+	return p;
+
+err_fd:
+	err = errno;
+	close(fd);
+	errno = err;
+	return NULL;
+}
+
 int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entries,
 		    uint32_t stride, uint32_t handle, uint32_t qpn, int *fd_out)
 {
 	uint64_t bytes = uroce_ring_bytes(entries, stride);
-	struct uroce_ring_hdr *h;
-	int fd, err;
+	struct uroce_ring_hdr *h = emu_shm_create("uroce-ring", bytes, fd_out);
 
-	fd = memfd_create("uroce-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
+	if (!h)
 		return -errno;
-	if (ftruncate(fd, (off_t)bytes))
-		goto err_fd;
-	/* The client gets this fd: a ring it could shrink would fault the
-	 * daemon (SIGBUS) on its next access. */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
-		goto err_fd;
-	h = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED)
-		goto err_fd;
 	h->magic = UROCE_RING_MAGIC;
 	h->kind = kind;
 	h->entries = entries;
@@ -56,13 +72,7 @@ int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entr
 	r->stride = stride;
 	r->cons = 0;
 	r->prod = 0;
-	*fd_out = fd;
 	return 0;
-
-err_fd:
-	err = -errno;
-	close(fd);
-	return err;
 }
 
 void emu_ring_destroy(struct emu_ring *r)

@@ -100,7 +100,7 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 {
 	struct emu_dev *dev = ctx->dev;
 	struct uroce_open_ctx_resp *o;
-	int pfd[2], db, db_copy, status_copy, sq_db_fd, err;
+	int pfd[2], db, db_copy = -1, status_copy = -1, sq_db_fd, err;
 
 	err = emu_sq_db_open(ctx, &sq_db_fd);
 	if (err)
@@ -108,16 +108,11 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 	db = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (db < 0) {
 		err = -errno;
-		close(sq_db_fd);
-		emu_sq_db_close(ctx);
-		return err;
+		goto err_sq_db;
 	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		err = -errno;
-		close(sq_db_fd);
-		emu_sq_db_close(ctx);
-		close(db);
-		return err;
+		goto err_db;
 	}
 	/* Only our end is non-blocking: ibv_get_async_event blocks. */
 	fcntl(pfd[1], F_SETFL, O_NONBLOCK);
@@ -125,16 +120,7 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 	status_copy = fcntl(dev->status_fd, F_DUPFD_CLOEXEC, 0);
 	if (db_copy < 0 || status_copy < 0) {
 		err = -errno;
-		close(sq_db_fd);
-		emu_sq_db_close(ctx);
-		if (db_copy >= 0)
-			close(db_copy);
-		if (status_copy >= 0)
-			close(status_copy);
-		close(db);
-		close(pfd[0]);
-		close(pfd[1]);
-		return err;
+		goto err_pipe;
 	}
 	ctx->doorbell_fd = db;
 	ctx->async_wfd = pfd[1];
@@ -156,6 +142,20 @@ int emu_ctx_open(struct emu_ctx *ctx, struct emu_reply *rep)
 	emu_reply_add_fd(rep, sq_db_fd);
 	emu_info("context %u opened by pid %d", ctx->handle, (int)ctx->pid);
 	return 0;
+
+err_pipe:
+	if (db_copy >= 0)
+		close(db_copy);
+	if (status_copy >= 0)
+		close(status_copy);
+	close(pfd[0]);
+	close(pfd[1]);
+err_db:
+	close(db);
+err_sq_db:
+	close(sq_db_fd);
+	emu_sq_db_close(ctx);
+	return err;
 }
 
 static void on_handle_closed(uv_handle_t *h)

@@ -465,9 +465,9 @@ static void enter_state(struct emu_qp *qp, enum uroce_qp_state next)
 		/* SQD: the engine reports the drain (emu_event_sq_drained). */
 		break;
 	}
-	/* WQEs posted in a state that does not send yet are looked at now
-	 * (their doorbell rang before). */
-	if (next != UROCE_QPS_RESET && next != UROCE_QPS_ERR)
+	/* The states that send (emu_dp_sq's): WQEs posted before the move are
+	 * looked at now (their doorbell rang before); ERR flushed them above. */
+	if (next == UROCE_QPS_RTS || next == UROCE_QPS_SQD || next == UROCE_QPS_SQE)
 		emu_dp_sq_kick(qp);
 }
 
