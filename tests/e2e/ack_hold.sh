@@ -9,9 +9,10 @@
 # checked, each daemon sent at least 1.3 datagrams per sendmmsg (about 2 on
 # a quiet machine; 1.5 seen with two test suites at once on two cores, where
 # a program waits for a CPU longer than the hold; exactly 1 without the
-# hold: an ACK, then the answer), the last ACK of the run left
-# although no request followed it (the client counted its last send
-# completion), and both captures decode with every ICRC valid. The same
+# hold: an ACK, then the answer; up to three attempts, see below), the
+# last ACK of the run left although no request followed it (the client
+# counted its last send completion), and both captures decode with every
+# ICRC valid. The same
 # with --ack-hold-us 0 works too. A hold out of range is exit 2 with a message.
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_rc_pingpong
@@ -45,9 +46,21 @@ pingpong() {
 	check_captures
 }
 
-pingpong held 1000
-check "with the hold, uroce0 sent $PER_BATCH0/100 datagrams per sendmmsg (>= 1.3)" [ "$PER_BATCH0" -ge 130 ]
-check "with the hold, uroce1 sent $PER_BATCH1/100 datagrams per sendmmsg (>= 1.3)" [ "$PER_BATCH1" -ge 130 ]
+# Up to three attempts: on a machine running other suites a program can wait
+# for a CPU longer than the hold for a good part of a run (1.29 seen once with
+# two suites at once); without the hold the figure is exactly 1.00, so a hold
+# that does not work fails every attempt.
+attempt=1
+while :; do
+	pingpong "held$attempt" 1000
+	if { [ "$PER_BATCH0" -ge 130 ] && [ "$PER_BATCH1" -ge 130 ]; } || [ "$attempt" -ge 3 ]; then
+		break
+	fi
+	echo "note: attempt $attempt: $PER_BATCH0/100 and $PER_BATCH1/100 datagrams per sendmmsg (the programs answered later than the hold); again"
+	attempt=$((attempt + 1))
+done
+check "with the hold, uroce0 sent $PER_BATCH0/100 datagrams per sendmmsg (>= 1.3; attempt $attempt)" [ "$PER_BATCH0" -ge 130 ]
+check "with the hold, uroce1 sent $PER_BATCH1/100 datagrams per sendmmsg (>= 1.3; attempt $attempt)" [ "$PER_BATCH1" -ge 130 ]
 pingpong unheld 0
 echo "note: without the hold: $PER_BATCH0/100 and $PER_BATCH1/100 datagrams per sendmmsg"
 finish
