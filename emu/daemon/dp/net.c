@@ -206,8 +206,13 @@ int emu_net_start(struct emu_dev *dev)
 	 */
 	if (dev->rcvbuf_bytes > 0)
 		xport_flow_set_budget(&dev->x, (uint64_t)dev->rcvbuf_bytes / NET_BUDGET_SHARE);
-	/* A GSO datagram of a peer arrives whole, with its segment size. */
-	if (dev->raw_fd < 0 && setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)))
+	/*
+	 * A GSO datagram of a peer arrives whole, with its segment size. In
+	 * the exact mode the UDP socket receives nothing (its filter drops
+	 * all), but without UDP_GRO the kernel would still cut every GSO
+	 * datagram into its segments for the filter to drop one by one.
+	 */
+	if (setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) && dev->raw_fd < 0)
 		emu_warn("UDP_GRO: %s: a peer's GSO datagrams are cut by the kernel, and "
 			 "their segments after the first fail the ICRC check",
 			 strerror(errno));
