@@ -16,10 +16,15 @@
 # of message sizes, uroce ib_write_bw vs qperf tcp_bw, written as CSV and, where gnuplot or
 # matplotlib is installed, drawn as a PNG.
 #
-#   scripts/bench.sh [--quick | --smoke] [--one-daemon] [--reps N] [--out DIR] [BUILD_DIR]
+#   scripts/bench.sh [--quick | --smoke] [--one-daemon] [--pin] [--reps N] [--out DIR] [BUILD_DIR]
 #   (BUILD_DIR default: build)
 #
 #   --one-daemon  both RNICs in one uroced process (--name/--addr twice) instead of two
+#   --pin     place the processes on the first two CPUs of the mask with taskset: uroce0's
+#             daemon and the client on A, uroce1's daemon and the server on B, so that each
+#             hop of a message goes to another CPU (docs/performance.md, "Latency on two
+#             cores"); with --one-daemon the daemon on A, both programs on B; qperf's client
+#             on A, its server on B. Without it the scheduler places everything
 #   --quick   fewer iterations and one repetition: under 2 minutes
 #   --smoke   tiny sizes, one repetition: checks that every part still runs (CI), in seconds
 #   --reps N  repetitions of each figure (default 3; 1 with --quick/--smoke)
@@ -39,6 +44,7 @@ cd "$(dirname "$0")/.."
 
 MODE=full
 ONE_DAEMON=0
+PIN=0
 REPS=
 OUT=
 B=build
@@ -46,6 +52,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) MODE=quick ;;
 	--one-daemon) ONE_DAEMON=1 ;;
+	--pin) PIN=1 ;;
 	--smoke) MODE=smoke ;;
 	--reps)
 		[ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "bench: --reps needs a number >= 1" >&2; exit 2; }
@@ -107,6 +114,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# PIN_D0 / PIN_D1 / PIN_SRV / PIN_CLI: the command prefixes that place each process (--pin).
+PIN_D0=() PIN_D1=() PIN_SRV=() PIN_CLI=() PLACED="not pinned"
+if [ "$PIN" = 1 ]; then
+	command -v taskset >/dev/null || { echo "bench: --pin needs taskset (util-linux)" >&2; exit 2; }
+	mapfile -t CPUS < <(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+		awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }' | head -n 2)
+	[ "${#CPUS[@]}" -eq 2 ] || { echo "bench: --pin needs two CPUs in the affinity mask" >&2; exit 2; }
+	PIN_D0=(taskset -c "${CPUS[0]}")
+	PIN_CLI=(taskset -c "${CPUS[0]}")
+	PIN_SRV=(taskset -c "${CPUS[1]}")
+	if [ "$ONE_DAEMON" = 1 ]; then
+		PIN_CLI=(taskset -c "${CPUS[1]}")
+	else
+		PIN_D1=(taskset -c "${CPUS[1]}")
+	fi
+fi
+
 TICK=$(getconf CLK_TCK)
 # cpu_ticks PID...: utime + stime of the processes so far.
 cpu_ticks() {
@@ -120,17 +144,17 @@ cpu_ticks() {
 
 if [ "$ONE_DAEMON" = 1 ]; then
 	# shellcheck disable=SC2086
-	"$B/bin/uroced" --name uroce0 --addr "$A0" --name uroce1 --addr "$A1" --rundir "$RUNDIR" \
+	"${PIN_D0[@]}" "$B/bin/uroced" --name uroce0 --addr "$A0" --name uroce1 --addr "$A1" --rundir "$RUNDIR" \
 		${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
 	D0=$!
 	D1=$D0
 	PIDS+=("$D0")
 else
 	# shellcheck disable=SC2086
-	"$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
+	"${PIN_D0[@]}" "$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
 	D0=$!
 	# shellcheck disable=SC2086
-	"$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce1.log" &
+	"${PIN_D1[@]}" "$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce1.log" &
 	D1=$!
 	PIDS+=("$D0" "$D1")
 fi
@@ -145,6 +169,13 @@ done
 	exit 1
 }
 RUN=("$B/bin/uroce" run --rundir "$RUNDIR" --)
+# What the kernel says of the daemons' CPUs.
+allowed() { awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status"; }
+if [ "$PIN" = 1 ] && [ "$ONE_DAEMON" = 1 ]; then
+	PLACED="pinned: the daemon on CPU $(allowed "$D0"), the programs on CPU ${CPUS[1]}"
+elif [ "$PIN" = 1 ]; then
+	PLACED="pinned: uroce0's daemon on CPU $(allowed "$D0") with the clients (CPU ${CPUS[0]}), uroce1's daemon on CPU $(allowed "$D1") with the servers (CPU ${CPUS[1]})"
+fi
 
 next_port() {
 	PORT=$((PORT + 1))
@@ -162,14 +193,14 @@ perftest() {
 	shift
 	next_port
 	c0=$(cpu_ticks "$D0" "$D1")
-	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/last.srv" 2>&1 &
+	timeout "$TMO" "${PIN_SRV[@]}" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/last.srv" 2>&1 &
 	srv=$!
 	for _ in $(seq 200); do
 		ss -Htln "( sport = :$PORT )" 2>/dev/null | grep -q . && break
 		kill -0 "$srv" 2>/dev/null || break
 		sleep 0.05
 	done
-	timeout "$TMO" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/last.out" 2>&1 || crc=$?
+	timeout "$TMO" "${PIN_CLI[@]}" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/last.out" 2>&1 || crc=$?
 	wait "$srv" || src=$?
 	DCPU=$(($(cpu_ticks "$D0" "$D1") - c0))
 	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
@@ -191,10 +222,10 @@ qperf_run() {
 	shift
 	next_port
 	QPORT=$PORT
-	qperf --listen_port "$QPORT" >/dev/null 2>&1 &
+	"${PIN_SRV[@]}" qperf --listen_port "$QPORT" >/dev/null 2>&1 &
 	srv=$!
 	sleep 0.3
-	qperf -lp "$QPORT" "$@" "$A0" "$test" >"$RUNDIR/qperf.out" 2>&1 &
+	"${PIN_CLI[@]}" qperf -lp "$QPORT" "$@" "$A0" "$test" >"$RUNDIR/qperf.out" 2>&1 &
 	cli=$!
 	# The watchdog's own sleep goes with it: a sleep left behind would hold the
 	# test lock's descriptor (bench_smoke) for up to $TMO seconds.
@@ -356,7 +387,7 @@ DAEMONS="two daemons"
 [ "$ONE_DAEMON" = 1 ] && DAEMONS="one daemon hosting both RNICs"
 # The ICRC mode the daemons chose (exact needs CAP_NET_RAW: it receives on a raw socket too).
 ICRC=$(sed -n 's/.*ICRC check: \([a-z]*\).*/\1/p' "$RUNDIR/uroce0.log" | head -n 1)
-echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r); $DAEMONS, ICRC check ${ICRC:-unknown}"
+echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r); $DAEMONS, ICRC check ${ICRC:-unknown}; $PLACED"
 printf '%-36s %22s %22s %7s\n' "figure (uroce0 <-> uroce1)" "uroce" "tcp (qperf)" "ratio"
 line "ib_write_bw 64 KiB [MB/s]" write_bw_64k write_bw_64k
 line "ib_read_bw 64 KiB [MB/s]" read_bw_64k read_bw_64k

@@ -4,7 +4,8 @@
 # repetition) on this test's addresses and ports must exit 0, print its
 # table, and write bench.csv with a number for every uroce figure and every
 # TCP baseline, and sweep.csv with a row per size; then once more with both
-# RNICs in one daemon (--one-daemon). No timing is judged.
+# RNICs in one daemon (--one-daemon), pinned (--pin) where two CPUs are
+# allowed. No timing is judged.
 . "$UROCE_TEST_LIB/common.sh"
 for p in ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat qperf; do
 	command -v "$p" >/dev/null || skip "$p is not installed"
@@ -62,14 +63,22 @@ if command -v gnuplot >/dev/null || python3 -c 'import matplotlib' 2>/dev/null; 
 else
 	pass "no plotter installed: sweep.png not drawn (bench.sh says so)"
 fi
-# The same with both RNICs in one daemon (--one-daemon): it runs, and says so.
+# The same with both RNICs in one daemon (--one-daemon) and, where this test
+# may use two CPUs, the processes pinned (--pin): it runs, and says so.
 OUT1=$T/out-one
-if bench "$OUT1" "$T/bench-one.out" --one-daemon &&
-	grep -q "one daemon hosting both RNICs" "$T/bench-one.out"; then
+PIN=
+WANT="one daemon hosting both RNICs"
+if [ "$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
+	awk -F- '{ n += ($2 == "" ? 1 : $2 - $1 + 1) } END { print n + 0 }')" -ge 2 ]; then
+	PIN=--pin
+	WANT="one daemon hosting both RNICs, .*; pinned: the daemon on CPU [0-9]*, the programs on CPU [0-9]*"
+fi
+if bench "$OUT1" "$T/bench-one.out" --one-daemon $PIN &&
+	grep -q "$WANT" "$T/bench-one.out"; then
 	n=$(figures "$OUT1/bench.csv")
-	if [ "$n" -eq 21 ]; then pass "bench.sh --smoke --one-daemon: $n uroce figures"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
+	if [ "$n" -eq 21 ]; then pass "bench.sh --smoke --one-daemon $PIN: $n uroce figures; $(grep -o 'pinned:.*' "$T/bench-one.out")"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
 else
-	fail "bench.sh --smoke --one-daemon failed"
+	fail "bench.sh --smoke --one-daemon $PIN failed"
 	show "$T/bench-one.out"
 fi
 finish
