@@ -23,8 +23,10 @@
 #   --pin     place the processes on the first two CPUs of the mask with taskset: uroce0's
 #             daemon and the client on A, uroce1's daemon and the server on B, so that each
 #             hop of a message goes to another CPU (docs/performance.md, "Latency on two
-#             cores"); with --one-daemon the daemon on A, both programs on B; qperf's client
-#             on A, its server on B. Without it the scheduler places everything
+#             cores"); with --one-daemon the daemon on A, both programs on B. qperf stays
+#             where the scheduler puts it, which for TCP is its best: a ping-pong's two
+#             ends on one CPU (11.5 us here; on two CPUs each receive is a cross-CPU
+#             wake-up, 61 us). Without --pin the scheduler places everything
 #   --quick   fewer iterations and one repetition: under 2 minutes
 #   --smoke   tiny sizes, one repetition: checks that every part still runs (CI), in seconds
 #   --reps N  repetitions of each figure (default 3; 1 with --quick/--smoke)
@@ -114,7 +116,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# PIN_D0 / PIN_D1 / PIN_SRV / PIN_CLI: the command prefixes that place each process (--pin).
+# PIN_D0 / PIN_D1 / PIN_SRV / PIN_CLI: the command prefixes that place the daemons and the
+# perftest servers and clients (--pin).
 PIN_D0=() PIN_D1=() PIN_SRV=() PIN_CLI=() PLACED="not pinned"
 if [ "$PIN" = 1 ]; then
 	command -v taskset >/dev/null || { echo "bench: --pin needs taskset (util-linux)" >&2; exit 2; }
@@ -222,10 +225,10 @@ qperf_run() {
 	shift
 	next_port
 	QPORT=$PORT
-	"${PIN_SRV[@]}" qperf --listen_port "$QPORT" >/dev/null 2>&1 &
+	qperf --listen_port "$QPORT" >/dev/null 2>&1 &
 	srv=$!
 	sleep 0.3
-	"${PIN_CLI[@]}" qperf -lp "$QPORT" "$@" "$A0" "$test" >"$RUNDIR/qperf.out" 2>&1 &
+	qperf -lp "$QPORT" "$@" "$A0" "$test" >"$RUNDIR/qperf.out" 2>&1 &
 	cli=$!
 	# The watchdog's own sleep goes with it: a sleep left behind would hold the
 	# test lock's descriptor (bench_smoke) for up to $TMO seconds.
