@@ -14,6 +14,8 @@
 # counted its last send completion), and both captures decode with every
 # ICRC valid. The same
 # with --ack-hold-us 0 works too. A hold out of range is exit 2 with a message.
+# Both daemons counted held batches (ack_holds); the far end of a one-way
+# ib_write_bw, which never sends a request, holds none.
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_rc_pingpong
 
@@ -41,6 +43,7 @@ pingpong() {
 	for d in 0 1; do
 		b=$(counter "uroce$d" daemon.tx_batches)
 		eval "PER_BATCH$d=$(($(counter "uroce$d" daemon.tx_datagrams) * 100 / (b ? b : 1)))"
+		eval "HOLDS$d=$(counter "uroce$d" daemon.ack_holds)"
 	done
 	stop_rnics
 	check_captures
@@ -61,6 +64,28 @@ while :; do
 done
 check "with the hold, uroce0 sent $PER_BATCH0/100 datagrams per sendmmsg (>= 1.3; attempt $attempt)" [ "$PER_BATCH0" -ge 130 ]
 check "with the hold, uroce1 sent $PER_BATCH1/100 datagrams per sendmmsg (>= 1.3; attempt $attempt)" [ "$PER_BATCH1" -ge 130 ]
+check "with the hold, uroce0 held ACK batches ($HOLDS0) and uroce1 too ($HOLDS1)" \
+	[ "$HOLDS0" -gt 0 -a "$HOLDS1" -gt 0 ]
 pingpong unheld 0
 echo "note: without the hold: $PER_BATCH0/100 and $PER_BATCH1/100 datagrams per sendmmsg"
+
+# A one-way stream (ib_write_bw from uroce1 to uroce0): uroce0 sends nothing
+# but ACKs, no answer ever follows them, so it holds none of them (each
+# would only be late, and the writer's completions with it); uroce1 sends
+# nothing but requests.
+if command -v ib_write_bw >/dev/null; then
+	start_rnics --ack-hold-us 1000
+	run_perftest oneway 60 run ib_write_bw -d uroce0 -x 0 -F -s 4096 -n 5000 -- \
+		ib_write_bw -d uroce1 -x 0 -F -s 4096 -n 5000 "$ADDR0"
+	acks=$(counter uroce0 xport.ack_sent)
+	holds=$(counter uroce0 daemon.ack_holds)
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && perftest_plausible ib_write_bw "$T/oneway.client"; then
+		check "one-way ib_write_bw with --ack-hold-us 1000: uroce0 sent $acks ACKs and held $holds batches of them" \
+			[ "$acks" -gt 0 -a "$holds" -eq 0 ]
+	else
+		fail "one-way ib_write_bw: server exit $SERVER_RC, client exit $CLIENT_RC"
+		show_pair oneway
+	fi
+	stop_rnics
+fi
 finish

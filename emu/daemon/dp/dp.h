@@ -185,6 +185,9 @@ uint64_t emu_timer_next(const struct emu_dev *dev);
 
 /* net.c: how long a batch of ACKs may wait for a request (--ack-hold-us) */
 #define EMU_NET_ACK_HOLD_US 20
+/* ...if the RNIC sent a request within this long: it then answers what it
+ * receives; an RNIC that only receives (a one-way stream) never holds. */
+#define EMU_NET_ACK_HOLD_RECENT_US 10000
 
 /* wait.c */
 /* Spin this long after the last work before sleeping. */

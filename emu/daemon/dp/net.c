@@ -124,9 +124,13 @@ struct emu_net {
 	unsigned ntx;
 	size_t tx_used; /* bytes of tx_arena the batch holds */
 	/* Every packet of the batch is a plain ACK (see emu_net_flush), the
-	 * first of them batched at tx_acks_since_us. */
+	 * first of them batched at tx_acks_since_us; tx_hold: the batch may
+	 * wait (a request left within EMU_NET_ACK_HOLD_RECENT_US of it). */
 	bool tx_acks_only;
+	bool tx_hold;
 	uint64_t tx_acks_since_us;
+	bool tx_has_req;      /* the batch holds a request */
+	uint64_t last_req_us; /* when a batch with a request left */
 	/* the last entry is a GSO run still open to more packets of tx_run_rt */
 	bool tx_run_open;
 	bool tx_csum; /* the socket computes UDP checksums now (GSO) */
@@ -350,17 +354,42 @@ static bool plain_ack(const uint8_t *pkt, size_t len)
 	       wire_aeth_syndrome_type(pkt[WIRE_BTH_BYTES]) == WIRE_AETH_ACK;
 }
 
-/* Keep track of whether the batch holds only ACKs, as pkt joins it. */
-static void note_tx(struct emu_net *n, bool was_empty, const uint8_t *pkt, size_t len)
+/* A request (IBA 9.2: sent by a requester, not an acknowledgment or a READ
+ * response): what may follow a held ACK. */
+static bool request(const uint8_t *pkt)
 {
+	const struct wire_opcode_info *op =
+	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)pkt));
+
+	return op && (op->mask & WIRE_REQ_MASK);
+}
+
+/*
+ * Keep track of whether the batch holds only ACKs and whether they may
+ * wait, as pkt joins it. They wait only when this RNIC sent a request
+ * lately: then it is one side of a conversation, and its answer may be on
+ * the way; an RNIC that only receives (the far end of a one-way stream)
+ * would make each of its ACKs late for nothing, and the sender's
+ * completions with them.
+ */
+static void note_tx(struct emu_dev *dev, bool was_empty, const uint8_t *pkt, size_t len)
+{
+	struct emu_net *n = dev->net;
 	bool ack = plain_ack(pkt, len);
 
 	if (was_empty) {
 		n->tx_acks_only = ack;
-		if (ack)
+		n->tx_has_req = !ack && request(pkt);
+		if (ack && dev->ack_hold_us) {
 			n->tx_acks_since_us = emu_wait_now_us();
+			n->tx_hold = n->last_req_us && n->tx_acks_since_us - n->last_req_us <
+							   EMU_NET_ACK_HOLD_RECENT_US;
+			if (n->tx_hold)
+				dev->dcnt[EMU_DCNT_ACK_HOLDS]++;
+		}
 	} else {
 		n->tx_acks_only = n->tx_acks_only && ack;
+		n->tx_has_req = n->tx_has_req || (!ack && request(pkt));
 	}
 }
 
@@ -391,7 +420,7 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 					(rt->dgid[12] & 0xf0) == 0xe0);
 	gso = dev->gso && !mcast && len >= WIRE_GSO_MIN_SEG;
 	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt) && gso_fits(n, pkt, len)) {
-		note_tx(n, false, pkt, len);
+		note_tx(dev, false, pkt, len);
 		gso_append(dev, rt, pkt, len);
 		return 0;
 	}
@@ -404,7 +433,7 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	}
 	if (mcast)
 		dev->dcnt[EMU_DCNT_TX_MCAST]++;
-	note_tx(n, i == 0, pkt, len);
+	note_tx(dev, i == 0, pkt, len);
 	memcpy(n->tx_arena + n->tx_used, pkt, len);
 	n->tx_iov[i].iov_base = n->tx_arena + n->tx_used;
 	n->tx_iov[i].iov_len = len;
@@ -475,7 +504,7 @@ uint64_t emu_net_hold_deadline(const struct emu_dev *dev)
 {
 	const struct emu_net *n = dev->net;
 
-	if (!n || !n->ntx || !n->tx_acks_only || !dev->ack_hold_us)
+	if (!n || !n->ntx || !n->tx_acks_only || !n->tx_hold || !dev->ack_hold_us)
 		return 0;
 	return n->tx_acks_since_us + dev->ack_hold_us;
 }
@@ -506,6 +535,8 @@ static unsigned net_send_batch(struct emu_dev *dev)
 	if (!n || !n->ntx)
 		return 0;
 	total = n->ntx;
+	if (n->tx_has_req)
+		n->last_req_us = emu_wait_now_us();
 	{
 		bool any_gso = false;
 

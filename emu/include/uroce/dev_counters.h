@@ -99,7 +99,9 @@
 	X(SQ_PREREAD, "sq_preread",                                                               \
 	  "small send payloads taken from the WQE, where the shim copied them at the post")       \
 	X(SQ_LOOKS, "sq_looks",                                                                   \
-	  "looks at a send queue: its doorbell rang, its sends completed or its state changed")
+	  "looks at a send queue: its doorbell rang, its sends completed or its state changed")   \
+	X(ACK_HOLDS, "ack_holds",                                                                 \
+	  "send batches of only ACKs that waited for a request (--ack-hold-us)")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
