@@ -40,13 +40,12 @@ counter() {
 	"$U" counters "$1" --all | awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }'
 }
 
-# rule_faults DEV ID: the faults rule ID of DEV injected.
-rule_faults() {
-	"$U" fault "$1" list | awk -v id="$2" '$1 == id { v = $3 } END { print v + 0 }'
-}
-# rule_matches DEVICE ID: how many packets rule ID of DEVICE matched so far.
-rule_matches() {
-	"$U" fault "$1" list | awk -v id="$2" '$1 == id { v = $2 } END { print v + 0 }'
+# rule_count DEV ID WHAT: from rule ID's row of `uroce fault DEV list`, how
+# many packets it matched so far (WHAT matched) or faults it injected (faults).
+rule_count() {
+	local col=3
+	[ "$3" = matched ] && col=2
+	"$U" fault "$1" list | awk -v id="$2" -v c="$col" '$1 == id { v = $c } END { print v + 0 }'
 }
 
 # begin LABEL: fresh RNICs, uroce0 with the options in OPTS0, uroce1 with OPTS1.
@@ -107,7 +106,7 @@ OPTS1=()
 OPTS0=(--fault "tx:drop:opcode=write,nth=3,count=1" --fault-log "$T/drop.flog")
 begin drop
 rcs write
-exactly "drop: rule 1 faults" "$(rule_faults uroce0 1)" 1
+exactly "drop: rule 1 faults" "$(rule_count uroce0 1 faults)" 1
 exactly "drop: uroce0 daemon.fault_dropped" "$(counter uroce0 daemon.fault_dropped)" 1
 at_least "drop: uroce0 xport.retx_pkts" "$(counter uroce0 xport.retx_pkts)" 1
 at_least "drop: uroce1 xport.seq_nak_sent" "$(counter uroce1 xport.seq_nak_sent)" 1
@@ -132,8 +131,8 @@ exactly "drop: copies of PSN $psn in uroce1's capture (all but the dropped one)"
 OPTS0=(--fault "tx:dup:opcode=atomic" --fault "tx:dup:opcode=write,every=10")
 begin dup
 rcs atomics write
-at_least "dup: rule 1 (atomics) faults" "$(rule_faults uroce0 1)" 2
-at_least "dup: rule 2 (writes) faults" "$(rule_faults uroce0 2)" 9
+at_least "dup: rule 1 (atomics) faults" "$(rule_count uroce0 1 faults)" 2
+at_least "dup: rule 2 (writes) faults" "$(rule_count uroce0 2 faults)" 9
 at_least "dup: uroce1 xport.dup_req" "$(counter uroce1 xport.dup_req)" 11
 at_least "dup: uroce1 xport.atomic_replayed" "$(counter uroce1 xport.atomic_replayed)" 2
 # A duplicate is acknowledged again when it asks for an ACK (AckReq) and
@@ -170,7 +169,7 @@ done
 OPTS0=(--fault "rx:rnr-nak=1:opcode=ack,count=2")
 begin forged-rnr
 rcs write
-exactly "forged-rnr: rule 1 faults" "$(rule_faults uroce0 1)" 2
+exactly "forged-rnr: rule 1 faults" "$(rule_count uroce0 1 faults)" 2
 exactly "forged-rnr: uroce0 daemon.fault_forged" "$(counter uroce0 daemon.fault_forged)" 2
 exactly "forged-rnr: uroce0 xport.rnr_nak_rcvd" "$(counter uroce0 xport.rnr_nak_rcvd)" 2
 at_least "forged-rnr: uroce0 xport.retry_rnr" "$(counter uroce0 xport.retry_rnr)" 1
@@ -235,7 +234,7 @@ else
 	fail "retry: client exit $rc"
 	show "$T/retry.client"
 fi
-exactly "retry: rule 1 faults (1 + retry_cnt 7 transmissions)" "$(rule_faults uroce1 1)" 8
+exactly "retry: rule 1 faults (1 + retry_cnt 7 transmissions)" "$(rule_count uroce1 1 faults)" 8
 exactly "retry: uroce1 xport.retry_timeout" "$(counter uroce1 xport.retry_timeout)" 7
 exactly "retry: uroce1 xport.qp_error" "$(counter uroce1 xport.qp_error)" 1
 exactly "retry: uroce0 received nothing for its QP (xport.rx_pkts)" \
@@ -256,12 +255,12 @@ seed_run() {
 		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 64 -n 40 -- \
 		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 64 -n 40 "$ADDR0"
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && ! grep -qi 'invalid data' "$T/$1.server"; then
-		pass "$1: ibv_rc_pingpong -c passes with $(rule_faults uroce1 1) SENDs dropped"
+		pass "$1: ibv_rc_pingpong -c passes with $(rule_count uroce1 1 faults) SENDs dropped"
 	else
 		fail "$1: ibv_rc_pingpong server exit $SERVER_RC, client exit $CLIENT_RC"
 		show_pair "$1"
 	fi
-	rule_matches uroce1 1 >"$T/$1.matches"
+	rule_count uroce1 1 matched >"$T/$1.matches"
 	end
 	sed 's/ pkt=[0-9]*//; s/ psn=0x[0-9a-f]*$//' "$T/$1.flog" >"$T/$1.decisions"
 }
@@ -308,7 +307,7 @@ if [ -x "$CM_PROBE" ]; then
 	rc=0
 	"$CM_PROBE" "$E2E_NET.3" "$ADDR0" 4791 >"$T/cm.probe" 2>&1 || rc=$?
 	check "cm: cm_probe still passes ($(tail -n 1 "$T/cm.probe"))" test "$rc" -eq 0
-	exactly "cm: rule 1 faults" "$(rule_faults uroce0 1)" 1
+	exactly "cm: rule 1 faults" "$(rule_count uroce0 1 faults)" 1
 	# cm.sh's counts with the first ConnectRequest taken twice.
 	exactly "cm: uroce0 daemon.cm_rx (5 + the duplicate)" "$(counter uroce0 daemon.cm_rx)" 6
 	exactly "cm: uroce0 daemon.cm_req_held (the probe's two REQs for no listener; the copy is not held again)" \
