@@ -125,7 +125,8 @@ struct emu_net {
 	size_t tx_used; /* bytes of tx_arena the batch holds */
 	/* Every packet of the batch is a plain ACK (see emu_net_flush), the
 	 * first of them batched at tx_acks_since_us; tx_hold: the batch may
-	 * wait (a request left within EMU_NET_ACK_HOLD_RECENT_US of it). */
+	 * wait (--ack-hold-us is not 0, and a request left within
+	 * EMU_NET_ACK_HOLD_RECENT_US of its first ACK). */
 	bool tx_acks_only;
 	bool tx_hold;
 	uint64_t tx_acks_since_us;
@@ -380,6 +381,7 @@ static void note_tx(struct emu_dev *dev, bool was_empty, const uint8_t *pkt, siz
 	if (was_empty) {
 		n->tx_acks_only = ack;
 		n->tx_has_req = !ack && request(pkt);
+		n->tx_hold = false;
 		if (ack && dev->ack_hold_us) {
 			n->tx_acks_since_us = emu_wait_now_us();
 			n->tx_hold = n->last_req_us && n->tx_acks_since_us - n->last_req_us <
@@ -504,7 +506,7 @@ uint64_t emu_net_hold_deadline(const struct emu_dev *dev)
 {
 	const struct emu_net *n = dev->net;
 
-	if (!n || !n->ntx || !n->tx_acks_only || !n->tx_hold || !dev->ack_hold_us)
+	if (!n || !n->ntx || !n->tx_acks_only || !n->tx_hold)
 		return 0;
 	return n->tx_acks_since_us + dev->ack_hold_us;
 }
