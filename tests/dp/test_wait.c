@@ -4,13 +4,16 @@
  * contention back-off, transport deadlines and the sleep timeout), and the
  * event-loop glue on a real libuv loop: it spins while work is recent,
  * publishes "asleep" before its last look at the rings, stays awake when
- * that last look finds work, and clears the flag after waking; and for a
- * daemon hosting several RNICs on one loop, one decision for all of them.
+ * that last look finds work, and clears the flag after waking (in an I/O
+ * callback's first step, before the work); and for a daemon hosting several
+ * RNICs on one loop, one decision for all of them.
  */
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "dp.h"
 
@@ -351,6 +354,87 @@ START_TEST(test_loop_two_rnics)
 }
 END_TEST
 
+/*
+ * A wake-up by I/O (a doorbell, a datagram): the callback runs before the
+ * check phase, while the flags still say "asleep", and every producer that
+ * posts meanwhile would ring its doorbell again (a system call per post).
+ * emu_wait_awake, the callback's first step, takes down the flags of every
+ * RNIC of the loop at once.
+ */
+struct io_probe {
+	struct emu_wait *w;
+	struct fake *f[2];
+	int fd;
+	unsigned calls;
+	uint32_t flag_at_entry[2];
+	uint32_t flag_after[2];
+};
+
+static void on_probe(uv_poll_t *h, int status, int events)
+{
+	struct io_probe *p = h->data;
+	uint64_t v;
+
+	(void)status;
+	(void)events;
+	ck_assert_int_eq(read(p->fd, &v, sizeof(v)), sizeof(v));
+	for (int i = 0; i < 2; i++)
+		p->flag_at_entry[i] =
+		    __atomic_load_n(&p->f[i]->status.daemon_asleep, __ATOMIC_SEQ_CST);
+	emu_wait_awake(p->w);
+	for (int i = 0; i < 2; i++)
+		p->flag_after[i] =
+		    __atomic_load_n(&p->f[i]->status.daemon_asleep, __ATOMIC_SEQ_CST);
+	p->calls++;
+}
+
+START_TEST(test_loop_awake_in_io_callback)
+{
+	struct emu_wait_loop wl;
+	struct emu_wait w0, w1;
+	struct fake f0, f1;
+	struct io_probe probe = {.w = &w1, .f = {&f0, &f1}};
+	uv_loop_t loop;
+	uv_poll_t poll;
+	uint64_t one = 1;
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	probe.fd = fd;
+	member_init(&w0, &f0);
+	member_init(&w1, &f1);
+	loop_init(&wl, &loop);
+	emu_wait_start(&w0, &wl, &f0.status);
+	emu_wait_start(&w1, &wl, &f1.status);
+	ck_assert_int_eq(uv_poll_init(&loop, &poll, fd), 0);
+	poll.data = &probe;
+	ck_assert_int_eq(uv_poll_start(&poll, UV_READABLE, on_probe), 0);
+
+	/* Idle past the window; the producer rings after the flags went up
+	 * (here: before the iteration, which sees the fd readable at once). */
+	spin_past_window();
+	ck_assert_int_eq(write(fd, &one, sizeof(one)), sizeof(one));
+	uv_run(&loop, UV_RUN_ONCE);
+	ck_assert_uint_eq(probe.calls, 1);
+	ck_assert_uint_eq(f0.sleeps, 1);
+	ck_assert_uint_eq(f1.sleeps, 1);
+	ck_assert_uint_eq(probe.flag_at_entry[0], 1);
+	ck_assert_uint_eq(probe.flag_at_entry[1], 1);
+	ck_assert_uint_eq(probe.flag_after[0], 0);
+	ck_assert_uint_eq(probe.flag_after[1], 0);
+
+	/* Awake already: nothing changes, and a member not started is left
+	 * alone. */
+	emu_wait_awake(&w0);
+	ck_assert_uint_eq(f0.status.daemon_asleep, 0);
+	memset(&w0, 0, sizeof(w0));
+	emu_wait_awake(&w0);
+	uv_close((uv_handle_t *)&poll, NULL);
+	loop_fini(&loop);
+	close(fd);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("dp_wait");
@@ -367,6 +451,7 @@ static Suite *suite(void)
 	tcase_add_test(tl, test_loop_recheck_finds_work);
 	tcase_add_test(tl, test_loop_sleep_timer);
 	tcase_add_test(tl, test_loop_two_rnics);
+	tcase_add_test(tl, test_loop_awake_in_io_callback);
 	suite_add_tcase(s, tl);
 	return s;
 }

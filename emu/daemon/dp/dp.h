@@ -230,6 +230,7 @@ void emu_wait_loop_init(struct emu_wait_loop *wl, uv_loop_t *loop);
  * loop sleeps. Members stay until the loop is closed. */
 void emu_wait_start(struct emu_wait *w, struct emu_wait_loop *wl, struct uroce_status_page *status);
 /* Work arrived outside a pass (datagrams, doorbells): keep spinning. */
+void emu_wait_awake(struct emu_wait *w);
 void emu_wait_note_work(struct emu_wait *w);
 
 /* net.c */

@@ -85,6 +85,7 @@ static void on_mcg(uv_poll_t *h, int status, int events)
 	(void)events;
 	if (status < 0)
 		return;
+	emu_wait_awake(&g->dev->wait);
 	if (emu_net_receive_group(g, 8))
 		emu_wait_note_work(&g->dev->wait);
 }

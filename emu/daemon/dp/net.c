@@ -799,6 +799,7 @@ static void on_udp(uv_poll_t *h, int status, int events)
 	(void)events;
 	if (status < 0)
 		return;
+	emu_wait_awake(&dev->wait);
 	if (emu_net_receive(dev, NET_RX_ROUNDS))
 		emu_wait_note_work(&dev->wait);
 }

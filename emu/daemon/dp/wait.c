@@ -35,7 +35,11 @@
  *    makes the mirror-image store, fence, load), and only then blocks, with
  *    one libuv timer for the earliest transport deadline. Producers that
  *    see the flag ring their context's doorbell eventfd, which wakes it;
- *    so do UDP datagrams and control requests.
+ *    so do UDP datagrams and control requests. The flag comes down in the
+ *    first step of the callback that handles the wake-up
+ *    (emu_wait_awake), before its work: a receive callback can run for
+ *    hundreds of microseconds, and a producer that still saw "asleep"
+ *    would make a system call for every post meanwhile.
  *
  * A daemon that hosts several RNICs runs them on one loop and one thread,
  * and decides for all of them at once (struct emu_wait_loop): each
@@ -201,13 +205,29 @@ static void on_prepare(uv_prepare_t *h)
 			(*m->sleeps)++;
 }
 
-static void on_check(uv_check_t *h)
+/* The flags go up together and come down together. */
+static void awake(struct emu_wait_loop *wl)
 {
-	struct emu_wait_loop *wl = h->data;
-
-	/* The flags go up together and come down together. */
 	if (wl->members && __atomic_load_n(&wl->members->status->daemon_asleep, __ATOMIC_RELAXED))
 		set_asleep(wl, 0);
+}
+
+/* After any wake-up (a timer, a control request), at the latest. */
+static void on_check(uv_check_t *h)
+{
+	awake(h->data);
+}
+
+/*
+ * An I/O callback's first step after a sleep: the flag comes down before
+ * the work, not after it (on_check), so that producers stop ringing
+ * doorbells while the daemon is plainly awake. Safe: the daemon looks at
+ * every ring again before it next blocks (on_prepare).
+ */
+void emu_wait_awake(struct emu_wait *w)
+{
+	if (w->wl)
+		awake(w->wl);
 }
 
 void emu_wait_note_work(struct emu_wait *w)

@@ -88,6 +88,7 @@ static void on_doorbell(uv_poll_t *h, int status, int events)
 	(void)events;
 	if (status < 0)
 		return;
+	emu_wait_awake(&ctx->dev->wait);
 	while (read(ctx->doorbell_fd, &v, sizeof(v)) == sizeof(v)) {
 		ctx->doorbells++;
 		ctx->dev->dcnt[EMU_DCNT_DOORBELLS]++;
