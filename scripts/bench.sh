@@ -178,6 +178,11 @@ if [ "$PIN" = 1 ] && [ "$ONE_DAEMON" = 1 ]; then
 	PLACED="pinned: the daemon on CPU $(allowed "$D0"), the programs on CPU ${CPUS[1]}"
 elif [ "$PIN" = 1 ]; then
 	PLACED="pinned: uroce0's daemon on CPU $(allowed "$D0") with the clients (CPU ${CPUS[0]}), uroce1's daemon on CPU $(allowed "$D1") with the servers (CPU ${CPUS[1]})"
+else
+	# Two daemons of one run directory each keep to a CPU of their own
+	# (uroced --cpu auto, the default), the first within a look (250 ms).
+	sleep 0.5
+	PLACED="programs not pinned; daemons on CPU $(allowed "$D0")$([ "$ONE_DAEMON" = 1 ] || echo " and $(allowed "$D1")") (uroced --cpu)"
 fi
 
 next_port() {

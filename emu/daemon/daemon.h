@@ -621,6 +621,7 @@ struct emu_opts {
 	int spin_set;
 	int verbosity;		  /* enum emu_log_level */
 	int nice;		  /* --nice, or EMU_NICE_DEFAULT */
+	int cpu;		  /* --cpu: EMU_PLACE_AUTO, EMU_PLACE_NONE or a CPU (dp.h) */
 	int nice_set;		  /* --nice was given */
 	int icrc;		  /* --icrc: enum emu_icrc */
 	const char *icrc_src;	  /* what set it ("--icrc", "UROCE_ICRC"...), NULL: default */

@@ -120,6 +120,12 @@ static void usage(FILE *f)
 		   "  -S, --seed N        seed of the fault decisions (default 0); also makes\n"
 		   "                      QP numbers and keys reproducible (default: random)\n"
 		   "  -L, --fault-log FILE  write one line per injected fault to FILE\n"
+		   "      --cpu auto|none|N  auto (default): the daemons of one run "
+		   "directory\n"
+		   "                      each keep to a CPU of their own while there "
+		   "are several;\n"
+		   "                      none: the scheduler places it; N: keep to "
+		   "CPU N\n"
 		   "  -N, --nice N        scheduling priority, -20..19 (default "
 		   "-10 when allowed:\n"
 		   "                      a woken RNIC should preempt programs "
@@ -140,7 +146,8 @@ enum {
 	OPT_ICRC,
 	OPT_GSO,
 	OPT_RNR_HOLD,
-	OPT_ACK_HOLD
+	OPT_ACK_HOLD,
+	OPT_CPU
 };
 
 /* "4096", "64K", "10M", "1G" (K = 1024) into *out; -1 on junk. */
@@ -289,6 +296,7 @@ struct uroced {
 	unsigned nrnic;
 	uv_loop_t loop;
 	struct emu_wait_loop wait; /* wait.c: spin or sleep, for all the RNICs */
+	struct emu_place place;	   /* place.c: the CPU it keeps to (--cpu) */
 	bool loop_up;
 	bool failed; /* stopping because start() failed */
 };
@@ -388,6 +396,7 @@ static int parse(int argc, char **argv, struct uroced *u)
 	    {"gso", required_argument, NULL, OPT_GSO},
 	    {"rnr-hold-us", required_argument, NULL, OPT_RNR_HOLD},
 	    {"ack-hold-us", required_argument, NULL, OPT_ACK_HOLD},
+	    {"cpu", required_argument, NULL, OPT_CPU},
 	    {"sockbuf", required_argument, NULL, 'b'},
 	    {"cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT},
 	    {"cm-retries", required_argument, NULL, OPT_CM_RETRIES},
@@ -413,6 +422,7 @@ static int parse(int argc, char **argv, struct uroced *u)
 	o->rnr_hold_us = EMU_RNR_HOLD_US_DEFAULT;
 	o->ack_hold_us = EMU_NET_ACK_HOLD_US;
 	o->cm_retries = EMU_CM_RETRIES_DEFAULT;
+	o->cpu = EMU_PLACE_AUTO;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:a:p:r:m:w:s:b:N:f:F:S:L:IvqVh", longopts, NULL)) !=
 	       -1) {
@@ -597,6 +607,30 @@ static int parse(int argc, char **argv, struct uroced *u)
 			}
 			o->cm_retries = (uint8_t)v;
 			break;
+		case OPT_CPU: {
+			char *end;
+			long n;
+
+			if (!strcmp(optarg, "auto")) {
+				o->cpu = EMU_PLACE_AUTO;
+				break;
+			}
+			if (!strcmp(optarg, "none")) {
+				o->cpu = EMU_PLACE_NONE;
+				break;
+			}
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 0 || n >= CPU_SETSIZE) {
+				fprintf(stderr,
+					"uroced: --cpu %s: must be auto, none or a CPU number "
+					"(0..%d)\n",
+					optarg, CPU_SETSIZE - 1);
+				return 2;
+			}
+			o->cpu = (int)n;
+			break;
+		}
 		case 'N': {
 			char *end;
 			long n;
@@ -851,6 +885,7 @@ static int start(struct uroced *u)
 {
 	const struct emu_opts *o = &u->opts;
 	char logname[UROCE_NAME_MAX];
+	int err;
 
 	/* The log names the RNICs: "uroce0" or "uroce0+uroce1". */
 	logname[0] = '\0';
@@ -893,6 +928,15 @@ static int start(struct uroced *u)
 			r->opts.fault_log = r->fault_log;
 		if (start_rnic(u, r))
 			goto err_unwind;
+	}
+	err = emu_place_start(&u->place, &u->loop, o->cpu, u->rnic[0]->dev.rundir);
+	if (err) {
+		if (err == -EINVAL)
+			fprintf(stderr, "uroced: --cpu %d: not a CPU this daemon may run on\n",
+				o->cpu);
+		else
+			fprintf(stderr, "uroced: --cpu %d: %s\n", o->cpu, strerror(-err));
+		goto err_unwind;
 	}
 	return 0;
 
@@ -992,6 +1036,7 @@ static void stop_rnic_lower(struct uroced_rnic *r, bool failed)
 
 static void stop(struct uroced *u)
 {
+	emu_place_stop(&u->place);
 	for (unsigned i = 0; i < u->nrnic; i++)
 		stop_rnic_upper(u->rnic[i]);
 	if (u->loop_up) {

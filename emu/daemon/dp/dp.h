@@ -10,6 +10,8 @@
 #ifndef UROCE_DP_H
 #define UROCE_DP_H
 
+#include <sched.h>
+
 #include "daemon.h"
 #include "faultrule.h"
 
@@ -232,6 +234,28 @@ void emu_wait_start(struct emu_wait *w, struct emu_wait_loop *wl, struct uroce_s
 /* Work arrived outside a pass (datagrams, doorbells): keep spinning. */
 void emu_wait_awake(struct emu_wait *w);
 void emu_wait_note_work(struct emu_wait *w);
+
+/* place.c: where the daemon runs (--cpu) */
+#define EMU_PLACE_AUTO (-2) /* daemons of one run directory spread over the CPUs */
+#define EMU_PLACE_NONE (-1) /* the affinity is left alone */
+/* How often a daemon with a claim looks whether another daemon has one. */
+#define EMU_PLACE_LOOK_MS 250
+struct emu_place {
+	uv_timer_t timer;
+	bool started; /* by emu_place_start (a zeroed one is not) */
+	bool timer_up;
+	bool pinned;	   /* kept to cpu now */
+	int mode;	   /* EMU_PLACE_AUTO, EMU_PLACE_NONE, or a CPU (--cpu N) */
+	int fd;		   /* <rundir>/cpus.lock while a CPU is claimed, else -1 */
+	int cpu;	   /* the CPU claimed (auto) or given (--cpu N), else -1 */
+	cpu_set_t allowed; /* the affinity at start, restored when alone again */
+	char rundir[256];
+};
+/* Start placing the daemon as mode says. 0, or -errno: -EINVAL for a CPU
+ * outside the daemon's affinity, or what sched_setaffinity said. */
+int emu_place_start(struct emu_place *p, uv_loop_t *loop, int mode, const char *rundir);
+/* Stop looking and give up the claim (the affinity stays). */
+void emu_place_stop(struct emu_place *p);
 
 /* net.c */
 /* Allocate the batches and start receiving on dev->rx_fd (the UDP socket,

@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Where uroced runs (--cpu, emu/daemon/dp/place.c): a daemon alone is left to
+# the scheduler; the daemons of one run directory each keep to a CPU of
+# their own while there are several (the first one too, within a look or
+# two), and a daemon alone again gets its whole affinity back; a claim ends
+# with its process, however it ends; --cpu N keeps to N, --cpu none leaves
+# the affinity alone, and bad values are errors. Read from
+# /proc/PID/status (Cpus_allowed_list), as taskset -p would show it.
+. "$CTL_SRC/lib.sh"
+
+D="$UROCE_BIN/uroced"
+
+cpus() { # PID: its Cpus_allowed_list
+	awk '/^Cpus_allowed_list:/ { print $2 }' "/proc/$1/status"
+}
+
+# wait_cpus PID WANT: up to 3 s (the daemon looks every 250 ms).
+wait_cpus() {
+	_w_i=0
+	while [ $_w_i -lt 30 ]; do
+		[ "$(cpus "$1")" = "$2" ] && return 0
+		_w_i=$((_w_i + 1))
+		sleep 0.1
+	done
+	return 1
+}
+
+# Bad values: a usage error (2), or a CPU outside the affinity (1).
+"$D" --name x --addr "$TEST_NET.1" --cpu bogus 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- "--cpu bogus: must be auto, none or a CPU number" "$T/err"; then
+	pass "--cpu bogus -> 2: $(cat "$T/err")"
+else
+	fail "--cpu bogus: exit $rc, $(cat "$T/err")"
+fi
+"$D" --name x --addr "$TEST_NET.1" --cpu -3 2>"$T/err"
+[ $? -eq 2 ] || fail "--cpu -3 accepted: $(cat "$T/err")"
+"$D" --help | grep -q -- "--cpu auto|none|N" || fail "--help does not document --cpu"
+
+ALL=$(cpus $$)
+NCPU=$(nproc)
+[ "$NCPU" -ge 2 ] || skip "this test's affinity has $NCPU CPU ($ALL): nothing to place daemons on"
+FIRST=$(echo "$ALL" | sed 's/[-,].*//')
+LAST=$(echo "$ALL" | sed 's/.*[-,]//')
+OUTSIDE=$((LAST + 1))
+"$D" --name x --addr "$TEST_NET.1" --rundir "$UROCE_RUNDIR" --port "$CTL_PORT" \
+	--cpu "$OUTSIDE" 2>"$T/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "not a CPU this daemon may run on" "$T/err"; then
+	pass "--cpu $OUTSIDE (outside $ALL) -> 1: $(tail -n1 "$T/err")"
+else
+	fail "--cpu $OUTSIDE: exit $rc, $(tail -n1 "$T/err")"
+fi
+
+# One daemon: left alone.
+start_daemon uroce0 "$TEST_NET.1"
+P0=$LAST_PID
+L0=$LAST_LOG
+sleep 0.6
+[ "$(cpus $P0)" = "$ALL" ] || fail "a daemon alone keeps to $(cpus $P0), not $ALL"
+pass "a daemon alone may run on $(cpus $P0)"
+
+# A second daemon of the same run directory: each keeps to its own CPU.
+start_daemon uroce1 "$TEST_NET.2"
+P1=$LAST_PID
+L1=$LAST_LOG
+wait_cpus $P0 "$FIRST" || fail "the first daemon keeps to $(cpus $P0), want $FIRST"
+c1=$(cpus $P1)
+case $c1 in
+*[,-]* | "$FIRST") fail "the second daemon keeps to $c1 (want one CPU other than $FIRST)" ;;
+*) pass "two daemons: CPU $(cpus $P0) and CPU $c1" ;;
+esac
+grep -q "keeping to CPU $FIRST: another daemon" "$L0" || fail "no log line: $(show "$L0")"
+grep -q "keeping to CPU $c1: another daemon" "$L1" || fail "no log line: $(show "$L1")"
+
+# A daemon with --cpu none beside them: never moved; it takes no claim.
+start_daemon uroce2 "$TEST_NET.3" --cpu none
+P2=$LAST_PID
+sleep 0.6
+[ "$(cpus $P2)" = "$ALL" ] || fail "--cpu none: $(cpus $P2)"
+pass "--cpu none: $(cpus $P2)"
+stop_daemon $P2
+
+# The second one killed (no clean exit): its claim goes with it, and the
+# first daemon, alone again, gets its whole affinity back.
+kill -KILL $P1
+wait $P1 2>/dev/null
+wait_cpus $P0 "$ALL" || fail "alone again, the first daemon keeps to $(cpus $P0)"
+grep -q "no longer keeping to CPU $FIRST" "$L0" || fail "no log line: $(show "$L0")"
+pass "after SIGKILL of the other: $(cpus $P0)"
+
+# A new daemon takes the freed CPU; the first keeps to its own again.
+start_daemon uroce3 "$TEST_NET.4"
+P3=$LAST_PID
+wait_cpus $P0 "$FIRST" || fail "the first daemon keeps to $(cpus $P0) with a new peer"
+[ "$(cpus $P3)" = "$c1" ] || fail "the new daemon keeps to $(cpus $P3), not the freed $c1"
+pass "a new daemon takes the freed CPU $(cpus $P3)"
+stop_daemon $P3
+stop_daemon $P0
+
+# --cpu N: kept to N from the start, alone or not.
+start_daemon uroce4 "$TEST_NET.5" --cpu "$LAST"
+[ "$(cpus $LAST_PID)" = "$LAST" ] || fail "--cpu $LAST: $(cpus $LAST_PID)"
+grep -q "keeping to CPU $LAST (--cpu $LAST)" "$LAST_LOG" || fail "--cpu $LAST: no log line"
+pass "--cpu $LAST: $(cpus $LAST_PID)"
+stop_daemon $LAST_PID
+
+finish
