@@ -4,7 +4,8 @@
 # the scheduler; the daemons of one run directory each keep to a CPU of
 # their own while there are several (the first one too, within a look or
 # two), and a daemon alone again gets its whole affinity back; a claim ends
-# with its process, however it ends; --cpu N keeps to N, --cpu none leaves
+# with its process, however it ends, and a daemon that found every CPU
+# claimed takes one that becomes free; --cpu N keeps to N, --cpu none leaves
 # the affinity alone, and bad values are errors. Read from
 # /proc/PID/status (Cpus_allowed_list), as taskset -p would show it.
 . "$CTL_SRC/lib.sh"
@@ -96,7 +97,23 @@ P3=$LAST_PID
 wait_cpus $P0 "$FIRST" || fail "the first daemon keeps to $(cpus $P0) with a new peer"
 [ "$(cpus $P3)" = "$c1" ] || fail "the new daemon keeps to $(cpus $P3), not the freed $c1"
 pass "a new daemon takes the freed CPU $(cpus $P3)"
-stop_daemon $P3
+
+# More daemons than CPUs (two CPUs): the third is left to the scheduler
+# until a CPU is free, and then takes it.
+if [ "$NCPU" -eq 2 ]; then
+	start_daemon uroce6 "$TEST_NET.6"
+	P6=$LAST_PID
+	sleep 0.6
+	[ "$(cpus $P6)" = "$ALL" ] || fail "a third daemon on two CPUs keeps to $(cpus $P6)"
+	grep -q "every CPU of this daemon's mask has a daemon" "$LAST_LOG" ||
+		fail "no log line: $(show "$LAST_LOG")"
+	stop_daemon $P3
+	wait_cpus $P6 "$c1" || fail "the third daemon keeps to $(cpus $P6) after CPU $c1 was freed"
+	pass "a third daemon: $ALL while both CPUs were claimed, then the freed CPU $(cpus $P6)"
+	stop_daemon $P6
+else
+	stop_daemon $P3
+fi
 stop_daemon $P0
 
 # --cpu N: kept to N from the start, alone or not.

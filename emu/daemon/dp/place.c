@@ -14,8 +14,9 @@
  * CPUs they are allowed: each claims a CPU by locking that CPU's byte of
  * <rundir>/cpus.lock (an open-file-description lock: released when the
  * process exits, however it exits), and keeps to it while another daemon
- * holds a claim there, looking every EMU_PLACE_LOOK_MS. A daemon that finds
- * every CPU claimed, or is allowed one CPU only, is left to the scheduler.
+ * holds a claim there, looking every EMU_PLACE_LOOK_MS. A daemon allowed one
+ * CPU only is left to the scheduler; so is one that finds every CPU
+ * claimed, until a look finds one free.
  * --cpu N keeps to CPU N from the start; --cpu none never changes the
  * affinity.
  */
@@ -77,10 +78,27 @@ static void place_pin(struct emu_place *p, bool pin)
 			 p->rundir);
 }
 
+/* Claim the first CPU of the mask that no other daemon holds. */
+static bool place_claim(struct emu_place *p)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		struct flock fl;
+
+		if (CPU_ISSET(c, &p->allowed) && !place_lock(p->fd, F_OFD_SETLK, F_WRLCK, c, &fl)) {
+			p->cpu = c;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void on_look(uv_timer_t *t)
 {
 	struct emu_place *p = t->data;
 
+	/* A daemon that found every CPU claimed takes one that became free. */
+	if (p->cpu < 0 && !place_claim(p))
+		return;
 	place_pin(p, place_peers(p));
 }
 
@@ -121,21 +139,12 @@ int emu_place_start(struct emu_place *p, uv_loop_t *loop, int mode, const char *
 		emu_warn("%s: %s; the scheduler places the daemon", path, strerror(errno));
 		return 0;
 	}
-	for (int c = 0; c < CPU_SETSIZE && p->cpu < 0; c++) {
-		struct flock fl;
-
-		if (CPU_ISSET(c, &p->allowed) && !place_lock(p->fd, F_OFD_SETLK, F_WRLCK, c, &fl))
-			p->cpu = c;
-	}
-	if (p->cpu < 0) {
+	if (place_claim(p))
+		place_pin(p, place_peers(p));
+	else
 		emu_info("every CPU of this daemon's mask has a daemon of %s; the scheduler "
-			 "places this one",
+			 "places this one until a CPU is free",
 			 rundir);
-		close(p->fd);
-		p->fd = -1;
-		return 0;
-	}
-	place_pin(p, place_peers(p));
 	uv_timer_init(loop, &p->timer);
 	p->timer.data = p;
 	uv_timer_start(&p->timer, on_look, EMU_PLACE_LOOK_MS, EMU_PLACE_LOOK_MS);
