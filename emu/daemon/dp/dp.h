@@ -231,8 +231,10 @@ void emu_wait_loop_init(struct emu_wait_loop *wl, uv_loop_t *loop);
  * loop iteration on, every pass polls it and its status page says when the
  * loop sleeps. Members stay until the loop is closed. */
 void emu_wait_start(struct emu_wait *w, struct emu_wait_loop *wl, struct uroce_status_page *status);
-/* Work arrived outside a pass (datagrams, doorbells): keep spinning. */
+/* First step of an I/O callback that may end a sleep (datagrams, doorbells):
+ * the "asleep" flags come down before the work. */
 void emu_wait_awake(struct emu_wait *w);
+/* Work arrived outside a pass (datagrams, doorbells): keep spinning. */
 void emu_wait_note_work(struct emu_wait *w);
 
 /* place.c: where the daemon runs (--cpu) */
@@ -245,7 +247,6 @@ struct emu_place {
 	bool started; /* by emu_place_start (a zeroed one is not) */
 	bool timer_up;
 	bool pinned;	   /* kept to cpu now */
-	int mode;	   /* EMU_PLACE_AUTO, EMU_PLACE_NONE, or a CPU (--cpu N) */
 	int fd;		   /* <rundir>/cpus.lock while a CPU is claimed, else -1 */
 	int cpu;	   /* the CPU claimed (auto) or given (--cpu N), else -1 */
 	cpu_set_t allowed; /* the affinity at start, restored when alone again */

@@ -55,15 +55,21 @@ static bool place_peers(const struct emu_place *p)
 	return false;
 }
 
-static void place_pin(struct emu_place *p, bool pin)
+/* Keep the daemon to one CPU. 0 or -errno. */
+static int keep_to(int cpu)
 {
 	cpu_set_t one;
 
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) ? -errno : 0;
+}
+
+static void place_pin(struct emu_place *p, bool pin)
+{
 	if (pin == p->pinned)
 		return;
-	CPU_ZERO(&one);
-	CPU_SET(p->cpu, &one);
-	if (sched_setaffinity(0, sizeof(cpu_set_t), pin ? &one : &p->allowed)) {
+	if (pin ? keep_to(p->cpu) : sched_setaffinity(0, sizeof(p->allowed), &p->allowed)) {
 		emu_warn("cannot %s CPU %d: %s", pin ? "keep to" : "leave", p->cpu,
 			 strerror(errno));
 		return;
@@ -111,21 +117,19 @@ int emu_place_start(struct emu_place *p, uv_loop_t *loop, int mode, const char *
 	p->pinned = false;
 	p->timer_up = false;
 	p->started = true;
-	p->mode = mode;
 	snprintf(p->rundir, sizeof(p->rundir), "%s", rundir);
 	if (mode == EMU_PLACE_NONE)
 		return 0;
 	if (sched_getaffinity(0, sizeof(cpu_set_t), &p->allowed))
 		return -errno;
 	if (mode >= 0) {
-		cpu_set_t one;
+		int err;
 
 		if (mode >= CPU_SETSIZE || !CPU_ISSET(mode, &p->allowed))
 			return -EINVAL;
-		CPU_ZERO(&one);
-		CPU_SET(mode, &one);
-		if (sched_setaffinity(0, sizeof(one), &one))
-			return -errno;
+		err = keep_to(mode);
+		if (err)
+			return err;
 		p->cpu = mode;
 		p->pinned = true;
 		emu_info("keeping to CPU %d (--cpu %d)", mode, mode);
