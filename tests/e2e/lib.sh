@@ -326,6 +326,19 @@ wait_cm_listens() {
 	return 1
 }
 
+# rping_race_exit FILE RC: did the rping whose output is FILE (exit status RC)
+# meet rping's own race? Its event thread calls rdma_get_cm_event(cb->cm_channel)
+# again after the DISCONNECT while the main thread destroys and frees that
+# channel and exits (rping.c, cm_thread vs main): if the thread comes back
+# after the free, it reads a freed fd and exits 255 with "rdma_get_cm_event:
+# Bad file descriptor", every ping done (its stderr line comes before the
+# pings, which stdout writes at exit). On a kernel the thread is usually
+# blocked in write(2) by then; on a loaded machine either side may meet it.
+# The callers check that the pings were done.
+rping_race_exit() {
+	[ "$2" -eq 255 ] && grep -qx 'rdma_get_cm_event: Bad file descriptor' "$1"
+}
+
 # cm_pair LABEL SECS NLISTEN SERVER... -- CLIENT...: run_pair for programs that
 # meet through the RDMA CM alone (no TCP): the client starts once the server's
 # NLISTEN listens (1 on one RNIC, 2 for a wildcard address) are in the logs.

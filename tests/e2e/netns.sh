@@ -130,8 +130,8 @@ fi
 # handshake's MADs (the REQ's IP header with IPv$FAMILY addresses) and the
 # pings' RDMA READs and WRITEs, in the captures checked below. Run once more
 # when it met rping's own race (its event thread reading the channel its
-# main thread freed: exit 255 "Bad file descriptor" after every ping; see
-# rdmacm.sh).
+# main thread freed: exit 255 "Bad file descriptor" after every ping;
+# rping_race_exit in lib.sh).
 if command -v rping >/dev/null; then
 	for attempt in 1 2; do
 		want=$(($(cm_listens) + 1))
@@ -147,8 +147,7 @@ if command -v rping >/dev/null; then
 			>"$T/rping.client" 2>&1 || CLIENT_RC=$?
 		SERVER_RC=0
 		wait "$spid" || SERVER_RC=$?
-		[ "$SERVER_RC" -eq 255 ] && [ "$CLIENT_RC" -eq 0 ] &&
-			grep -qx 'rdma_get_cm_event: Bad file descriptor' "$T/rping.server" || break
+		[ "$CLIENT_RC" -eq 0 ] && rping_race_exit "$T/rping.server" "$SERVER_RC" || break
 		echo "    rping: the server met rping's own race (exit 255, EBADF): once more"
 	done
 	nc=$(grep -c '^ping data: rdma-ping-' "$T/rping.client")
@@ -186,7 +185,7 @@ if [ "$FAMILY" = 6 ] && command -v rping >/dev/null; then
 		"${VIA[@]}" timeout -k 5 60 rping -c -v -C 2 -p 7201 -a "$ADDR0" -I "$ADDR1" >"$T/rping6any.client" 2>&1 || rc=$?
 		SERVER_RC=0
 		wait "$spid" || SERVER_RC=$?
-		[ "$rc" -eq 255 ] && grep -qx 'rdma_get_cm_event: Bad file descriptor' "$T/rping6any.client" &&
+		rping_race_exit "$T/rping6any.client" "$rc" &&
 			[ "$(grep -c '^ping data' "$T/rping6any.client")" -eq 2 ] || break
 		echo "    rping: the [::] client met rping's own race (exit 255, EBADF): once more"
 	done

@@ -33,18 +33,12 @@ rping_pair() {
 		rping -c -v -V -C "$count" -p "$port" "${cli[@]}"
 }
 
-# rping_race LABEL COUNT: did this pair meet rping's own race? Its event
-# thread calls rdma_get_cm_event(cb->cm_channel) again after the DISCONNECT
-# while the main thread destroys and frees that channel and exits (rping.c,
-# cm_thread vs main): if the thread comes back after the free, it reads a
-# freed fd and exits 255 with "rdma_get_cm_event: Bad file descriptor", every
-# ping done (its stderr line comes before the pings, which stdout writes at
-# exit). On a kernel the thread is usually blocked in write(2) by then; on a
-# loaded machine either may happen.
+# rping_race LABEL COUNT: did this pair's server meet rping's own race
+# (rping_race_exit, lib.sh) after all COUNT pings, with the client fine?
 rping_race() {
-	[ "$SERVER_RC" -eq 255 ] && [ "$CLIENT_RC" -eq 0 ] &&
+	[ "$CLIENT_RC" -eq 0 ] &&
 		[ "$(grep -c '^server ping data: rdma-ping-' "$T/$1.server")" -eq "$2" ] &&
-		grep -qx 'rdma_get_cm_event: Bad file descriptor' "$T/$1.server"
+		rping_race_exit "$T/$1.server" "$SERVER_RC"
 }
 
 check_rping() { # LABEL COUNT
