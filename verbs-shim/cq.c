@@ -5,8 +5,9 @@
  * straight from the shared ring the daemon fills: no system call. Arming
  * (ibv_req_notify_cq) is a store into the ring header; the daemon writes one
  * event record to the channel's pipe when a matching completion arrives,
- * and ibv_get_cq_event reads it. Destroying a CQ waits until every event it
- * produced was acknowledged, as libibverbs does. When the daemon is gone, a
+ * and ibv_get_cq_event reads it, or, while a thread waits there, hands the
+ * event over in the channel's word of shared memory (uapi.h, chan_event[]). Destroying a CQ waits
+ * until every event it produced was acknowledged, as libibverbs does. When the daemon is gone, a
  * CQ's last real CQEs are followed by the flush completions of what was
  * outstanding (fatal.c).
  */
@@ -40,20 +41,23 @@ _Static_assert((int)UROCE_WC_WITH_IMM == (int)IBV_WC_WITH_IMM &&
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 {
 	struct uroce_msg_hdr req = {.op = UROCE_OP_CREATE_CHANNEL};
-	struct uroce_handle_resp resp;
+	struct uroce_channel_resp resp;
+	struct shim_context *c = shim_ctx(context);
 	struct shim_channel *ch;
 	int fd, nfds, err;
 
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return shim_fail_null(-ENOMEM);
-	err = shim_call(shim_ctx(context), &req, sizeof(req), &resp, sizeof(resp), &fd, 1, &nfds);
+	err = shim_call(c, &req, sizeof(req), &resp, sizeof(resp), &fd, 1, &nfds);
 	if (!err && nfds != 1)
 		err = -EPROTO;
 	if (err) {
 		free(ch);
 		return shim_fail_null(err);
 	}
+	if (resp.event_slot < UROCE_CHAN_EVENT_SLOTS && c->sq_db)
+		ch->event_word = &c->sq_db->chan_event[resp.event_slot];
 	ch->ch.context = context;
 	ch->ch.fd = fd;
 	ch->ch.refcnt = 0;
@@ -92,43 +96,109 @@ static void count_comp_event(void *obj)
  * through the scheduler, which on an idle virtual CPU (halted) costs tens of
  * microseconds per event, more than the round trip itself. A channel the
  * program made non-blocking is read at once, as it asked.
+ *
+ * While it looks, the thread marks the channel's word WATCHED, and the
+ * daemon hands it the next event there (uapi.h, chan_event[]) instead of
+ * writing it to the pipe: no write, poll or read for that event. Events
+ * that reached the pipe before (or while another thread of the program
+ * took the mark away) are seen by a poll of the pipe at the start and
+ * every SHIM_EVENT_PIPE_LOOKS looks.
  */
 #define SHIM_EVENT_SPIN_US 50
+#define SHIM_EVENT_PIPE_LOOKS 8
 
-static void event_spin(int fd)
+/* Take the event waiting in the word, if one does: its CQ handle, or 0. */
+static uint32_t event_take(uint64_t *word)
+{
+	uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+
+	while (UROCE_CHAN_EV_STATE(w) == UROCE_CHAN_EV_FIRED) {
+		if (__atomic_compare_exchange_n(word, &w, UROCE_CHAN_EV_IDLE, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return UROCE_CHAN_EV_CQ(w);
+	}
+	return 0;
+}
+
+/* Stop watching: WATCHED back to IDLE, or take the event the daemon left. */
+static uint32_t event_unwatch(uint64_t *word)
+{
+	uint64_t watched = UROCE_CHAN_EV_WATCHED;
+
+	if (__atomic_compare_exchange_n(word, &watched, UROCE_CHAN_EV_IDLE, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return 0;
+	return event_take(word);
+}
+
+static bool pipe_ready(int fd)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
-	uint64_t end;
-	int fl = fcntl(fd, F_GETFL);
+
+	return poll(&p, 1, 0) != 0;
+}
+
+/*
+ * Look for an event before reading the pipe: the CQ handle of one handed
+ * over in memory, or 0 when the pipe is to be read (an event is there, the
+ * time is up, or the channel is non-blocking).
+ */
+static uint32_t event_spin(struct shim_channel *ch)
+{
+	uint64_t *word = ch->event_word, end, idle = UROCE_CHAN_EV_IDLE;
+	int fd = ch->ch.fd, fl = fcntl(fd, F_GETFL);
+	uint32_t cq = 0;
+	unsigned looks = 0;
 
 	if (fl < 0 || (fl & O_NONBLOCK))
-		return;
+		return word ? event_take(word) : 0;
 	end = shim_now_ns() + SHIM_EVENT_SPIN_US * 1000u;
-	while (poll(&p, 1, 0) == 0 && shim_now_ns() < end)
+	if (!word) {
+		while (!pipe_ready(fd) && shim_now_ns() < end)
+			sched_yield();
+		return 0;
+	}
+	/* Another thread may watch already; an event may wait there. */
+	if (!__atomic_compare_exchange_n(word, &idle, UROCE_CHAN_EV_WATCHED, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE) &&
+	    (cq = event_take(word)))
+		return cq;
+	for (;;) {
+		if ((cq = event_take(word)))
+			return cq;
+		if (looks++ % SHIM_EVENT_PIPE_LOOKS == 0 && pipe_ready(fd))
+			break;
+		if (shim_now_ns() >= end)
+			break;
 		sched_yield();
+	}
+	return event_unwatch(word);
 }
 
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
 {
+	struct shim_channel *ch = SHIM_CONTAINER_OF(channel, struct shim_channel, ch);
 	struct shim_context *c = shim_ctx(channel->context);
-	struct uroce_comp_event ev;
 	struct shim_cq *scq;
 
 	for (;;) {
-		ssize_t n;
+		struct uroce_comp_event ev;
+		uint32_t handle = event_spin(ch);
 
-		event_spin(channel->fd);
-		n = read(channel->fd, &ev, sizeof(ev));
+		if (!handle) {
+			ssize_t n = read(channel->fd, &ev, sizeof(ev));
 
-		/* As rdma-core: a signal interrupts the wait (EINTR), and
-		 * programs rely on it (qperf ends its tests with SIGALRM). */
-		if (n < 0)
-			return -1; /* EINTR, or EAGAIN on a non-blocking channel */
-		if (n != sizeof(ev)) {
-			errno = EIO; /* the daemon went away */
-			return -1;
+			/* As rdma-core: a signal interrupts the wait (EINTR), and
+			 * programs rely on it (qperf ends its tests with SIGALRM). */
+			if (n < 0)
+				return -1; /* EINTR, or EAGAIN on a non-blocking channel */
+			if (n != sizeof(ev)) {
+				errno = EIO; /* the daemon went away */
+				return -1;
+			}
+			handle = ev.cq_handle;
 		}
-		scq = shim_obj_get(c, ev.cq_handle, SHIM_OBJ_CQ, count_comp_event);
+		scq = shim_obj_get(c, handle, SHIM_OBJ_CQ, count_comp_event);
 		if (!scq)
 			continue; /* for a CQ destroyed since */
 		*cq = ibv_cq_ex_to_cq(&scq->cqx);

@@ -118,6 +118,9 @@ struct shim_context {
 struct shim_channel {
 	struct ibv_comp_channel ch;
 	uint32_t handle;
+	/* Its event word in the context's doorbell page (uapi.h chan_event[]),
+	 * NULL: events come through the pipe only. */
+	uint64_t *event_word;
 };
 
 struct shim_cq {

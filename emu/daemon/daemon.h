@@ -243,6 +243,9 @@ struct emu_mw {
 struct emu_channel {
 	struct emu_obj obj;
 	int wfd; /* write end of the event pipe */
+	/* Its event word in the context's doorbell page (uapi.h chan_event[]),
+	 * UROCE_CHAN_NO_SLOT: every event goes through the pipe. */
+	uint32_t event_slot;
 	uint64_t events;
 	uint64_t dropped;
 };
@@ -417,6 +420,8 @@ struct emu_ctx {
 	struct uroce_sq_doorbells *sq_db;
 	struct emu_qp **db_qps;
 	uint32_t db_cap;
+	/* Completion channels' event words in sq_db in use (cq.c). */
+	uint64_t chan_slots[UROCE_CHAN_EVENT_SLOTS / 64];
 };
 
 /* Device limits that the daemon enforces and reports. */

@@ -58,13 +58,21 @@ else
 	pass "counters of an unknown device fail"
 fi
 
-# Completion events with real traffic (next / solicited-only arming).
+# Completion events with real traffic (next / solicited-only arming), and
+# events handed to a waiting thread in memory instead of through the pipe.
 if [ -x "$UROCE_BIN/cq_events" ]; then
+	mem0=$(counter daemon.comp_events_mem uroce0)
 	if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/cq_events" uroce0 >"$T/ev" 2>&1; then
 		pass "cq_events: $(tail -1 "$T/ev")"
 	else
 		cat "$T/ev" >&2
 		fail "cq_events"
+	fi
+	mem=$(($(counter daemon.comp_events_mem uroce0) - mem0))
+	if [ "$mem" -gt 0 ]; then
+		pass "cq_events: $mem events handed to a waiting thread in memory (comp_events_mem)"
+	else
+		fail "cq_events: no event went through memory (comp_events_mem $mem)"
 	fi
 fi
 

@@ -149,6 +149,23 @@ static void notify_channel(struct emu_cq *cq)
 	cq->events++;
 	if (!ch)
 		return;
+	/*
+	 * A thread of the program waits for this channel's next event and
+	 * looks at its word (uapi.h, chan_event[]): hand the event over there,
+	 * without a write to the pipe and the read that follows. The word
+	 * not WATCHED (nobody waits, or an event already waits there): the pipe.
+	 */
+	if (ch->event_slot != UROCE_CHAN_NO_SLOT && cq->obj.ctx->sq_db) {
+		uint64_t *w = &cq->obj.ctx->sq_db->chan_event[ch->event_slot];
+		uint64_t watched = UROCE_CHAN_EV_WATCHED;
+
+		if (__atomic_compare_exchange_n(w, &watched, UROCE_CHAN_EV_MAKE_FIRED(ev.cq_handle),
+						0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			ch->events++;
+			cq->obj.ctx->dev->dcnt[EMU_DCNT_COMP_EVENTS_MEM]++;
+			return;
+		}
+	}
 	if (write(ch->wfd, &ev, sizeof(ev)) == sizeof(ev)) {
 		ch->events++;
 	} else {

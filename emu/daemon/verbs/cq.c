@@ -5,9 +5,11 @@
  * (ibv_req_notify_cq) is a flag in the ring header that the daemon consumes
  * when it produces a matching CQE, and then writes one event record to the
  * CQ's completion channel, a pipe whose read end the application holds
- * (and can poll(2)). A CQ that overflows enters the error state, its
- * owner gets IBV_EVENT_CQ_ERR (IBA 11.4.2.1) and the QPs completing into it
- * go to Error (event.c, IBA 11.6.3.2).
+ * (and can poll(2)); while a thread of the application waits in
+ * ibv_get_cq_event, the event goes into the channel's word in the context's
+ * doorbell page instead (uapi.h, chan_event[]; event.c). A CQ that overflows enters the error
+ * state, its owner gets IBV_EVENT_CQ_ERR (IBA 11.4.2.1) and the QPs completing into it go to Error
+ * (event.c, IBA 11.6.3.2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,9 +20,28 @@
 
 #include "verbs.h"
 
+/* A free event word of the context's doorbell page, or UROCE_CHAN_NO_SLOT. */
+static uint32_t chan_slot_take(struct emu_ctx *ctx)
+{
+	if (!ctx->sq_db)
+		return UROCE_CHAN_NO_SLOT;
+	for (uint32_t w = 0; w < UROCE_CHAN_EVENT_SLOTS / 64; w++) {
+		if (ctx->chan_slots[w] != UINT64_MAX) {
+			uint32_t b = (uint32_t)__builtin_ctzll(~ctx->chan_slots[w]);
+			uint32_t slot = w * 64 + b;
+
+			ctx->chan_slots[w] |= 1ull << b;
+			__atomic_store_n(&ctx->sq_db->chan_event[slot], UROCE_CHAN_EV_IDLE,
+					 __ATOMIC_RELEASE);
+			return slot;
+		}
+	}
+	return UROCE_CHAN_NO_SLOT;
+}
+
 int emu_cq_create_channel(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 {
-	struct uroce_handle_resp *o;
+	struct uroce_channel_resp *o;
 	struct emu_channel *ch;
 	int pfd[2];
 
@@ -44,8 +65,10 @@ int emu_cq_create_channel(struct emu_ctx *ctx, const void *req, struct emu_reply
 		return -ENOMEM;
 	}
 	ch->wfd = pfd[1];
-	o = EMU_REPLY(rep, struct uroce_handle_resp);
+	ch->event_slot = chan_slot_take(ctx);
+	o = EMU_REPLY(rep, struct uroce_channel_resp);
 	o->handle = ch->obj.hnode.key;
+	o->event_slot = ch->event_slot;
 	emu_reply_add_fd(rep, pfd[0]);
 	return 0;
 }
@@ -66,6 +89,14 @@ int emu_cq_destroy_channel(struct emu_ctx *ctx, const void *req, struct emu_repl
 
 void emu_cq_channel_free(struct emu_channel *ch)
 {
+	struct emu_ctx *ctx = ch->obj.ctx;
+
+	if (ch->event_slot != UROCE_CHAN_NO_SLOT && ctx) {
+		ctx->chan_slots[ch->event_slot / 64] &= ~(1ull << (ch->event_slot % 64));
+		if (ctx->sq_db)
+			__atomic_store_n(&ctx->sq_db->chan_event[ch->event_slot],
+					 UROCE_CHAN_EV_IDLE, __ATOMIC_RELEASE);
+	}
 	close(ch->wfd);
 	emu_dev_obj_del(&ch->obj);
 	free(ch);

@@ -58,6 +58,8 @@
 	X(WC_ERRORS, "wc_errors", "completions with an error status (flushes not counted)")       \
 	X(ASYNC_LOST, "async_lost", "async events lost: the application's event pipe was full")   \
 	X(COMP_EVENTS_LOST, "comp_events_lost", "completion channel events lost (pipe full)")     \
+	X(COMP_EVENTS_MEM, "comp_events_mem",                                                     \
+	  "completion events handed to a waiting thread in memory, not through the pipe")         \
 	X(CQ_OVERRUNS, "cq_overruns", "CQs that overran (CQ error, their QPs moved to Error)")    \
 	X(MTU_CLAMPED, "mtu_clamped", "path MTUs above the active MTU clamped at modify_qp")      \
 	X(CM_REQ_SENT, "cm_req_sent", "ConnectRequests sent (first sends)")                       \

@@ -208,6 +208,14 @@ struct uroce_handle_resp {
 	uint32_t reserved;
 };
 
+/* CREATE_CHANNEL: the channel and its event word in the context's doorbell
+ * page (struct uroce_sq_doorbells.chan_event), or UROCE_CHAN_NO_SLOT. */
+struct uroce_channel_resp {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t event_slot;
+};
+
 struct uroce_device_attr {
 	char fw_ver[64];
 	uint64_t node_guid;	 /* network order */
@@ -899,11 +907,37 @@ struct uroce_status_page {
 #define UROCE_SQ_DB_LEAF_WORDS (UROCE_SQ_DB_BITS / 64)
 #define UROCE_SQ_DB_SUMMARY_WORDS (UROCE_SQ_DB_LEAF_WORDS / 64)
 
+/*
+ * The same page carries the context's completion channels' event words
+ * (chan_event[], one per channel, the slot CREATE_CHANNEL names): a thread
+ * that waits in ibv_get_cq_event sets its channel's word from IDLE to
+ * WATCHED while it looks for an event, and the daemon, when a CQ of that
+ * channel fires, swaps WATCHED for FIRED with the CQ's handle (one
+ * compare-and-swap) instead of writing the event to the channel's pipe, so
+ * neither side makes a system call for it. Whoever changes the word last
+ * decides: the daemon writes to the pipe whenever the word was not WATCHED,
+ * and a thread that stops looking swaps WATCHED back to IDLE, or finds
+ * FIRED and takes that event. So each event is delivered once, through
+ * memory or the pipe, and at most one waits in memory at a time.
+ */
+#define UROCE_CHAN_EVENT_SLOTS 128u
+#define UROCE_CHAN_EV_IDLE 0ull
+#define UROCE_CHAN_EV_WATCHED 1ull
+#define UROCE_CHAN_EV_FIRED 2ull /* low bits; the CQ handle in the high 32 */
+#define UROCE_CHAN_EV_STATE(w) ((w)&3ull)
+#define UROCE_CHAN_EV_CQ(w) ((uint32_t)((w) >> 32))
+#define UROCE_CHAN_EV_MAKE_FIRED(cq_handle) (((uint64_t)(cq_handle) << 32) | UROCE_CHAN_EV_FIRED)
+/* CREATE_CHANNEL's event_slot when the channel has no word (pipe only). */
+#define UROCE_CHAN_NO_SLOT UINT32_MAX
+
 struct uroce_sq_doorbells {
 	uint64_t summary[UROCE_SQ_DB_SUMMARY_WORDS];
-	uint8_t pad0[4096 - UROCE_SQ_DB_SUMMARY_WORDS * 8];
+	uint8_t pad0[2048 - UROCE_SQ_DB_SUMMARY_WORDS * 8];
+	uint64_t chan_event[UROCE_CHAN_EVENT_SLOTS];
+	uint8_t pad1[4096 - 2048 - UROCE_CHAN_EVENT_SLOTS * 8];
 	uint64_t leaf[UROCE_SQ_DB_LEAF_WORDS];
 };
+_Static_assert(offsetof(struct uroce_sq_doorbells, leaf) == 4096, "leaf bits on the second page");
 
 /* Ring the send doorbell of db_index (the shim; see above). */
 static inline void uroce_sq_db_ring(struct uroce_sq_doorbells *d, uint32_t db_index)
