@@ -57,7 +57,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 		return shim_fail_null(err);
 	}
 	if (resp.event_slot < UROCE_CHAN_EVENT_SLOTS && c->sq_db)
-		ch->event_word = &c->sq_db->chan_event[resp.event_slot];
+		ch->ev = &c->sq_db->chan_event[resp.event_slot];
 	ch->ch.context = context;
 	ch->ch.fd = fd;
 	ch->ch.refcnt = 0;
@@ -97,38 +97,44 @@ static void count_comp_event(void *obj)
  * microseconds per event, more than the round trip itself. A channel the
  * program made non-blocking is read at once, as it asked.
  *
- * While it looks, the thread marks the channel's word WATCHED, and the
- * daemon hands it the next event there (uapi.h, chan_event[]) instead of
- * writing it to the pipe: no write, poll or read for that event. Events
- * that reached the pipe before (or while another thread of the program
- * took the mark away) are seen by a poll of the pipe at the start and
- * every SHIM_EVENT_PIPE_LOOKS looks.
+ * With the channel's slot in the doorbell page (uapi.h, chan_event[]) no
+ * look is a system call: the thread marks the word WATCHED, the daemon
+ * hands it the next event there instead of writing it to the pipe, and a
+ * record already in the pipe shows as the daemon's count of records piped
+ * being ahead of ours (a system call costs more than a microsecond on a
+ * virtual machine). Without a slot, each look polls the pipe.
  */
 #define SHIM_EVENT_SPIN_US 50
-#define SHIM_EVENT_PIPE_LOOKS 8
 
 /* Take the event waiting in the word, if one does: its CQ handle, or 0. */
-static uint32_t event_take(uint64_t *word)
+static uint32_t event_take(struct uroce_chan_event *ev)
 {
-	uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	uint64_t w = __atomic_load_n(&ev->word, __ATOMIC_ACQUIRE);
 
 	while (UROCE_CHAN_EV_STATE(w) == UROCE_CHAN_EV_FIRED) {
-		if (__atomic_compare_exchange_n(word, &w, UROCE_CHAN_EV_IDLE, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
+		if (__atomic_compare_exchange_n(&ev->word, &w, UROCE_CHAN_EV_IDLE, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return UROCE_CHAN_EV_CQ(w);
 	}
 	return 0;
 }
 
 /* Stop watching: WATCHED back to IDLE, or take the event the daemon left. */
-static uint32_t event_unwatch(uint64_t *word)
+static uint32_t event_unwatch(struct uroce_chan_event *ev)
 {
 	uint64_t watched = UROCE_CHAN_EV_WATCHED;
 
-	if (__atomic_compare_exchange_n(word, &watched, UROCE_CHAN_EV_IDLE, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE))
+	if (__atomic_compare_exchange_n(&ev->word, &watched, UROCE_CHAN_EV_IDLE, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return 0;
-	return event_take(word);
+	return event_take(ev);
+}
+
+/* Has the daemon written a record to the pipe that no thread read yet? */
+static bool event_piped(struct shim_channel *ch)
+{
+	return __atomic_load_n(&ch->ev->piped, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&ch->piped_read, __ATOMIC_RELAXED);
 }
 
 static bool pipe_ready(int fd)
@@ -140,39 +146,37 @@ static bool pipe_ready(int fd)
 
 /*
  * Look for an event before reading the pipe: the CQ handle of one handed
- * over in memory, or 0 when the pipe is to be read (an event is there, the
+ * over in memory, or 0 when the pipe is to be read (a record is there, the
  * time is up, or the channel is non-blocking).
  */
 static uint32_t event_spin(struct shim_channel *ch)
 {
-	uint64_t *word = ch->event_word, end, idle = UROCE_CHAN_EV_IDLE;
-	int fd = ch->ch.fd, fl = fcntl(fd, F_GETFL);
-	uint32_t cq = 0;
-	unsigned looks = 0;
+	struct uroce_chan_event *ev = ch->ev;
+	uint64_t end, idle = UROCE_CHAN_EV_IDLE;
+	int fd = ch->ch.fd, fl;
+	uint32_t cq;
 
+	if (ev && ((cq = event_take(ev)) || event_piped(ch)))
+		return cq;
+	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || (fl & O_NONBLOCK))
-		return word ? event_take(word) : 0;
+		return 0;
 	end = shim_now_ns() + SHIM_EVENT_SPIN_US * 1000u;
-	if (!word) {
+	if (!ev) {
 		while (!pipe_ready(fd) && shim_now_ns() < end)
 			sched_yield();
 		return 0;
 	}
 	/* Another thread may watch already; an event may wait there. */
-	if (!__atomic_compare_exchange_n(word, &idle, UROCE_CHAN_EV_WATCHED, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE) &&
-	    (cq = event_take(word)))
+	if (!__atomic_compare_exchange_n(&ev->word, &idle, UROCE_CHAN_EV_WATCHED, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+	    (cq = event_take(ev)))
 		return cq;
-	for (;;) {
-		if ((cq = event_take(word)))
-			return cq;
-		if (looks++ % SHIM_EVENT_PIPE_LOOKS == 0 && pipe_ready(fd))
-			break;
-		if (shim_now_ns() >= end)
-			break;
+	/* From here on an event comes in memory, unless another thread of the
+	 * program stops watching meanwhile: then the count shows it piped. */
+	while (!(cq = event_take(ev)) && !event_piped(ch) && shim_now_ns() < end)
 		sched_yield();
-	}
-	return event_unwatch(word);
+	return cq ? cq : event_unwatch(ev);
 }
 
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
@@ -196,6 +200,7 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 				errno = EIO; /* the daemon went away */
 				return -1;
 			}
+			__atomic_fetch_add(&ch->piped_read, 1, __ATOMIC_RELAXED);
 			handle = ev.cq_handle;
 		}
 		scq = shim_obj_get(c, handle, SHIM_OBJ_CQ, count_comp_event);

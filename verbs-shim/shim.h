@@ -118,9 +118,10 @@ struct shim_context {
 struct shim_channel {
 	struct ibv_comp_channel ch;
 	uint32_t handle;
-	/* Its event word in the context's doorbell page (uapi.h chan_event[]),
-	 * NULL: events come through the pipe only. */
-	uint64_t *event_word;
+	/* Its event word and pipe count in the context's doorbell page
+	 * (uapi.h chan_event[]), NULL: events come through the pipe only. */
+	struct uroce_chan_event *ev;
+	uint64_t piped_read; /* records read from the pipe (atomic) */
 };
 
 struct shim_cq {

@@ -246,6 +246,7 @@ struct emu_channel {
 	/* Its event word in the context's doorbell page (uapi.h chan_event[]),
 	 * UROCE_CHAN_NO_SLOT: every event goes through the pipe. */
 	uint32_t event_slot;
+	uint64_t piped; /* records written to the pipe (published in the slot) */
 	uint64_t events;
 	uint64_t dropped;
 };

@@ -145,6 +145,7 @@ static void notify_channel(struct emu_cq *cq)
 {
 	struct uroce_comp_event ev = {.cq_handle = cq->obj.hnode.key};
 	struct emu_channel *ch = cq->channel;
+	struct uroce_chan_event *ce = NULL;
 
 	cq->events++;
 	if (!ch)
@@ -155,12 +156,14 @@ static void notify_channel(struct emu_cq *cq)
 	 * without a write to the pipe and the read that follows. The word
 	 * not WATCHED (nobody waits, or an event already waits there): the pipe.
 	 */
-	if (ch->event_slot != UROCE_CHAN_NO_SLOT && cq->obj.ctx->sq_db) {
-		uint64_t *w = &cq->obj.ctx->sq_db->chan_event[ch->event_slot];
+	if (ch->event_slot != UROCE_CHAN_NO_SLOT && cq->obj.ctx->sq_db)
+		ce = &cq->obj.ctx->sq_db->chan_event[ch->event_slot];
+	if (ce) {
 		uint64_t watched = UROCE_CHAN_EV_WATCHED;
 
-		if (__atomic_compare_exchange_n(w, &watched, UROCE_CHAN_EV_MAKE_FIRED(ev.cq_handle),
-						0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		if (__atomic_compare_exchange_n(&ce->word, &watched,
+						UROCE_CHAN_EV_MAKE_FIRED(ev.cq_handle), 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			ch->events++;
 			cq->obj.ctx->dev->dcnt[EMU_DCNT_COMP_EVENTS_MEM]++;
 			return;
@@ -168,6 +171,9 @@ static void notify_channel(struct emu_cq *cq)
 	}
 	if (write(ch->wfd, &ev, sizeof(ev)) == sizeof(ev)) {
 		ch->events++;
+		/* After the write: a reader that sees the count finds the record. */
+		if (ce)
+			__atomic_store_n(&ce->piped, ++ch->piped, __ATOMIC_RELEASE);
 	} else {
 		struct emu_dev *dev = cq->obj.ctx->dev;
 

@@ -31,7 +31,8 @@ static uint32_t chan_slot_take(struct emu_ctx *ctx)
 			uint32_t slot = w * 64 + b;
 
 			ctx->chan_slots[w] |= 1ull << b;
-			__atomic_store_n(&ctx->sq_db->chan_event[slot], UROCE_CHAN_EV_IDLE,
+			__atomic_store_n(&ctx->sq_db->chan_event[slot].piped, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&ctx->sq_db->chan_event[slot].word, UROCE_CHAN_EV_IDLE,
 					 __ATOMIC_RELEASE);
 			return slot;
 		}
@@ -94,7 +95,7 @@ void emu_cq_channel_free(struct emu_channel *ch)
 	if (ch->event_slot != UROCE_CHAN_NO_SLOT && ctx) {
 		ctx->chan_slots[ch->event_slot / 64] &= ~(1ull << (ch->event_slot % 64));
 		if (ctx->sq_db)
-			__atomic_store_n(&ctx->sq_db->chan_event[ch->event_slot],
+			__atomic_store_n(&ctx->sq_db->chan_event[ch->event_slot].word,
 					 UROCE_CHAN_EV_IDLE, __ATOMIC_RELEASE);
 	}
 	close(ch->wfd);

@@ -918,7 +918,10 @@ struct uroce_status_page {
  * decides: the daemon writes to the pipe whenever the word was not WATCHED,
  * and a thread that stops looking swaps WATCHED back to IDLE, or finds
  * FIRED and takes that event. So each event is delivered once, through
- * memory or the pipe, and at most one waits in memory at a time.
+ * memory or the pipe, and at most one waits in memory at a time. Beside
+ * the word, the daemon counts the records it wrote to the pipe (piped,
+ * stored after each write): a thread that has read fewer knows a record
+ * waits there without a poll(2) of the pipe.
  */
 #define UROCE_CHAN_EVENT_SLOTS 128u
 #define UROCE_CHAN_EV_IDLE 0ull
@@ -930,11 +933,15 @@ struct uroce_status_page {
 /* CREATE_CHANNEL's event_slot when the channel has no word (pipe only). */
 #define UROCE_CHAN_NO_SLOT UINT32_MAX
 
+struct uroce_chan_event {
+	uint64_t word;	/* UROCE_CHAN_EV_*: the shim and the daemon swap it */
+	uint64_t piped; /* records the daemon wrote to the pipe (only it writes this) */
+};
+
 struct uroce_sq_doorbells {
 	uint64_t summary[UROCE_SQ_DB_SUMMARY_WORDS];
 	uint8_t pad0[2048 - UROCE_SQ_DB_SUMMARY_WORDS * 8];
-	uint64_t chan_event[UROCE_CHAN_EVENT_SLOTS];
-	uint8_t pad1[4096 - 2048 - UROCE_CHAN_EVENT_SLOTS * 8];
+	struct uroce_chan_event chan_event[UROCE_CHAN_EVENT_SLOTS];
 	uint64_t leaf[UROCE_SQ_DB_LEAF_WORDS];
 };
 _Static_assert(offsetof(struct uroce_sq_doorbells, leaf) == 4096, "leaf bits on the second page");
