@@ -550,6 +550,7 @@ struct emu_dev {
 	int raw_fd;
 	int rx_fd;		/* raw_fd, or udp_fd: where datagrams arrive */
 	bool gso;		/* --gso: full-MTU packets leave in UDP GSO sends (net.c) */
+	bool rx_hint;		/* a datagram this process sent waits in rx_fd (net.c) */
 	enum emu_icrc icrc;	/* the mode running (never AUTO once bound) */
 	enum emu_icrc icrc_req; /* the mode asked for */
 	const char *icrc_src;	/* by what (emu_opts.icrc_src) */

@@ -92,6 +92,10 @@ for d in uroce0 uroce1; do
 	rx=$(counter "$d" daemon.rx_datagrams)
 	tx=$(counter "$d" daemon.tx_datagrams)
 	check "$d counts its own traffic: $rx datagrams received, $tx sent" test "$rx" -gt 0 -a "$tx" -gt 0
+	# What the other RNIC of the daemon sent is read in the next pass, not
+	# after an epoll (net.c's hint).
+	loc=$(counter "$d" daemon.rx_local)
+	check "$d read $loc datagrams of the other RNIC at once (rx_local)" test "$loc" -gt 0
 done
 
 # A program killed in the middle of a transfer: the daemon frees what it held

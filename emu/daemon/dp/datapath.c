@@ -450,12 +450,15 @@ unsigned emu_dp_poll(void *arg)
 	/* QPs of CQs that overran during the last pass go to ERR. */
 	work += emu_event_cq_errors(dev);
 
-	/* The socket is not read here: libuv's look at every descriptor
-	 * (epoll), which each loop iteration makes just after this pass,
-	 * calls net.c's reader when datagrams wait, and the next pass follows
-	 * it before the loop can block. A recvmmsg here would find nothing
-	 * most of the time, and a system call is a microsecond or more in a
-	 * virtual machine: it delayed every hop while the daemon spins. */
+	/* The socket is read here only when this process just sent the RNIC
+	 * a datagram (another RNIC of the daemon, or itself: net.c's hint):
+	 * otherwise libuv's look at every descriptor (epoll), which each loop
+	 * iteration makes just after this pass, calls net.c's reader when
+	 * datagrams wait, and the next pass follows it before the loop can
+	 * block. A recvmmsg here would find nothing most of the time, and a
+	 * system call is a microsecond or more in a virtual machine: it
+	 * delayed every hop while the daemon spins. */
+	work += emu_net_receive_hinted(dev);
 
 	work += emu_timer_expire(dev, emu_wait_now_us());
 

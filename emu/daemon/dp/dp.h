@@ -288,6 +288,10 @@ uint64_t emu_net_hold_deadline(const struct emu_dev *dev);
 bool emu_net_rx_holds(const struct emu_dev *dev, const void *p, size_t len);
 /* Receive up to `rounds` batches; returns the datagrams received. */
 unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
+/* The same when this process sent the RNIC a datagram since its socket was
+ * last read (an RNIC of this daemon, or itself; dev->rx_hint), else 0 with
+ * no system call. */
+unsigned emu_net_receive_hinted(struct emu_dev *dev);
 /* The same from a multicast group's socket (mcast.c): only datagrams for
  * the group, counted rx_mcast, or rx_mcast_no_qp when no QP is attached. */
 unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds);

@@ -156,6 +156,61 @@ static void on_udp(uv_poll_t *h, int status, int events);
 
 static const uint8_t net_v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
+/*
+ * The RNICs this process hosts, for the datagrams they send one another:
+ * over loopback the kernel has put such a datagram in the receiving
+ * socket by the time sendmmsg returns, so the receiver's next data-path
+ * pass reads it at once (rx_hint) instead of waiting for the event loop's
+ * epoll to report it (a system call of a microsecond or more per hop).
+ * Elsewhere the hint is a guess: a read that finds nothing costs one call.
+ */
+#define NET_LOCAL_MAX 64
+static struct emu_dev *net_local[NET_LOCAL_MAX];
+static unsigned net_nlocal;
+
+static void local_add(struct emu_dev *dev)
+{
+	if (net_nlocal < NET_LOCAL_MAX)
+		net_local[net_nlocal++] = dev;
+}
+
+static void local_del(struct emu_dev *dev)
+{
+	for (unsigned i = 0; i < net_nlocal; i++)
+		if (net_local[i] == dev) {
+			net_local[i] = net_local[--net_nlocal];
+			return;
+		}
+}
+
+static bool same_sockaddr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr));
+	}
+	return false;
+}
+
+/* Hint the local RNIC a datagram went to, if it is one. */
+static void local_hint(const struct sockaddr_storage *to)
+{
+	for (unsigned i = 0; i < net_nlocal; i++)
+		if (same_sockaddr(to, &net_local[i]->addr)) {
+			net_local[i]->rx_hint = true;
+			return;
+		}
+}
+
 int emu_net_start(struct emu_dev *dev)
 {
 	struct emu_net *n = calloc(1, sizeof(*n));
@@ -222,6 +277,7 @@ int emu_net_start(struct emu_dev *dev)
 			 "their segments after the first fail the ICRC check",
 			 strerror(errno));
 	dev->net = n;
+	local_add(dev);
 	uv_poll_init(dev->loop, &dev->udp_poll, dev->rx_fd);
 	dev->udp_poll.data = dev;
 	uv_poll_start(&dev->udp_poll, UV_READABLE, on_udp);
@@ -236,6 +292,7 @@ void emu_net_stop(struct emu_dev *dev)
 		return;
 	emu_dma_before_reveal(dev);
 	net_send_batch(dev);
+	local_del(dev);
 	free(dev->net);
 	dev->net = NULL;
 }
@@ -556,6 +613,8 @@ static unsigned net_send_batch(struct emu_dev *dev)
 					dev->dcnt[EMU_DCNT_TX_GSO_SENDS]++;
 					dev->dcnt[EMU_DCNT_TX_GSO_SEGMENTS] += n->tx_segs[i];
 				}
+			for (unsigned i = done; i < done + (unsigned)r; i++)
+				local_hint(&n->tx_names[i]);
 			done += (unsigned)r;
 			dev->dcnt[EMU_DCNT_TX_DATAGRAMS] += (unsigned)r;
 			continue;
@@ -748,6 +807,8 @@ static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsi
 
 	if (!n)
 		return 0;
+	if (!g)
+		dev->rx_hint = false; /* what the hint was about is read now */
 	for (unsigned r = 0; r < rounds; r++) {
 		int got;
 
@@ -785,6 +846,17 @@ static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsi
 unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
 {
 	return net_receive(dev, dev->rx_fd, NULL, rounds);
+}
+
+unsigned emu_net_receive_hinted(struct emu_dev *dev)
+{
+	unsigned got;
+
+	if (!dev->rx_hint)
+		return 0;
+	got = net_receive(dev, dev->rx_fd, NULL, NET_RX_ROUNDS);
+	dev->dcnt[EMU_DCNT_RX_LOCAL] += got;
+	return got;
 }
 
 unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds)

@@ -171,8 +171,14 @@ static void on_prepare(uv_prepare_t *h)
 {
 	struct emu_wait_loop *wl = h->data;
 	unsigned work = poll_all(wl);
-	uint64_t now = emu_wait_now_us();
+	uint64_t now;
 	int64_t tmo;
+
+	/* What one RNIC of the daemon just sent another that the loop passed
+	 * already (or itself) is read by a second pass, not after an epoll. */
+	if (work)
+		work += poll_all(wl);
+	now = emu_wait_now_us();
 
 	if (work)
 		wl->last_work_us = now;

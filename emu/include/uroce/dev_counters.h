@@ -13,6 +13,8 @@
 #define EMU_DCNT_LIST(X)                                                                          \
 	X(RX_DATAGRAMS, "rx_datagrams", "UDP datagrams received")                                 \
 	X(RX_BATCHES, "rx_batches", "recvmmsg calls that returned datagrams")                     \
+	X(RX_LOCAL, "rx_local",                                                                   \
+	  "datagrams read at once because this daemon had just sent them (no epoll)")             \
 	X(RX_NOT_OURS, "rx_not_ours", "datagrams for another address (dropped)")                  \
 	X(RX_NO_PKTINFO, "rx_no_pktinfo", "datagrams without a destination address (dropped)")    \
 	X(RX_TRUNCATED, "rx_truncated", "datagrams larger than the receive buffer (dropped)")     \
