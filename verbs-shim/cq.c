@@ -6,10 +6,10 @@
  * (ibv_req_notify_cq) is a store into the ring header; the daemon writes one
  * event record to the channel's pipe when a matching completion arrives,
  * and ibv_get_cq_event reads it, or, while a thread waits there, hands the
- * event over in the channel's word of shared memory (uapi.h, chan_event[]). Destroying a CQ waits
- * until every event it produced was acknowledged, as libibverbs does. When the daemon is gone, a
- * CQ's last real CQEs are followed by the flush completions of what was
- * outstanding (fatal.c).
+ * event over in the channel's word of shared memory (uapi.h, chan_event[]).
+ * Destroying a CQ waits until every event it produced was acknowledged, as
+ * libibverbs does. When the daemon is gone, a CQ's last real CQEs are
+ * followed by the flush completions of what was outstanding (fatal.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -7,9 +7,10 @@
  * CQ's completion channel, a pipe whose read end the application holds
  * (and can poll(2)); while a thread of the application waits in
  * ibv_get_cq_event, the event goes into the channel's word in the context's
- * doorbell page instead (uapi.h, chan_event[]; event.c). A CQ that overflows enters the error
- * state, its owner gets IBV_EVENT_CQ_ERR (IBA 11.4.2.1) and the QPs completing into it go to Error
- * (event.c, IBA 11.6.3.2).
+ * doorbell page instead (uapi.h, chan_event[]; event.c). A CQ that
+ * overflows enters the error state, its owner gets IBV_EVENT_CQ_ERR (IBA
+ * 11.4.2.1) and the QPs completing into it go to Error (event.c, IBA
+ * 11.6.3.2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
