@@ -31,8 +31,12 @@
 #include "cqe.h"
 #include "enums.h"
 
-/* Bumped on any incompatible change of a message or ring layout. */
-#define UROCE_UAPI_VERSION 4 /* 2: RQ ring done index, new counters; 3: XRC; 4: send doorbells */
+/*
+ * Bumped on any incompatible change of a message or ring layout. 2: RQ ring
+ * done index, new counters; 3: XRC; 4: send doorbells; 5: completion
+ * channel event words.
+ */
+#define UROCE_UAPI_VERSION 5
 
 #define UROCE_SOCK_SUFFIX ".sock"
 #define UROCE_NAME_MAX 64 /* device names, like IBV_SYSFS_NAME_MAX */
