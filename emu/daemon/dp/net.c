@@ -608,13 +608,13 @@ static unsigned net_send_batch(struct emu_dev *dev)
 
 		dev->dcnt[EMU_DCNT_TX_BATCHES]++;
 		if (r > 0) {
-			for (unsigned i = done; i < done + (unsigned)r; i++)
+			for (unsigned i = done; i < done + (unsigned)r; i++) {
 				if (n->tx_segs[i] > 1) {
 					dev->dcnt[EMU_DCNT_TX_GSO_SENDS]++;
 					dev->dcnt[EMU_DCNT_TX_GSO_SEGMENTS] += n->tx_segs[i];
 				}
-			for (unsigned i = done; i < done + (unsigned)r; i++)
 				local_hint(&n->tx_names[i]);
+			}
 			done += (unsigned)r;
 			dev->dcnt[EMU_DCNT_TX_DATAGRAMS] += (unsigned)r;
 			continue;

@@ -93,12 +93,9 @@ void emu_cq_channel_free(struct emu_channel *ch)
 {
 	struct emu_ctx *ctx = ch->obj.ctx;
 
-	if (ch->event_slot != UROCE_CHAN_NO_SLOT && ctx) {
+	/* The word and count are reset when the slot is next taken. */
+	if (ch->event_slot != UROCE_CHAN_NO_SLOT && ctx)
 		ctx->chan_slots[ch->event_slot / 64] &= ~(1ull << (ch->event_slot % 64));
-		if (ctx->sq_db)
-			__atomic_store_n(&ctx->sq_db->chan_event[ch->event_slot].word,
-					 UROCE_CHAN_EV_IDLE, __ATOMIC_RELEASE);
-	}
 	close(ch->wfd);
 	emu_dev_obj_del(&ch->obj);
 	free(ch);
