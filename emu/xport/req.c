@@ -559,6 +559,7 @@ void xport__req_run(struct xport_qp *qp)
 		uint32_t state = qp->attr.state;
 		struct xport_swqe *w;
 		uint32_t wr_flags;
+		uint8_t *p;
 		int rc;
 
 		if (state != UROCE_QPS_RTS && state != UROCE_QPS_SQD)
@@ -632,16 +633,17 @@ void xport__req_run(struct xport_qp *qp)
 		} else if (req_window_full(qp)) {
 			return;
 		}
+		p = xport__pkt_buf(qp->dev, pkt);
 		if (w->wr.opcode == UROCE_WR_RDMA_READ)
-			rc = req_send_read(qp, w, pkt);
+			rc = req_send_read(qp, w, p);
 		else if (wr_flags & UROCE_WR_F_ATOMIC_WRITE)
-			rc = req_send_atomic_write(qp, w, pkt);
+			rc = req_send_atomic_write(qp, w, p);
 		else if (wr_flags & UROCE_WR_F_FLUSH)
-			rc = req_send_flush(qp, w, pkt);
+			rc = req_send_flush(qp, w, p);
 		else if (wr_flags & UROCE_WR_F_ATOMIC)
-			rc = req_send_atomic(qp, w, pkt);
+			rc = req_send_atomic(qp, w, p);
 		else
-			rc = req_send_data(qp, w, pkt);
+			rc = req_send_data(qp, w, p);
 		if (rc) {
 			/* req.idx stays on it: nothing behind it may go out. */
 			req_fail(qp, w, (uint32_t)rc);

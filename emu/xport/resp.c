@@ -233,7 +233,7 @@ static bool resp_stream(struct xport_qp *qp, unsigned budget)
 
 static bool resp_stream_burst(struct xport_qp *qp, unsigned budget)
 {
-	uint8_t pkt[XPORT_MAX_PKT_BYTES];
+	uint8_t buf[XPORT_MAX_PKT_BYTES];
 	struct xport_res *res = qp->resp.stream;
 	struct xport_route rt;
 
@@ -242,6 +242,7 @@ static bool resp_stream_burst(struct xport_qp *qp, unsigned budget)
 	while (res && budget--) {
 		uint32_t pay = res->resid < qp->pmtu ? res->resid : qp->pmtu;
 		bool last = pay == res->resid;
+		uint8_t *pkt = xport__pkt_buf(qp->dev, buf);
 		uint8_t op;
 		const struct wire_opcode_info *info;
 		int rc;

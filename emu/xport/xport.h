@@ -257,6 +257,14 @@ struct xport_ops {
 	 */
 	int (*send_packet)(void *ctx, struct xport_qp *qp, const struct xport_route *rt,
 			   const void *pkt, size_t len);
+	/*
+	 * Where the next packet may be built: XPORT_MAX_PKT_BYTES that stay
+	 * as they are until the next send_packet or tx_buf call, so that
+	 * send_packet, given this buffer, queues it where it lies instead of
+	 * copying it. NULL (or no op): build it elsewhere. The engine may
+	 * leave a buffer unused (a packet it gave up on).
+	 */
+	void *(*tx_buf)(void *ctx);
 	/* The QP with this number, or NULL. Valid until the engine returns. */
 	struct xport_qp *(*lookup_qp)(void *ctx, uint32_t qpn);
 	/*

@@ -240,6 +240,8 @@ static int fake_send_packet(void *ctx, struct xport_qp *qp, const struct xport_r
 	int fate = 0;
 
 	(void)qp;
+	if (pkt == h->tx_buf)
+		h->tx_in_place++;
 	if (net->nolog) {
 		e = &scratch;
 	} else {
@@ -549,8 +551,20 @@ static void fake_mcast_each(void *ctx, const uint8_t gid[XPORT_GID_BYTES],
 			fn(&h->qp[i]->x, arg);
 }
 
+/* Headers and the start of the payload: what a packet builder could forget. */
+#define FAKE_SCRIBBLE_BYTES 256
+
+static void *fake_tx_buf(void *ctx)
+{
+	struct fake_host *h = ctx;
+
+	memset(h->tx_buf, 0xa5, FAKE_SCRIBBLE_BYTES);
+	return h->tx_buf;
+}
+
 static const struct xport_ops fake_ops = {
     .send_packet = fake_send_packet,
+    .tx_buf = fake_tx_buf,
     .lookup_qp = fake_lookup_qp,
     .dma_lkey = fake_dma_lkey,
     .dma_rkey = fake_dma_rkey,

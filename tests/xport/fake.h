@@ -97,6 +97,11 @@ struct fake_host {
 	unsigned mcast_calls;		    /* mcast_each calls */
 	struct fake_srq srq[FAKE_MAX_SRQ];
 	int nsrq;
+	/* The tx_buf op's buffer: scribbled on each time it is handed out,
+	 * so a packet built there must write every byte it sends; packets
+	 * send_packet got in it. */
+	uint8_t tx_buf[XPORT_MAX_PKT_BYTES];
+	uint64_t tx_in_place;
 };
 
 /* One packet as the network saw it. */

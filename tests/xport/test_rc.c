@@ -111,6 +111,8 @@ static void check_send(uint8_t mtu, uint32_t len)
 	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_TX_BYTES], len);
 	ck_assert_uint_eq(env->qb->x.cnt[XPORT_CNT_RX_BYTES], len);
 	ck_assert_uint_eq(env->qa->x.cnt[XPORT_CNT_RETX_PKTS], 0);
+	/* Every packet was built where the device's tx_buf put it (scribbled on first). */
+	ck_assert_uint_eq(env->a.tx_in_place, n);
 	/* Nothing left armed: the world is idle. */
 	ck_assert_uint_eq(env->qa->timer, 0);
 	ck_assert_uint_eq(env->net.timers_fired, 0);
@@ -266,6 +268,9 @@ START_TEST(test_read_multi)
 	ck_assert_uint_eq(pkt_at(1, 4)->psn, psn(env->conn.psn_a, 4));
 	ck_assert_uint_eq(pkt_at(1, 4)->msn, 2);
 	ck_assert_mem_eq(env->ma->buf + 64, env->mb->buf + 1000, len);
+	/* The requests and the READ responses were built in place; the ACK was not. */
+	ck_assert_uint_eq(env->a.tx_in_place, 2);
+	ck_assert_uint_eq(env->b.tx_in_place, 4);
 	ck_assert_uint_eq(env->qa->nscq, 2);
 	ck_assert_uint_eq(env->qa->scq[0].wr_id, 8);
 	ck_assert_uint_eq(env->qa->scq[0].opcode, UROCE_WC_RDMA_READ);

@@ -63,6 +63,11 @@ static int op_send_packet(void *ctx, struct xport_qp *x, const struct xport_rout
 	return emu_net_send(ctx, rt, pkt, len);
 }
 
+static void *op_tx_buf(void *ctx)
+{
+	return emu_net_tx_buf(ctx);
+}
+
 static struct xport_qp *op_lookup_qp(void *ctx, uint32_t qpn)
 {
 	struct emu_qp *qp = emu_dev_qp_by_qpn(ctx, qpn);
@@ -298,6 +303,7 @@ static void op_mcast_each(void *ctx, const uint8_t gid[XPORT_GID_BYTES],
 
 static const struct xport_ops dp_ops = {
     .send_packet = op_send_packet,
+    .tx_buf = op_tx_buf,
     .lookup_qp = op_lookup_qp,
     .dma_lkey = op_dma_lkey,
     .dma_rkey = op_dma_rkey,

@@ -270,6 +270,13 @@ int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *
 /* Batch one packet and capture it, past the fault rules. 0 or -errno (no
  * route from the bound address, no network, too long). */
 int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len);
+/*
+ * Room for the next packet at the end of the send batch (the engine's
+ * tx_buf op): a packet built there and then sent joins the batch where it
+ * lies, without a copy. NULL while fault rules exist (fault.c may hold,
+ * duplicate or change a packet) or with no socket.
+ */
+void *emu_net_tx_buf(struct emu_dev *dev);
 /* Hand one received packet of route rt to the capture and the engine,
  * past the fault rules. */
 void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,

@@ -15,16 +15,15 @@
  * then only sends (a drop-all filter keeps its receive queue empty). After a batch, the packets the
  * transport answered with (ACKs, READ responses) leave in one batch.
  *
- * Send: the transport's send_packet op copies each packet into a batch that
- * leaves with sendmmsg when it is full and at the end of every data-path
- * pass. Every packet goes from the bound socket to the peer's address, port
- * 4791, even when the peer is this same daemon (a QP talking to a QP of the
- * same RNIC sends real packets to itself). Because the socket is
- * unconnected and sets DF, Linux sends IPv4 ID 0 with DF: the pseudo header
- * the engine's ICRC covers (PROTOCOL.md 12); IPv4 UDP checksums are off (0,
- * as RoCEv2 senders send), IPv6 ones are the kernel's. TOS / traffic class and TTL /
- * hop limit come from the path (control messages per datagram; both are
- * masked out of the ICRC).
+ * Send: each packet joins a batch that leaves with sendmmsg when it is full
+ * and at the end of every data-path pass. The engine builds its packets
+ * in place at the batch's end (emu_net_tx_buf); a packet built elsewhere
+ * (QP1's MADs, ACKs, fault.c's) is copied in. Every packet goes from the bound socket to the peer's
+ * address, port 4791, even when the peer is this same daemon (a QP talking to a QP of the same RNIC
+ * sends real packets to itself). Because the socket is unconnected and sets DF, Linux sends IPv4 ID
+ * 0 with DF: the pseudo header the engine's ICRC covers (PROTOCOL.md 12); IPv4 UDP checksums are
+ * off (0, as RoCEv2 senders send), IPv6 ones are the kernel's. TOS / traffic class and TTL / hop
+ * limit come from the path (control messages per datagram; both are masked out of the ICRC).
  *
  * UDP source port: the bound port (4791) for every QP, not the 0xC000+
  * per-QP port rxe uses: one socket can only send from its own port, and the
@@ -370,7 +369,8 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 	uint8_t *dst = n->tx_arena + n->tx_used;
 	struct msghdr *h = &n->tx_msgs[last].msg_hdr;
 
-	memcpy(dst, pkt, len);
+	if (dst != pkt)
+		memcpy(dst, pkt, len);
 	n->tx_used += len;
 	n->tx_iov[last].iov_len += len;
 	n->tx_segs[last] = (uint16_t)(seg + 1);
@@ -452,6 +452,17 @@ static void note_tx(struct emu_dev *dev, bool was_empty, const uint8_t *pkt, siz
 	}
 }
 
+void *emu_net_tx_buf(struct emu_dev *dev)
+{
+	struct emu_net *n = dev->net;
+
+	if (!n || dev->fault_on)
+		return NULL;
+	if (n->tx_used + XPORT_MAX_PKT_BYTES > NET_TX_ARENA)
+		net_flush_full(dev);
+	return n->tx_arena + n->tx_used;
+}
+
 int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *pkt, size_t len)
 {
 	struct emu_net *n = dev->net;
@@ -493,7 +504,8 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	if (mcast)
 		dev->dcnt[EMU_DCNT_TX_MCAST]++;
 	note_tx(dev, i == 0, pkt, len);
-	memcpy(n->tx_arena + n->tx_used, pkt, len);
+	if (pkt != n->tx_arena + n->tx_used)
+		memcpy(n->tx_arena + n->tx_used, pkt, len);
 	n->tx_iov[i].iov_base = n->tx_arena + n->tx_used;
 	n->tx_iov[i].iov_len = len;
 	n->tx_used += len;
