@@ -233,9 +233,12 @@ static void wire_icrc_pseudo6(uint8_t h[WIRE_IPV6_BYTES + WIRE_UDP_BYTES], const
  */
 #define ICRC_BEGIN4_MEMO 4
 
+/* A pseudo header without its ID, as two words built in registers (a key
+ * assembled in memory and compared with memcmp stalls on the store
+ * forwarding of its piecewise writes). */
 struct icrc_begin4_key {
-	uint8_t src[4], dst[4];
-	uint16_t frag, sport, dport;
+	uint64_t addrs; /* src, dst */
+	uint64_t rest;	/* frag, sport, dport */
 	uint32_t ib_len;
 };
 
@@ -275,6 +278,7 @@ uint32_t wire_icrc_begin_udp4(const uint8_t src[4], const uint8_t dst[4], uint16
 			      uint16_t frag, uint16_t sport, uint16_t dport, size_t ib_len)
 {
 	struct icrc_begin4_key k;
+	uint32_t a, b;
 	uint32_t st;
 	unsigned i;
 
@@ -282,15 +286,15 @@ uint32_t wire_icrc_begin_udp4(const uint8_t src[4], const uint8_t dst[4], uint16
 		return begin4_direct(src, dst, ip_id, frag, sport, dport, ib_len);
 	if (!icrc_begin4_memo.id_ready)
 		begin4_id_tables();
-	memset(&k, 0, sizeof(k));
-	memcpy(k.src, src, 4);
-	memcpy(k.dst, dst, 4);
-	k.frag = frag;
-	k.sport = sport;
-	k.dport = dport;
+	memcpy(&a, src, 4);
+	memcpy(&b, dst, 4);
+	k.addrs = (uint64_t)a | (uint64_t)b << 32;
+	k.rest = (uint64_t)frag | (uint64_t)sport << 16 | (uint64_t)dport << 32;
 	k.ib_len = (uint32_t)ib_len;
 	for (i = 0; i < ICRC_BEGIN4_MEMO; i++)
-		if (icrc_begin4_memo.used[i] && !memcmp(&icrc_begin4_memo.key[i], &k, sizeof(k)))
+		if (icrc_begin4_memo.used[i] && icrc_begin4_memo.key[i].addrs == k.addrs &&
+		    icrc_begin4_memo.key[i].rest == k.rest &&
+		    icrc_begin4_memo.key[i].ib_len == k.ib_len)
 			break;
 	if (i < ICRC_BEGIN4_MEMO) {
 		st = icrc_begin4_memo.state[i];

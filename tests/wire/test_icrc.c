@@ -209,6 +209,61 @@ START_TEST(test_icrc_begin_udp4_every_id)
 }
 END_TEST
 
+/* The reference: the pseudo header written out and fed to the CRC field by field. */
+static uint32_t begin4_ref(const uint8_t src[4], const uint8_t dst[4], uint16_t id, uint16_t frag,
+			   uint16_t sport, uint16_t dport, size_t ib_len)
+{
+	uint8_t ip[WIRE_IPV4_BYTES] = {0x45, 0, 0, 0, 0, 0, 0, 0, 64, 17};
+	uint8_t udp[WIRE_UDP_BYTES];
+
+	wire_put_be16(ip + 2, (uint16_t)(28 + ib_len + 4));
+	wire_put_be16(ip + 4, id);
+	wire_put_be16(ip + 6, frag);
+	memcpy(ip + 12, src, 4);
+	memcpy(ip + 16, dst, 4);
+	wire_put_be16(udp, sport);
+	wire_put_be16(udp + 2, dport);
+	wire_put_be16(udp + 4, (uint16_t)(8 + ib_len + 4));
+	wire_put_be16(udp + 6, 0);
+	return wire_icrc_add_udp(wire_icrc_add_ipv4(wire_icrc_begin(), ip, sizeof(ip)), udp);
+}
+
+/*
+ * Pseudo headers that differ in one field each, taken in turns (more of
+ * them than the sender remembers, so remembered states are also evicted):
+ * each one's state is its own, whether it was remembered or not.
+ */
+START_TEST(test_icrc_begin_udp4_memo)
+{
+	struct {
+		uint8_t src[4], dst[4];
+		uint16_t frag, sport, dport;
+		size_t len;
+	} h[] = {
+	    {{10, 0, 0, 1}, {10, 0, 0, 2}, WIRE_IPV4_DF, 4791, 4791, 76},
+	    {{10, 0, 0, 2}, {10, 0, 0, 1}, WIRE_IPV4_DF, 4791, 4791, 76},   /* swapped */
+	    {{10, 0, 0, 1}, {10, 0, 0, 3}, WIRE_IPV4_DF, 4791, 4791, 76},   /* dst */
+	    {{10, 0, 0, 1}, {10, 0, 0, 2}, 0, 4791, 4791, 76},		    /* frag */
+	    {{10, 0, 0, 1}, {10, 0, 0, 2}, WIRE_IPV4_DF, 0xc001, 4791, 76}, /* sport */
+	    {{10, 0, 0, 1}, {10, 0, 0, 2}, WIRE_IPV4_DF, 4791, 0xc001, 76}, /* dport */
+	    {{10, 0, 0, 1}, {10, 0, 0, 2}, WIRE_IPV4_DF, 4791, 4791, 16},   /* length */
+	    {{10, 0, 0, 1}, {10, 0, 0, 2}, WIRE_IPV4_DF, 4791, 4791, 4108},
+	};
+	const unsigned n = sizeof(h) / sizeof(h[0]);
+
+	for (unsigned round = 0; round < 3 * n; round++) {
+		/* Two at a time (remembered) and all in turn (evicted). */
+		unsigned i = round < n ? round % 2 : round % n;
+		uint16_t id = (uint16_t)(round * 977u);
+
+		ck_assert_uint_eq(wire_icrc_begin_udp4(h[i].src, h[i].dst, id, h[i].frag,
+						       h[i].sport, h[i].dport, h[i].len),
+				  begin4_ref(h[i].src, h[i].dst, id, h[i].frag, h[i].sport,
+					     h[i].dport, h[i].len));
+	}
+}
+END_TEST
+
 START_TEST(test_icrc_solve_id)
 {
 	const uint8_t *ip = vec_hello_v4 + VEC_ETH;
@@ -293,6 +348,7 @@ Suite *icrc_suite(void)
 	tcase_add_test(tc, test_icrc_pseudo_header_ipv4);
 	tcase_add_test(tc, test_icrc_pseudo_header_ipv6);
 	tcase_add_test(tc, test_icrc_begin_udp4_every_id);
+	tcase_add_test(tc, test_icrc_begin_udp4_memo);
 	tcase_add_test(tc, test_icrc_solve_id);
 	tcase_add_test(tc, test_icrc_id_delta);
 	tcase_add_test(tc, test_icrc_compute_rejects);
