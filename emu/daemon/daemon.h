@@ -591,6 +591,7 @@ struct emu_dev {
 	struct emu_list sq_qps;	     /* QPs whose SQ the next pass looks at */
 	struct emu_list run_qps;     /* QPs the engine asked to run */
 	struct emu_list timer_qps;   /* QPs with an armed engine timer */
+	uint64_t timer_min;	     /* timer.c: no deadline is earlier (0: none armed) */
 	struct emu_net *net;	     /* net.c: socket buffers and batches */
 	struct emu_capture *capture; /* capture.c; NULL without --pcap */
 	struct emu_dma *dma;	     /* dma.c: staged writes, read-ahead */

@@ -466,6 +466,9 @@ unsigned emu_dp_poll(void *arg)
 	 * delayed every hop while the daemon spins. */
 	work += emu_net_receive_hinted(dev);
 
+	/* An answer waiting in the socket is not a loss: read it first. */
+	if (emu_timer_due(dev, emu_wait_now_us()))
+		work += emu_net_receive_before_timers(dev);
 	work += emu_timer_expire(dev, emu_wait_now_us());
 
 	/* The send queues with something new: doorbells the programs rang,

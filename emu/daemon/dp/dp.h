@@ -180,10 +180,12 @@ void emu_mw_unbind_all(struct emu_ctx *ctx, const struct emu_qp *qp, const struc
 /* Arm (deadline_us != 0) or cancel the QP's transport timer. */
 void emu_timer_arm(struct emu_qp *qp, uint64_t deadline_us);
 void emu_timer_cancel(struct emu_qp *qp);
+/* Is a timer due at now_us? (walks the armed QPs only once the bound passed) */
+bool emu_timer_due(struct emu_dev *dev, uint64_t now_us);
 /* Fire every timer due at now_us; returns how many fired. */
 unsigned emu_timer_expire(struct emu_dev *dev, uint64_t now_us);
 /* Earliest armed deadline (0: none). */
-uint64_t emu_timer_next(const struct emu_dev *dev);
+uint64_t emu_timer_next(struct emu_dev *dev);
 
 /* net.c: how long a batch of ACKs may wait for a request (--ack-hold-us) */
 #define EMU_NET_ACK_HOLD_US 20
@@ -299,6 +301,13 @@ unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
  * last read (an RNIC of this daemon, or itself; dev->rx_hint), else 0 with
  * no system call. */
 unsigned emu_net_receive_hinted(struct emu_dev *dev);
+/*
+ * Read what waits in the socket now, before the transport's timers fire:
+ * an answer that arrived while the daemon was not running (descheduled,
+ * stopped) is progress, not a loss to resend for. Counted as
+ * rx_before_timers.
+ */
+unsigned emu_net_receive_before_timers(struct emu_dev *dev);
 /* The same from a multicast group's socket (mcast.c): only datagrams for
  * the group, counted rx_mcast, or rx_mcast_no_qp when no QP is attached. */
 unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds);

@@ -871,6 +871,14 @@ unsigned emu_net_receive_hinted(struct emu_dev *dev)
 	return got;
 }
 
+unsigned emu_net_receive_before_timers(struct emu_dev *dev)
+{
+	unsigned got = net_receive(dev, dev->rx_fd, NULL, NET_RX_ROUNDS);
+
+	dev->dcnt[EMU_DCNT_RX_BEFORE_TIMERS] += got;
+	return got;
+}
+
 unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds)
 {
 	return net_receive(g->dev, g->fd, g, rounds);

@@ -105,7 +105,9 @@
 	X(SQ_LOOKS, "sq_looks",                                                                   \
 	  "looks at a send queue: its doorbell rang, its sends completed or its state changed")   \
 	X(ACK_HOLDS, "ack_holds",                                                                 \
-	  "send batches of only ACKs that waited for a request (--ack-hold-us)")
+	  "send batches of only ACKs that waited for a request (--ack-hold-us)")                  \
+	X(RX_BEFORE_TIMERS, "rx_before_timers",                                                   \
+	  "datagrams read just before transport timers were due to fire (answers, not losses)")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
