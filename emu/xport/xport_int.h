@@ -94,11 +94,6 @@ bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
  */
 uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len);
 /*
- * Zero the pad after a payload of paylen bytes that ends at pkt+len and
- * append the ICRC for path rt (pkt must have room for 3 + 4 more bytes).
- * Returns the packet's length with pad and ICRC.
- */
-/*
  * Where to build the next packet: in place in the device's send batch
  * when it offers that (ops->tx_buf), else in fallback (XPORT_MAX_PKT_BYTES).
  */
@@ -109,6 +104,11 @@ static inline uint8_t *xport__pkt_buf(struct xport_dev *dev, uint8_t *fallback)
 	return b ? b : fallback;
 }
 
+/*
+ * Zero the pad after a payload of paylen bytes that ends at pkt+len and
+ * append the ICRC for path rt (pkt must have room for 3 + 4 more bytes).
+ * Returns the packet's length with pad and ICRC.
+ */
 size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint32_t paylen);
 /*
  * xport__seal the packet of qp and send it. Counts TX_PKTS/TX_BYTES

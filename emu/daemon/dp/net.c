@@ -16,14 +16,16 @@
  * transport answered with (ACKs, READ responses) leave in one batch.
  *
  * Send: each packet joins a batch that leaves with sendmmsg when it is full
- * and at the end of every data-path pass. The engine builds its packets
- * in place at the batch's end (emu_net_tx_buf); a packet built elsewhere
- * (QP1's MADs, ACKs, fault.c's) is copied in. Every packet goes from the bound socket to the peer's
- * address, port 4791, even when the peer is this same daemon (a QP talking to a QP of the same RNIC
- * sends real packets to itself). Because the socket is unconnected and sets DF, Linux sends IPv4 ID
- * 0 with DF: the pseudo header the engine's ICRC covers (PROTOCOL.md 12); IPv4 UDP checksums are
- * off (0, as RoCEv2 senders send), IPv6 ones are the kernel's. TOS / traffic class and TTL / hop
- * limit come from the path (control messages per datagram; both are masked out of the ICRC).
+ * and at the end of every data-path pass. The engine builds its packets in
+ * place at the batch's end (emu_net_tx_buf); a packet built elsewhere
+ * (QP1's MADs, ACKs, fault.c's) is copied in. Every packet goes from the
+ * bound socket to the peer's address, port 4791, even when the peer is this
+ * same daemon (a QP talking to a QP of the same RNIC sends real packets to
+ * itself). Because the socket is unconnected and sets DF, Linux sends IPv4
+ * ID 0 with DF: the pseudo header the engine's ICRC covers (PROTOCOL.md
+ * 12); IPv4 UDP checksums are off (0, as RoCEv2 senders send), IPv6 ones
+ * are the kernel's. TOS / traffic class and TTL / hop limit come from the
+ * path (control messages per datagram; both are masked out of the ICRC).
  *
  * UDP source port: the bound port (4791) for every QP, not the 0xC000+
  * per-QP port rxe uses: one socket can only send from its own port, and the
