@@ -6,11 +6,10 @@
  *    const storage; portable, endian-neutral byte loads;
  *  - on x86 CPUs with PCLMULQDQ, carry-less multiplication folding (Intel,
  *    "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ"): four
- *    128-bit lanes folded 64 bytes at a time, then one lane, then a Barrett
- *    reduction to 32 bits. Used for the 16-byte-multiple bulk of long
- *    buffers; the tail goes through slice-by-8. Buffers of 32 to 127 bytes
- *    (the headers and payload of small packets) take the one-lane fold
- *    alone;
+ *    128-bit lanes folded 64 bytes at a time, then one lane, then a tail
+ *    shorter than 16 bytes folded in as a partial block, then a Barrett
+ *    reduction to 32 bits. Buffers of 32 to 127 bytes (the headers and
+ *    payload of small packets) take the one-lane fold alone;
  *  - on x86 CPUs with AVX-512 and VPCLMULQDQ, the same folding sixteen
  *    128-bit lanes at a time (four 512-bit registers, 256 bytes per step),
  *    then the four registers into one, its four lanes into one, and the
@@ -84,14 +83,23 @@ __attribute__((target("pclmul,sse4.1"))) static inline __m128i wire_fold(__m128i
 }
 
 /*
- * Four 128-bit lanes that hold the CRC state of the bytes before p, in order,
- * folded into one, then the 16-byte blocks at p (len a multiple of 16), then
- * reduced to the 32-bit register.
+ * Indices for _mm_shuffle_epi8 with a tail of r bytes (1..15): read from
+ * offset 16 + r they shift a register right by r bytes; read from offset r,
+ * left by 16 - r, with the top bit set where nothing is shifted in (a zero
+ * byte; for _mm_blendv_epi8, "take the second operand").
  */
+static const uint8_t wire_crc32_shift_tbl[48] = {
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+    0,	  1,	2,    3,    4,	  5,	6,    7,    8,	  9,	10,   11,   12,	  13,	14,   15,
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+
 /*
- * One 128-bit lane x that holds the CRC state of the bytes before p, then
- * the 16-byte blocks at p (len a multiple of 16), reduced to the 32-bit
- * register.
+ * One 128-bit lane x that holds the CRC state of the bytes before p (at
+ * least 16 of them, in the same buffer), then the len bytes at p, reduced
+ * to the 32-bit register. A tail shorter than 16 bytes is folded in whole
+ * (Intel's paper, "partial block"): the lane's first r bytes are folded
+ * one block ahead onto its other 16 - r followed by the tail, read as the
+ * last 16 bytes of the buffer.
  */
 __attribute__((target("pclmul,sse4.1"))) static inline uint32_t
 wire_crc32_lane(__m128i x, const uint8_t *p, size_t len)
@@ -107,6 +115,17 @@ wire_crc32_lane(__m128i x, const uint8_t *p, size_t len)
 		p += 16;
 		len -= 16;
 	}
+	if (len) {
+		const __m128i left =
+		    _mm_loadu_si128((const __m128i *)(const void *)(wire_crc32_shift_tbl + len));
+		const __m128i right = _mm_loadu_si128(
+		    (const __m128i *)(const void *)(wire_crc32_shift_tbl + 16 + len));
+		const __m128i last = _mm_loadu_si128((const __m128i *)(const void *)(p + len - 16));
+		/* the lane's last 16 - len bytes, then the tail */
+		__m128i block = _mm_blendv_epi8(last, _mm_shuffle_epi8(x, right), left);
+
+		x = wire_fold(_mm_shuffle_epi8(x, left), k34, block);
+	}
 	/* 128 -> 96 -> 64 bits */
 	t = _mm_clmulepi64_si128(x, k34, 0x10);
 	x = _mm_xor_si128(_mm_srli_si128(x, 8), t);
@@ -120,7 +139,10 @@ wire_crc32_lane(__m128i x, const uint8_t *p, size_t len)
 	return (uint32_t)_mm_extract_epi32(x, 1);
 }
 
-/* Four lanes folded into one, then wire_crc32_lane. */
+/*
+ * Four 128-bit lanes that hold the CRC state of the bytes before p, in order,
+ * folded into one, then wire_crc32_lane.
+ */
 __attribute__((target("pclmul,sse4.1"))) static inline uint32_t
 wire_crc32_lanes(const __m128i lane[4], const uint8_t *p, size_t len)
 {
@@ -133,7 +155,7 @@ wire_crc32_lanes(const __m128i lane[4], const uint8_t *p, size_t len)
 	return wire_crc32_lane(x, p, len);
 }
 
-/* The register after len bytes at p with one lane; len >= 16 and a multiple of 16. */
+/* The register after len bytes at p with one lane; len >= 32. */
 __attribute__((target("pclmul,sse4.1"))) static uint32_t
 wire_crc32_clmul1(uint32_t reg, const uint8_t *p, size_t len)
 {
@@ -143,7 +165,7 @@ wire_crc32_clmul1(uint32_t reg, const uint8_t *p, size_t len)
 	return wire_crc32_lane(x, p + 16, len - 16);
 }
 
-/* The register after len bytes at p; len >= 64 and a multiple of 16. */
+/* The register after len bytes at p; len >= 64. */
 __attribute__((target("pclmul,sse4.1"))) static uint32_t
 wire_crc32_clmul(uint32_t reg, const uint8_t *p, size_t len)
 {
@@ -178,9 +200,8 @@ wire_fold512(__m512i acc, __m512i k, __m512i data)
 }
 
 /*
- * The register after len bytes at p with 512-bit folding; len >= 256 and a
- * multiple of 16. Each 128-bit lane of z[0..3] is one of sixteen lanes that
- * are folded 2048 bits ahead onto the next 256 bytes.
+ * The register after len bytes at p with 512-bit folding; len >= 256. Each 128-bit lane of z[0..3]
+ * is one of sixteen lanes that are folded 2048 bits ahead onto the next 256 bytes.
  */
 __attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.1"))) static uint32_t
 wire_crc32_vpclmul(uint32_t reg, const uint8_t *p, size_t len)
@@ -250,12 +271,8 @@ uint32_t wire_crc32_update_engine(unsigned engine, uint32_t reg, const void *buf
 		fold = wire_crc32_clmul;
 	else if ((use & WIRE_CRC32_ENGINE_CLMUL) && len >= WIRE_CRC32_CLMUL1_MIN)
 		fold = wire_crc32_clmul1;
-	if (fold) {
-		size_t bulk = len & ~(size_t)15;
-
-		reg = fold(reg, buf, bulk);
-		return wire_crc32_update_slice8(reg, (const uint8_t *)buf + bulk, len - bulk);
-	}
+	if (fold)
+		return fold(reg, buf, len);
 #else
 	(void)engine;
 #endif

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include <wire/frame.h>
+#include <wire/crc32.h>
 #include <wire/icrc.h>
 
 #include "suites.h"
@@ -264,6 +265,31 @@ START_TEST(test_icrc_begin_udp4_memo)
 }
 END_TEST
 
+/*
+ * wire_icrc_add_ib against a masked copy through the bytewise CRC, for every
+ * packet length up to 200 bytes and pieces that start before, at and after
+ * the masked BTH byte (the CRC engines take the pieces around it, their
+ * tails included).
+ */
+START_TEST(test_icrc_add_ib_lengths)
+{
+	uint8_t pkt[200], masked[200];
+
+	for (size_t i = 0; i < sizeof(pkt); i++)
+		pkt[i] = (uint8_t)(i * 37 + 11);
+	memcpy(masked, pkt, sizeof(pkt));
+	masked[4] = 0xff;
+	for (size_t off = 0; off <= 6; off += 3)
+		for (size_t len = 0; off + len <= sizeof(pkt); len++) {
+			uint32_t st = 0x12345678u ^ (uint32_t)len;
+
+			ck_assert_msg(wire_icrc_add_ib(st, off, pkt + off, len) ==
+					  wire_crc32_update_bytewise(st, masked + off, len),
+				      "ib_off %zu len %zu", off, len);
+		}
+}
+END_TEST
+
 START_TEST(test_icrc_solve_id)
 {
 	const uint8_t *ip = vec_hello_v4 + VEC_ETH;
@@ -349,6 +375,7 @@ Suite *icrc_suite(void)
 	tcase_add_test(tc, test_icrc_pseudo_header_ipv6);
 	tcase_add_test(tc, test_icrc_begin_udp4_every_id);
 	tcase_add_test(tc, test_icrc_begin_udp4_memo);
+	tcase_add_test(tc, test_icrc_add_ib_lengths);
 	tcase_add_test(tc, test_icrc_solve_id);
 	tcase_add_test(tc, test_icrc_id_delta);
 	tcase_add_test(tc, test_icrc_compute_rejects);
