@@ -7,8 +7,9 @@
  * wire_icrc_udp4() over the UDP-socket pseudo-header - which use the fastest
  * CRC engine the CPU has, and the transport engine's per-packet path
  * (wire_icrc_begin_udp4, whose state per pseudo header is remembered, then
- * wire_icrc_add_ib; a new IPv4 ID each packet, as GSO segments have). Every variant's result is
- * checked against the others. The last two columns are the IPv4 ID solve (for a packet sent with ID
+ * wire_icrc_add_ib; a new IPv4 ID each packet, as GSO segments have).
+ * Every variant's result is checked against the others. The last two
+ * columns are the IPv4 ID solve (for a packet sent with ID
  * 0x1234): wire_icrc_solve_ipv4_id from scratch, and what the daemon's
  * tracked and any ICRC modes pay on top of the ID-0 check with the solver
  * they keep per packet length (wire_icrc_id_solve).

@@ -33,7 +33,6 @@ stopper() {
 		kill -CONT "$D1"
 		sleep "$3"
 	done
-	kill -CONT "$D1" 2>/dev/null
 }
 
 stopper 30 20 0.05 &

@@ -6,11 +6,12 @@ sequence number, its send time (CLOCK_MONOTONIC, which the namespaces share)
 and a hash of itself, with UDP checksum 0 (SO_NO_CHECK), as RoCEv2 senders do,
 so that a corrupted datagram still arrives and is recognised by its hash.
 `recv ADDR PORT IDLE_S` receives until IDLE_S seconds pass without a datagram
-(up to 5 s for the first one) and prints one summary line of key=value pairs: received, unique, dup,
-corrupt, reordered (datagrams with a lower sequence than one before them),
-missing (below the highest sequence received), longest_gap (the longest
-run of consecutive missing sequences), last (the highest), missing_hash
-(which ones are missing, to compare two runs), delay_min/avg/max_ms. It only talks to the address it is given.
+(up to FIRST_WAIT_S for the first one) and prints one summary line of
+key=value pairs: received, unique, dup, corrupt, reordered (datagrams with a
+lower sequence than one before them), missing (below the highest sequence
+received), longest_gap (the longest run of consecutive missing sequences),
+last (the highest), missing_hash (which ones are missing, to compare two
+runs), delay_min/avg/max_ms. It only talks to the address it is given.
 """
 import hashlib
 import os

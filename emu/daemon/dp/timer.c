@@ -40,6 +40,12 @@ void emu_timer_arm(struct emu_qp *qp, uint64_t deadline_us)
 		dev->timer_min = deadline_us;
 }
 
+/* Has the clock passed the bound? (else no timer can be due) */
+static bool timer_bound_passed(const struct emu_dev *dev, uint64_t now_us)
+{
+	return dev->timer_min && dev->timer_min <= now_us;
+}
+
 /* The exact earliest deadline, which becomes the bound. */
 static uint64_t timer_walk(struct emu_dev *dev)
 {
@@ -58,10 +64,8 @@ static uint64_t timer_walk(struct emu_dev *dev)
 
 bool emu_timer_due(struct emu_dev *dev, uint64_t now_us)
 {
-	if (!dev->timer_min || dev->timer_min > now_us)
-		return false;
 	/* The bound passed: is a deadline really due, or did they all move on? */
-	return timer_walk(dev) && dev->timer_min <= now_us;
+	return timer_bound_passed(dev, now_us) && timer_walk(dev) && dev->timer_min <= now_us;
 }
 
 void emu_timer_cancel(struct emu_qp *qp)
@@ -76,7 +80,7 @@ unsigned emu_timer_expire(struct emu_dev *dev, uint64_t now_us)
 	uint64_t min = 0;
 	unsigned n = 0;
 
-	if (!dev->timer_min || dev->timer_min > now_us)
+	if (!timer_bound_passed(dev, now_us))
 		return 0;
 	/* Collect first: firing one may re-arm it (with a later deadline,
 	 * which lowers timer_min again if it is the earliest). */
