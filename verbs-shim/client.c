@@ -192,13 +192,12 @@ void *shim_map_ring(int fd, size_t bytes)
 	return p;
 }
 
-void shim_doorbell(struct shim_context *ctx)
+/* Wake the daemon if it said it sleeps; the caller made a full fence since
+ * it published its work. */
+static void ring_if_asleep(struct shim_context *ctx)
 {
 	static const uint64_t one = 1;
 
-	/* Pairs with the daemon's fence between setting "asleep" and its
-	 * last look at the rings (uroced.c on_prepare). */
-	uroce_fence();
 	if (__atomic_load_n(&ctx->status->daemon_asleep, __ATOMIC_RELAXED)) {
 		ssize_t n = write(ctx->doorbell_fd, &one, sizeof(one));
 
@@ -206,12 +205,24 @@ void shim_doorbell(struct shim_context *ctx)
 	}
 }
 
+void shim_doorbell(struct shim_context *ctx)
+{
+	/* Pairs with the daemon's fence between setting "asleep" and its
+	 * last look at the rings (emu/daemon/dp/wait.c, on_prepare). */
+	uroce_fence();
+	ring_if_asleep(ctx);
+}
+
 void shim_sq_doorbell(struct shim_context *ctx, const struct shim_wq *sq)
 {
-	/* The bit first, then the daemon_asleep check (a full fence). */
-	if (sq->db_index != UINT32_MAX)
-		uroce_sq_db_ring(ctx->sq_db, sq->db_index);
-	shim_doorbell(ctx);
+	/* The bit, then the daemon_asleep check; ringing the bit begins with
+	 * the full fence. */
+	if (sq->db_index == UINT32_MAX) {
+		shim_doorbell(ctx);
+		return;
+	}
+	uroce_sq_db_ring(ctx->sq_db, sq->db_index);
+	ring_if_asleep(ctx);
 }
 
 void *shim_fail_null(int neg_errno)
