@@ -10,7 +10,8 @@
 # CPU-seconds per GB moved (utime+stime of both daemons from /proc/PID/stat, over the run)
 # next to TCP's (both qperf processes, the same way); the 64 B ib_send_bw message rate;
 # ib_send_lat / ib_write_lat 2 B typical and p99 latency, polling and with -e (events);
-# ib_write_bw -q 16 and -q 1000 aggregate; the daemons' peak memory (VmHWM), and during the
+# ib_write_bw -q 16 and -q 1000 aggregate, also as a ratio to the 64 KiB ib_write_bw of one QP
+# (each repetition's pair); the daemons' peak memory (VmHWM), and during the
 # -q 1000 run its two parts: the daemon's own (RssAnon) and the applications' queue rings
 # it maps (RssShmem). Then a sweep
 # of message sizes, uroce ib_write_bw vs qperf tcp_bw, written as CSV and, where gnuplot or
@@ -38,7 +39,10 @@
 #        BENCH_TIMEOUT (per program, default 120 s), BENCH_DAEMON_OPTS (extra uroced options)
 #
 # bench.csv: one row per measurement: figure,unit,rep,uroce,tcp (tcp empty where there is no
-# TCP counterpart). sweep.csv: bytes,uroce_write_mbs,tcp_mbs. A perftest pair that fails is
+# TCP counterpart; the -q ratios have "x" as their unit and the -q 1 figure in the tcp column).
+# Every bandwidth run passes perftest -N: the table reports perftest's average, and the
+# peak it would compute otherwise costs the client time quadratic in the messages sent (40 s of
+# CPU after a -q 1000 run here). sweep.csv: bytes,uroce_write_mbs,tcp_mbs. A perftest pair that fails is
 # named on stderr, its figure is left empty and its outputs are kept as failed-N.client and
 # failed-N.server in the same directory.
 set -euo pipefail
@@ -269,6 +273,8 @@ q_lat() { awk '/latency *=/ {v=$3; u=$4; if (u == "ms") v*=1000; else if (u == "
 cpu_per_gb() { awk -v t="$1" -v b="$2" -v hz="$TICK" 'BEGIN { if (b > 0) printf "%.3f", t / hz / (b / 1e9) }'; }
 
 record() { echo "$1,$2,$3,${4:-},${5:-}" >>"$CSV"; }
+# q_ratio BW BW_Q1: many QPs' aggregate over one QP's, both of this repetition.
+q_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b }'; }
 
 # The daemons' memory during the many-QP run, split as /proc/PID/status splits it: RssAnon is
 # the daemon's own (QP state, packet buffers), RssShmem the pages of the applications' queue
@@ -313,12 +319,13 @@ for rep in $(seq "$REPS"); do
 	tcp_lat=$(q_lat)
 
 	for t in write read send; do
-		perftest "ib_${t}_bw" -s 65536 -n "$ITERS_BW"
+		perftest "ib_${t}_bw" -s 65536 -n "$ITERS_BW" -N
 		bw=$(row 65536 4)
+		[ "$t" = write ] && q1_bw=$bw
 		record "${t}_bw_64k" MB/s "$rep" "$bw" "$tcp_bw"
 		record "${t}_cpu_per_gb" s/GB "$rep" "$(cpu_per_gb "$DCPU" $((ITERS_BW * 65536)))" ""
 	done
-	perftest ib_send_bw -s 64 -n "$ITERS_RATE"
+	perftest ib_send_bw -s 64 -n "$ITERS_RATE" -N
 	record msg_rate_64b Mmsg/s "$rep" "$(row 64 5)" ""
 	for t in send write; do
 		perftest "ib_${t}_lat" -s 2 -n "$ITERS_LAT"
@@ -328,11 +335,18 @@ for rep in $(seq "$REPS"); do
 	perftest ib_send_lat -s 2 -n "$ITERS_LAT" -e
 	record send_lat_2b_events us "$rep" "$(row 2 5)" "$tcp_lat"
 	record send_lat_2b_events_p99 us "$rep" "$(row 2 8)" ""
-	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q 16
-	record write_bw_q16 MB/s "$rep" "$(row 65536 4)" "$tcp_bw"
+	# -q 16 moves the bytes of the one-QP run (-n counts each QP's messages).
+	q16_iters=$((ITERS_BW / 16))
+	[ "$q16_iters" -ge 5 ] || q16_iters=5
+	perftest ib_write_bw -s 65536 -n "$q16_iters" -q 16 -N
+	bw=$(row 65536 4)
+	record write_bw_q16 MB/s "$rep" "$bw" "$tcp_bw"
+	record write_bw_q16_vs_q1 x "$rep" "$(q_ratio "$bw" "$q1_bw")" "$q1_bw"
 	rss_peak_start
-	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q "$QPS_MANY"
-	record "write_bw_q$QPS_MANY" MB/s "$rep" "$(row 65536 4)" "$tcp_bw"
+	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q "$QPS_MANY" -N
+	bw=$(row 65536 4)
+	record "write_bw_q$QPS_MANY" MB/s "$rep" "$bw" "$tcp_bw"
+	record "write_bw_q${QPS_MANY}_vs_q1" x "$rep" "$(q_ratio "$bw" "$q1_bw")" "$q1_bw"
 	rss_peak_stop "$rep"
 done
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo ""; }
@@ -346,7 +360,7 @@ for s in $SWEEP; do
 	n=$((SWEEP_BYTES / s))
 	[ "$n" -ge 10 ] || n=10
 	[ "$n" -le "$ITERS_RATE" ] || n=$ITERS_RATE
-	perftest ib_write_bw -s "$s" -n "$n"
+	perftest ib_write_bw -s "$s" -n "$n" -N
 	u=$(row "$s" 4)
 	qperf_run tcp_bw -t 1 -m "$s"
 	echo "$s,$u,$(q_bw)" >>"$SWEEP_CSV"
@@ -390,6 +404,20 @@ tcp_cpu_line() {
 	printf '%-36s %22s %22s %7s\n' "$1" "$u" "$t" "$(ratio "$um" "$tm")"
 }
 
+# a ratio of two uroce figures of each repetition: median (min-max) in the ratio column
+q_line() {
+	local u
+	read -r um umin umax <<<"$(summary "$2" 4)"
+	if [ "$um" = n/a ]; then
+		u=n/a
+	elif [ "$REPS" -eq 1 ]; then
+		u=$(printf '%.2fx' "$um")
+	else
+		u=$(printf '%.2fx (%.2f-%.2f)' "$um" "$umin" "$umax")
+	fi
+	printf '%-36s %22s %22s %7s\n' "$1" "" "" "$u"
+}
+
 echo
 DAEMONS="two daemons"
 [ "$ONE_DAEMON" = 1 ] && DAEMONS="one daemon hosting both RNICs"
@@ -412,6 +440,8 @@ line "ib_send_lat -e 2 B typical [us]" send_lat_2b_events send_lat_2b_events
 line "ib_send_lat -e 2 B p99 [us]" send_lat_2b_events_p99
 line "ib_write_bw -q 16 64 KiB [MB/s]" write_bw_q16 write_bw_q16
 line "ib_write_bw -q $QPS_MANY 64 KiB [MB/s]" "write_bw_q$QPS_MANY" "write_bw_q$QPS_MANY"
+q_line "ib_write_bw -q 16 / -q 1" write_bw_q16_vs_q1
+q_line "ib_write_bw -q $QPS_MANY / -q 1" "write_bw_q${QPS_MANY}_vs_q1"
 line "uroce0 peak memory (VmHWM) [kB]" vmhwm_uroce0
 line "uroce1 peak memory (VmHWM) [kB]" vmhwm_uroce1
 line "-q $QPS_MANY: uroce0 own memory (RssAnon) [kB]" "q${QPS_MANY}_private_uroce0"
