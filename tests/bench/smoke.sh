@@ -30,17 +30,28 @@ else
 	show "$T/bench.out"
 fi
 grep -q "^ib_write_bw 64 KiB" "$T/bench.out" && pass "the table is printed" || fail "no table"
-# Every uroce figure (21 of them) is a number (CPU cost may be 0 for a run this short).
+# Every uroce figure (23 of them, the two -q ratios included) is a number (CPU cost may be 0 for a run this short).
 bad=$(awk -F, 'NR > 1 && $4 == "" && $5 == "" { print $1 }
 	NR > 1 && $4 != "" && $4 !~ /^[0-9.]+$/ { print $1 }
 	NR > 1 && $5 != "" && $5 !~ /^[0-9.]+$/ { print $1 }' "$OUT/bench.csv" 2>/dev/null | tr '\n' ' ')
 n=$(figures "$OUT/bench.csv")
-if [ -z "$bad" ] && [ "$n" -eq 21 ]; then
+if [ -z "$bad" ] && [ "$n" -eq 23 ]; then
 	pass "bench.csv: $n uroce figures, all numbers"
 else
 	fail "bench.csv: $n uroce figures; empty or not numbers: $bad"
 	show "$OUT/bench.csv"
 fi
+# The -q ratios are each repetition's aggregate over its one-QP ib_write_bw, in the table too.
+for q in 16 32; do
+	r=$(awk -F, -v f="write_bw_q${q}_vs_q1" '$1 == f { print $4 }' "$OUT/bench.csv")
+	want=$(awk -F, -v q="write_bw_q$q" '$1 == q { a = $4 } $1 == "write_bw_64k" { b = $4 }
+		END { if (a > 0 && b > 0) printf "%.3f", a / b }' "$OUT/bench.csv")
+	if [ -n "$r" ] && [ "$r" = "$want" ] && grep -q "^ib_write_bw -q $q / -q 1 .*x" "$T/bench.out"; then
+		pass "-q $q / -q 1: $r"
+	else
+		fail "-q $q / -q 1: '$r', expected '$want' and a table line"
+	fi
+done
 for f in tcp_bw write_bw_64k send_lat_2b; do
 	v=$(awk -F, -v f="$f" '$1 == f { print $5 }' "$OUT/bench.csv")
 	case $v in
@@ -75,7 +86,7 @@ fi
 if bench "$OUT1" "$T/bench-one.out" --one-daemon $PIN &&
 	grep -q "$WANT" "$T/bench-one.out"; then
 	n=$(figures "$OUT1/bench.csv")
-	if [ "$n" -eq 21 ]; then pass "bench.sh --smoke --one-daemon $PIN: $n uroce figures; $(grep -o 'pinned:.*' "$T/bench-one.out")"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
+	if [ "$n" -eq 23 ]; then pass "bench.sh --smoke --one-daemon $PIN: $n uroce figures; $(grep -o 'pinned:.*' "$T/bench-one.out")"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
 else
 	fail "bench.sh --smoke --one-daemon $PIN failed"
 	show "$T/bench-one.out"
