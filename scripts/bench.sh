@@ -9,7 +9,8 @@
 # Figures: ib_write_bw / ib_read_bw / ib_send_bw with 64 KiB messages (MB/s) and the daemons'
 # CPU-seconds per GB moved (utime+stime of both daemons from /proc/PID/stat, over the run)
 # next to TCP's (both qperf processes, the same way); the 64 B ib_send_bw message rate;
-# ib_send_lat / ib_write_lat 2 B typical and p99 latency, polling and with -e (events);
+# ib_send_lat / ib_write_lat 2 B typical and p99 latency, polling and with -e (events), and
+# each p99 over its typical value (each repetition's);
 # ib_write_bw -q 16 and -q 1000 aggregate, also as a ratio to the 64 KiB ib_write_bw of one QP
 # (each repetition's pair); the daemons' peak memory (VmHWM), and during the
 # -q 1000 run its two parts: the daemon's own (RssAnon) and the applications' queue rings
@@ -39,7 +40,8 @@
 #        BENCH_TIMEOUT (per program, default 120 s), BENCH_DAEMON_OPTS (extra uroced options)
 #
 # bench.csv: one row per measurement: figure,unit,rep,uroce,tcp (tcp empty where there is no
-# TCP counterpart; the -q ratios have "x" as their unit and the -q 1 figure in the tcp column).
+# TCP counterpart; the ratios of two uroce figures have "x" as their unit, and the -q ratios
+# the -q 1 figure in the tcp column).
 # Every bandwidth run passes perftest -N: the table reports perftest's average, and the
 # peak it would compute otherwise costs the client time quadratic in the messages sent (40 s of
 # CPU after a -q 1000 run here). sweep.csv: bytes,uroce_write_mbs,tcp_mbs. A perftest pair that fails is
@@ -273,8 +275,9 @@ q_lat() { awk '/latency *=/ {v=$3; u=$4; if (u == "ms") v*=1000; else if (u == "
 cpu_per_gb() { awk -v t="$1" -v b="$2" -v hz="$TICK" 'BEGIN { if (b > 0) printf "%.3f", t / hz / (b / 1e9) }'; }
 
 record() { echo "$1,$2,$3,${4:-},${5:-}" >>"$CSV"; }
-# q_ratio BW BW_Q1: many QPs' aggregate over one QP's, both of this repetition.
-q_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b }'; }
+# rep_ratio A B: A / B, two figures of this repetition (many QPs' aggregate over one QP's, a
+# latency's p99 over its typical value).
+rep_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b }'; }
 
 # The daemons' memory during the many-QP run, split as /proc/PID/status splits it: RssAnon is
 # the daemon's own (QP state, packet buffers), RssShmem the pages of the applications' queue
@@ -331,22 +334,24 @@ for rep in $(seq "$REPS"); do
 		perftest "ib_${t}_lat" -s 2 -n "$ITERS_LAT"
 		record "${t}_lat_2b" us "$rep" "$(row 2 5)" "$tcp_lat"
 		record "${t}_lat_2b_p99" us "$rep" "$(row 2 8)" ""
+		record "${t}_lat_2b_p99_vs_typical" x "$rep" "$(rep_ratio "$(row 2 8)" "$(row 2 5)")" ""
 	done
 	perftest ib_send_lat -s 2 -n "$ITERS_LAT" -e
 	record send_lat_2b_events us "$rep" "$(row 2 5)" "$tcp_lat"
 	record send_lat_2b_events_p99 us "$rep" "$(row 2 8)" ""
+	record send_lat_2b_events_p99_vs_typical x "$rep" "$(rep_ratio "$(row 2 8)" "$(row 2 5)")" ""
 	# -q 16 moves the bytes of the one-QP run (-n counts each QP's messages).
 	q16_iters=$((ITERS_BW / 16))
 	[ "$q16_iters" -ge 5 ] || q16_iters=5
 	perftest ib_write_bw -s 65536 -n "$q16_iters" -q 16 -N
 	bw=$(row 65536 4)
 	record write_bw_q16 MB/s "$rep" "$bw" "$tcp_bw"
-	record write_bw_q16_vs_q1 x "$rep" "$(q_ratio "$bw" "$q1_bw")" "$q1_bw"
+	record write_bw_q16_vs_q1 x "$rep" "$(rep_ratio "$bw" "$q1_bw")" "$q1_bw"
 	rss_peak_start
 	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q "$QPS_MANY" -N
 	bw=$(row 65536 4)
 	record "write_bw_q$QPS_MANY" MB/s "$rep" "$bw" "$tcp_bw"
-	record "write_bw_q${QPS_MANY}_vs_q1" x "$rep" "$(q_ratio "$bw" "$q1_bw")" "$q1_bw"
+	record "write_bw_q${QPS_MANY}_vs_q1" x "$rep" "$(rep_ratio "$bw" "$q1_bw")" "$q1_bw"
 	rss_peak_stop "$rep"
 done
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo ""; }
@@ -405,7 +410,7 @@ tcp_cpu_line() {
 }
 
 # a ratio of two uroce figures of each repetition: median (min-max) in the ratio column
-q_line() {
+ratio_line() {
 	local u
 	read -r um umin umax <<<"$(summary "$2" 4)"
 	if [ "$um" = n/a ]; then
@@ -438,10 +443,13 @@ line "ib_write_lat 2 B typical [us]" write_lat_2b write_lat_2b
 line "ib_write_lat 2 B p99 [us]" write_lat_2b_p99
 line "ib_send_lat -e 2 B typical [us]" send_lat_2b_events send_lat_2b_events
 line "ib_send_lat -e 2 B p99 [us]" send_lat_2b_events_p99
+ratio_line "ib_send_lat 2 B p99 / typical" send_lat_2b_p99_vs_typical
+ratio_line "ib_write_lat 2 B p99 / typical" write_lat_2b_p99_vs_typical
+ratio_line "ib_send_lat -e 2 B p99 / typical" send_lat_2b_events_p99_vs_typical
 line "ib_write_bw -q 16 64 KiB [MB/s]" write_bw_q16 write_bw_q16
 line "ib_write_bw -q $QPS_MANY 64 KiB [MB/s]" "write_bw_q$QPS_MANY" "write_bw_q$QPS_MANY"
-q_line "ib_write_bw -q 16 / -q 1" write_bw_q16_vs_q1
-q_line "ib_write_bw -q $QPS_MANY / -q 1" "write_bw_q${QPS_MANY}_vs_q1"
+ratio_line "ib_write_bw -q 16 / -q 1" write_bw_q16_vs_q1
+ratio_line "ib_write_bw -q $QPS_MANY / -q 1" "write_bw_q${QPS_MANY}_vs_q1"
 line "uroce0 peak memory (VmHWM) [kB]" vmhwm_uroce0
 line "uroce1 peak memory (VmHWM) [kB]" vmhwm_uroce1
 line "-q $QPS_MANY: uroce0 own memory (RssAnon) [kB]" "q${QPS_MANY}_private_uroce0"

@@ -30,12 +30,12 @@ else
 	show "$T/bench.out"
 fi
 grep -q "^ib_write_bw 64 KiB" "$T/bench.out" && pass "the table is printed" || fail "no table"
-# Every uroce figure (23 of them, the two -q ratios included) is a number (CPU cost may be 0 for a run this short).
+# Every uroce figure (26 of them, the -q and p99 ratios included) is a number (CPU cost may be 0 for a run this short).
 bad=$(awk -F, 'NR > 1 && $4 == "" && $5 == "" { print $1 }
 	NR > 1 && $4 != "" && $4 !~ /^[0-9.]+$/ { print $1 }
 	NR > 1 && $5 != "" && $5 !~ /^[0-9.]+$/ { print $1 }' "$OUT/bench.csv" 2>/dev/null | tr '\n' ' ')
 n=$(figures "$OUT/bench.csv")
-if [ -z "$bad" ] && [ "$n" -eq 23 ]; then
+if [ -z "$bad" ] && [ "$n" -eq 26 ]; then
 	pass "bench.csv: $n uroce figures, all numbers"
 else
 	fail "bench.csv: $n uroce figures; empty or not numbers: $bad"
@@ -52,6 +52,19 @@ for q in 16 32; do
 		fail "-q $q / -q 1: '$r', expected '$want' and a table line"
 	fi
 done
+# Each latency's p99 over its typical value, likewise.
+for f in send_lat_2b write_lat_2b send_lat_2b_events; do
+	r=$(awk -F, -v f="${f}_p99_vs_typical" '$1 == f { print $4 }' "$OUT/bench.csv")
+	want=$(awk -F, -v p="${f}_p99" -v t="$f" '$1 == p { a = $4 } $1 == t { b = $4 }
+		END { if (a > 0 && b > 0) printf "%.3f", a / b }' "$OUT/bench.csv")
+	if [ -n "$r" ] && [ "$r" = "$want" ]; then
+		pass "$f p99 / typical: $r"
+	else
+		fail "$f p99 / typical: '$r', expected '$want'"
+	fi
+done
+n=$(grep -c "p99 / typical .*[0-9]x" "$T/bench.out" || true)
+[ "$n" = 3 ] && pass "three p99 / typical lines in the table" || fail "$n p99 / typical lines in the table, expected 3"
 for f in tcp_bw write_bw_64k send_lat_2b; do
 	v=$(awk -F, -v f="$f" '$1 == f { print $5 }' "$OUT/bench.csv")
 	case $v in
@@ -86,7 +99,7 @@ fi
 if bench "$OUT1" "$T/bench-one.out" --one-daemon $PIN &&
 	grep -q "$WANT" "$T/bench-one.out"; then
 	n=$(figures "$OUT1/bench.csv")
-	if [ "$n" -eq 23 ]; then pass "bench.sh --smoke --one-daemon $PIN: $n uroce figures; $(grep -o 'pinned:.*' "$T/bench-one.out")"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
+	if [ "$n" -eq 26 ]; then pass "bench.sh --smoke --one-daemon $PIN: $n uroce figures; $(grep -o 'pinned:.*' "$T/bench-one.out")"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
 else
 	fail "bench.sh --smoke --one-daemon $PIN failed"
 	show "$T/bench-one.out"
