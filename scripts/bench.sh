@@ -42,11 +42,11 @@
 # bench.csv: one row per measurement: figure,unit,rep,uroce,tcp (tcp empty where there is no
 # TCP counterpart; the ratios of two uroce figures have "x" as their unit, and the -q ratios
 # the -q 1 figure in the tcp column).
-# Every bandwidth run passes perftest -N: the table reports perftest's average, and the
-# peak it would compute otherwise costs the client time quadratic in the messages sent (40 s of
-# CPU after a -q 1000 run here). sweep.csv: bytes,uroce_write_mbs,tcp_mbs. A perftest pair that fails is
-# named on stderr, its figure is left empty and its outputs are kept as failed-N.client and
-# failed-N.server in the same directory.
+# sweep.csv: bytes,uroce_write_mbs,tcp_mbs. A perftest pair that fails is named on stderr, its
+# figure is left empty and its outputs are kept as failed-N.client and failed-N.server in the
+# same directory. Every bandwidth run passes perftest -N: the table reports perftest's
+# average, and the peak it would compute otherwise costs the client time quadratic in the
+# messages sent (40 s of CPU after a -q 1000 run here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
