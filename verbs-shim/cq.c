@@ -279,8 +279,9 @@ static bool cq_flush_ready(struct shim_cq *cq)
  * microsecond), this thread gives its CPU to whoever else wants it, so a
  * daemon sharing its core runs within a microsecond or two, and the
  * daemon's own yields come back before it takes them for a CPU-bound
- * neighbour (emu/daemon/dp/wait.c). sched_yield costs a system call
- * (~0.1-0.3 us) when nobody else wants the CPU.
+ * neighbour (emu/daemon/dp/wait.c). sched_yield costs a system call when
+ * nobody else wants the CPU: 0.1-0.3 us on bare metal, about 1.3 us in the
+ * paravirtualized guests uroce is developed on (docs/performance.md).
  */
 #define SHIM_POLL_YIELD_EVERY 64
 static __thread unsigned poll_empty_run;
