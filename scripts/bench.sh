@@ -278,6 +278,24 @@ record() { echo "$1,$2,$3,${4:-},${5:-}" >>"$CSV"; }
 # rep_ratio A B: A / B, two figures of this repetition (many QPs' aggregate over one QP's, a
 # latency's p99 over its typical value).
 rep_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b }'; }
+# record_lat FIGURE: the last 2 B latency run's typical value (beside TCP's), its p99 and their
+# quotient.
+record_lat() {
+	local typ p99
+	typ=$(row 2 5)
+	p99=$(row 2 8)
+	record "$1" us "$rep" "$typ" "$tcp_lat"
+	record "${1}_p99" us "$rep" "$p99" ""
+	record "${1}_p99_vs_typical" x "$rep" "$(rep_ratio "$p99" "$typ")" ""
+}
+# record_q QPS: the last 64 KiB ib_write_bw run of QPS QPs (beside TCP's) and its quotient over
+# this repetition's one-QP run.
+record_q() {
+	local bw
+	bw=$(row 65536 4)
+	record "write_bw_q$1" MB/s "$rep" "$bw" "$tcp_bw"
+	record "write_bw_q${1}_vs_q1" x "$rep" "$(rep_ratio "$bw" "$q1_bw")" "$q1_bw"
+}
 
 # The daemons' memory during the many-QP run, split as /proc/PID/status splits it: RssAnon is
 # the daemon's own (QP state, packet buffers), RssShmem the pages of the applications' queue
@@ -332,26 +350,18 @@ for rep in $(seq "$REPS"); do
 	record msg_rate_64b Mmsg/s "$rep" "$(row 64 5)" ""
 	for t in send write; do
 		perftest "ib_${t}_lat" -s 2 -n "$ITERS_LAT"
-		record "${t}_lat_2b" us "$rep" "$(row 2 5)" "$tcp_lat"
-		record "${t}_lat_2b_p99" us "$rep" "$(row 2 8)" ""
-		record "${t}_lat_2b_p99_vs_typical" x "$rep" "$(rep_ratio "$(row 2 8)" "$(row 2 5)")" ""
+		record_lat "${t}_lat_2b"
 	done
 	perftest ib_send_lat -s 2 -n "$ITERS_LAT" -e
-	record send_lat_2b_events us "$rep" "$(row 2 5)" "$tcp_lat"
-	record send_lat_2b_events_p99 us "$rep" "$(row 2 8)" ""
-	record send_lat_2b_events_p99_vs_typical x "$rep" "$(rep_ratio "$(row 2 8)" "$(row 2 5)")" ""
+	record_lat send_lat_2b_events
 	# -q 16 moves the bytes of the one-QP run (-n counts each QP's messages).
 	q16_iters=$((ITERS_BW / 16))
 	[ "$q16_iters" -ge 5 ] || q16_iters=5
 	perftest ib_write_bw -s 65536 -n "$q16_iters" -q 16 -N
-	bw=$(row 65536 4)
-	record write_bw_q16 MB/s "$rep" "$bw" "$tcp_bw"
-	record write_bw_q16_vs_q1 x "$rep" "$(rep_ratio "$bw" "$q1_bw")" "$q1_bw"
+	record_q 16
 	rss_peak_start
 	perftest ib_write_bw -s 65536 -n "$ITERS_Q" -q "$QPS_MANY" -N
-	bw=$(row 65536 4)
-	record "write_bw_q$QPS_MANY" MB/s "$rep" "$bw" "$tcp_bw"
-	record "write_bw_q${QPS_MANY}_vs_q1" x "$rep" "$(rep_ratio "$bw" "$q1_bw")" "$q1_bw"
+	record_q "$QPS_MANY"
 	rss_peak_stop "$rep"
 done
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo ""; }

@@ -41,27 +41,27 @@ else
 	fail "bench.csv: $n uroce figures; empty or not numbers: $bad"
 	show "$OUT/bench.csv"
 fi
+# quotient_ok FIGURE NUMERATOR DENOMINATOR: bench.csv's FIGURE is the quotient of the other two
+# figures of the repetition (printed with three decimals).
+quotient_ok() {
+	_q_r=$(awk -F, -v f="$1" '$1 == f { print $4 }' "$OUT/bench.csv")
+	_q_want=$(awk -F, -v n="$2" -v d="$3" '$1 == n { a = $4 } $1 == d { b = $4 }
+		END { if (a > 0 && b > 0) printf "%.3f", a / b }' "$OUT/bench.csv")
+	if [ -n "$_q_r" ] && [ "$_q_r" = "$_q_want" ]; then
+		pass "$1: $_q_r"
+	else
+		fail "$1: '$_q_r', expected '$_q_want'"
+	fi
+}
 # The -q ratios are each repetition's aggregate over its one-QP ib_write_bw, in the table too.
 for q in 16 32; do
-	r=$(awk -F, -v f="write_bw_q${q}_vs_q1" '$1 == f { print $4 }' "$OUT/bench.csv")
-	want=$(awk -F, -v q="write_bw_q$q" '$1 == q { a = $4 } $1 == "write_bw_64k" { b = $4 }
-		END { if (a > 0 && b > 0) printf "%.3f", a / b }' "$OUT/bench.csv")
-	if [ -n "$r" ] && [ "$r" = "$want" ] && grep -q "^ib_write_bw -q $q / -q 1 .*x" "$T/bench.out"; then
-		pass "-q $q / -q 1: $r"
-	else
-		fail "-q $q / -q 1: '$r', expected '$want' and a table line"
-	fi
+	quotient_ok "write_bw_q${q}_vs_q1" "write_bw_q$q" write_bw_64k
+	grep -q "^ib_write_bw -q $q / -q 1 .*x" "$T/bench.out" && pass "-q $q / -q 1 in the table" ||
+		fail "no -q $q / -q 1 line in the table"
 done
 # Each latency's p99 over its typical value, likewise.
 for f in send_lat_2b write_lat_2b send_lat_2b_events; do
-	r=$(awk -F, -v f="${f}_p99_vs_typical" '$1 == f { print $4 }' "$OUT/bench.csv")
-	want=$(awk -F, -v p="${f}_p99" -v t="$f" '$1 == p { a = $4 } $1 == t { b = $4 }
-		END { if (a > 0 && b > 0) printf "%.3f", a / b }' "$OUT/bench.csv")
-	if [ -n "$r" ] && [ "$r" = "$want" ]; then
-		pass "$f p99 / typical: $r"
-	else
-		fail "$f p99 / typical: '$r', expected '$want'"
-	fi
+	quotient_ok "${f}_p99_vs_typical" "${f}_p99" "$f"
 done
 n=$(grep -c "p99 / typical .*[0-9]x" "$T/bench.out" || true)
 [ "$n" = 3 ] && pass "three p99 / typical lines in the table" || fail "$n p99 / typical lines in the table, expected 3"
