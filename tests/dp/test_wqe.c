@@ -372,6 +372,162 @@ START_TEST(test_recv_bad)
 }
 END_TEST
 
+/* xorshift64: the same slots every run */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 11);
+}
+
+/* A length field: small and plausible, at a bound, or anything. */
+static uint32_t rnd_count(uint32_t plausible)
+{
+	switch (rnd() % 4) {
+	case 0:
+		return rnd();
+	case 1:
+		return plausible + rnd() % 3;
+	default:
+		return rnd() % (plausible + 1);
+	}
+}
+
+/* Parse `src` (one ring slot of geom.stride bytes) after copying it with
+ * emu_wqe_send_snapshot into a private slot prefilled with `fill`. */
+static uint32_t parse_snapshot(const uint8_t *src, uint8_t fill, struct xport_wqe *w, uint32_t *ah,
+			       uint8_t *pre, uint32_t *copied)
+{
+	static uint8_t priv[sizeof(slot)];
+	struct emu_wqe_geom g = geom;
+	const uint8_t *p;
+	uint32_t st;
+
+	memset(priv, fill, sizeof(priv));
+	memset(w, 0x5a, sizeof(*w));
+	g.stride = *copied = emu_wqe_send_snapshot(priv, src, geom.stride);
+	st = emu_wqe_send(priv, &g, UROCE_QPT_RC, w, ah);
+	p = emu_wqe_preread(priv, w);
+	memset(pre, 0, XPORT_MAX_INLINE_BYTES);
+	if (p)
+		memcpy(pre, p, w->inline_len);
+	return p ? st | 0x80000000u : st;
+}
+
+/*
+ * A snapshot of only the bytes a WQE uses parses exactly as the whole slot:
+ * random fixed parts (flags, SGE counts and lengths at and past every
+ * bound), whatever the private slot held beyond the copied bytes.
+ */
+START_TEST(test_snapshot_parses_as_whole)
+{
+	static const uint32_t flag_bits[] = {UROCE_SEND_INLINE, UROCE_SEND_PREREAD,
+					     UROCE_SEND_SIGNALED, UROCE_SEND_FENCE};
+	static const uint32_t opcodes[] = {
+	    UROCE_WR_SEND,	UROCE_WR_SEND_WITH_IMM,	     UROCE_WR_RDMA_WRITE,
+	    UROCE_WR_RDMA_READ, UROCE_WR_ATOMIC_CMP_AND_SWP, UROCE_WR_LOCAL_INV};
+	unsigned shorter = 0;
+
+	geom.max_inline = 256;
+	geom.stride = uroce_sq_stride(MAX_SGE, geom.max_inline);
+	ck_assert_uint_le(geom.stride, sizeof(slot));
+	for (unsigned n = 0; n < 20000; n++) {
+		struct uroce_send_wqe *s;
+		struct xport_wqe w_all, w_a, w_b;
+		uint8_t pre_all[XPORT_MAX_INLINE_BYTES], pre_a[XPORT_MAX_INLINE_BYTES],
+		    pre_b[XPORT_MAX_INLINE_BYTES];
+		uint32_t ah_all = 0, ah_a = 0, ah_b = 0, st_all, st_a, st_b, ca, cb, flags = 0;
+		const uint8_t *p;
+
+		for (unsigned i = 0; i < geom.stride; i++)
+			slot[i] = (uint8_t)rnd();
+		for (unsigned i = 0; i < 4; i++)
+			if (rnd() % 2)
+				flags |= flag_bits[i];
+		s = send_hdr(opcodes[rnd() % 6], flags);
+		s->num_sge = rnd_count(MAX_SGE);
+		s->inline_len = rnd_count(geom.max_inline);
+		for (unsigned i = 0; i < MAX_SGE; i++)
+			put_sge(i, 0x1000 * (i + 1), rnd() % 64, 0x100 + i);
+
+		memset(&w_all, 0x5a, sizeof(w_all));
+		st_all = emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w_all, &ah_all);
+		p = emu_wqe_preread(slot, &w_all);
+		memset(pre_all, 0, sizeof(pre_all));
+		if (p) {
+			memcpy(pre_all, p, w_all.inline_len);
+			st_all |= 0x80000000u;
+		}
+		st_a = parse_snapshot(slot, 0x00, &w_a, &ah_a, pre_a, &ca);
+		st_b = parse_snapshot(slot, 0xff, &w_b, &ah_b, pre_b, &cb);
+
+		ck_assert_uint_eq(ca, cb);
+		ck_assert_uint_le(ca, geom.stride);
+		ck_assert_uint_ge(ca, UROCE_SEND_WQE_BYTES);
+		shorter += ca < geom.stride;
+		ck_assert_uint_eq(st_a, st_all);
+		ck_assert_uint_eq(st_b, st_all);
+		ck_assert_uint_eq(ah_a, ah_all);
+		ck_assert_uint_eq(ah_b, ah_all);
+		ck_assert_mem_eq(&w_a, &w_all, sizeof(w_all));
+		ck_assert_mem_eq(&w_b, &w_all, sizeof(w_all));
+		ck_assert_mem_eq(pre_a, pre_all, sizeof(pre_all));
+		ck_assert_mem_eq(pre_b, pre_all, sizeof(pre_all));
+	}
+	/* Most WQEs use less than the slot: the snapshot is shorter. */
+	ck_assert_uint_gt(shorter, 10000);
+}
+END_TEST
+
+/* A send with one SGE: its fixed part and one SGE are copied, not the slot. */
+START_TEST(test_snapshot_one_sge)
+{
+	static uint8_t priv[sizeof(slot)];
+	struct uroce_send_wqe *s = send_hdr(UROCE_WR_SEND, UROCE_SEND_SIGNALED);
+
+	s->num_sge = 1;
+	put_sge(0, 0x1000, 64, 0x100);
+	ck_assert_uint_eq(emu_wqe_send_snapshot(priv, slot, geom.stride),
+			  UROCE_SEND_WQE_BYTES + sizeof(struct uroce_sge));
+	ck_assert_uint_eq(emu_wqe_send_snapshot(priv, slot, 40), 40);
+}
+END_TEST
+
+/* Receive slots: the fixed part and num_sge SGEs, at most the slot. */
+START_TEST(test_recv_snapshot)
+{
+	static uint8_t priv[sizeof(slot)];
+	struct uroce_recv_wqe *r = (struct uroce_recv_wqe *)slot;
+	uint32_t stride = UROCE_RECV_WQE_BYTES + MAX_SGE * sizeof(struct uroce_sge);
+
+	for (uint32_t n = 0; n <= MAX_SGE + 2; n++) {
+		struct xport_recv_wqe a, b;
+		struct emu_wqe_geom g = geom;
+		int ra, rb;
+
+		r->wr_id = n;
+		r->num_sge = n;
+		for (unsigned i = 0; i < MAX_SGE; i++)
+			memcpy(slot + UROCE_RECV_WQE_BYTES + i * sizeof(struct uroce_sge),
+			       &(struct uroce_sge){.addr = 0x1000 * i, .length = 8, .lkey = 7},
+			       sizeof(struct uroce_sge));
+		memset(priv, 0xee, sizeof(priv));
+		g.stride = emu_wqe_recv_snapshot(priv, slot, stride);
+		ck_assert_uint_eq(g.stride, UROCE_RECV_WQE_BYTES + (n < MAX_SGE ? n : MAX_SGE) *
+								       sizeof(struct uroce_sge));
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		ra = emu_wqe_recv(priv, &g, &a);
+		g.stride = stride;
+		rb = emu_wqe_recv(slot, &g, &b);
+		ck_assert_int_eq(ra, rb);
+		ck_assert_mem_eq(&a, &b, sizeof(a));
+	}
+}
+END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("dp_wqe");
@@ -391,6 +547,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_poison_statuses);
 	tcase_add_test(tc, test_recv_ok);
 	tcase_add_test(tc, test_recv_bad);
+	tcase_add_test(tc, test_snapshot_parses_as_whole);
+	tcase_add_test(tc, test_snapshot_one_sge);
+	tcase_add_test(tc, test_recv_snapshot);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -142,14 +142,12 @@ static int op_get_recv_wqe(void *ctx, struct xport_qp *x, struct xport_recv_wqe 
 	}
 	if (!n)
 		return -EAGAIN;
-	g.stride = r->stride;
 	g.max_sge = r->max_sge;
 	g.max_inline = 0;
-	/* One snapshot of the slot; never read twice. */
-	memcpy(slot, uroce_ring_entry(r->hdr, r->entries, r->stride, r->cons),
-	       r->stride < sizeof(slot) ? r->stride : sizeof(slot));
-	if (r->stride > sizeof(slot))
-		g.stride = sizeof(slot);
+	/* One snapshot of the slot's used bytes; never read twice. */
+	g.stride =
+	    emu_wqe_recv_snapshot(slot, uroce_ring_entry(r->hdr, r->entries, r->stride, r->cons),
+				  r->stride < sizeof(slot) ? r->stride : (uint32_t)sizeof(slot));
 	if (emu_wqe_recv(slot, &g, wqe))
 		dev->dcnt[EMU_DCNT_BAD_RECV_WQE]++;
 	emu_ring_consume(r);
@@ -414,11 +412,11 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 			     XPORT_MAX_SGE * sizeof(struct uroce_sge)];
 		struct xport_wqe w;
 		uint32_t ah = 0, status;
-		size_t bytes = r->stride < sizeof(slot) ? r->stride : sizeof(slot);
+		uint32_t bytes = r->stride < sizeof(slot) ? r->stride : (uint32_t)sizeof(slot);
 		int rc;
 
-		memcpy(slot, uroce_ring_entry(r->hdr, r->entries, r->stride, qp->sq_handed), bytes);
-		g.stride = (uint32_t)bytes;
+		g.stride = emu_wqe_send_snapshot(
+		    slot, uroce_ring_entry(r->hdr, r->entries, r->stride, qp->sq_handed), bytes);
 		status = emu_wqe_send(slot, &g, qp->type, &w, &ah);
 		if (status == UROCE_WC_SUCCESS && qp->type == UROCE_QPT_UD &&
 		    ud_av(qp, ah, &w.ud_av)) {
