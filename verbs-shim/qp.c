@@ -146,6 +146,7 @@ int shim_wq_map(struct shim_wq *wq, int fd, size_t bytes)
 	wq->max_sge = h->max_sge;
 	wq->max_inline = h->max_inline;
 	wq->prod = h->prod;
+	wq->cons_seen = uroce_load_acquire(&h->cons);
 	wq->db_index = h->db_index < UROCE_SQ_DB_BITS ? h->db_index : UINT32_MAX;
 	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
 	return 0;
@@ -170,7 +171,7 @@ static int wq_full(struct shim_wq *wq, uint32_t prod, uint32_t *cons)
 {
 	if (prod - *cons < wq->entries)
 		return 0;
-	*cons = uroce_load_acquire(&wq->ring->cons);
+	*cons = wq->cons_seen = uroce_load_acquire(&wq->ring->cons);
 	return prod - *cons >= wq->entries;
 }
 
@@ -355,7 +356,7 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
 		goto out;
 	}
 	start = wq->prod;
-	cons = uroce_load_acquire(&wq->ring->cons);
+	cons = wq->cons_seen;
 	for (; wr; wr = wr->next) {
 		if (wq_full(wq, wq->prod, &cons)) {
 			/* Full because nobody consumes any more? */
@@ -431,7 +432,7 @@ int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq, struct ibv
 
 	pthread_spin_lock(&wq->lock);
 	start = wq->prod;
-	cons = uroce_load_acquire(&wq->ring->cons);
+	cons = wq->cons_seen;
 	for (; wr; wr = wr->next) {
 		uint8_t *slot;
 		struct uroce_recv_wqe w = {.wr_id = wr->wr_id};
@@ -513,8 +514,8 @@ static struct uroce_send_wqe *wr_begin(struct shim_qp *qp, uint32_t opcode)
 		qp->wr_err = EINVAL;
 		return NULL;
 	}
-	cons = uroce_load_acquire(&wq->ring->cons);
-	if (qp->wr_prod - cons >= wq->entries) {
+	cons = wq->cons_seen;
+	if (wq_full(wq, qp->wr_prod, &cons)) {
 		qp->wr_err = ENOMEM;
 		return NULL;
 	}

@@ -154,6 +154,10 @@ struct shim_wq {
 	uint32_t max_sge;
 	uint32_t max_inline;
 	uint32_t prod;	   /* our producer index */
+	/* The daemon's consumer index as last read (under lock): it only
+	 * grows, so the room it shows is never more than there is, and the
+	 * index is read again only when that room runs out (wq_full). */
+	uint32_t cons_seen;
 	uint32_t db_index; /* SQ: its send doorbell bit (uapi.h), or UINT32_MAX */
 	pthread_spinlock_t lock;
 };

@@ -186,6 +186,9 @@ struct emu_ring {
 	uint32_t max_sge;
 	uint32_t max_inline;
 	uint32_t cons; /* daemon-side consumer (SQ/RQ/SRQ) */
+	/* RQ/SRQ: entries past cons that an earlier read of the producer
+	 * index showed published; taken without reading it again. */
+	uint32_t ready;
 	uint32_t prod; /* daemon-side producer (CQ) */
 };
 

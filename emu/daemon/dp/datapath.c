@@ -126,7 +126,7 @@ static int op_get_recv_wqe(void *ctx, struct xport_qp *x, struct xport_recv_wqe 
 
 	if (!r->hdr)
 		return -EAGAIN;
-	n = emu_ring_pending(r);
+	n = emu_ring_ready(r);
 	if (n < 0) {
 		dev->dcnt[EMU_DCNT_RING_CORRUPT]++;
 		emu_warn("QP 0x%x: %s producer index out of range, dropping "
@@ -492,7 +492,7 @@ unsigned emu_dp_poll(void *arg)
 
 		if (!qp->x.resp.rnr_hold_until) {
 			emu_list_del(&qp->rnr_link);
-		} else if (rq->hdr && emu_ring_pending(rq) > 0) {
+		} else if (rq->hdr && emu_ring_ready(rq) > 0) {
 			emu_list_del(&qp->rnr_link);
 			xport_run(&qp->x);
 			work++;
@@ -504,7 +504,7 @@ unsigned emu_dp_poll(void *arg)
 	{
 		struct emu_qp *qp = EMU_CONTAINER_OF(pos, struct emu_qp, flush_link);
 
-		if (qp->rq.hdr && emu_ring_pending(&qp->rq) > 0)
+		if (qp->rq.hdr && emu_ring_ready(&qp->rq) > 0)
 			work += xport_flush_recv(&qp->x);
 	}
 

@@ -28,6 +28,9 @@ void emu_ring_destroy(struct emu_ring *r);
 /* Number of WQEs the producer has published beyond our consumer, validated:
  * a producer index more than `entries` ahead is reported as -EINVAL. */
 int64_t emu_ring_pending(const struct emu_ring *r);
+/* The same for a consumer (RQ/SRQ), but without reading the producer index
+ * while entries an earlier read showed are left (struct emu_ring.ready). */
+int64_t emu_ring_ready(struct emu_ring *r);
 /* Consume one entry (advance and publish the consumer index). */
 void emu_ring_consume(struct emu_ring *r);
 /* Drop everything published (RESET): consumer catches up with producer. */

@@ -71,6 +71,7 @@ int emu_ring_create(struct emu_ring *r, enum uroce_ring_kind kind, uint32_t entr
 	r->entries = entries;
 	r->stride = stride;
 	r->cons = 0;
+	r->ready = 0;
 	r->prod = 0;
 	return 0;
 }
@@ -92,8 +93,28 @@ int64_t emu_ring_pending(const struct emu_ring *r)
 	return n;
 }
 
+/*
+ * The producer's line moves to the reader's core every time the program
+ * posts, so it is read only when what an earlier read showed is used up:
+ * a program that posts receives while the daemon takes them costs one
+ * transfer of the line per batch, not one per WQE.
+ */
+int64_t emu_ring_ready(struct emu_ring *r)
+{
+	int64_t n;
+
+	if (r->ready)
+		return r->ready;
+	n = emu_ring_pending(r);
+	if (n > 0)
+		r->ready = (uint32_t)n;
+	return n;
+}
+
 void emu_ring_consume(struct emu_ring *r)
 {
+	if (r->ready)
+		r->ready--;
 	r->cons++;
 	uroce_store_release(&r->hdr->cons, r->cons);
 }
@@ -101,5 +122,6 @@ void emu_ring_consume(struct emu_ring *r)
 void emu_ring_drain(struct emu_ring *r)
 {
 	r->cons = uroce_load_acquire(&r->hdr->prod);
+	r->ready = 0;
 	uroce_store_release(&r->hdr->cons, r->cons);
 }
