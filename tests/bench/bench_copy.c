@@ -168,6 +168,23 @@ static void recv_all(int fd, uint8_t *rx)
 
 enum chain { DMA, DMA1, MAP, TCP };
 
+/* The dma chains from built packets on: send them, receive them, and
+ * process_vm_writev their payloads to `to_buf`. */
+static void packets_to(int tx, int rx, const struct sockaddr_in *to, uint8_t *pkts, uint8_t *rxbuf,
+		       uint8_t *to_buf)
+{
+	struct iovec iov[NSEG], r = {.iov_base = to_buf, .iov_len = MSG};
+
+	for (unsigned i = 0; i < NSEG; i++)
+		iov[i] = (struct iovec){.iov_base = pkts + i * PKT, .iov_len = PKT};
+	send_msg(tx, to, iov, 1);
+	recv_all(rx, rxbuf);
+	for (unsigned i = 0; i < NSEG; i++)
+		iov[i] = (struct iovec){.iov_base = rxbuf + i * PKT + HDR, .iov_len = SEG};
+	if (process_vm_writev(getpid(), iov, NSEG, &r, 1, 0) != (ssize_t)MSG)
+		die("process_vm_writev");
+}
+
 /* One message from src+off to dst+off along `c`. */
 static void move_one(enum chain c, int tx, int rx, const struct sockaddr_in *to, uint8_t *src,
 		     uint8_t *dst, size_t off, uint8_t *stage, uint8_t *pkts, uint8_t *rxbuf)
@@ -187,15 +204,7 @@ static void move_one(enum chain c, int tx, int rx, const struct sockaddr_in *to,
 			memcpy(pkts + i * PKT, hdr[i], HDR);
 			memcpy(pkts + i * PKT + HDR, stage + i * SEG, SEG);
 		}
-		for (unsigned i = 0; i < NSEG; i++)
-			iov[i] = (struct iovec){.iov_base = pkts + i * PKT, .iov_len = PKT};
-		send_msg(tx, to, iov, 1);
-		recv_all(rx, rxbuf);
-		for (unsigned i = 0; i < NSEG; i++)
-			iov[i] = (struct iovec){.iov_base = rxbuf + i * PKT + HDR, .iov_len = SEG};
-		r = (struct iovec){.iov_base = dst + off, .iov_len = MSG};
-		if (process_vm_writev(self, iov, NSEG, &r, 1, 0) != (ssize_t)MSG)
-			die("process_vm_writev");
+		packets_to(tx, rx, to, pkts, rxbuf, dst + off);
 		break;
 	}
 	case DMA1: {
@@ -207,15 +216,7 @@ static void move_one(enum chain c, int tx, int rx, const struct sockaddr_in *to,
 		}
 		if (process_vm_readv(self, iov, NSEG, &r, 1, 0) != (ssize_t)MSG)
 			die("process_vm_readv");
-		for (unsigned i = 0; i < NSEG; i++)
-			iov[i] = (struct iovec){.iov_base = pkts + i * PKT, .iov_len = PKT};
-		send_msg(tx, to, iov, 1);
-		recv_all(rx, rxbuf);
-		for (unsigned i = 0; i < NSEG; i++)
-			iov[i] = (struct iovec){.iov_base = rxbuf + i * PKT + HDR, .iov_len = SEG};
-		r = (struct iovec){.iov_base = dst + off, .iov_len = MSG};
-		if (process_vm_writev(self, iov, NSEG, &r, 1, 0) != (ssize_t)MSG)
-			die("process_vm_writev");
+		packets_to(tx, rx, to, pkts, rxbuf, dst + off);
 		break;
 	}
 	case MAP:
