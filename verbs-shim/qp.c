@@ -166,13 +166,14 @@ static uint32_t wq_state(const struct shim_wq *wq)
 	return __atomic_load_n(&wq->ring->qp_state, __ATOMIC_ACQUIRE);
 }
 
-/* Room for one more WQE? Re-reads the consumer index only when needed. */
-static int wq_full(struct shim_wq *wq, uint32_t prod, uint32_t *cons)
+/* Room for one more WQE? Re-reads the consumer index only when the one last
+ * seen shows none (under wq->lock). */
+static int wq_full(struct shim_wq *wq, uint32_t prod)
 {
-	if (prod - *cons < wq->entries)
+	if (prod - wq->cons_seen < wq->entries)
 		return 0;
-	*cons = wq->cons_seen = uroce_load_acquire(&wq->ring->cons);
-	return prod - *cons >= wq->entries;
+	wq->cons_seen = uroce_load_acquire(&wq->ring->cons);
+	return prod - wq->cons_seen >= wq->entries;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -333,7 +334,7 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
 {
 	struct shim_qp *qp = shim_qp(ibqp);
 	struct shim_wq *wq = &qp->sq;
-	uint32_t cons, start, state;
+	uint32_t start, state;
 	int err = 0;
 
 	/* A QP opened with ibv_open_qp (an XRC target) has no send queue here. */
@@ -356,9 +357,8 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
 		goto out;
 	}
 	start = wq->prod;
-	cons = wq->cons_seen;
 	for (; wr; wr = wr->next) {
-		if (wq_full(wq, wq->prod, &cons)) {
+		if (wq_full(wq, wq->prod)) {
 			/* Full because nobody consumes any more? */
 			err = shim_fatal_check(shim_ctx(ibqp->context)) ? EIO : ENOMEM;
 			break;
@@ -427,12 +427,11 @@ int shim_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw, struct ibv_mw_bind *mw_
 int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr)
 {
-	uint32_t cons, start;
+	uint32_t start;
 	int err = 0;
 
 	pthread_spin_lock(&wq->lock);
 	start = wq->prod;
-	cons = wq->cons_seen;
 	for (; wr; wr = wr->next) {
 		uint8_t *slot;
 		struct uroce_recv_wqe w = {.wr_id = wr->wr_id};
@@ -445,7 +444,7 @@ int shim_post_recv_ring(struct shim_context *ctx, struct shim_wq *wq, struct ibv
 			err = EINVAL;
 			break;
 		}
-		if (wq_full(wq, wq->prod, &cons)) {
+		if (wq_full(wq, wq->prod)) {
 			err = shim_fatal_check(ctx) ? EIO : ENOMEM;
 			break;
 		}
@@ -505,7 +504,6 @@ static struct uroce_send_wqe *wr_begin(struct shim_qp *qp, uint32_t opcode)
 {
 	struct shim_wq *wq = &qp->sq;
 	struct uroce_send_wqe *w;
-	uint32_t cons;
 
 	qp->wr_cur = NULL;
 	if (qp->wr_err)
@@ -514,8 +512,7 @@ static struct uroce_send_wqe *wr_begin(struct shim_qp *qp, uint32_t opcode)
 		qp->wr_err = EINVAL;
 		return NULL;
 	}
-	cons = wq->cons_seen;
-	if (wq_full(wq, qp->wr_prod, &cons)) {
+	if (wq_full(wq, qp->wr_prod)) {
 		qp->wr_err = ENOMEM;
 		return NULL;
 	}

@@ -396,25 +396,35 @@ static uint32_t rnd_count(uint32_t plausible)
 	}
 }
 
-/* Parse `src` (one ring slot of geom.stride bytes) after copying it with
- * emu_wqe_send_snapshot into a private slot prefilled with `fill`. */
-static uint32_t parse_snapshot(const uint8_t *src, uint8_t fill, struct xport_wqe *w, uint32_t *ah,
-			       uint8_t *pre, uint32_t *copied)
+/* Parse one private slot of `stride` bytes: the status (top bit: a payload
+ * snapshot was kept), *w, *ah and that payload in pre (zeros without). */
+static uint32_t parse(const uint8_t *priv, uint32_t stride, struct xport_wqe *w, uint32_t *ah,
+		      uint8_t *pre)
 {
-	static uint8_t priv[sizeof(slot)];
 	struct emu_wqe_geom g = geom;
 	const uint8_t *p;
 	uint32_t st;
 
-	memset(priv, fill, sizeof(priv));
+	g.stride = stride;
 	memset(w, 0x5a, sizeof(*w));
-	g.stride = *copied = emu_wqe_send_snapshot(priv, src, geom.stride);
 	st = emu_wqe_send(priv, &g, UROCE_QPT_RC, w, ah);
 	p = emu_wqe_preread(priv, w);
 	memset(pre, 0, XPORT_MAX_INLINE_BYTES);
 	if (p)
 		memcpy(pre, p, w->inline_len);
 	return p ? st | 0x80000000u : st;
+}
+
+/* Parse `src` (one ring slot of geom.stride bytes) after copying it with
+ * emu_wqe_send_snapshot into a private slot prefilled with `fill`. */
+static uint32_t parse_snapshot(const uint8_t *src, uint8_t fill, struct xport_wqe *w, uint32_t *ah,
+			       uint8_t *pre, uint32_t *copied)
+{
+	static uint8_t priv[sizeof(slot)];
+
+	memset(priv, fill, sizeof(priv));
+	*copied = emu_wqe_send_snapshot(priv, src, geom.stride);
+	return parse(priv, *copied, w, ah, pre);
 }
 
 /*
@@ -440,7 +450,6 @@ START_TEST(test_snapshot_parses_as_whole)
 		uint8_t pre_all[XPORT_MAX_INLINE_BYTES], pre_a[XPORT_MAX_INLINE_BYTES],
 		    pre_b[XPORT_MAX_INLINE_BYTES];
 		uint32_t ah_all = 0, ah_a = 0, ah_b = 0, st_all, st_a, st_b, ca, cb, flags = 0;
-		const uint8_t *p;
 
 		for (unsigned i = 0; i < geom.stride; i++)
 			slot[i] = (uint8_t)rnd();
@@ -453,14 +462,7 @@ START_TEST(test_snapshot_parses_as_whole)
 		for (unsigned i = 0; i < MAX_SGE; i++)
 			put_sge(i, 0x1000 * (i + 1), rnd() % 64, 0x100 + i);
 
-		memset(&w_all, 0x5a, sizeof(w_all));
-		st_all = emu_wqe_send(slot, &geom, UROCE_QPT_RC, &w_all, &ah_all);
-		p = emu_wqe_preread(slot, &w_all);
-		memset(pre_all, 0, sizeof(pre_all));
-		if (p) {
-			memcpy(pre_all, p, w_all.inline_len);
-			st_all |= 0x80000000u;
-		}
+		st_all = parse(slot, geom.stride, &w_all, &ah_all, pre_all);
 		st_a = parse_snapshot(slot, 0x00, &w_a, &ah_a, pre_a, &ca);
 		st_b = parse_snapshot(slot, 0xff, &w_b, &ah_b, pre_b, &cb);
 

@@ -49,13 +49,6 @@ struct emu_wqe_geom {
 /* No MR has this L_Key (keys have a non-zero index above the low byte). */
 #define EMU_WQE_BAD_LKEY 0u
 /*
- * Convert one SQ slot (a private copy of stride bytes) into an engine WQE.
- * Returns UROCE_WC_SUCCESS, or the completion status the WR must fail with
- * (LOC_QP_OP_ERR: opcode, SGE count, inline on READ/atomic; LOC_LEN_ERR:
- * inline length), in which case *w is poisoned so that the engine fails it
- * with that status, in order. *ah_handle receives a UD WR's AH.
- */
-/*
  * Copy one slot of `bytes` from a ring into a private slot: the fixed part,
  * then only what it says the WQE uses (its SGEs, inline or snapshot
  * payload), at most the rest of the slot. Returns the bytes copied, the
@@ -63,6 +56,13 @@ struct emu_wqe_geom {
  */
 uint32_t emu_wqe_send_snapshot(void *slot, const void *ring_slot, uint32_t bytes);
 uint32_t emu_wqe_recv_snapshot(void *slot, const void *ring_slot, uint32_t bytes);
+/*
+ * Convert one SQ slot (a private copy of stride bytes) into an engine WQE.
+ * Returns UROCE_WC_SUCCESS, or the completion status the WR must fail with
+ * (LOC_QP_OP_ERR: opcode, SGE count, inline on READ/atomic; LOC_LEN_ERR:
+ * inline length), in which case *w is poisoned so that the engine fails it
+ * with that status, in order. *ah_handle receives a UD WR's AH.
+ */
 uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t qp_type,
 		      struct xport_wqe *w, uint32_t *ah_handle);
 /* Make *w a WQE the engine fails with status (LOC_QP_OP_ERR/LOC_LEN_ERR). */

@@ -37,54 +37,57 @@ void emu_wqe_poison(struct xport_wqe *w, uint32_t status)
 }
 
 /*
- * The bytes of a slot that parsing reads, as its fixed part says (room:
- * the slot's bytes after the fixed part). Every bound emu_wqe_send and
- * emu_wqe_preread apply lies within it, so a snapshot of just these bytes
- * parses exactly as a snapshot of the whole slot would.
+ * The bytes after the fixed part that parsing reads, as the fixed part
+ * says. Every bound emu_wqe_send and emu_wqe_preread (emu_wqe_recv) apply
+ * lies within them, so a snapshot of just these bytes parses exactly as a
+ * snapshot of the whole slot would.
  */
-static uint32_t send_used(const struct uroce_send_wqe *s, uint32_t room)
+static uint64_t send_used(const void *fixed)
+{
+	const struct uroce_send_wqe *s = fixed;
+	uint64_t n;
+
+	if (s->send_flags & UROCE_SEND_INLINE)
+		return s->inline_len;
+	n = s->num_sge * (uint64_t)sizeof(struct uroce_sge);
+	if (s->send_flags & UROCE_SEND_PREREAD)
+		n += s->inline_len;
+	return n;
+}
+
+static uint64_t recv_used(const void *fixed)
+{
+	const struct uroce_recv_wqe *r = fixed;
+
+	return r->num_sge * (uint64_t)sizeof(struct uroce_sge);
+}
+
+/* The fixed part, then what used() says of it, at most the slot's rest. */
+static uint32_t snapshot(void *slot, const void *ring_slot, uint32_t bytes, uint32_t fixed,
+			 uint64_t (*used)(const void *fixed))
 {
 	uint64_t n;
 
-	if (s->send_flags & UROCE_SEND_INLINE) {
-		n = s->inline_len;
-	} else {
-		n = s->num_sge * (uint64_t)sizeof(struct uroce_sge);
-		if (s->send_flags & UROCE_SEND_PREREAD)
-			n += s->inline_len;
+	if (bytes <= fixed) {
+		memcpy(slot, ring_slot, bytes);
+		return bytes;
 	}
-	return n < room ? (uint32_t)n : room;
+	memcpy(slot, ring_slot, fixed);
+	n = used(slot);
+	if (n > bytes - fixed)
+		n = bytes - fixed;
+	memcpy((uint8_t *)slot + fixed, (const uint8_t *)ring_slot + fixed, n);
+	return fixed + (uint32_t)n;
 }
 
 uint32_t emu_wqe_send_snapshot(void *slot, const void *ring_slot, uint32_t bytes)
 {
-	if (bytes <= UROCE_SEND_WQE_BYTES) {
-		memcpy(slot, ring_slot, bytes);
-		return bytes;
-	}
-	memcpy(slot, ring_slot, UROCE_SEND_WQE_BYTES);
-	bytes = UROCE_SEND_WQE_BYTES + send_used(slot, bytes - UROCE_SEND_WQE_BYTES);
-	memcpy((uint8_t *)slot + UROCE_SEND_WQE_BYTES,
-	       (const uint8_t *)ring_slot + UROCE_SEND_WQE_BYTES, bytes - UROCE_SEND_WQE_BYTES);
-	return bytes;
+	return snapshot(slot, ring_slot, bytes, UROCE_SEND_WQE_BYTES, send_used);
 }
 
 uint32_t emu_wqe_recv_snapshot(void *slot, const void *ring_slot, uint32_t bytes)
 {
-	const struct uroce_recv_wqe *r = slot;
-	uint64_t n;
-
-	if (bytes <= UROCE_RECV_WQE_BYTES) {
-		memcpy(slot, ring_slot, bytes);
-		return bytes;
-	}
-	memcpy(slot, ring_slot, UROCE_RECV_WQE_BYTES);
-	n = r->num_sge * (uint64_t)sizeof(struct uroce_sge);
-	if (n > bytes - UROCE_RECV_WQE_BYTES)
-		n = bytes - UROCE_RECV_WQE_BYTES;
-	memcpy((uint8_t *)slot + UROCE_RECV_WQE_BYTES,
-	       (const uint8_t *)ring_slot + UROCE_RECV_WQE_BYTES, n);
-	return UROCE_RECV_WQE_BYTES + (uint32_t)n;
+	return snapshot(slot, ring_slot, bytes, UROCE_RECV_WQE_BYTES, recv_used);
 }
 
 uint32_t emu_wqe_send(const void *slot, const struct emu_wqe_geom *g, uint32_t qp_type,
