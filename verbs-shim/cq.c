@@ -103,8 +103,18 @@ static void count_comp_event(void *obj)
  * record already in the pipe shows as the daemon's count of records piped
  * being ahead of ours (a system call costs more than a microsecond on a
  * virtual machine). Without a slot, each look polls the pipe.
+ *
+ * Whether to look at all is measured per channel (look.h): where looking
+ * threads only take CPU time from the daemons, a channel blocks at once.
  */
 #define SHIM_EVENT_SPIN_US 50
+
+/* A wait that found no event at the call: when it began (0: not timed) and
+ * whether it looked first (look.h). */
+struct shim_wait {
+	uint64_t start;
+	enum shim_look_way way;
+};
 
 /* Take the event waiting in the word, if one does: its CQ handle, or 0. */
 static uint32_t event_take(struct uroce_chan_event *ev)
@@ -149,19 +159,24 @@ static bool pipe_ready(int fd)
  * over in memory, or 0 when the pipe is to be read (a record is there, the
  * time is up, or the channel is non-blocking).
  */
-static uint32_t event_spin(struct shim_channel *ch)
+static uint32_t event_spin(struct shim_channel *ch, struct shim_wait *w)
 {
 	struct uroce_chan_event *ev = ch->ev;
 	uint64_t end, idle = UROCE_CHAN_EV_IDLE;
 	int fd = ch->ch.fd, fl;
 	uint32_t cq;
 
+	w->start = 0;
 	if (ev && ((cq = event_take(ev)) || event_piped(ch)))
 		return cq;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || (fl & O_NONBLOCK))
 		return 0;
-	end = shim_now_ns() + SHIM_EVENT_SPIN_US * 1000u;
+	w->start = shim_now_ns();
+	w->way = shim_look_way(&ch->look);
+	if (w->way == SHIM_LOOK_BLOCK)
+		return 0;
+	end = w->start + SHIM_EVENT_SPIN_US * 1000u;
 	if (!ev) {
 		while (!pipe_ready(fd) && shim_now_ns() < end)
 			sched_yield();
@@ -187,7 +202,8 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 
 	for (;;) {
 		struct uroce_comp_event ev;
-		uint32_t handle = event_spin(ch);
+		struct shim_wait w;
+		uint32_t handle = event_spin(ch, &w);
 
 		if (!handle) {
 			ssize_t n = read(channel->fd, &ev, sizeof(ev));
@@ -203,6 +219,8 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 			__atomic_fetch_add(&ch->piped_read, 1, __ATOMIC_RELAXED);
 			handle = ev.cq_handle;
 		}
+		if (w.start)
+			shim_look_done(&ch->look, w.way, shim_now_ns() - w.start);
 		scq = shim_obj_get(c, handle, SHIM_OBJ_CQ, count_comp_event);
 		if (!scq)
 			continue; /* for a CQ destroyed since */

@@ -20,6 +20,7 @@
 #include <infiniband/verbs.h>
 
 #include "uroce/uapi.h"
+#include "look.h"
 
 /* verbs.h turns these into inline wrappers; the shim defines the exported
  * functions behind them (as rdma-core's verbs.c does). */
@@ -122,6 +123,7 @@ struct shim_channel {
 	 * (uapi.h chan_event[]), NULL: events come through the pipe only. */
 	struct uroce_chan_event *ev;
 	uint64_t piped_read; /* records read from the pipe (atomic) */
+	struct shim_look look; /* look before blocking? (look.h) */
 };
 
 struct shim_cq {
