@@ -397,7 +397,7 @@ fmt() { # median min max -> "median (min-max)" or just the median for one repeti
 	if [ "$1" = n/a ]; then echo n/a; elif [ "$REPS" -eq 1 ]; then echo "$1"; else echo "$1 ($2-$3)"; fi
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2fx", a/b; else print "n/a" }'; }
-line() { # LABEL FIGURE [TCP_FIGURE]
+line() { # LABEL FIGURE [TCP_FIGURE]: uroce's column of FIGURE beside TCP's of TCP_FIGURE
 	local u t
 	read -r um umin umax <<<"$(summary "$2" 4)"
 	if [ -n "${3:-}" ]; then
@@ -409,16 +409,6 @@ line() { # LABEL FIGURE [TCP_FIGURE]
 	t=$(fmt "$tm" "$tmin" "$tmax")
 	printf '%-36s %22s %22s %7s\n' "$1" "$u" "$t" "$(ratio "$um" "$tm")"
 }
-# the TCP column of a figure sits in its own rows for the CPU cost
-tcp_cpu_line() {
-	local u t
-	read -r um umin umax <<<"$(summary "$2" 4)"
-	read -r tm tmin tmax <<<"$(summary tcp_cpu_per_gb 5)"
-	u=$(fmt "$um" "$umin" "$umax")
-	t=$(fmt "$tm" "$tmin" "$tmax")
-	printf '%-36s %22s %22s %7s\n' "$1" "$u" "$t" "$(ratio "$um" "$tm")"
-}
-
 # a ratio of two uroce figures of each repetition: median (min-max) in the ratio column
 ratio_line() {
 	local u
@@ -443,9 +433,9 @@ printf '%-36s %22s %22s %7s\n' "figure (uroce0 <-> uroce1)" "uroce" "tcp (qperf)
 line "ib_write_bw 64 KiB [MB/s]" write_bw_64k write_bw_64k
 line "ib_read_bw 64 KiB [MB/s]" read_bw_64k read_bw_64k
 line "ib_send_bw 64 KiB [MB/s]" send_bw_64k send_bw_64k
-tcp_cpu_line "write: daemon CPU-s per GB" write_cpu_per_gb
-tcp_cpu_line "read: daemon CPU-s per GB" read_cpu_per_gb
-tcp_cpu_line "send: daemon CPU-s per GB" send_cpu_per_gb
+line "write: daemon CPU-s per GB" write_cpu_per_gb tcp_cpu_per_gb
+line "read: daemon CPU-s per GB" read_cpu_per_gb tcp_cpu_per_gb
+line "send: daemon CPU-s per GB" send_cpu_per_gb tcp_cpu_per_gb
 line "ib_send_bw 64 B [M msg/s]" msg_rate_64b
 line "ib_send_lat 2 B typical [us]" send_lat_2b send_lat_2b
 line "ib_send_lat 2 B p99 [us]" send_lat_2b_p99
