@@ -104,8 +104,10 @@ static void count_comp_event(void *obj)
  * being ahead of ours (a system call costs more than a microsecond on a
  * virtual machine). Without a slot, each look polls the pipe.
  *
- * Whether to look at all is measured per channel (look.h): where looking
- * threads only take CPU time from the daemons, a channel blocks at once.
+ * Whether to look at all is measured per channel, in trials that all
+ * programs of the host hold at the same moments (look.h): where looking
+ * threads only take turns at a core from the daemons, a channel blocks at
+ * once.
  */
 #define SHIM_EVENT_SPIN_US 50
 
@@ -167,13 +169,14 @@ static uint32_t event_spin(struct shim_channel *ch, struct shim_wait *w)
 	uint32_t cq;
 
 	w->start = 0;
+	w->way = SHIM_LOOK_LOOK;
 	if (ev && ((cq = event_take(ev)) || event_piped(ch)))
 		return cq;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || (fl & O_NONBLOCK))
 		return 0;
 	w->start = shim_now_ns();
-	w->way = shim_look_way(&ch->look);
+	w->way = shim_look_way(&ch->look, w->start);
 	if (w->way == SHIM_LOOK_BLOCK)
 		return 0;
 	end = w->start + SHIM_EVENT_SPIN_US * 1000u;
@@ -220,7 +223,7 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 			handle = ev.cq_handle;
 		}
 		if (w.start)
-			shim_look_done(&ch->look, w.way, shim_now_ns() - w.start);
+			shim_look_done(&ch->look, w.way, w.start, shim_now_ns());
 		scq = shim_obj_get(c, handle, SHIM_OBJ_CQ, count_comp_event);
 		if (!scq)
 			continue; /* for a CQ destroyed since */

@@ -7,17 +7,25 @@
  * thread: where the CPUs are oversubscribed it takes turns at a core with
  * the daemons that are to produce the event, and every turn is a switch of
  * address space. Which way is faster depends on the machine and on what
- * else runs: with one daemon hosting both RNICs on two cores, ib_send_lat
- * -e took 18-20 us looking and 27-38 us blocking at once; with two daemons
- * 43-48 us looking and 30-43 us blocking, although most looks there found
- * their event (the looks themselves made it late).
+ * runs on it, and is not one side's choice: in a ping-pong both peers wait
+ * in turn. On two cores, ib_send_lat -e with one daemon hosting both RNICs
+ * took 19.5-24.8 us with both peers looking and 27.5-40.8 us with both
+ * blocking at once; with two daemons, 41.6-47.2 us looking and 37.5-40.3
+ * blocking (42.2-51.9 against 54.4-60.4 with both daemons on one core).
  *
- * So each channel measures both ways and takes the faster: a cycle of
- * SHIM_LOOK_TRIAL waits that look, SHIM_LOOK_TRIAL that block at once, and
- * then SHIM_LOOK_RUN waits the way whose median wait was shorter. A wait is
- * timed from the call to the event when no event was there at the call.
- * Threads that wait on one channel share it; one that finds another
- * recording skips its own sample.
+ * So each channel measures both ways, in trials that every program of the
+ * host holds at the same moments: the clock (CLOCK_MONOTONIC, one for all
+ * processes) is cut into periods of SHIM_LOOK_PERIOD_NS; in the first
+ * SHIM_LOOK_TRIAL_NS of each, waits look, in the next SHIM_LOOK_TRIAL_NS
+ * they block at once, and for the rest of the period they go the way whose
+ * median wait (from the call to the event, when no event was there at the
+ * call) was shorter; blocking, which costs more when it is the wrong
+ * choice, must be shorter by a sixteenth. Peers of a ping-pong on one host
+ * thus compare both looking with both blocking. A trial with fewer than
+ * SHIM_LOOK_MIN_SAMPLES waits of either way (long waits, where looking
+ * costs little) keeps the previous choice; looking is the first. Threads
+ * that wait on one channel share it; one that finds another recording
+ * skips its own sample.
  */
 #ifndef UROCE_SHIM_LOOK_H
 #define UROCE_SHIM_LOOK_H
@@ -25,30 +33,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SHIM_LOOK_TRIAL 32u
-#define SHIM_LOOK_RUN 512u
-#define SHIM_LOOK_CYCLE (2 * SHIM_LOOK_TRIAL + SHIM_LOOK_RUN)
+#define SHIM_LOOK_PERIOD_NS 256000000ull
+#define SHIM_LOOK_TRIAL_NS 8000000ull
+#define SHIM_LOOK_SAMPLES 64u
+#define SHIM_LOOK_MIN_SAMPLES 8u
 
 enum shim_look_way { SHIM_LOOK_LOOK = 0, SHIM_LOOK_BLOCK = 1 };
 
 struct shim_look {
-	uint32_t n;			  /* timed waits into the cycle */
-	uint8_t busy;			  /* a thread records a sample */
-	uint8_t run;			  /* the way of the run (enum shim_look_way) */
-	uint32_t median[2];		  /* ns, of each way's last trial */
-	uint32_t sample[SHIM_LOOK_TRIAL]; /* ns, of the trial under way */
+	uint64_t period;   /* the period the samples are of, plus one (0: none) */
+	uint8_t busy;	   /* a thread records or decides */
+	uint8_t run;	   /* the way after the trials (enum shim_look_way) */
+	bool decided;	   /* for `period` */
+	uint32_t count[2]; /* samples of each way */
+	uint32_t sample[2][SHIM_LOOK_SAMPLES]; /* ns */
 };
 
-/* The way a wait that starts now goes. */
-static inline enum shim_look_way shim_look_way(const struct shim_look *l)
+/* Which trial a moment falls in: a way, or -1 (after the trials). */
+static inline int shim_look_trial(uint64_t now)
 {
-	uint32_t n = __atomic_load_n(&l->n, __ATOMIC_RELAXED);
+	uint64_t off = now % SHIM_LOOK_PERIOD_NS;
 
-	if (n < SHIM_LOOK_TRIAL)
+	if (off < SHIM_LOOK_TRIAL_NS)
 		return SHIM_LOOK_LOOK;
-	if (n < 2 * SHIM_LOOK_TRIAL)
+	if (off < 2 * SHIM_LOOK_TRIAL_NS)
 		return SHIM_LOOK_BLOCK;
-	return (enum shim_look_way)__atomic_load_n(&l->run, __ATOMIC_RELAXED);
+	return -1;
 }
 
 static inline uint32_t shim_look_median(uint32_t *v, unsigned len)
@@ -64,29 +74,58 @@ static inline uint32_t shim_look_median(uint32_t *v, unsigned len)
 	return v[len / 2];
 }
 
-/* A timed wait that went `way` took `ns`. */
-static inline void shim_look_done(struct shim_look *l, enum shim_look_way way, uint64_t ns)
+/* After the trials of the period the samples are of: choose, once. */
+static inline void shim_look_decide(struct shim_look *l, uint64_t period)
 {
-	uint32_t n;
+	uint32_t *c = l->count, look, block;
 
+	if (l->period != period + 1 || l->decided)
+		return;
+	__atomic_store_n(&l->decided, true, __ATOMIC_RELAXED);
+	if (c[SHIM_LOOK_LOOK] < SHIM_LOOK_MIN_SAMPLES || c[SHIM_LOOK_BLOCK] < SHIM_LOOK_MIN_SAMPLES)
+		return;
+	look = shim_look_median(l->sample[SHIM_LOOK_LOOK], c[SHIM_LOOK_LOOK]);
+	block = shim_look_median(l->sample[SHIM_LOOK_BLOCK], c[SHIM_LOOK_BLOCK]);
+	__atomic_store_n(
+	    &l->run, (uint64_t)block * 16 < (uint64_t)look * 15 ? SHIM_LOOK_BLOCK : SHIM_LOOK_LOOK,
+	    __ATOMIC_RELAXED);
+}
+
+/* The way a wait that starts at `now` goes. */
+static inline enum shim_look_way shim_look_way(struct shim_look *l, uint64_t now)
+{
+	int trial = shim_look_trial(now);
+
+	if (trial >= 0)
+		return (enum shim_look_way)trial;
+	if (!__atomic_load_n(&l->decided, __ATOMIC_RELAXED) &&
+	    !__atomic_exchange_n(&l->busy, 1, __ATOMIC_ACQUIRE)) {
+		shim_look_decide(l, now / SHIM_LOOK_PERIOD_NS);
+		__atomic_store_n(&l->busy, 0, __ATOMIC_RELEASE);
+	}
+	return (enum shim_look_way)__atomic_load_n(&l->run, __ATOMIC_RELAXED);
+}
+
+/* A wait that went `way` from `start` found its event at `end` (ns). Only a
+ * wait that began and ended in the trial of its way is a sample. */
+static inline void shim_look_done(struct shim_look *l, enum shim_look_way way, uint64_t start,
+				  uint64_t end)
+{
+	uint64_t period = start / SHIM_LOOK_PERIOD_NS;
+	uint64_t ns = end - start;
+
+	if (shim_look_trial(start) != (int)way || shim_look_trial(end) != (int)way ||
+	    end / SHIM_LOOK_PERIOD_NS != period)
+		return;
 	if (__atomic_exchange_n(&l->busy, 1, __ATOMIC_ACQUIRE))
 		return;
-	n = l->n;
-	if (n < 2 * SHIM_LOOK_TRIAL) {
-		if (way != (n < SHIM_LOOK_TRIAL ? SHIM_LOOK_LOOK : SHIM_LOOK_BLOCK))
-			goto out; /* started before the trial changed ways */
-		l->sample[n % SHIM_LOOK_TRIAL] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
-		if (n % SHIM_LOOK_TRIAL == SHIM_LOOK_TRIAL - 1)
-			l->median[way] = shim_look_median(l->sample, SHIM_LOOK_TRIAL);
-		if (n == 2 * SHIM_LOOK_TRIAL - 1)
-			__atomic_store_n(&l->run,
-					 l->median[SHIM_LOOK_BLOCK] < l->median[SHIM_LOOK_LOOK]
-					     ? SHIM_LOOK_BLOCK
-					     : SHIM_LOOK_LOOK,
-					 __ATOMIC_RELAXED);
+	if (l->period != period + 1) {
+		l->period = period + 1;
+		__atomic_store_n(&l->decided, false, __ATOMIC_RELAXED);
+		l->count[0] = l->count[1] = 0;
 	}
-	__atomic_store_n(&l->n, n + 1 == SHIM_LOOK_CYCLE ? 0 : n + 1, __ATOMIC_RELAXED);
-out:
+	if (l->count[way] < SHIM_LOOK_SAMPLES)
+		l->sample[way][l->count[way]++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 	__atomic_store_n(&l->busy, 0, __ATOMIC_RELEASE);
 }
 

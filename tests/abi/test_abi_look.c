@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_abi_look.c: verbs-shim/look.h, how ibv_get_cq_event chooses between
- * looking for an event before blocking and blocking at once. Fed with wait
- * times, a channel's state must take the way whose median wait was shorter
- * for a whole run, start over after it, keep outliers from deciding, drop
- * samples of waits that began under the other way, and let one thread
- * record at a time.
+ * looking for an event before blocking and blocking at once. Fed with
+ * waits at given moments of the clock, a channel must look, then block, in
+ * the two trials at the start of every period, then go the way whose
+ * median wait in those trials was shorter (blocking by a sixteenth), keep
+ * its choice when a trial had too few waits, count only waits that began
+ * and ended in the trial of their way, start over each period, keep
+ * outliers from deciding, and let one thread record at a time.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -13,33 +15,47 @@
 
 #include "look.h"
 
-#define US 1000u
+#define US 1000ull
+#define MS 1000000ull
+#define P SHIM_LOOK_PERIOD_NS
+#define T SHIM_LOOK_TRIAL_NS
 
-/* Feed one trial's waits: `ns` each for the way the state asks for. */
-static void trial(struct shim_look *l, enum shim_look_way want, uint64_t ns)
+/* `n` waits of `ns` each, back to back from `at`, each going the way the
+ * channel says; returns the moment after the last. */
+static uint64_t waits(struct shim_look *l, uint64_t at, unsigned n, uint64_t ns)
 {
-	for (unsigned i = 0; i < SHIM_LOOK_TRIAL; i++) {
-		ck_assert_int_eq(shim_look_way(l), want);
-		shim_look_done(l, want, ns);
+	for (unsigned i = 0; i < n; i++) {
+		enum shim_look_way way = shim_look_way(l, at);
+
+		shim_look_done(l, way, at, at + ns);
+		at += ns;
 	}
+	return at;
 }
 
-/* The run: SHIM_LOOK_RUN waits, all the way `want`. */
-static void run(struct shim_look *l, enum shim_look_way want)
+/* One period from its start: trials with these waits, then the run. */
+static void period(struct shim_look *l, uint64_t k, uint64_t look_ns, uint64_t block_ns)
 {
-	for (unsigned i = 0; i < SHIM_LOOK_RUN; i++) {
-		ck_assert_int_eq(shim_look_way(l), want);
-		shim_look_done(l, want, 7 * US);
-	}
+	ck_assert_int_eq(shim_look_way(l, k * P), SHIM_LOOK_LOOK);
+	waits(l, k * P, 20, look_ns);
+	ck_assert_int_eq(shim_look_way(l, k * P + T), SHIM_LOOK_BLOCK);
+	waits(l, k * P + T, 20, block_ns);
 }
 
-START_TEST(test_look_fresh_looks)
+START_TEST(test_look_trials_then_run)
 {
 	struct shim_look l;
 
 	memset(&l, 0, sizeof(l));
-	/* A new channel looks first, as before any measurement. */
-	ck_assert_int_eq(shim_look_way(&l), SHIM_LOOK_LOOK);
+	/* Before any trial: looking. */
+	ck_assert_int_eq(shim_look_way(&l, 3 * P + 2 * T), SHIM_LOOK_LOOK);
+	/* Both ways looking and blocking in their trials, whatever the run. */
+	ck_assert_int_eq(shim_look_trial(5 * P), SHIM_LOOK_LOOK);
+	ck_assert_int_eq(shim_look_trial(5 * P + T - 1), SHIM_LOOK_LOOK);
+	ck_assert_int_eq(shim_look_trial(5 * P + T), SHIM_LOOK_BLOCK);
+	ck_assert_int_eq(shim_look_trial(5 * P + 2 * T - 1), SHIM_LOOK_BLOCK);
+	ck_assert_int_eq(shim_look_trial(5 * P + 2 * T), -1);
+	ck_assert_int_eq(shim_look_trial(6 * P - 1), -1);
 }
 END_TEST
 
@@ -48,90 +64,93 @@ START_TEST(test_look_block_faster)
 	struct shim_look l;
 
 	memset(&l, 0, sizeof(l));
-	trial(&l, SHIM_LOOK_LOOK, 45 * US);
-	trial(&l, SHIM_LOOK_BLOCK, 33 * US);
-	ck_assert_uint_eq(l.median[SHIM_LOOK_LOOK], 45 * US);
-	ck_assert_uint_eq(l.median[SHIM_LOOK_BLOCK], 33 * US);
-	run(&l, SHIM_LOOK_BLOCK);
-	/* Then the cycle starts over, with a trial of looking. */
-	trial(&l, SHIM_LOOK_LOOK, 20 * US);
-	trial(&l, SHIM_LOOK_BLOCK, 30 * US);
-	run(&l, SHIM_LOOK_LOOK);
-	ck_assert_uint_eq(l.n, 0);
+	period(&l, 7, 45 * US, 37 * US);
+	ck_assert_int_eq(shim_look_way(&l, 7 * P + 2 * T), SHIM_LOOK_BLOCK);
+	ck_assert_int_eq(shim_look_way(&l, 8 * P - 1), SHIM_LOOK_BLOCK);
+	/* The next period's trials still look first, then decide again. */
+	period(&l, 8, 20 * US, 30 * US);
+	ck_assert_int_eq(shim_look_way(&l, 8 * P + 2 * T), SHIM_LOOK_LOOK);
 }
 END_TEST
 
-START_TEST(test_look_look_faster)
+START_TEST(test_look_margin)
 {
 	struct shim_look l;
 
 	memset(&l, 0, sizeof(l));
-	trial(&l, SHIM_LOOK_LOOK, 19 * US);
-	trial(&l, SHIM_LOOK_BLOCK, 27 * US);
-	run(&l, SHIM_LOOK_LOOK);
-	/* A tie keeps looking. */
-	trial(&l, SHIM_LOOK_LOOK, 27 * US);
-	trial(&l, SHIM_LOOK_BLOCK, 27 * US);
-	run(&l, SHIM_LOOK_LOOK);
+	/* Blocking shorter, but by less than a sixteenth: keep looking. */
+	period(&l, 1, 32 * US, 31 * US);
+	ck_assert_int_eq(shim_look_way(&l, P + 2 * T), SHIM_LOOK_LOOK);
+	/* By more: block. */
+	period(&l, 2, 32 * US, 29 * US);
+	ck_assert_int_eq(shim_look_way(&l, 2 * P + 2 * T), SHIM_LOOK_BLOCK);
+	/* A tie: look. */
+	period(&l, 3, 32 * US, 32 * US);
+	ck_assert_int_eq(shim_look_way(&l, 3 * P + 2 * T), SHIM_LOOK_LOOK);
+}
+END_TEST
+
+START_TEST(test_look_too_few_keeps)
+{
+	struct shim_look l;
+
+	memset(&l, 0, sizeof(l));
+	period(&l, 1, 50 * US, 20 * US);
+	ck_assert_int_eq(shim_look_way(&l, P + 2 * T), SHIM_LOOK_BLOCK);
+	/* Next period: plenty of looking, too few blocking waits (long ones). */
+	waits(&l, 2 * P, 20, 10 * US);
+	waits(&l, 2 * P + T, SHIM_LOOK_MIN_SAMPLES - 1, 100 * US);
+	ck_assert_int_eq(shim_look_way(&l, 2 * P + 2 * T), SHIM_LOOK_BLOCK);
+	/* A period without any wait in its trials keeps it too. */
+	ck_assert_int_eq(shim_look_way(&l, 4 * P + 2 * T), SHIM_LOOK_BLOCK);
+}
+END_TEST
+
+START_TEST(test_look_spanning_dropped)
+{
+	struct shim_look l;
+
+	memset(&l, 0, sizeof(l));
+	/* Looking waits that end in the blocking trial, blocking waits that
+	 * end after it, waits of the wrong way: none is a sample. */
+	for (unsigned i = 0; i < 20; i++) {
+		shim_look_done(&l, SHIM_LOOK_LOOK, P + T - 10 * US, P + T + 5 * US);
+		shim_look_done(&l, SHIM_LOOK_BLOCK, P + 2 * T - 10 * US, P + 2 * T + 5 * US);
+		shim_look_done(&l, SHIM_LOOK_BLOCK, P + 1 * MS, P + 1 * MS + 5 * US);
+		shim_look_done(&l, SHIM_LOOK_LOOK, P + T + 1 * MS, P + T + 1 * MS + 5 * US);
+		shim_look_done(&l, SHIM_LOOK_LOOK, P + 3 * T, P + 3 * T + 5 * US);
+	}
+	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], 0);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_BLOCK], 0);
+	ck_assert_int_eq(shim_look_way(&l, P + 2 * T), SHIM_LOOK_LOOK);
+	/* The samples of one period do not carry into the next. */
+	waits(&l, 5 * P, 20, 50 * US);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], 20);
+	waits(&l, 6 * P + T, 20, 10 * US);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], 0);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_BLOCK], 20);
+	ck_assert_int_eq(shim_look_way(&l, 6 * P + 2 * T), SHIM_LOOK_LOOK);
 }
 END_TEST
 
 START_TEST(test_look_median_not_mean)
 {
 	struct shim_look l;
-	unsigned i;
+	uint64_t at = 9 * P;
 
 	memset(&l, 0, sizeof(l));
-	/* Looking: mostly 20 us, a few waits of seconds (a peer that went
-	 * quiet); its mean is far above blocking's, its median below. */
-	for (i = 0; i < SHIM_LOOK_TRIAL; i++)
-		shim_look_done(&l, SHIM_LOOK_LOOK, i % 8 == 3 ? 5000000000ull : 20 * US);
-	ck_assert_uint_eq(l.median[SHIM_LOOK_LOOK], 20 * US);
-	/* Blocking: the samples in every order, the median is the middle one. */
-	for (i = 0; i < SHIM_LOOK_TRIAL; i++)
-		shim_look_done(&l, SHIM_LOOK_BLOCK,
-			       (uint64_t)((i * 13) % SHIM_LOOK_TRIAL + 10) * US);
-	ck_assert_uint_eq(l.median[SHIM_LOOK_BLOCK], (SHIM_LOOK_TRIAL / 2 + 10) * US);
-	run(&l, SHIM_LOOK_LOOK);
-}
-END_TEST
+	/* Looking: mostly 20 us, a few waits of seconds capped; its mean is
+	 * far above blocking's, its median below. */
+	for (unsigned i = 0; i < 32; i++) {
+		uint64_t ns = i % 8 == 3 ? 5000 * MS : 20 * US;
 
-START_TEST(test_look_long_wait_capped)
-{
-	struct shim_look l;
-	unsigned i;
-
-	memset(&l, 0, sizeof(l));
-	for (i = 0; i < SHIM_LOOK_TRIAL; i++)
-		shim_look_done(&l, SHIM_LOOK_LOOK, 1ull << 40);
-	ck_assert_uint_eq(l.median[SHIM_LOOK_LOOK], UINT32_MAX);
-	trial(&l, SHIM_LOOK_BLOCK, 1ull << 33);
-	ck_assert_uint_eq(l.median[SHIM_LOOK_BLOCK], UINT32_MAX);
-	run(&l, SHIM_LOOK_LOOK); /* equal: keep looking */
-}
-END_TEST
-
-START_TEST(test_look_other_way_dropped)
-{
-	struct shim_look l;
-	unsigned i;
-
-	memset(&l, 0, sizeof(l));
-	for (i = 0; i < SHIM_LOOK_TRIAL; i++)
-		shim_look_done(&l, SHIM_LOOK_LOOK, 50 * US);
-	/* A wait that looked, begun before the trial changed ways, ends in the
-	 * blocking trial: not a sample of blocking, and no step. */
-	shim_look_done(&l, SHIM_LOOK_LOOK, 1 * US);
-	ck_assert_uint_eq(l.n, SHIM_LOOK_TRIAL);
-	trial(&l, SHIM_LOOK_BLOCK, 40 * US);
-	ck_assert_uint_eq(l.median[SHIM_LOOK_BLOCK], 40 * US);
-	/* In the run, a wait of either way counts as a step and is no sample. */
-	shim_look_done(&l, SHIM_LOOK_LOOK, 1 * US);
-	ck_assert_uint_eq(l.n, 2 * SHIM_LOOK_TRIAL + 1);
-	ck_assert_uint_eq(l.median[SHIM_LOOK_BLOCK], 40 * US);
-	for (i = 1; i < SHIM_LOOK_RUN; i++)
-		shim_look_done(&l, SHIM_LOOK_BLOCK, 1 * US);
-	ck_assert_uint_eq(l.n, 0);
+		shim_look_done(&l, SHIM_LOOK_LOOK, at, at + (ns > T / 2 ? T / 2 : ns));
+	}
+	waits(&l, 9 * P + T, 32, 25 * US);
+	ck_assert_int_eq(shim_look_way(&l, 9 * P + 2 * T), SHIM_LOOK_LOOK);
+	/* More waits than samples kept: the first SHIM_LOOK_SAMPLES count. */
+	waits(&l, 10 * P, 3 * SHIM_LOOK_SAMPLES, 30 * US);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], SHIM_LOOK_SAMPLES);
 }
 END_TEST
 
@@ -140,17 +159,18 @@ START_TEST(test_look_busy_skips)
 	struct shim_look l;
 
 	memset(&l, 0, sizeof(l));
-	shim_look_done(&l, SHIM_LOOK_LOOK, 10 * US);
-	ck_assert_uint_eq(l.n, 1);
-	/* Another thread records: this sample is skipped, nothing changes. */
+	shim_look_done(&l, SHIM_LOOK_LOOK, P, P + 10 * US);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], 1);
+	/* Another thread records: this sample is skipped, and so is a choice. */
 	l.busy = 1;
-	shim_look_done(&l, SHIM_LOOK_LOOK, 99 * US);
-	ck_assert_uint_eq(l.n, 1);
-	ck_assert_uint_eq(l.sample[1], 0);
+	shim_look_done(&l, SHIM_LOOK_LOOK, P + 1 * MS, P + 1 * MS + 99 * US);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], 1);
+	ck_assert_int_eq(shim_look_way(&l, P + 2 * T), SHIM_LOOK_LOOK);
+	ck_assert(!l.decided);
 	l.busy = 0;
-	shim_look_done(&l, SHIM_LOOK_LOOK, 11 * US);
-	ck_assert_uint_eq(l.n, 2);
-	ck_assert_uint_eq(l.sample[1], 11 * US);
+	shim_look_done(&l, SHIM_LOOK_LOOK, P + 2 * MS, P + 2 * MS + 11 * US);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], 2);
+	ck_assert_uint_eq(l.sample[SHIM_LOOK_LOOK][1], 11 * US);
 	ck_assert_uint_eq(l.busy, 0);
 }
 END_TEST
@@ -160,12 +180,12 @@ static Suite *look_suite(void)
 	Suite *s = suite_create("abi_look");
 	TCase *tc = tcase_create("choice");
 
-	tcase_add_test(tc, test_look_fresh_looks);
+	tcase_add_test(tc, test_look_trials_then_run);
 	tcase_add_test(tc, test_look_block_faster);
-	tcase_add_test(tc, test_look_look_faster);
+	tcase_add_test(tc, test_look_margin);
+	tcase_add_test(tc, test_look_too_few_keeps);
+	tcase_add_test(tc, test_look_spanning_dropped);
 	tcase_add_test(tc, test_look_median_not_mean);
-	tcase_add_test(tc, test_look_long_wait_capped);
-	tcase_add_test(tc, test_look_other_way_dropped);
 	tcase_add_test(tc, test_look_busy_skips);
 	suite_add_tcase(s, tc);
 	return s;
