@@ -19,7 +19,8 @@
  * SHIM_LOOK_TRIAL_NS of each, waits look, in the next SHIM_LOOK_TRIAL_NS
  * they block at once, and for the rest of the period they go the way whose
  * median wait (from the call to the event, when no event was there at the
- * call) was shorter; blocking, which costs more when it is the wrong
+ * call; of the trial's last SHIM_LOOK_SAMPLES waits, as its first still
+ * feel the way before) was shorter; blocking, which costs more when it is the wrong
  * choice, must be shorter by a sixteenth. Peers of a ping-pong on one host
  * thus compare both looking with both blocking. A trial with fewer than
  * SHIM_LOOK_MIN_SAMPLES waits of either way (long waits, where looking
@@ -45,7 +46,7 @@ struct shim_look {
 	uint8_t busy;	   /* a thread records or decides */
 	uint8_t run;	   /* the way after the trials (enum shim_look_way) */
 	bool decided;	   /* for `period` */
-	uint32_t count[2]; /* samples of each way */
+	uint32_t count[2]; /* waits of each way sampled (the last SHIM_LOOK_SAMPLES kept) */
 	uint32_t sample[2][SHIM_LOOK_SAMPLES]; /* ns */
 };
 
@@ -84,8 +85,12 @@ static inline void shim_look_decide(struct shim_look *l, uint64_t period)
 	__atomic_store_n(&l->decided, true, __ATOMIC_RELAXED);
 	if (c[SHIM_LOOK_LOOK] < SHIM_LOOK_MIN_SAMPLES || c[SHIM_LOOK_BLOCK] < SHIM_LOOK_MIN_SAMPLES)
 		return;
-	look = shim_look_median(l->sample[SHIM_LOOK_LOOK], c[SHIM_LOOK_LOOK]);
-	block = shim_look_median(l->sample[SHIM_LOOK_BLOCK], c[SHIM_LOOK_BLOCK]);
+	look = shim_look_median(l->sample[SHIM_LOOK_LOOK], c[SHIM_LOOK_LOOK] < SHIM_LOOK_SAMPLES
+							       ? c[SHIM_LOOK_LOOK]
+							       : SHIM_LOOK_SAMPLES);
+	block = shim_look_median(l->sample[SHIM_LOOK_BLOCK], c[SHIM_LOOK_BLOCK] < SHIM_LOOK_SAMPLES
+								 ? c[SHIM_LOOK_BLOCK]
+								 : SHIM_LOOK_SAMPLES);
 	__atomic_store_n(
 	    &l->run, (uint64_t)block * 16 < (uint64_t)look * 15 ? SHIM_LOOK_BLOCK : SHIM_LOOK_LOOK,
 	    __ATOMIC_RELAXED);
@@ -124,8 +129,10 @@ static inline void shim_look_done(struct shim_look *l, enum shim_look_way way, u
 		__atomic_store_n(&l->decided, false, __ATOMIC_RELAXED);
 		l->count[0] = l->count[1] = 0;
 	}
-	if (l->count[way] < SHIM_LOOK_SAMPLES)
-		l->sample[way][l->count[way]++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	/* The last SHIM_LOOK_SAMPLES are kept: the first of a trial follow
+	 * the other way's. */
+	l->sample[way][l->count[way]++ % SHIM_LOOK_SAMPLES] =
+	    ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 	__atomic_store_n(&l->busy, 0, __ATOMIC_RELEASE);
 }
 

@@ -7,7 +7,8 @@
  * median wait in those trials was shorter (blocking by a sixteenth), keep
  * its choice when a trial had too few waits, count only waits that began
  * and ended in the trial of their way, start over each period, keep
- * outliers from deciding, and let one thread record at a time.
+ * outliers from deciding, let the last waits of a trial decide, and let one
+ * thread record at a time.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -148,9 +149,29 @@ START_TEST(test_look_median_not_mean)
 	}
 	waits(&l, 9 * P + T, 32, 25 * US);
 	ck_assert_int_eq(shim_look_way(&l, 9 * P + 2 * T), SHIM_LOOK_LOOK);
-	/* More waits than samples kept: the first SHIM_LOOK_SAMPLES count. */
-	waits(&l, 10 * P, 3 * SHIM_LOOK_SAMPLES, 30 * US);
-	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], SHIM_LOOK_SAMPLES);
+}
+END_TEST
+
+START_TEST(test_look_last_samples)
+{
+	struct shim_look l;
+
+	memset(&l, 0, sizeof(l));
+	/* The first waits of a trial still feel the other way: of more waits
+	 * than it keeps, the last SHIM_LOOK_SAMPLES decide. Here looking
+	 * starts slow and settles fast, blocking the other way round. */
+	waits(&l, 10 * P, SHIM_LOOK_SAMPLES, 90 * US);
+	waits(&l, 10 * P + 6 * MS, SHIM_LOOK_SAMPLES, 30 * US);
+	ck_assert_uint_eq(l.count[SHIM_LOOK_LOOK], 2 * SHIM_LOOK_SAMPLES);
+	waits(&l, 10 * P + T, SHIM_LOOK_SAMPLES, 10 * US);
+	waits(&l, 10 * P + T + 1 * MS, SHIM_LOOK_SAMPLES, 40 * US);
+	ck_assert_int_eq(shim_look_way(&l, 10 * P + 2 * T), SHIM_LOOK_LOOK);
+	/* And the other way round. */
+	waits(&l, 11 * P, SHIM_LOOK_SAMPLES, 30 * US);
+	waits(&l, 11 * P + 2 * MS, SHIM_LOOK_SAMPLES, 50 * US);
+	waits(&l, 11 * P + T, SHIM_LOOK_SAMPLES, 60 * US);
+	waits(&l, 11 * P + T + 4 * MS, SHIM_LOOK_SAMPLES, 20 * US);
+	ck_assert_int_eq(shim_look_way(&l, 11 * P + 2 * T), SHIM_LOOK_BLOCK);
 }
 END_TEST
 
@@ -186,6 +207,7 @@ static Suite *look_suite(void)
 	tcase_add_test(tc, test_look_too_few_keeps);
 	tcase_add_test(tc, test_look_spanning_dropped);
 	tcase_add_test(tc, test_look_median_not_mean);
+	tcase_add_test(tc, test_look_last_samples);
 	tcase_add_test(tc, test_look_busy_skips);
 	suite_add_tcase(s, tc);
 	return s;
