@@ -20,10 +20,10 @@
  * they block at once, and for the rest of the period they go the way whose
  * median wait (from the call to the event, when no event was there at the
  * call; of the trial's last SHIM_LOOK_SAMPLES waits, as its first still
- * feel the way before) was shorter; blocking, which costs more when it is the wrong
- * choice, must be shorter by a sixteenth. Peers of a ping-pong on one host
- * thus compare both looking with both blocking. A trial with fewer than
- * SHIM_LOOK_MIN_SAMPLES waits of either way (long waits, where looking
+ * feel the way before) was shorter; blocking, which costs more when it is
+ * the wrong choice, must be shorter by a sixteenth. Peers of a ping-pong on
+ * one host thus compare both looking with both blocking. A trial with fewer
+ * than SHIM_LOOK_MIN_SAMPLES waits of either way (long waits, where looking
  * costs little) keeps the previous choice; looking is the first. Threads
  * that wait on one channel share it; one that finds another recording
  * skips its own sample.
@@ -78,22 +78,25 @@ static inline uint32_t shim_look_median(uint32_t *v, unsigned len)
 /* After the trials of the period the samples are of: choose, once. */
 static inline void shim_look_decide(struct shim_look *l, uint64_t period)
 {
-	uint32_t *c = l->count, look, block;
+	uint32_t median[2];
 
 	if (l->period != period + 1 || l->decided)
 		return;
 	__atomic_store_n(&l->decided, true, __ATOMIC_RELAXED);
-	if (c[SHIM_LOOK_LOOK] < SHIM_LOOK_MIN_SAMPLES || c[SHIM_LOOK_BLOCK] < SHIM_LOOK_MIN_SAMPLES)
-		return;
-	look = shim_look_median(l->sample[SHIM_LOOK_LOOK], c[SHIM_LOOK_LOOK] < SHIM_LOOK_SAMPLES
-							       ? c[SHIM_LOOK_LOOK]
-							       : SHIM_LOOK_SAMPLES);
-	block = shim_look_median(l->sample[SHIM_LOOK_BLOCK], c[SHIM_LOOK_BLOCK] < SHIM_LOOK_SAMPLES
-								 ? c[SHIM_LOOK_BLOCK]
-								 : SHIM_LOOK_SAMPLES);
-	__atomic_store_n(
-	    &l->run, (uint64_t)block * 16 < (uint64_t)look * 15 ? SHIM_LOOK_BLOCK : SHIM_LOOK_LOOK,
-	    __ATOMIC_RELAXED);
+	for (int way = SHIM_LOOK_LOOK; way <= SHIM_LOOK_BLOCK; way++) {
+		uint32_t n = l->count[way];
+
+		if (n < SHIM_LOOK_MIN_SAMPLES)
+			return;
+		median[way] =
+		    shim_look_median(l->sample[way], n < SHIM_LOOK_SAMPLES ? n : SHIM_LOOK_SAMPLES);
+	}
+	__atomic_store_n(&l->run,
+			 (uint64_t)median[SHIM_LOOK_BLOCK] * 16 <
+				 (uint64_t)median[SHIM_LOOK_LOOK] * 15
+			     ? SHIM_LOOK_BLOCK
+			     : SHIM_LOOK_LOOK,
+			 __ATOMIC_RELAXED);
 }
 
 /* The way a wait that starts at `now` goes. */
