@@ -313,26 +313,49 @@ int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char 
 	return common_pcap_open_write_snap(w, path, 0, err, errlen);
 }
 
+/* A snap length of 0 (whole frames) or 64..65535: 0 or -EINVAL. */
+static int snaplen_check(const char *path, uint32_t snaplen, char *err, size_t errlen)
+{
+	if (snaplen && (snaplen < 64 || snaplen > COMMON_PCAP_SNAPLEN)) {
+		common_pcap_seterr(err, errlen, "%s: %s", path, "snap length must be 64..65535");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int common_pcap_open_write_snap(struct common_pcap_writer *w, const char *path, uint32_t snaplen,
 				char *err, size_t errlen)
 {
 	FILE *f;
 
 	memset(w, 0, sizeof(*w));
-	if (snaplen && (snaplen < 64 || snaplen > COMMON_PCAP_SNAPLEN)) {
-		common_pcap_seterr(err, errlen, "%s: %s", path, "snap length must be 64..65535");
+	if (snaplen_check(path, snaplen, err, errlen))
+		return -EINVAL; /* before a file is created */
+	/* fopen ourselves for a precise errno */
+	f = fopen(path, "wb");
+	if (!f) {
+		int e = errno;
+
+		common_pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	return common_pcap_open_write_stream(w, f, path, snaplen, err, errlen);
+}
+
+int common_pcap_open_write_stream(struct common_pcap_writer *w, FILE *f, const char *path,
+				  uint32_t snaplen, char *err, size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	if (snaplen_check(path, snaplen, err, errlen)) {
+		fclose(f);
 		return -EINVAL;
 	}
 	w->snaplen = snaplen ? snaplen : COMMON_PCAP_SNAPLEN;
 	if (ends_with(path, ".pcapng")) {
-		f = fopen(path, "wb");
-		if (!f || pcapng_start(f, w->snaplen)) {
-			int e = f ? EIO : errno;
-
-			common_pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
-			if (f)
-				fclose(f);
-			return -e;
+		if (pcapng_start(f, w->snaplen)) {
+			common_pcap_seterr(err, errlen, "%s: %s", path, strerror(EIO));
+			fclose(f);
+			return -EIO;
 		}
 		w->ng = f;
 		w->bytes = 28 + 20;
@@ -341,18 +364,10 @@ int common_pcap_open_write_snap(struct common_pcap_writer *w, const char *path, 
 	w->dead = pcap_open_dead(DLT_EN10MB, (int)w->snaplen);
 	if (!w->dead) {
 		common_pcap_seterr(err, errlen, "%s: %s", path, "cannot create a pcap handle");
+		fclose(f);
 		return -ENOMEM;
 	}
-	/* fopen ourselves for a precise errno; pcap_dump_fopen takes the FILE over. */
-	f = fopen(path, "wb");
-	if (!f) {
-		int e = errno;
-
-		common_pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
-		pcap_close(w->dead);
-		w->dead = NULL;
-		return -e;
-	}
+	/* pcap_dump_fopen takes the stream over (pcap_dump_close closes it). */
 	w->dumper = pcap_dump_fopen(w->dead, f);
 	if (!w->dumper) {
 		common_pcap_seterr(err, errlen, "%s: %s", path, pcap_geterr(w->dead));

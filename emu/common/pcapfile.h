@@ -97,6 +97,12 @@ int common_pcap_open_write(struct common_pcap_writer *w, const char *path, char 
 int common_pcap_open_write_snap(struct common_pcap_writer *w, const char *path, uint32_t snaplen,
 				char *err, size_t errlen);
 
+/* The same on a stream f already open for path (whose name decides between
+ * pcap and pcapng, as above): the writer takes f over, and closes it when it
+ * fails. The file header is the stream's first bytes. */
+int common_pcap_open_write_stream(struct common_pcap_writer *w, FILE *f, const char *path,
+				  uint32_t snaplen, char *err, size_t errlen);
+
 /* Append one complete frame with timestamp ts (NULL: now). Returns 0 or -EIO. */
 int common_pcap_write_frame(struct common_pcap_writer *w, const struct timeval *ts,
 			    const uint8_t *frame, size_t len);

@@ -628,6 +628,7 @@ struct emu_opts {
 	uint32_t pcap_snaplen; /* --pcap-snaplen, 0: whole frames */
 	uint64_t pcap_size;    /* --pcap-size BYTES: a new file past it, 0: one file */
 	uint32_t pcap_files;   /* --pcap-files N: keep the last N (ring), 0: all */
+	uint64_t pcap_buffer;  /* --pcap-buffer BYTES: frames waiting for the file, 0: default */
 	uint32_t spin_us;      /* --spin-us, when spin_set */
 	int spin_set;
 	int verbosity;		  /* enum emu_log_level */

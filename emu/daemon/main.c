@@ -72,6 +72,9 @@ static void usage(FILE *f)
 		   "FILE.0, FILE.1...\n"
 		   "      --pcap-files N  with --pcap-size: keep only the newest N files "
 		   "(a ring)\n"
+		   "      --pcap-buffer SIZE  frames waiting for the file at most "
+		   "(default 16M);\n"
+		   "                      past it frames are not captured (pcap_dropped)\n"
 		   "  -b, --sockbuf BYTES size of each UDP socket buffer (default "
 		   "16 MiB; forced past\n"
 		   "                      net.core.[rw]mem_max when privileged); "
@@ -141,6 +144,7 @@ enum {
 	OPT_PCAP_SNAPLEN = 0x100,
 	OPT_PCAP_SIZE,
 	OPT_PCAP_FILES,
+	OPT_PCAP_BUFFER,
 	OPT_CM_TIMEOUT,
 	OPT_CM_RETRIES,
 	OPT_ICRC,
@@ -389,6 +393,7 @@ static int parse(int argc, char **argv, struct uroced *u)
 	    {"pcap-snaplen", required_argument, NULL, OPT_PCAP_SNAPLEN},
 	    {"pcap-size", required_argument, NULL, OPT_PCAP_SIZE},
 	    {"pcap-files", required_argument, NULL, OPT_PCAP_FILES},
+	    {"pcap-buffer", required_argument, NULL, OPT_PCAP_BUFFER},
 	    {"spin-us", required_argument, NULL, 's'},
 	    {"nice", required_argument, NULL, 'N'},
 	    {"icrc-any-id", no_argument, NULL, 'I'},
@@ -503,6 +508,16 @@ static int parse(int argc, char **argv, struct uroced *u)
 				return 2;
 			}
 			o->pcap_files = v;
+			break;
+		case OPT_PCAP_BUFFER:
+			if (parse_size(optarg, &o->pcap_buffer) || o->pcap_buffer < 65536 ||
+			    o->pcap_buffer > (4ull << 30)) {
+				fprintf(stderr,
+					"uroced: --pcap-buffer %s: must be a size in 64K..4G "
+					"(bytes, or with K, M or G)\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 's':
 			if (parse_u32(optarg, 1000000, &v)) {
@@ -674,9 +689,11 @@ static int parse(int argc, char **argv, struct uroced *u)
 		fprintf(stderr, "uroced: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
-	if ((o->pcap_snaplen || o->pcap_size) && !o->pcap_path) {
+	if ((o->pcap_snaplen || o->pcap_size || o->pcap_buffer) && !o->pcap_path) {
 		fprintf(stderr, "uroced: --pcap-%s needs --pcap FILE\n",
-			o->pcap_snaplen ? "snaplen" : "size");
+			o->pcap_snaplen ? "snaplen"
+			: o->pcap_size	? "size"
+					: "buffer");
 		return 2;
 	}
 	if (o->pcap_files && !o->pcap_size) {
@@ -822,8 +839,8 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 		emu_info("fault injection: %u rule%s, seed %llu", o->nfault_rules,
 			 o->nfault_rules == 1 ? "" : "s", (unsigned long long)o->seed);
 
-	if (o->pcap_path &&
-	    emu_capture_open(dev, o->pcap_path, o->pcap_snaplen, o->pcap_size, o->pcap_files))
+	if (o->pcap_path && emu_capture_open(dev, o->pcap_path, o->pcap_snaplen, o->pcap_size,
+					     o->pcap_files, o->pcap_buffer))
 		return -1;
 	r->done = UROCED_CAPTURE;
 

@@ -16,7 +16,12 @@
 # corrupted on uroce0's way in must show each request's WR (wr_id, opcode,
 # length, SGE count), the retransmission and its reason, the completions a
 # received packet caused, the fault rules, and the received packet uroce0
-# refused with its drop reason.
+# refused with its drop reason. Last, a capture that nobody reads: uroce0
+# writes into a FIFO whose reader reads nothing (--pcap-buffer 256K); its
+# ping-pong must still complete (the RNIC never waits for its file), frames
+# past the buffer are counted as pcap_dropped, and once a reader drains the
+# FIFO the file holds every frame pcap_frames counts, with a comment on the
+# first frame after the gap giving the number lost.
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_rc_pingpong
 
@@ -36,6 +41,8 @@ bad_opts --pcap-snaplen --pcap "$T/x.pcapng" --pcap-snaplen 10
 bad_opts --pcap-size --pcap "$T/x.pcapng" --pcap-size 1k
 bad_opts --pcap-size --pcap "$T/x.pcapng" --pcap-size 12Q
 bad_opts --pcap-size --pcap-size 1M
+bad_opts --pcap-buffer --pcap "$T/x.pcapng" --pcap-buffer 4K
+bad_opts --pcap-buffer --pcap-buffer 1M
 [ ! -e "$T/x.pcapng" ] && pass "no capture file was created by a refused command line" ||
 	fail "a refused command line left $T/x.pcapng"
 
@@ -183,4 +190,62 @@ if command -v tshark >/dev/null; then
 	has "$T/uroce0.pcapng" $'RC Send .*\turoce fault rule 1, fault 1 \\(rx:corrupt:opcode=send,nth=5\\): bit [0-9]+ flipped: bad ICRC; dropped: bad_icrc$' \
 		"the corrupted packet, refused as bad_icrc"
 fi
+
+# A capture that nobody reads. The FIFO is held open for reading here (so
+# that uroced's open does not wait) and read by nobody during the first
+# ping-pong: a daemon that waited for its file would stop after 64 KiB.
+mkfifo "$T/fifo.pcapng"
+exec {hold}<>"$T/fifo.pcapng"
+start_rnic uroce0 "$ADDR0" --pcap "$T/fifo.pcapng" --pcap-buffer 256K
+RNIC_PCAP=0 start_rnic uroce1 "$ADDR1"
+next_tcp_port
+run_pair stall 120 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 500 -- \
+	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 500 "$ADDR0"
+if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ]; then
+	pass "ibv_rc_pingpong -n 500 while nobody reads uroce0's capture: $(grep 'iters in' "$T/stall.client")"
+else
+	fail "ibv_rc_pingpong while nobody reads the capture: server exit $SERVER_RC, client exit $CLIENT_RC"
+	show_pair stall
+fi
+sleep 1 # the last ACKs settle (and are dropped) before the counter is read
+dropped=$(counter uroce0 pcap_dropped)
+[ "${dropped:-0}" -gt 0 ] && pass "pcap_dropped counts $dropped frames past the 256K buffer" ||
+	fail "pcap_dropped is '$dropped' (wanted > 0: 2 MiB of frames against 256K)"
+# A reader drains the FIFO; a second ping-pong's first frame tells of the gap.
+cat "$T/fifo.pcapng" >"$T/fifo.out" {hold}>&- &
+reader=$!
+exec {hold}>&-
+next_tcp_port
+run_pair after 60 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 64 -n 5 -- \
+	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 64 -n 5 "$ADDR0"
+[ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && pass "a second ping-pong once the capture is read" ||
+	{ fail "second ping-pong: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair after; }
+sleep 1
+frames=$(counter uroce0 pcap_frames)
+dropped2=$(counter uroce0 pcap_dropped)
+stop_rnics
+if timeout 30 tail --pid="$reader" -f /dev/null; then
+	pass "the capture's reader saw its end when uroced stopped"
+else
+	fail "the capture's reader is still waiting 30 s after uroced stopped"
+	kill "$reader" 2>/dev/null
+fi
+[ "$dropped2" = "$dropped" ] && pass "no frame was dropped once the FIFO was read" ||
+	fail "pcap_dropped went from $dropped to $dropped2 while the FIFO was read"
+if command -v tshark >/dev/null; then
+	rc=0
+	tshark -r "$T/fifo.out" -T fields -e frame.comment >"$T/fifo.fields" 2>"$T/fifo.err" || rc=$?
+	n=$(wc -l <"$T/fifo.fields")
+	[ "$rc" -eq 0 ] && [ "$n" -eq "$frames" ] &&
+		pass "tshark reads all $frames frames pcap_frames counts in the drained capture" ||
+		fail "tshark (exit $rc) reads $n frames, pcap_frames says $frames ($(tail -c 200 "$T/fifo.err"))"
+	gap=$(grep -Ec "(^|; )$dropped2 frames before this one not captured \(capture buffer full\)" \
+		"$T/fifo.fields")
+	[ "$gap" -eq 1 ] && pass "one frame says $dropped2 frames before it were not captured" ||
+		fail "$gap frames say '$dropped2 frames before this one not captured'"
+fi
+decode_summary "$T/fifo.out"
+[ "$DEC_RC" -eq 0 ] && [ "$DEC_MAL" -eq 0 ] && [ "$DEC_BAD" -eq 0 ] &&
+	pass "uroce decode of the drained capture: $(tail -n 1 "$T/fifo.out.decode")" ||
+	fail "uroce decode of the drained capture (exit $DEC_RC): $(tail -n 1 "$T/fifo.out.decode")"
 finish

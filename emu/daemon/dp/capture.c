@@ -27,13 +27,30 @@
  * u0.1.pcapng, ...), and with --pcap-files N only the newest N are kept, the
  * numbers going round 0..N-1 so that the oldest file is overwritten.
  *
- * The file is flushed at most EMU_CAPTURE_FLUSH_MS after a frame was
- * written (a daemon that is killed leaves a nearly complete file) and on a
- * clean exit (SIGINT, SIGTERM). A daemon whose start fails after opening
- * it removes the file it created (emu_capture_discard).
+ * The RNIC never waits for the file. Frames are formatted on the data path
+ * into a stream (stdio over fopencookie, so that libpcap's dumper and the
+ * pcapng writer of pcapfile.c stay as they are) whose bytes go to a queue in
+ * memory; the queue's writes, and the closing and opening of the files of a
+ * --pcap-size series, run in order, one at a time, on libuv's thread pool
+ * (uv_fs_write, uv_fs_close, uv_fs_open). A file system that stalls (dirty
+ * page write-back on a busy machine, a truncation waiting for it) or a FIFO
+ * that nobody reads then holds up the queue, not the packets. The queue is
+ * bounded, as a NIC's capture buffer is (--pcap-buffer, EMU_CAPTURE_BUFFER by
+ * default): a frame that finds it full is not captured and is counted
+ * (pcap_dropped), and in pcapng the next frame captured says how many before
+ * it were lost. A file of the series that cannot be opened loses its frames
+ * (pcap_errors) and the next one is tried as usual.
+ *
+ * The stream is flushed into the queue at most EMU_CAPTURE_FLUSH_MS after a
+ * frame was written (a daemon that is killed leaves a nearly complete file).
+ * A clean exit (SIGINT, SIGTERM) writes everything queued: the loop runs
+ * until the pool's last write is done, and what is left after it is written
+ * at once (emu_capture_close). A daemon whose start fails after opening the
+ * file removes the file it created (emu_capture_discard).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +67,9 @@
 #include "dp.h"
 
 #define EMU_CAPTURE_FLUSH_MS 100
+/* The size of a write of the queue (a longer stream write gets one of its
+ * own); the stream's own buffer (stdio) is a quarter of it. */
+#define CAPTURE_CHUNK (256u << 10)
 #define CAPTURE_ETH_BYTES 14
 #define CAPTURE_IPV6_BYTES 40
 /* A frame comment (pcapng) at most this long. */
@@ -57,8 +77,35 @@
 /* Ethernet + IPv6 + UDP + the largest packet the transport sends. */
 #define CAPTURE_FRAME_BYTES (CAPTURE_ETH_BYTES + CAPTURE_IPV6_BYTES + 8 + XPORT_MAX_PKT_BYTES)
 
+/* What the capture's I/O has to do, in order. */
+enum capture_op_kind {
+	CAPTURE_WRITE, /* bytes of the stream */
+	CAPTURE_CLOSE, /* the stream of the current file ended */
+	CAPTURE_OPEN,  /* the next file of a --pcap-size series */
+};
+
+struct capture_op {
+	struct capture_op *next;
+	enum capture_op_kind kind;
+	size_t len;  /* WRITE: bytes in data */
+	size_t done; /* WRITE: of them written */
+	size_t room; /* WRITE: size of data */
+	char *name;  /* OPEN */
+	uint8_t data[];
+};
+
 struct emu_capture {
 	struct common_pcap_writer w;
+	struct emu_dev *dev;
+	/* The I/O queue: head is the operation in progress or next. */
+	struct capture_op *head, *tail;
+	uv_loop_t *loop; /* NULL: the queue waits (before start) or runs here (close) */
+	uv_fs_t req;
+	bool busy;	 /* head is in the thread pool */
+	int fd;		 /* the file the queue writes, -1: none (could not be opened) */
+	uint64_t queued; /* bytes of WRITE operations not written yet */
+	uint64_t limit;	 /* --pcap-buffer: no frame is taken past it */
+	uint64_t lost;	 /* frames not captured since the last one that was */
 	uv_timer_t flush_timer;
 	bool timer_started;
 	bool dirty;
@@ -91,66 +138,260 @@ static char *capture_name(const char *path, uint64_t n)
 	return len < 0 ? NULL : name;
 }
 
-static int capture_open_file(struct emu_capture *c, char *err, size_t errlen)
+static struct capture_op *capture_op_add(struct emu_capture *c, enum capture_op_kind kind,
+					 size_t room)
 {
-	char *name = c->size ? capture_name(c->path, c->files ? c->seq % c->files : c->seq)
-			     : strdup(c->path);
+	struct capture_op *op = calloc(1, sizeof(*op) + room);
 
-	if (!name) {
-		snprintf(err, errlen, "out of memory");
+	if (!op)
+		return NULL;
+	op->kind = kind;
+	op->room = room;
+	if (c->tail)
+		c->tail->next = op;
+	else
+		c->head = op;
+	c->tail = op;
+	return op;
+}
+
+/*
+ * The head operation ended with r: bytes written, the new file's descriptor,
+ * or 0 (close), or a negative errno. A write that is not complete stays at
+ * the head for its next part; anything else leaves the queue.
+ */
+static void capture_io_result(struct emu_capture *c, ssize_t r)
+{
+	struct capture_op *op = c->head;
+	struct emu_dev *dev = c->dev;
+
+	switch (op->kind) {
+	case CAPTURE_WRITE:
+		if (r > 0 && (op->done += (size_t)r) < op->len)
+			return;
+		if (r == -EINTR || r == -EAGAIN)
+			return;
+		if (r <= 0 && c->fd >= 0) {
+			emu_warn("capture: %s: %s; %zu bytes lost", c->cur,
+				 strerror(r ? (int)-r : EIO), op->len - op->done);
+			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		}
+		c->queued -= op->len;
+		break;
+	case CAPTURE_CLOSE:
+		if (r < 0) {
+			emu_warn("capture: closing %s: %s", c->cur, strerror((int)-r));
+			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		}
+		c->fd = -1;
+		break;
+	case CAPTURE_OPEN:
+		free(c->cur);
+		c->cur = op->name;
+		op->name = NULL;
+		if (r < 0) {
+			emu_warn("capture: %s: %s; the frames of this file are lost", c->cur,
+				 strerror((int)-r));
+			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		} else {
+			c->fd = (int)r;
+			emu_dbg("capture: now writing %s", c->cur);
+		}
+		break;
+	}
+	c->head = op->next;
+	if (!c->head)
+		c->tail = NULL;
+	free(op->name);
+	free(op);
+}
+
+static void capture_io_next(struct emu_capture *c);
+
+static void capture_io_done(uv_fs_t *req)
+{
+	struct emu_capture *c = req->data;
+	ssize_t r = req->result;
+
+	uv_fs_req_cleanup(req);
+	c->busy = false;
+	capture_io_result(c, r);
+	capture_io_next(c);
+}
+
+/* Start the head operation in the thread pool (nothing without a loop). */
+static void capture_io_next(struct emu_capture *c)
+{
+	while (!c->busy && c->head && c->loop) {
+		struct capture_op *op = c->head;
+		uv_buf_t b;
+		int rc;
+
+		if (op->kind != CAPTURE_OPEN && c->fd < 0) {
+			capture_io_result(c, -EBADF); /* a file that could not be opened */
+			continue;
+		}
+		c->req.data = c;
+		switch (op->kind) {
+		case CAPTURE_WRITE:
+			b = uv_buf_init((char *)op->data + op->done,
+					(unsigned)(op->len - op->done));
+			rc = uv_fs_write(c->loop, &c->req, c->fd, &b, 1, -1, capture_io_done);
+			break;
+		case CAPTURE_CLOSE:
+			rc = uv_fs_close(c->loop, &c->req, c->fd, capture_io_done);
+			break;
+		default:
+			rc = uv_fs_open(c->loop, &c->req, op->name,
+					O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666,
+					capture_io_done);
+			break;
+		}
+		if (rc) {
+			capture_io_result(c, rc);
+			continue;
+		}
+		c->busy = true;
+	}
+}
+
+/* Without the loop (at close): what is queued, here and now. */
+static void capture_io_drain(struct emu_capture *c)
+{
+	while (c->head) {
+		struct capture_op *op = c->head;
+		ssize_t r;
+
+		if (op->kind != CAPTURE_OPEN && c->fd < 0)
+			r = -EBADF;
+		else if (op->kind == CAPTURE_WRITE)
+			r = write(c->fd, op->data + op->done, op->len - op->done);
+		else if (op->kind == CAPTURE_CLOSE)
+			r = close(c->fd);
+		else
+			r = open(op->name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		capture_io_result(c, r < 0 ? -errno : r);
+	}
+}
+
+/* The stream's bytes: to the queue (stdio calls this when its buffer fills
+ * and on fflush). */
+static ssize_t capture_stream_write(void *cookie, const char *buf, size_t len)
+{
+	struct emu_capture *c = cookie;
+	struct capture_op *t = c->tail;
+
+	if (!t || t->kind != CAPTURE_WRITE || (c->busy && t == c->head) || t->room - t->len < len) {
+		t = capture_op_add(c, CAPTURE_WRITE, len > CAPTURE_CHUNK ? len : CAPTURE_CHUNK);
+		if (!t)
+			return 0; /* the frame fails: pcap_errors */
+	}
+	memcpy(t->data + t->len, buf, len);
+	t->len += len;
+	c->queued += len;
+	if (t->len >= CAPTURE_CHUNK)
+		capture_io_next(c);
+	return (ssize_t)len;
+}
+
+/* The stream of the current file is closed: so will its file be. */
+static int capture_stream_close(void *cookie)
+{
+	struct emu_capture *c = cookie;
+
+	return capture_op_add(c, CAPTURE_CLOSE, 0) ? 0 : -1;
+}
+
+/* A stream for the current file, header included: 0 or a negative errno. */
+static int capture_stream_open(struct emu_capture *c, const char *name, char *err, size_t errlen)
+{
+	static const cookie_io_functions_t io = {
+	    .write = capture_stream_write,
+	    .close = capture_stream_close,
+	};
+	FILE *f = fopencookie(c, "w", io);
+
+	if (!f) { /* the file stays open until emu_capture_close */
+		snprintf(err, errlen, "%s: %s", name, strerror(errno));
 		return -ENOMEM;
 	}
-	if (!c->seq) { /* the first file: a failed start removes it if it is new */
-		struct stat st;
+	setvbuf(f, NULL, _IOFBF, CAPTURE_CHUNK / 4);
+	return common_pcap_open_write_stream(&c->w, f, name, c->snaplen, err, errlen);
+}
 
-		c->created = lstat(name, &st) && errno == ENOENT;
-	}
-	free(c->cur);
-	c->cur = name;
-	return common_pcap_open_write_snap(&c->w, name, c->snaplen, err, errlen);
+/* FILE, or the current number of a --pcap-size series: a new string. */
+static char *capture_cur_name(const struct emu_capture *c)
+{
+	return c->size ? capture_name(c->path, c->files ? c->seq % c->files : c->seq)
+		       : strdup(c->path);
 }
 
 int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, uint64_t size_bytes,
-		     uint32_t files)
+		     uint32_t files, uint64_t buffer_bytes)
 {
 	struct emu_capture *c = calloc(1, sizeof(*c));
 	char err[256];
-	int rc;
+	struct stat st;
 
-	if (!c) {
+	if (c) {
+		c->path = path;
+		c->size = size_bytes;
+		c->cur = capture_cur_name(c);
+	}
+	if (!c || !c->cur) {
 		fprintf(stderr, "uroced: --pcap: out of memory\n");
+		free(c);
 		return -1;
 	}
-	c->path = path;
+	c->dev = dev;
 	c->snaplen = snaplen;
-	c->size = size_bytes;
 	c->files = files;
-	rc = capture_open_file(c, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "uroced: --pcap %s: %s\n", path, err);
+	c->limit = buffer_bytes ? buffer_bytes : EMU_CAPTURE_BUFFER;
+	/* The first file here and now, so that a start fails when it cannot
+	 * be written, and removes it when it is new. */
+	c->created = lstat(c->cur, &st) && errno == ENOENT;
+	c->fd = open(c->cur, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (c->fd < 0) {
+		fprintf(stderr, "uroced: --pcap %s: %s\n", c->cur, strerror(errno));
 		free(c->cur);
 		free(c);
+		return -1;
+	}
+	if (capture_stream_open(c, c->cur, err, sizeof(err))) {
+		fprintf(stderr, "uroced: --pcap %s\n", err);
+		dev->capture = c;
+		emu_capture_discard(dev);
 		return -1;
 	}
 	dev->capture = c;
 	return 0;
 }
 
-/* The current file is full: close it and go on in the next one. */
+/* The current file is full: its stream ends, and the next file's begins. */
 static void capture_rotate(struct emu_dev *dev, struct emu_capture *c)
 {
+	struct capture_op *op;
 	char err[256];
+	char *name;
 
-	if (common_pcap_close_write(&c->w))
+	if (common_pcap_close_write(&c->w)) /* queues the close */
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 	c->seq++;
-	if (capture_open_file(c, err, sizeof(err))) {
-		emu_warn("capture: %s; capture stopped", err);
+	name = capture_cur_name(c);
+	op = name ? capture_op_add(c, CAPTURE_OPEN, 0) : NULL;
+	if (!op || capture_stream_open(c, name, err, sizeof(err))) {
+		emu_warn("capture: %s; capture stopped", op ? err : "out of memory");
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+		if (!op)
+			free(name);
+		else
+			op->name = name;
+		capture_io_next(c);
 		return;
 	}
+	op->name = name;
 	dev->dcnt[EMU_DCNT_PCAP_FILES]++;
-	emu_dbg("capture: now writing %s", c->cur);
+	capture_io_next(c);
 }
 
 static void on_flush_timer(uv_timer_t *h)
@@ -159,9 +400,10 @@ static void on_flush_timer(uv_timer_t *h)
 	struct emu_capture *c = dev->capture;
 
 	if (c && c->dirty) {
-		if (common_pcap_flush(&c->w))
+		if ((c->w.ng || c->w.dumper) && common_pcap_flush(&c->w))
 			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 		c->dirty = false;
+		capture_io_next(c);
 	}
 }
 
@@ -174,6 +416,8 @@ void emu_capture_start(struct emu_dev *dev)
 	uv_timer_init(dev->loop, &c->flush_timer);
 	c->flush_timer.data = dev;
 	c->timer_started = true;
+	c->loop = dev->loop;
+	capture_io_next(c);
 }
 
 /* The frame of packet pkt (BTH..ICRC) of route rt, as on the wire: its length or -1. */
@@ -219,25 +463,36 @@ static void note_add(char *note, size_t size, const char *fmt, ...)
 static void capture_write(struct emu_dev *dev, uint8_t *frame, int n, const char *note)
 {
 	struct emu_capture *c = dev->capture;
-	char cut[CAPTURE_NOTE_BYTES + 96];
+	char text[CAPTURE_NOTE_BYTES + 192];
 
-	if (note && !*note)
-		note = NULL;
+	if (!c->w.ng && !c->w.dumper)
+		return; /* a ring whose next stream could not be made */
+	if (c->queued >= c->limit) {
+		/* The file is not keeping up: the RNIC does not wait for it. */
+		c->lost++;
+		dev->dcnt[EMU_DCNT_PCAP_DROPPED]++;
+		return;
+	}
+	text[0] = 0;
+	if (note && *note)
+		snprintf(text, sizeof(text), "%s", note);
+	if (c->lost && c->w.ng)
+		note_add(text, sizeof(text),
+			 "%" PRIu64 " frames before this one not captured (capture buffer full)",
+			 c->lost);
+	c->lost = 0;
 	if (n > 0 && (size_t)n > c->w.snaplen && c->w.ng) {
 		/* Cut: say what a reader can no longer check. */
 		struct wire_decoded d;
 
 		wire_decode_eth(frame, (size_t)n, &d);
-		snprintf(cut, sizeof(cut), "%s%scut at %u of %d bytes; ICRC %s", note ? note : "",
-			 note ? "; " : "", c->w.snaplen, n,
+		note_add(text, sizeof(text), "cut at %u of %d bytes; ICRC %s", c->w.snaplen, n,
 			 d.icrc == WIRE_ICRC_OK	   ? "good"
 			 : d.icrc == WIRE_ICRC_BAD ? "BAD"
 						   : "not checked");
-		note = cut;
 	}
-	if (!c->w.ng && !c->w.dumper)
-		return; /* a ring whose next file could not be opened */
-	if (n < 0 || common_pcap_write_frame_comment(&c->w, NULL, frame, (size_t)n, note)) {
+	if (n < 0 ||
+	    common_pcap_write_frame_comment(&c->w, NULL, frame, (size_t)n, text[0] ? text : NULL)) {
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 		return;
 	}
@@ -365,8 +620,16 @@ void emu_capture_close(struct emu_dev *dev)
 
 	if (!c)
 		return;
+	/* The loop is gone and ran the pool's last write: the rest here. */
+	c->loop = NULL;
 	if ((c->w.ng || c->w.dumper) && common_pcap_close_write(&c->w))
-		emu_warn("capture: the last frames could not be written");
+		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+	capture_io_drain(c);
+	if (dev->dcnt[EMU_DCNT_PCAP_ERRORS])
+		emu_warn("capture: %" PRIu64 " writes failed; %s may be incomplete",
+			 dev->dcnt[EMU_DCNT_PCAP_ERRORS], c->cur);
+	if (c->fd >= 0) /* a stream that could not be made */
+		close(c->fd);
 	dev->capture = NULL;
 	/* The timer handle was closed with the loop; free after it. */
 	free(c->cur);

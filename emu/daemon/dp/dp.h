@@ -348,13 +348,17 @@ void emu_mcast_each(struct emu_dev *dev, const uint8_t group[16],
 		    void (*fn)(struct xport_qp *qp, void *arg), void *arg);
 
 /* capture.c */
+/* Bytes of frames a capture holds for its file by default (--pcap-buffer). */
+#define EMU_CAPTURE_BUFFER (16u << 20)
 /* Open the --pcap file (prints a message and returns -1 on failure); path
  * must stay valid until the capture is closed. snaplen cuts frames (0: not),
  * size_bytes starts a new file when one reaches it (0: one file), files keeps
- * only the newest that many (a ring; 0: all). */
+ * only the newest that many (a ring; 0: all), buffer_bytes bounds the frames
+ * waiting for the file (0: EMU_CAPTURE_BUFFER). */
 int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, uint64_t size_bytes,
-		     uint32_t files);
-/* Once the loop exists: the periodic flush. */
+		     uint32_t files, uint64_t buffer_bytes);
+/* Once the loop exists: the periodic flush, and the file's writes on the
+ * loop's thread pool. */
 void emu_capture_start(struct emu_dev *dev);
 /* Append one packet (BTH..ICRC) of route rt (dev->capture must be set). */
 void emu_capture_packet(struct emu_dev *dev, const struct xport_route *rt, const void *pkt,

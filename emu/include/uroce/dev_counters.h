@@ -40,7 +40,7 @@
 	X(SLEEPS, "sleeps", "times the daemon blocked in its event loop")                         \
 	X(TIMER_FIRES, "timer_fires", "transport timer expiries delivered")                       \
 	X(PCAP_FRAMES, "pcap_frames", "frames written to the capture file")                       \
-	X(PCAP_ERRORS, "pcap_errors", "frames the capture file could not take")                   \
+	X(PCAP_ERRORS, "pcap_errors", "capture frames, writes or files that failed")              \
 	X(CM_RX, "cm_rx", "CM MADs received on QP1")                                              \
 	X(CM_RX_MALFORMED, "cm_rx_malformed",                                                     \
 	  "MADs on QP1 that are not well-formed CM MADs (dropped)")                               \
@@ -107,7 +107,9 @@
 	X(ACK_HOLDS, "ack_holds",                                                                 \
 	  "send batches of only ACKs that waited for a request (--ack-hold-us)")                  \
 	X(RX_BEFORE_TIMERS, "rx_before_timers",                                                   \
-	  "datagrams read just before transport timers were due to fire (answers, not losses)")
+	  "datagrams read just before transport timers were due to fire (answers, not losses)")   \
+	X(PCAP_DROPPED, "pcap_dropped",                                                           \
+	  "frames not captured: the capture buffer was full (the file was not keeping up)")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
