@@ -1043,6 +1043,7 @@ static void stop_rnic_lower(struct uroced_rnic *r, bool failed)
 		emu_dev_unbind_udp(dev);
 		__attribute__((fallthrough));
 	case UROCED_DEVICE:
+		emu_cm_stop(dev); /* after the loop: the ids' timers */
 		emu_dev_close(dev);
 		__attribute__((fallthrough));
 	case UROCED_NOTHING:

@@ -1609,6 +1609,27 @@ void emu_cm_chan_close(struct emu_ctx *ctx)
 	ctx->cm_chan = NULL;
 }
 
+void emu_cm_stop(struct emu_dev *dev)
+{
+	struct emu_cm *cm = dev->cm;
+
+	if (!cm)
+		return;
+	while (!emu_list_empty(&cm->held))
+		cm_held_free(cm, EMU_CONTAINER_OF(cm->held.next, struct cm_held_req, link));
+	/* ids whose contexts are gone, still finishing a disconnect: their
+	 * timers were closed with the loop */
+	while (!emu_list_empty(&cm->ids)) {
+		struct cm_id *id = id_of(cm->ids.next);
+
+		emu_list_del(&id->link);
+		free(id);
+	}
+	free(cm);
+	dev->cm = NULL;
+	dev->gsi_recv = NULL;
+}
+
 void emu_cm_start(struct emu_dev *dev)
 {
 	dev->cm = calloc(1, sizeof(*dev->cm));

@@ -20,6 +20,9 @@ struct emu_cm_chan;
 /* cm.c */
 /* Take QP1's MADs for this device (once the data path is set up). */
 void emu_cm_start(struct emu_dev *dev);
+/* Free what the CM still holds (after the loop is closed and every client
+ * released): held requests, ids finishing a disconnect. */
+void emu_cm_stop(struct emu_dev *dev);
 /*
  * CM_OPEN: make ctx a CM channel. *evfd receives the application's end of
  * the event socket (the caller passes it on and closes it). 0, -EBUSY if
