@@ -21,7 +21,8 @@
 # ping-pong must still complete (the RNIC never waits for its file), frames
 # past the buffer are counted as pcap_dropped, and once a reader drains the
 # FIFO the file holds every frame pcap_frames counts, with a comment on the
-# first frame after the gap giving the number lost.
+# first frame after the gap giving the number lost. And a reader that goes
+# away: the daemon says so once, counts one pcap_error, and goes on serving.
 . "$(dirname "$0")/lib.sh"
 need_prog ibv_rc_pingpong
 
@@ -248,4 +249,23 @@ decode_summary "$T/fifo.out"
 [ "$DEC_RC" -eq 0 ] && [ "$DEC_MAL" -eq 0 ] && [ "$DEC_BAD" -eq 0 ] &&
 	pass "uroce decode of the drained capture: $(tail -n 1 "$T/fifo.out.decode")" ||
 	fail "uroce decode of the drained capture (exit $DEC_RC): $(tail -n 1 "$T/fifo.out.decode")"
+
+# A reader that reads the first 20000 bytes and goes away (EPIPE).
+rm -f "$T/fifo.pcapng" "$T/uroce0.log"
+mkfifo "$T/fifo.pcapng"
+head -c 20000 "$T/fifo.pcapng" >"$T/fifo.head" &
+start_rnic uroce0 "$ADDR0" --pcap "$T/fifo.pcapng"
+RNIC_PCAP=0 start_rnic uroce1 "$ADDR1"
+next_tcp_port
+run_pair gone 120 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 200 -- \
+	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 200 "$ADDR0"
+[ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && pass "ping-pong after the capture's reader went away" ||
+	{ fail "ping-pong after the reader went away: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair gone; }
+sleep 1
+errors=$(counter uroce0 pcap_errors)
+stop_rnics
+warned=$(grep -c "capture: .*fifo.pcapng: Broken pipe; the rest of this file is lost" "$T/uroce0.log")
+[ "$errors" = 1 ] && [ "$warned" -eq 1 ] && [ "$(stat -c %s "$T/fifo.head")" -eq 20000 ] &&
+	pass "the reader's going away: one warning, pcap_errors 1, the reader had its 20000 bytes" ||
+	fail "the reader's going away: pcap_errors '$errors', $warned warnings, $(stat -c %s "$T/fifo.head") bytes read"
 finish

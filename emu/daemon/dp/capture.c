@@ -103,6 +103,7 @@ struct emu_capture {
 	uv_fs_t req;
 	bool busy;	 /* head is in the thread pool */
 	int fd;		 /* the file the queue writes, -1: none (could not be opened) */
+	bool broken;	 /* the file failed (a write, or its open): its writes are skipped */
 	uint64_t queued; /* bytes of WRITE operations not written yet */
 	uint64_t limit;	 /* --pcap-buffer: no frame is taken past it */
 	uint64_t lost;	 /* frames not captured since the last one that was */
@@ -171,10 +172,13 @@ static void capture_io_result(struct emu_capture *c, ssize_t r)
 			return;
 		if (r == -EINTR || r == -EAGAIN)
 			return;
-		if (r <= 0 && c->fd >= 0) {
-			emu_warn("capture: %s: %s; %zu bytes lost", c->cur,
-				 strerror(r ? (int)-r : EIO), op->len - op->done);
+		if (r <= 0 && !c->broken) {
+			/* A reader that went away (EPIPE), a full disk: the
+			 * rest of the file would not read anyway. */
+			emu_warn("capture: %s: %s; the rest of this file is lost", c->cur,
+				 strerror(r ? (int)-r : EIO));
 			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
+			c->broken = true;
 		}
 		c->queued -= op->len;
 		break;
@@ -189,6 +193,7 @@ static void capture_io_result(struct emu_capture *c, ssize_t r)
 		free(c->cur);
 		c->cur = op->name;
 		op->name = NULL;
+		c->broken = r < 0;
 		if (r < 0) {
 			emu_warn("capture: %s: %s; the frames of this file are lost", c->cur,
 				 strerror((int)-r));
@@ -204,6 +209,12 @@ static void capture_io_result(struct emu_capture *c, ssize_t r)
 		c->tail = NULL;
 	free(op->name);
 	free(op);
+}
+
+/* A write to a file that failed, the close of one never opened: no I/O. */
+static bool capture_io_void(const struct emu_capture *c, const struct capture_op *op)
+{
+	return (op->kind == CAPTURE_WRITE && c->broken) || (op->kind == CAPTURE_CLOSE && c->fd < 0);
 }
 
 static void capture_io_next(struct emu_capture *c);
@@ -227,8 +238,8 @@ static void capture_io_next(struct emu_capture *c)
 		uv_buf_t b;
 		int rc;
 
-		if (op->kind != CAPTURE_OPEN && c->fd < 0) {
-			capture_io_result(c, -EBADF); /* a file that could not be opened */
+		if (capture_io_void(c, op)) {
+			capture_io_result(c, -EBADF);
 			continue;
 		}
 		c->req.data = c;
@@ -262,7 +273,7 @@ static void capture_io_drain(struct emu_capture *c)
 		struct capture_op *op = c->head;
 		ssize_t r;
 
-		if (op->kind != CAPTURE_OPEN && c->fd < 0)
+		if (capture_io_void(c, op))
 			r = -EBADF;
 		else if (op->kind == CAPTURE_WRITE)
 			r = write(c->fd, op->data + op->done, op->len - op->done);
@@ -626,7 +637,7 @@ void emu_capture_close(struct emu_dev *dev)
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 	capture_io_drain(c);
 	if (dev->dcnt[EMU_DCNT_PCAP_ERRORS])
-		emu_warn("capture: %" PRIu64 " writes failed; %s may be incomplete",
+		emu_warn("capture: pcap_errors %" PRIu64 ": %s may be incomplete",
 			 dev->dcnt[EMU_DCNT_PCAP_ERRORS], c->cur);
 	if (c->fd >= 0) /* a stream that could not be made */
 		close(c->fd);
