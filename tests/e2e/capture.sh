@@ -47,19 +47,25 @@ bad_opts --pcap-buffer --pcap-buffer 1M
 [ ! -e "$T/x.pcapng" ] && pass "no capture file was created by a refused command line" ||
 	fail "a refused command line left $T/x.pcapng"
 
+# pingpong NAME SIZE ITERS WHAT: ibv_rc_pingpong between uroce0 (server) and
+# uroce1, which must complete.
+pingpong() {
+	next_tcp_port
+	run_pair "$1" 120 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s "$2" -n "$3" -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s "$2" -n "$3" "$ADDR0"
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ]; then
+		pass "$4: $(grep 'iters in' "$T/$1.client")"
+	else
+		fail "$4: server exit $SERVER_RC, client exit $CLIENT_RC"
+		show_pair "$1"
+	fi
+}
+
 RNIC_PCAP=0
 start_rnic uroce0 "$ADDR0" --pcap "$T/ring.pcapng" --pcap-snaplen 128 --pcap-size 64K \
 	--pcap-files 3
 start_rnic uroce1 "$ADDR1" --pcap "$T/all.pcap" --pcap-snaplen 100 --pcap-size 64K
-next_tcp_port
-run_pair pp 120 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 1000 -- \
-	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 1000 "$ADDR0"
-if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ]; then
-	pass "ibv_rc_pingpong -s 4096 -n 1000: $(grep 'iters in' "$T/pp.client")"
-else
-	fail "ibv_rc_pingpong: server exit $SERVER_RC, client exit $CLIENT_RC"
-	show_pair pp
-fi
+pingpong pp 4096 1000 "ibv_rc_pingpong -s 4096 -n 1000"
 counter() { # DEVICE NAME
 	timeout 10 "$UROCE_BIN/uroce" counters "$1" | awk -v n="daemon.$2" '$1 == n { print $2 }'
 }
@@ -154,11 +160,7 @@ done
 rm -f "$T"/uroce*.pcapng
 start_rnic uroce0 "$ADDR0" --pcap "$T/uroce0.pcapng" --fault 'rx:corrupt:opcode=send,nth=5'
 start_rnic uroce1 "$ADDR1" --pcap "$T/uroce1.pcapng" --fault 'tx:drop:opcode=send,nth=3'
-next_tcp_port
-run_pair ann 60 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 2048 -n 5 -- \
-	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 2048 -n 5 "$ADDR0"
-[ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && pass "ping-pong with two faults completes" ||
-	{ fail "ping-pong with two faults: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair ann; }
+pingpong ann 2048 5 "ping-pong with two faults"
 stop_rnics
 # has CAP TEXT DESCRIPTION: some frame's Info<TAB>comment matches the ERE TEXT
 has() {
@@ -198,16 +200,8 @@ fi
 mkfifo "$T/fifo.pcapng"
 exec {hold}<>"$T/fifo.pcapng"
 start_rnic uroce0 "$ADDR0" --pcap "$T/fifo.pcapng" --pcap-buffer 256K
-RNIC_PCAP=0 start_rnic uroce1 "$ADDR1"
-next_tcp_port
-run_pair stall 120 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 500 -- \
-	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 500 "$ADDR0"
-if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ]; then
-	pass "ibv_rc_pingpong -n 500 while nobody reads uroce0's capture: $(grep 'iters in' "$T/stall.client")"
-else
-	fail "ibv_rc_pingpong while nobody reads the capture: server exit $SERVER_RC, client exit $CLIENT_RC"
-	show_pair stall
-fi
+start_rnic uroce1 "$ADDR1"
+pingpong stall 4096 500 "ibv_rc_pingpong -n 500 while nobody reads uroce0's capture"
 sleep 1 # the last ACKs settle (and are dropped) before the counter is read
 dropped=$(counter uroce0 pcap_dropped)
 [ "${dropped:-0}" -gt 0 ] && pass "pcap_dropped counts $dropped frames past the 256K buffer" ||
@@ -216,11 +210,7 @@ dropped=$(counter uroce0 pcap_dropped)
 cat "$T/fifo.pcapng" >"$T/fifo.out" {hold}>&- &
 reader=$!
 exec {hold}>&-
-next_tcp_port
-run_pair after 60 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 64 -n 5 -- \
-	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 64 -n 5 "$ADDR0"
-[ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && pass "a second ping-pong once the capture is read" ||
-	{ fail "second ping-pong: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair after; }
+pingpong after 64 5 "a second ping-pong once the capture is read"
 sleep 1
 frames=$(counter uroce0 pcap_frames)
 dropped2=$(counter uroce0 pcap_dropped)
@@ -255,12 +245,8 @@ rm -f "$T/fifo.pcapng" "$T/uroce0.log"
 mkfifo "$T/fifo.pcapng"
 head -c 20000 "$T/fifo.pcapng" >"$T/fifo.head" &
 start_rnic uroce0 "$ADDR0" --pcap "$T/fifo.pcapng"
-RNIC_PCAP=0 start_rnic uroce1 "$ADDR1"
-next_tcp_port
-run_pair gone 120 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 200 -- \
-	ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 200 "$ADDR0"
-[ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && pass "ping-pong after the capture's reader went away" ||
-	{ fail "ping-pong after the reader went away: server exit $SERVER_RC, client exit $CLIENT_RC"; show_pair gone; }
+start_rnic uroce1 "$ADDR1"
+pingpong gone 4096 200 "ping-pong after the capture's reader went away"
 sleep 1
 errors=$(counter uroce0 pcap_errors)
 stop_rnics
