@@ -36,10 +36,8 @@ check_captures
 
 # The FLUSH requests in uroce1's capture: uroce decode shows each with its
 # FETH; the answers in uroce0's are zero-length READ responses. Requests and
-# responses are counted by QP and PSN: on a loaded machine the requester may
-# resend (go-back-N after its timeout) and the responder answer a duplicate
-# FLUSH again, as RC allows; each copy of one PSN is the same request.
-qp_psn() { sed -n 's/.* \(QP=0x[0-9a-f]* PSN=[0-9]*\) .*/\1/p' | sort -u | wc -l; }
+# responses are counted by QP and PSN (lib.sh qp_psn: a resent request is
+# the same request).
 nd=$(grep 'RC Flush.*FETH sel=[01] plt=[12]' "$T/uroce1.pcap.decode" | qp_psn)
 nd_pkts=$(grep -c 'RC Flush.*FETH sel=[01] plt=[12]' "$T/uroce1.pcap.decode")
 [ "$nd" -eq 8 ] && pass "uroce decode: $nd FLUSH requests with their FETH ($nd_pkts packets)" ||

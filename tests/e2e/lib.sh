@@ -507,6 +507,12 @@ lo_capture_stop() {
 	grep -iE 'dropped|captured' "$T/lo.tshark.err" | sed 's/^/    tshark: /'
 }
 
+# qp_psn: how many distinct (QP, PSN) pairs the `uroce decode` lines on stdin
+# name. Requests are counted this way: on a loaded machine an RC requester
+# may send one again (go-back-N after its timeout), and a responder answer a
+# duplicate again, as RC allows; each copy of one PSN is the same request.
+qp_psn() { sed -n 's/.* \(QP=0x[0-9a-f]* PSN=[0-9]*\) .*/\1/p' | sort -u | wc -l; }
+
 # decode_summary CAP: runs `uroce decode`; sets DEC_RC and DEC_N, DEC_OK,
 # DEC_BAD, DEC_MAL from its summary line (-1 when missing; frames cut by a
 # snap length are in DEC_N but in none of the others); the packet lines

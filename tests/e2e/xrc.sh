@@ -172,9 +172,8 @@ fi
 
 stop_rnics
 check_captures
-# One message (QP and PSN); on a busy machine its requester may send it again.
-ninv=$(grep -o 'XRC Send Only Invalidate QP=0x[0-9a-f]* PSN=[0-9]* .* XRCETH srqn=.* IETH rkey=' \
-	"$T/uroce0.pcap.decode" | awk '{ print $5, $6 }' | sort -u | wc -l)
+# One message (QP and PSN, lib.sh qp_psn: its requester may have resent it).
+ninv=$(grep 'XRC Send Only Invalidate .* XRCETH srqn=.* IETH rkey=' "$T/uroce0.pcap.decode" | qp_psn)
 [ "$ninv" -eq 1 ] && pass "uroce decode: xrc_mw's XRC SEND Only with Invalidate" ||
 	fail "uroce decode: $ninv XRC SEND Only with Invalidate messages (QP, PSN) from uroce0 (want 1)"
 

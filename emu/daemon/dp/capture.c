@@ -27,36 +27,25 @@
  * u0.1.pcapng, ...), and with --pcap-files N only the newest N are kept, the
  * numbers going round 0..N-1 so that the oldest file is overwritten.
  *
- * The RNIC never waits for the file. Frames are formatted on the data path
- * into a stream (stdio over fopencookie, so that libpcap's dumper and the
- * pcapng writer of pcapfile.c stay as they are) whose bytes go to a queue in
- * memory; the queue's writes, and the closing and opening of the files of a
- * --pcap-size series, run in order, one at a time, on libuv's thread pool
- * (uv_fs_write, uv_fs_close, uv_fs_open). A file system that stalls (dirty
- * page write-back on a busy machine, a truncation waiting for it) or a FIFO
- * that nobody reads then holds up the queue, not the packets. The queue is
- * bounded, as a NIC's capture buffer is (--pcap-buffer, EMU_CAPTURE_BUFFER by
- * default): a frame that finds it full is not captured and is counted
- * (pcap_dropped), and in pcapng the next frame captured says how many before
- * it were lost. A file of the series that cannot be opened loses its frames
- * (pcap_errors) and the next one is tried as usual.
- *
- * The stream is flushed into the queue at most EMU_CAPTURE_FLUSH_MS after a
- * frame was written (a daemon that is killed leaves a nearly complete file).
- * A clean exit (SIGINT, SIGTERM) writes everything queued: the loop runs
- * until the pool's last write is done, and what is left after it is written
- * at once (emu_capture_close). A daemon whose start fails after opening the
- * file removes the file it created (emu_capture_discard).
+ * The RNIC never waits for the file (afile.c): frames are formatted into a
+ * stream whose bytes the loop's thread pool writes, and the closing and
+ * opening of the files of a series go the same way, in order. The bytes
+ * waiting for the file are bounded, as a NIC's capture buffer is
+ * (--pcap-buffer, EMU_CAPTURE_BUFFER by default): a frame that finds the
+ * buffer full is not captured and is counted (pcap_dropped), and in pcapng
+ * the next frame captured says how many before it were lost. The stream is
+ * flushed at most 100 ms after a frame was written (a daemon that is killed
+ * leaves a nearly complete file); a clean exit (SIGINT, SIGTERM) writes
+ * everything captured. A daemon whose start fails after opening the file
+ * removes the file it created (emu_capture_discard).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <wire/bth.h>
@@ -66,10 +55,6 @@
 #include "pcapfile.h"
 #include "dp.h"
 
-#define EMU_CAPTURE_FLUSH_MS 100
-/* The size of a write of the queue (a longer stream write gets one of its
- * own); the stream's own buffer (stdio) is a quarter of it. */
-#define CAPTURE_CHUNK (256u << 10)
 #define CAPTURE_ETH_BYTES 14
 #define CAPTURE_IPV6_BYTES 40
 /* A frame comment (pcapng) at most this long. */
@@ -77,39 +62,11 @@
 /* Ethernet + IPv6 + UDP + the largest packet the transport sends. */
 #define CAPTURE_FRAME_BYTES (CAPTURE_ETH_BYTES + CAPTURE_IPV6_BYTES + 8 + XPORT_MAX_PKT_BYTES)
 
-/* What the capture's I/O has to do, in order. */
-enum capture_op_kind {
-	CAPTURE_WRITE, /* bytes of the stream */
-	CAPTURE_CLOSE, /* the stream of the current file ended */
-	CAPTURE_OPEN,  /* the next file of a --pcap-size series */
-};
-
-struct capture_op {
-	struct capture_op *next;
-	enum capture_op_kind kind;
-	size_t len;  /* WRITE: bytes in data */
-	size_t done; /* WRITE: of them written */
-	size_t room; /* WRITE: size of data */
-	char *name;  /* OPEN */
-	uint8_t data[];
-};
-
 struct emu_capture {
 	struct common_pcap_writer w;
 	struct emu_dev *dev;
-	/* The I/O queue: head is the operation in progress or next. */
-	struct capture_op *head, *tail;
-	uv_loop_t *loop; /* NULL: the queue waits (before start) or runs here (close) */
-	uv_fs_t req;
-	bool busy;	 /* head is in the thread pool */
-	int fd;		 /* the file the queue writes, -1: none (could not be opened) */
-	bool broken;	 /* the file failed (a write, or its open): its writes are skipped */
-	uint64_t queued; /* bytes of WRITE operations not written yet */
-	uint64_t limit;	 /* --pcap-buffer: no frame is taken past it */
-	uint64_t lost;	 /* frames not captured since the last one that was */
-	uv_timer_t flush_timer;
-	bool timer_started;
-	bool dirty;
+	struct emu_afile *af; /* the file (series), written without waiting */
+	uint64_t lost;	      /* frames not captured since the last one that was */
 	const char *path; /* --pcap FILE */
 	char *cur;	  /* the file being written: path, or a numbered one of the ring */
 	uint32_t snaplen;
@@ -139,194 +96,15 @@ static char *capture_name(const char *path, uint64_t n)
 	return len < 0 ? NULL : name;
 }
 
-static struct capture_op *capture_op_add(struct emu_capture *c, enum capture_op_kind kind,
-					 size_t room)
-{
-	struct capture_op *op = calloc(1, sizeof(*op) + room);
-
-	if (!op)
-		return NULL;
-	op->kind = kind;
-	op->room = room;
-	if (c->tail)
-		c->tail->next = op;
-	else
-		c->head = op;
-	c->tail = op;
-	return op;
-}
-
-/*
- * The head operation ended with r: bytes written, the new file's descriptor,
- * or 0 (close), or a negative errno. A write that is not complete stays at
- * the head for its next part; anything else leaves the queue.
- */
-static void capture_io_result(struct emu_capture *c, ssize_t r)
-{
-	struct capture_op *op = c->head;
-	struct emu_dev *dev = c->dev;
-
-	switch (op->kind) {
-	case CAPTURE_WRITE:
-		if (r > 0 && (op->done += (size_t)r) < op->len)
-			return;
-		if (r == -EINTR || r == -EAGAIN)
-			return;
-		if (r <= 0 && !c->broken) {
-			/* A reader that went away (EPIPE), a full disk: the
-			 * rest of the file would not read anyway. */
-			emu_warn("capture: %s: %s; the rest of this file is lost", c->cur,
-				 strerror(r ? (int)-r : EIO));
-			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
-			c->broken = true;
-		}
-		c->queued -= op->len;
-		break;
-	case CAPTURE_CLOSE:
-		if (r < 0) {
-			emu_warn("capture: closing %s: %s", c->cur, strerror((int)-r));
-			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
-		}
-		c->fd = -1;
-		break;
-	case CAPTURE_OPEN:
-		free(c->cur);
-		c->cur = op->name;
-		op->name = NULL;
-		c->broken = r < 0;
-		if (r < 0) {
-			emu_warn("capture: %s: %s; the frames of this file are lost", c->cur,
-				 strerror((int)-r));
-			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
-		} else {
-			c->fd = (int)r;
-			emu_dbg("capture: now writing %s", c->cur);
-		}
-		break;
-	}
-	c->head = op->next;
-	if (!c->head)
-		c->tail = NULL;
-	free(op->name);
-	free(op);
-}
-
-/* A write to a file that failed, the close of one never opened: no I/O. */
-static bool capture_io_void(const struct emu_capture *c, const struct capture_op *op)
-{
-	return (op->kind == CAPTURE_WRITE && c->broken) || (op->kind == CAPTURE_CLOSE && c->fd < 0);
-}
-
-static void capture_io_next(struct emu_capture *c);
-
-static void capture_io_done(uv_fs_t *req)
-{
-	struct emu_capture *c = req->data;
-	ssize_t r = req->result;
-
-	uv_fs_req_cleanup(req);
-	c->busy = false;
-	capture_io_result(c, r);
-	capture_io_next(c);
-}
-
-/* Start the head operation in the thread pool (nothing without a loop). */
-static void capture_io_next(struct emu_capture *c)
-{
-	while (!c->busy && c->head && c->loop) {
-		struct capture_op *op = c->head;
-		uv_buf_t b;
-		int rc;
-
-		if (capture_io_void(c, op)) {
-			capture_io_result(c, -EBADF);
-			continue;
-		}
-		c->req.data = c;
-		switch (op->kind) {
-		case CAPTURE_WRITE:
-			b = uv_buf_init((char *)op->data + op->done,
-					(unsigned)(op->len - op->done));
-			rc = uv_fs_write(c->loop, &c->req, c->fd, &b, 1, -1, capture_io_done);
-			break;
-		case CAPTURE_CLOSE:
-			rc = uv_fs_close(c->loop, &c->req, c->fd, capture_io_done);
-			break;
-		default:
-			rc = uv_fs_open(c->loop, &c->req, op->name,
-					O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666,
-					capture_io_done);
-			break;
-		}
-		if (rc) {
-			capture_io_result(c, rc);
-			continue;
-		}
-		c->busy = true;
-	}
-}
-
-/* Without the loop (at close): what is queued, here and now. */
-static void capture_io_drain(struct emu_capture *c)
-{
-	while (c->head) {
-		struct capture_op *op = c->head;
-		ssize_t r;
-
-		if (capture_io_void(c, op))
-			r = -EBADF;
-		else if (op->kind == CAPTURE_WRITE)
-			r = write(c->fd, op->data + op->done, op->len - op->done);
-		else if (op->kind == CAPTURE_CLOSE)
-			r = close(c->fd);
-		else
-			r = open(op->name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		capture_io_result(c, r < 0 ? -errno : r);
-	}
-}
-
-/* The stream's bytes: to the queue (stdio calls this when its buffer fills
- * and on fflush). */
-static ssize_t capture_stream_write(void *cookie, const char *buf, size_t len)
-{
-	struct emu_capture *c = cookie;
-	struct capture_op *t = c->tail;
-
-	if (!t || t->kind != CAPTURE_WRITE || (c->busy && t == c->head) || t->room - t->len < len) {
-		t = capture_op_add(c, CAPTURE_WRITE, len > CAPTURE_CHUNK ? len : CAPTURE_CHUNK);
-		if (!t)
-			return 0; /* the frame fails: pcap_errors */
-	}
-	memcpy(t->data + t->len, buf, len);
-	t->len += len;
-	c->queued += len;
-	if (t->len >= CAPTURE_CHUNK)
-		capture_io_next(c);
-	return (ssize_t)len;
-}
-
-/* The stream of the current file is closed: so will its file be. */
-static int capture_stream_close(void *cookie)
-{
-	struct emu_capture *c = cookie;
-
-	return capture_op_add(c, CAPTURE_CLOSE, 0) ? 0 : -1;
-}
-
 /* A stream for the current file, header included: 0 or a negative errno. */
 static int capture_stream_open(struct emu_capture *c, const char *name, char *err, size_t errlen)
 {
-	static const cookie_io_functions_t io = {
-	    .write = capture_stream_write,
-	    .close = capture_stream_close,
-	};
-	FILE *f = fopencookie(c, "w", io);
+	FILE *f = emu_afile_stream(c->af);
 
-	if (!f) { /* the file stays open until emu_capture_close */
+	if (!f) { /* the file stays open until emu_afile_close */
 		snprintf(err, errlen, "%s: %s", name, strerror(errno));
 		return -ENOMEM;
 	}
-	setvbuf(f, NULL, _IOFBF, CAPTURE_CHUNK / 4);
 	return common_pcap_open_write_stream(&c->w, f, name, c->snaplen, err, errlen);
 }
 
@@ -342,7 +120,6 @@ int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, ui
 {
 	struct emu_capture *c = calloc(1, sizeof(*c));
 	char err[256];
-	struct stat st;
 
 	if (c) {
 		c->path = path;
@@ -357,78 +134,51 @@ int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, ui
 	c->dev = dev;
 	c->snaplen = snaplen;
 	c->files = files;
-	c->limit = buffer_bytes ? buffer_bytes : EMU_CAPTURE_BUFFER;
 	/* The first file here and now, so that a start fails when it cannot
 	 * be written, and removes it when it is new. */
-	c->created = lstat(c->cur, &st) && errno == ENOENT;
-	c->fd = open(c->cur, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (c->fd < 0) {
-		fprintf(stderr, "uroced: --pcap %s: %s\n", c->cur, strerror(errno));
+	c->af = emu_afile_open(c->cur, "capture", buffer_bytes ? buffer_bytes : EMU_CAPTURE_BUFFER,
+			       &dev->dcnt[EMU_DCNT_PCAP_ERRORS], &c->created, err, sizeof(err));
+	if (!c->af) {
+		fprintf(stderr, "uroced: --pcap %s\n", err);
 		free(c->cur);
 		free(c);
 		return -1;
 	}
+	dev->capture = c;
 	if (capture_stream_open(c, c->cur, err, sizeof(err))) {
 		fprintf(stderr, "uroced: --pcap %s\n", err);
-		dev->capture = c;
 		emu_capture_discard(dev);
 		return -1;
 	}
-	dev->capture = c;
 	return 0;
 }
 
 /* The current file is full: its stream ends, and the next file's begins. */
 static void capture_rotate(struct emu_dev *dev, struct emu_capture *c)
 {
-	struct capture_op *op;
-	char err[256];
+	char err[256] = "out of memory";
 	char *name;
 
-	if (common_pcap_close_write(&c->w)) /* queues the close */
+	if (common_pcap_close_write(&c->w)) /* queues the file's close */
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
 	c->seq++;
 	name = capture_cur_name(c);
-	op = name ? capture_op_add(c, CAPTURE_OPEN, 0) : NULL;
-	if (!op || capture_stream_open(c, name, err, sizeof(err))) {
-		emu_warn("capture: %s; capture stopped", op ? err : "out of memory");
+	if (!name || emu_afile_next(c->af, name) ||
+	    capture_stream_open(c, name, err, sizeof(err))) {
+		emu_warn("capture: %s; capture stopped", err);
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
-		if (!op)
-			free(name);
-		else
-			op->name = name;
-		capture_io_next(c);
+		free(name);
 		return;
 	}
-	op->name = name;
+	free(c->cur);
+	c->cur = name;
 	dev->dcnt[EMU_DCNT_PCAP_FILES]++;
-	capture_io_next(c);
-}
-
-static void on_flush_timer(uv_timer_t *h)
-{
-	struct emu_dev *dev = h->data;
-	struct emu_capture *c = dev->capture;
-
-	if (c && c->dirty) {
-		if ((c->w.ng || c->w.dumper) && common_pcap_flush(&c->w))
-			dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
-		c->dirty = false;
-		capture_io_next(c);
-	}
 }
 
 void emu_capture_start(struct emu_dev *dev)
 {
-	struct emu_capture *c = dev->capture;
-
-	if (!c)
-		return;
-	uv_timer_init(dev->loop, &c->flush_timer);
-	c->flush_timer.data = dev;
-	c->timer_started = true;
-	c->loop = dev->loop;
-	capture_io_next(c);
+	if (dev->capture)
+		emu_afile_start(dev->capture->af, dev->loop);
 }
 
 /* The frame of packet pkt (BTH..ICRC) of route rt, as on the wire: its length or -1. */
@@ -478,7 +228,7 @@ static void capture_write(struct emu_dev *dev, uint8_t *frame, int n, const char
 
 	if (!c->w.ng && !c->w.dumper)
 		return; /* a ring whose next stream could not be made */
-	if (c->queued >= c->limit) {
+	if (emu_afile_full(c->af)) {
 		/* The file is not keeping up: the RNIC does not wait for it. */
 		c->lost++;
 		dev->dcnt[EMU_DCNT_PCAP_DROPPED]++;
@@ -508,12 +258,9 @@ static void capture_write(struct emu_dev *dev, uint8_t *frame, int n, const char
 		return;
 	}
 	dev->dcnt[EMU_DCNT_PCAP_FRAMES]++;
+	emu_afile_dirty(c->af);
 	if (c->size && c->w.bytes >= c->size)
 		capture_rotate(dev, c);
-	if (!c->dirty && c->timer_started) {
-		c->dirty = true;
-		uv_timer_start(&c->flush_timer, on_flush_timer, EMU_CAPTURE_FLUSH_MS, 0);
-	}
 }
 
 /* Write the held received frame, with what the engine said about it. */
@@ -631,18 +378,10 @@ void emu_capture_close(struct emu_dev *dev)
 
 	if (!c)
 		return;
-	/* The loop is gone and ran the pool's last write: the rest here. */
-	c->loop = NULL;
 	if ((c->w.ng || c->w.dumper) && common_pcap_close_write(&c->w))
 		dev->dcnt[EMU_DCNT_PCAP_ERRORS]++;
-	capture_io_drain(c);
-	if (dev->dcnt[EMU_DCNT_PCAP_ERRORS])
-		emu_warn("capture: pcap_errors %" PRIu64 ": %s may be incomplete",
-			 dev->dcnt[EMU_DCNT_PCAP_ERRORS], c->cur);
-	if (c->fd >= 0) /* a stream that could not be made */
-		close(c->fd);
+	emu_afile_close(c->af); /* after the loop: its flush timer */
 	dev->capture = NULL;
-	/* The timer handle was closed with the loop; free after it. */
 	free(c->cur);
 	free(c);
 }

@@ -11,6 +11,7 @@
 #define UROCE_DP_H
 
 #include <sched.h>
+#include <stdio.h>
 
 #include "daemon.h"
 #include "faultrule.h"
@@ -346,6 +347,30 @@ void emu_mcast_detach_all(struct emu_qp *qp);
 /* The engine's mcast_each op: fn for each QP attached to group. */
 void emu_mcast_each(struct emu_dev *dev, const uint8_t group[16],
 		    void (*fn)(struct xport_qp *qp, void *arg), void *arg);
+
+/* afile.c: a file written while the daemon serves, never waited for */
+struct emu_afile;
+/* Create (truncate) path at once; what names it in messages ("capture"),
+ * limit bounds the bytes waiting for the file, *errors counts failures;
+ * *created (if given): path did not exist. NULL with errno and a message
+ * in err. */
+struct emu_afile *emu_afile_open(const char *path, const char *what, uint64_t limit,
+				 uint64_t *errors, bool *created, char *err, size_t errlen);
+/* A stream for the current file (NULL: out of memory). The owner writes it
+ * and closes it with fclose, which ends the file. */
+FILE *emu_afile_stream(struct emu_afile *af);
+/* The next file of a series, after the current one's close: 0 or -ENOMEM. */
+int emu_afile_next(struct emu_afile *af, const char *name);
+/* The bytes waiting for the file reached the limit: the owner drops what
+ * it would write (and counts it). */
+bool emu_afile_full(const struct emu_afile *af);
+/* The stream was written: flushed within 100 ms (once started). */
+void emu_afile_dirty(struct emu_afile *af);
+/* Once the loop exists: writes on its thread pool, the flush timer. */
+void emu_afile_start(struct emu_afile *af, uv_loop_t *loop);
+/* After the loop is closed (and the stream with fclose): what is left is
+ * written here and now, then af is freed. NULL: nothing. */
+void emu_afile_close(struct emu_afile *af);
 
 /* capture.c */
 /* Bytes of frames a capture holds for its file by default (--pcap-buffer). */

@@ -87,7 +87,11 @@ struct emu_fault {
 	uv_timer_t timer;
 	bool timer_started;
 	FILE *log; /* --fault-log, or NULL */
+	struct emu_afile *log_file;
 };
+
+/* Bytes of decision log waiting for the file at most (a line is ~90). */
+#define EMU_FAULT_LOG_BUFFER (4u << 20)
 
 /* Daemon counter of each action. */
 static const enum emu_dcnt action_cnt[COMMON_FAULT_ACTION_COUNT] = {
@@ -234,14 +238,23 @@ int emu_fault_init(struct emu_dev *dev, uint64_t seed, const char *log_path)
 	f->next_id = 1;
 	f->seed = seed;
 	if (log_path) {
-		f->log = fopen(log_path, "we");
-		if (!f->log) {
+		char msg[256];
+
+		f->log_file =
+		    emu_afile_open(log_path, "fault log", EMU_FAULT_LOG_BUFFER,
+				   &dev->dcnt[EMU_DCNT_FAULT_LOG_ERRORS], NULL, msg, sizeof(msg));
+		if (!f->log_file) {
 			int err = -errno;
 
 			free(f);
 			return err;
 		}
-		setvbuf(f->log, NULL, _IOLBF, 0);
+		f->log = emu_afile_stream(f->log_file);
+		if (!f->log) {
+			emu_afile_close(f->log_file);
+			free(f);
+			return -ENOMEM;
+		}
 	}
 	dev->fault = f;
 	fault_update_on(dev);
@@ -260,6 +273,8 @@ void emu_fault_start(struct emu_dev *dev)
 	f->timer.data = dev;
 	uv_unref((uv_handle_t *)&f->timer);
 	f->timer_started = true;
+	if (f->log_file)
+		emu_afile_start(f->log_file, dev->loop);
 }
 
 void emu_fault_fini(struct emu_dev *dev)
@@ -278,9 +293,10 @@ void emu_fault_fini(struct emu_dev *dev)
 	{
 		free(EMU_CONTAINER_OF(pos, struct emu_fault_rule, link));
 	}
-	if (f->log)
-		fclose(f->log);
-	/* The timer handle was closed with the loop. */
+	if (f->log && fclose(f->log))
+		dev->dcnt[EMU_DCNT_FAULT_LOG_ERRORS]++;
+	emu_afile_close(f->log_file); /* writes out what is left */
+	/* The timer handles were closed with the loop. */
 	free(f);
 	dev->fault = NULL;
 	dev->fault_on = false;
@@ -506,13 +522,19 @@ static void account(struct emu_dev *dev, struct emu_fault_rule *fr,
 	const char *op = info ? info->sym : "unknown";
 
 	dev->dcnt[action_cnt[fr->r.action]]++;
-	if (f->log)
-		fprintf(f->log,
+	if (f->log && emu_afile_full(f->log_file)) {
+		dev->dcnt[EMU_DCNT_FAULT_LOG_ERRORS]++; /* the file is not keeping up */
+	} else if (f->log) {
+		if (fprintf(
+			f->log,
 			"rule=%u match=%llu fault=%llu pkt=%llu %s %s %s qpn=0x%06x psn=0x%06x\n",
 			fr->id, (unsigned long long)fr->st.matched,
 			(unsigned long long)fr->st.fired, (unsigned long long)seq,
 			common_fault_dir_name(p->dir), common_fault_action_name(fr->r.action), op,
-			p->qpn, p->psn);
+			p->qpn, p->psn) < 0)
+			dev->dcnt[EMU_DCNT_FAULT_LOG_ERRORS]++;
+		emu_afile_dirty(f->log_file);
+	}
 	if (fr->st.fired <= EMU_FAULT_LOG_FIRST)
 		emu_info("fault rule %u: %s %s %s QP 0x%06x PSN 0x%06x (fault %llu)%s", fr->id,
 			 common_fault_dir_name(p->dir), common_fault_action_name(fr->r.action), op,

@@ -109,7 +109,9 @@
 	X(RX_BEFORE_TIMERS, "rx_before_timers",                                                   \
 	  "datagrams read just before transport timers were due to fire (answers, not losses)")   \
 	X(PCAP_DROPPED, "pcap_dropped",                                                           \
-	  "frames not captured: the capture buffer was full (the file was not keeping up)")
+	  "frames not captured: the capture buffer was full (the file was not keeping up)")       \
+	X(FAULT_LOG_ERRORS, "fault_log_errors",                                                   \
+	  "--fault-log lines not written (its buffer was full) and writes that failed")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
