@@ -187,7 +187,7 @@ END_TEST
 
 static void *drain(void *arg)
 {
-	int fd = open(arg, O_RDONLY);
+	int fd = *(int *)arg;
 	char buf[65536];
 	ssize_t n;
 	long total = 0;
@@ -201,7 +201,7 @@ static void *drain(void *arg)
 
 START_TEST(test_fifo_nobody_reads)
 {
-	int hold, i;
+	int hold, rd, i;
 	struct emu_afile *af;
 	FILE *f;
 	pthread_t reader;
@@ -223,8 +223,11 @@ START_TEST(test_fifo_nobody_reads)
 		uv_run(&loop, UV_RUN_NOWAIT);
 	}
 	ck_assert(emu_afile_full(af));
-	/* A reader drains it; the loop then finishes every write. */
-	ck_assert_int_eq(pthread_create(&reader, NULL, drain, path("p")), 0);
+	/* A reader drains it; the loop then finishes every write. It opens
+	 * the FIFO before hold goes: a FIFO without readers fails its writer. */
+	rd = open(path("p"), O_RDONLY);
+	ck_assert_int_ge(rd, 0);
+	ck_assert_int_eq(pthread_create(&reader, NULL, drain, &rd), 0);
 	close(hold);
 	for (t0 = now(); emu_afile_full(af) && now() - t0 < 5;)
 		uv_run(&loop, UV_RUN_NOWAIT), usleep(1000);

@@ -207,9 +207,12 @@ dropped=$(counter uroce0 pcap_dropped)
 [ "${dropped:-0}" -gt 0 ] && pass "pcap_dropped counts $dropped frames past the 256K buffer" ||
 	fail "pcap_dropped is '$dropped' (wanted > 0: 2 MiB of frames against 256K)"
 # A reader drains the FIFO; a second ping-pong's first frame tells of the gap.
-cat "$T/fifo.pcapng" >"$T/fifo.out" {hold}>&- &
+# The reader's end is open before hold goes (a FIFO without readers fails
+# its writer).
+exec {rd}<"$T/fifo.pcapng"
+cat <&$rd >"$T/fifo.out" {hold}>&- &
 reader=$!
-exec {hold}>&-
+exec {rd}<&- {hold}>&-
 pingpong after 64 5 "a second ping-pong once the capture is read"
 sleep 1
 frames=$(counter uroce0 pcap_frames)
