@@ -118,6 +118,25 @@ static void check_content(const char *p, size_t n, int seed)
 	fclose(f);
 }
 
+/* The stream f ends its file; the next one is name, with n bytes (seed). */
+static FILE *next_file(struct emu_afile *af, FILE *f, const char *name, size_t n, int seed)
+{
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(emu_afile_next(af, name), 0);
+	f = emu_afile_stream(af);
+	ck_assert_ptr_nonnull(f);
+	put(f, n, seed);
+	return f;
+}
+
+/* The owner's stream ends, then the loop, then the file. */
+static void finish(struct emu_afile *af, FILE *f)
+{
+	ck_assert_int_eq(fclose(f), 0);
+	loop_end();
+	emu_afile_close(af);
+}
+
 /* The file p, which must be new unless it is a FIFO the test made. */
 static struct emu_afile *open_af(const char *p, uint64_t limit)
 {
@@ -142,20 +161,12 @@ START_TEST(test_series_in_order)
 	emu_afile_dirty(af);
 	run_until_size(path("s.0"), 1000000); /* the flush timer's doing */
 	put(f, 3000, 2);
-	ck_assert_int_eq(fclose(f), 0); /* ends s.0 */
-	ck_assert_int_eq(emu_afile_next(af, path("s.1")), 0);
-	f = emu_afile_stream(af);
-	put(f, 5000, 3);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(emu_afile_next(af, path("s.2")), 0);
-	f = emu_afile_stream(af);
-	put(f, 70000, 4);
+	f = next_file(af, f, path("s.1"), 5000, 3);
+	f = next_file(af, f, path("s.2"), 70000, 4);
 	emu_afile_dirty(af);
 	run_until_size(path("s.1"), 5000);
 	run_until_size(path("s.2"), 70000);
-	ck_assert_int_eq(fclose(f), 0);
-	loop_end();
-	emu_afile_close(af);
+	finish(af, f);
 	ck_assert_uint_eq(errors, 0);
 	ck_assert_int_eq(size_of(path("s.0")), 1003000);
 	check_content(path("s.1"), 5000, 3);
@@ -172,13 +183,8 @@ START_TEST(test_written_at_close)
 	put(f, 300000, 5);
 	ck_assert_int_eq(fflush(f), 0);
 	ck_assert_int_eq(size_of(path("c")), 0);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(emu_afile_next(af, path("c.1")), 0);
-	f = emu_afile_stream(af);
-	put(f, 10, 6);
-	ck_assert_int_eq(fclose(f), 0);
-	loop_end();
-	emu_afile_close(af);
+	f = next_file(af, f, path("c.1"), 10, 6);
+	finish(af, f);
 	check_content(path("c"), 300000, 5);
 	check_content(path("c.1"), 10, 6);
 	ck_assert_uint_eq(errors, 0);
@@ -232,9 +238,7 @@ START_TEST(test_fifo_nobody_reads)
 	for (t0 = now(); emu_afile_full(af) && now() - t0 < 5;)
 		uv_run(&loop, UV_RUN_NOWAIT), usleep(1000);
 	ck_assert(!emu_afile_full(af));
-	ck_assert_int_eq(fclose(f), 0);
-	loop_end();
-	emu_afile_close(af); /* closes the FIFO: the reader sees its end */
+	finish(af, f);
 	ck_assert_int_eq(pthread_join(reader, &total), 0);
 	ck_assert_int_eq((long)total, (long)i * 65536);
 	ck_assert_uint_eq(errors, 0);
@@ -258,13 +262,8 @@ START_TEST(test_reader_gone)
 		put(f, 300000, 8); /* each a write of its own: EPIPE each time */
 		ck_assert_int_eq(fflush(f), 0);
 	}
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(emu_afile_next(af, path("g.1")), 0);
-	f = emu_afile_stream(af);
-	put(f, 4000, 9);
-	ck_assert_int_eq(fclose(f), 0);
-	loop_end();
-	emu_afile_close(af);
+	f = next_file(af, f, path("g.1"), 4000, 9);
+	finish(af, f);
 	ck_assert_uint_eq(errors, 1); /* said and counted once */
 	check_content(path("g.1"), 4000, 9);
 }
@@ -277,17 +276,9 @@ START_TEST(test_next_cannot_open)
 
 	emu_afile_start(af, &loop);
 	put(f, 100, 10);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(emu_afile_next(af, path("no/such/dir")), 0);
-	f = emu_afile_stream(af);
-	put(f, 100000, 11); /* lost */
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(emu_afile_next(af, path("n.2")), 0);
-	f = emu_afile_stream(af);
-	put(f, 200, 12);
-	ck_assert_int_eq(fclose(f), 0);
-	loop_end();
-	emu_afile_close(af);
+	f = next_file(af, f, path("no/such/dir"), 100000, 11); /* lost */
+	f = next_file(af, f, path("n.2"), 200, 12);
+	finish(af, f);
 	ck_assert_uint_eq(errors, 1);
 	check_content(path("n"), 100, 10);
 	check_content(path("n.2"), 200, 12);
