@@ -47,9 +47,10 @@ run_tests() {
 	ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 600
 	echo "== two test runs at once (build/ and a second tree): they must not collide"
 	tests/lib/concurrent.sh build
-	echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
+	echo "== unit tests, and daemons and shim with real programs (e2e_sanitized), under"
+	echo "   AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
 	build build-asan -DCMAKE_BUILD_TYPE=Debug -DUROCE_ASAN=ON -DUROCE_UBSAN=ON
-	ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L unit --timeout 600
+	ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L 'unit|sanitized' --timeout 600
 	echo "== fuzz targets, short runs (build-fuzz/, clang + libFuzzer)"
 	build build-fuzz -DCMAKE_C_COMPILER=clang -DUROCE_FUZZ=ON -DUROCE_TESTS=ON
 	ctest --test-dir build-fuzz --output-on-failure -L fuzz --timeout 600

@@ -165,16 +165,20 @@ stop_rnics() {
 # preloaded), preload = LD_PRELOAD of the shim by hand, dropin = the drop-in
 # libibverbs.so.1 and librdmacm.so.1 on LD_LIBRARY_PATH, run-dropin = uroce run
 # with the drop-ins on LD_LIBRARY_PATH as well. Use: via_cmd run; "${VIA[@]}" PROGRAM...
+# For preload and dropin, PRELOAD_FIRST (a library loaded before the shim: a
+# sanitizer's runtime) and PROG_ENV (NAME=VALUE words) apply to the program.
+PRELOAD_FIRST=""
+PROG_ENV=()
 via_cmd() {
 	local rundir
 	rundir=$(rundir_of "$HOST_NS")
 	ns_prefix "$HOST_NS"
 	case $1 in
 	run) VIA=("${NS_PREFIX[@]}" "$UROCE_BIN/uroce" run --rundir "$rundir" --) ;;
-	preload) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir"
-		LD_PRELOAD="$UROCE_LIB/liburoce.so") ;;
-	dropin) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir"
-		LD_LIBRARY_PATH="$UROCE_LIB/ibverbs") ;;
+	preload) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir" "${PROG_ENV[@]}"
+		LD_PRELOAD="${PRELOAD_FIRST:+$PRELOAD_FIRST:}$UROCE_LIB/liburoce.so") ;;
+	dropin) VIA=("${NS_PREFIX[@]}" env UROCE_RUNDIR="$rundir" "${PROG_ENV[@]}"
+		${PRELOAD_FIRST:+LD_PRELOAD="$PRELOAD_FIRST"} LD_LIBRARY_PATH="$UROCE_LIB/ibverbs") ;;
 	run-dropin) VIA=("${NS_PREFIX[@]}" "$UROCE_BIN/uroce" run --rundir "$rundir" --
 		env LD_LIBRARY_PATH="$UROCE_LIB/ibverbs") ;;
 	*) echo "via_cmd: unknown mode $1" >&2; exit 2 ;;

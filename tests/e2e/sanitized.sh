@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The daemon and the shim built with AddressSanitizer and UBSan (registered
+# only in such a build, label "sanitized": quickstart's sanitizer step runs
+# it). Unmodified programs load the sanitized shim after the ASan runtime
+# (LD_PRELOAD; their own leaks are not looked for), against two sanitized
+# daemons, uroce0 writing a ring of pcapng captures and uroce1 dropping 5 %
+# of its SENDs by a fault rule with its decision log: ibv_rc_pingpong through
+# the shim and through the drop-in libibverbs, ib_write_bw, rping (the CM),
+# and a ping-pong whose programs are killed mid-traffic. Each daemon must
+# stop on SIGTERM with exit 0: LeakSanitizer runs at its exit, so memory it
+# still holds then fails the test, and no sanitizer may have reported
+# anything in its log.
+. "$(dirname "$0")/lib.sh"
+need_prog ibv_rc_pingpong
+
+PRELOAD_FIRST=$(ldd "$UROCE_LIB/liburoce.so" | awk '$1 ~ /^libasan\.so/ { print $3 }')
+[ -n "$PRELOAD_FIRST" ] || skip "the shim in $UROCE_LIB is not built with AddressSanitizer"
+PROG_ENV=(ASAN_OPTIONS=detect_leaks=0)
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+RNIC_PCAP=0
+start_rnic uroce0 "$ADDR0" --pcap "$T/u0.pcapng" --pcap-size 64K --pcap-files 2
+start_rnic uroce1 "$ADDR1" --seed 7 --fault 'tx:drop:opcode=send,prob=0.05' --fault-log "$T/u1.flog"
+
+# check WHAT: the last pair's two programs exited 0.
+check() {
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ]; then
+		pass "$1"
+	else
+		fail "$1: server exit $SERVER_RC, client exit $CLIENT_RC"
+		show_pair "$2"
+	fi
+}
+for mode in preload dropin; do
+	next_tcp_port
+	run_pair "pp.$mode" 120 "$mode" ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 300 -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 300 "$ADDR0"
+	check "ibv_rc_pingpong -s 4096 -n 300 ($mode)" "pp.$mode"
+done
+if command -v ib_write_bw >/dev/null; then
+	run_perftest wbw 120 preload ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 500 -- \
+		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 500 "$ADDR0"
+	check "ib_write_bw -s 65536 -n 500" wbw
+fi
+if command -v ucmatose >/dev/null; then
+	CM_VIA=preload
+	cm_pair ucmatose 90 1 ucmatose -b "$ADDR1" -c 4 -C 10 -- ucmatose -s "$ADDR1" -b "$ADDR0" -c 4 -C 10
+	check "ucmatose -c 4 -C 10 (the CM)" ucmatose
+fi
+# Programs killed mid-traffic: their daemons release what they held.
+next_tcp_port
+via_cmd preload
+bg_via killed.server 60 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -n 100000000
+spid=$BG_PID
+wait_listen "$TCP_PORT" "$spid" "" || fail "server did not listen on TCP port $TCP_PORT"
+bg_via killed.client 60 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -n 100000000 "$ADDR0"
+cpid=$BG_PID
+sleep 1
+pkill -KILL -P "$spid" 2>/dev/null
+pkill -KILL -P "$cpid" 2>/dev/null
+wait "$spid" "$cpid" 2>/dev/null
+sleep 1
+stop_rnics
+for d in uroce0 uroce1; do
+	if grep -qE 'Sanitizer|runtime error' "$T/$d.log"; then
+		fail "$d: a sanitizer reported"
+		grep -E -A 12 'Sanitizer|runtime error' "$T/$d.log" | head -n 30 | sed 's/^/    | /'
+	else
+		pass "$d: no sanitizer report in its log"
+	fi
+done
+[ -s "$T/u1.flog" ] && pass "uroce1's decision log: $(wc -l <"$T/u1.flog") faults" ||
+	fail "uroce1's decision log is empty"
+finish
