@@ -4,10 +4,12 @@
 # only in such a build, label "sanitized": quickstart's sanitizer step runs
 # it). Unmodified programs load the sanitized shim after the ASan runtime
 # (LD_PRELOAD; their own leaks are not looked for), against two sanitized
-# daemons, uroce0 writing a ring of pcapng captures and uroce1 dropping 5 %
-# of its SENDs by a fault rule with its decision log: ibv_rc_pingpong through
-# the shim and through the drop-in libibverbs, ib_write_bw, rping (the CM),
-# and a ping-pong whose programs are killed mid-traffic. Each daemon must
+# daemons, uroce0 writing a ring of pcapng captures and uroce1 dropping 10 %
+# of its RC SEND Middle packets by a fault rule (resent by go-back-N; UD has
+# nothing to resend) with its decision log: ibv_rc_pingpong through
+# the shim and through the drop-in libibverbs, the UD, SRQ and XRC
+# ping-pongs, ib_write_bw, ucmatose (the CM), and a ping-pong whose programs
+# are killed mid-traffic. Each daemon must
 # stop on SIGTERM with exit 0: LeakSanitizer runs at its exit, so memory it
 # still holds then fails the test, and no sanitizer may have reported
 # anything in its log.
@@ -21,7 +23,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 RNIC_PCAP=0
 start_rnic uroce0 "$ADDR0" --pcap "$T/u0.pcapng" --pcap-size 64K --pcap-files 2
-start_rnic uroce1 "$ADDR1" --seed 7 --fault 'tx:drop:opcode=send,prob=0.05' --fault-log "$T/u1.flog"
+start_rnic uroce1 "$ADDR1" --seed 7 --fault 'tx:drop:opcode=RC_SEND_MIDDLE,prob=0.1' --fault-log "$T/u1.flog"
 
 # check WHAT: the last pair's two programs exited 0.
 check() {
@@ -37,6 +39,14 @@ for mode in preload dropin; do
 	run_pair "pp.$mode" 120 "$mode" ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 300 -- \
 		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 300 "$ADDR0"
 	check "ibv_rc_pingpong -s 4096 -n 300 ($mode)" "pp.$mode"
+done
+# UD, SRQ and XRC.
+for prog in ibv_ud_pingpong ibv_srq_pingpong ibv_xsrq_pingpong; do
+	command -v "$prog" >/dev/null || continue
+	next_tcp_port
+	run_pair "$prog" 120 preload "$prog" -d uroce0 -g 0 -p "$TCP_PORT" -n 200 -- \
+		"$prog" -d uroce1 -g 0 -p "$TCP_PORT" -n 200 "$ADDR0"
+	check "$prog -n 200" "$prog"
 done
 if command -v ib_write_bw >/dev/null; then
 	run_perftest wbw 120 preload ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 500 -- \
