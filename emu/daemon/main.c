@@ -1002,6 +1002,7 @@ static void stop_rnic_upper(struct uroced_rnic *r)
 		__attribute__((fallthrough));
 	case UROCED_CTL:
 		emu_ctl_close(dev); /* removes the socket */
+		emu_capture_stopping(dev);
 		break;
 	default:
 		break;

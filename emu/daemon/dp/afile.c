@@ -337,6 +337,19 @@ void emu_afile_start(struct emu_afile *af, uv_loop_t *loop)
 	afile_io_next(af);
 }
 
+void emu_afile_stopping(struct emu_afile *af)
+{
+	if (!af)
+		return;
+	if (af->stream && fflush(af->stream))
+		(*af->errors)++;
+	afile_io_next(af);
+	if (af->head)
+		emu_info("%s: writing the last %" PRIu64 " bytes to %s before exiting (a second "
+			 "SIGINT or SIGTERM exits without them)",
+			 af->what, af->queued, af->name);
+}
+
 void emu_afile_close(struct emu_afile *af)
 {
 	if (!af)

@@ -372,6 +372,12 @@ void emu_capture_note(struct emu_dev *dev, const char *note)
 		snprintf(c->note, sizeof(c->note), "%s", note);
 }
 
+void emu_capture_stopping(struct emu_dev *dev)
+{
+	if (dev->capture)
+		emu_afile_stopping(dev->capture->af);
+}
+
 void emu_capture_close(struct emu_dev *dev)
 {
 	struct emu_capture *c = dev->capture;

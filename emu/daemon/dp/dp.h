@@ -368,6 +368,9 @@ bool emu_afile_full(const struct emu_afile *af);
 void emu_afile_dirty(struct emu_afile *af);
 /* Once the loop exists: writes on its thread pool, the flush timer. */
 void emu_afile_start(struct emu_afile *af, uv_loop_t *loop);
+/* The daemon is stopping: the stream goes to the file now, and the log
+ * says so if that has to wait. NULL: nothing. */
+void emu_afile_stopping(struct emu_afile *af);
 /* After the loop is closed (and the stream with fclose): what is left is
  * written here and now, then af is freed. NULL: nothing. */
 void emu_afile_close(struct emu_afile *af);
@@ -403,6 +406,8 @@ void emu_capture_rx_begin(struct emu_dev *dev, const struct xport_route *rt, con
 			  size_t len);
 void emu_capture_cqe(struct emu_dev *dev, bool recv, const struct uroce_cqe *cqe);
 void emu_capture_rx_end(struct emu_dev *dev);
+/* The daemon is stopping (before its loop ends): emu_afile_stopping. */
+void emu_capture_stopping(struct emu_dev *dev);
 /* Flush and close (after the loop's handles are closed). */
 void emu_capture_close(struct emu_dev *dev);
 /* Close and remove the file if emu_capture_open created it (a failed start). */
