@@ -8,8 +8,9 @@
 # of its RC SEND Middle packets by a fault rule (resent by go-back-N; UD has
 # nothing to resend) with its decision log: ibv_rc_pingpong through
 # the shim and through the drop-in libibverbs, the UD, SRQ and XRC
-# ping-pongs, ib_write_bw, ucmatose (the CM), and a ping-pong whose programs
-# are killed mid-traffic. Each daemon must
+# ping-pongs, ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat -e,
+# ibv_devinfo -v, ucmatose (the CM), and a ping-pong whose programs are
+# killed mid-traffic. Each daemon must
 # stop on SIGTERM with exit 0: LeakSanitizer runs at its exit, so memory it
 # still holds then fails the test, and no sanitizer may have reported
 # anything in its log.
@@ -48,10 +49,19 @@ for prog in ibv_ud_pingpong ibv_srq_pingpong ibv_xsrq_pingpong; do
 		"$prog" -d uroce1 -g 0 -p "$TCP_PORT" -n 200 "$ADDR0"
 	check "$prog -n 200" "$prog"
 done
-if command -v ib_write_bw >/dev/null; then
-	run_perftest wbw 120 preload ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 500 -- \
-		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 500 "$ADDR0"
-	check "ib_write_bw -s 65536 -n 500" wbw
+# WRITE, READ and atomics (perftest), SEND with completion events.
+for t in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_atomic_bw" "ib_send_lat -s 2 -e"; do
+	read -r prog args <<<"$t"
+	command -v "$prog" >/dev/null || continue
+	# shellcheck disable=SC2086 # args are words
+	run_perftest "$prog" 120 preload "$prog" -d uroce0 -x 0 -F $args -n 300 -- \
+		"$prog" -d uroce1 -x 0 -F $args -n 300 "$ADDR0"
+	check "$t -n 300" "$prog"
+done
+if command -v ibv_devinfo >/dev/null; then
+	via_cmd preload
+	"${VIA[@]}" ibv_devinfo -v >"$T/devinfo" 2>&1 && grep -q 'hca_id:.*uroce0' "$T/devinfo" &&
+		pass "ibv_devinfo -v lists uroce0" || { fail "ibv_devinfo -v"; show "$T/devinfo"; }
 fi
 if command -v ucmatose >/dev/null; then
 	CM_VIA=preload
