@@ -344,7 +344,7 @@ void emu_afile_stopping(struct emu_afile *af)
 	if (af->stream && fflush(af->stream))
 		(*af->errors)++;
 	afile_io_next(af);
-	if (af->head)
+	if (af->head && af->loop) /* not a start that failed: its file goes */
 		emu_info("%s: writing the last %" PRIu64 " bytes to %s before exiting (a second "
 			 "SIGINT or SIGTERM exits without them)",
 			 af->what, af->queued, af->name);
