@@ -47,13 +47,10 @@ bad_opts --pcap-buffer --pcap-buffer 1M
 [ ! -e "$T/x.pcapng" ] && pass "no capture file was created by a refused command line" ||
 	fail "a refused command line left $T/x.pcapng"
 
-# pingpong NAME SIZE ITERS WHAT: ibv_rc_pingpong between uroce0 (server) and
-# uroce1, which must complete.
+# pingpong NAME SIZE ITERS WHAT: lib.sh's rc_pingpong_pair (uroce0 serves,
+# uroce1 connects), which must succeed.
 pingpong() {
-	next_tcp_port
-	run_pair "$1" 120 run ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s "$2" -n "$3" -- \
-		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s "$2" -n "$3" "$ADDR0"
-	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ]; then
+	if rc_pingpong_pair "$1" 120 -s "$2" -n "$3"; then
 		pass "$4: $(grep 'iters in' "$T/$1.client")"
 	else
 		fail "$4: server exit $SERVER_RC, client exit $CLIENT_RC"

@@ -26,8 +26,8 @@ RNIC_PCAP=0
 start_rnic uroce0 "$ADDR0" --pcap "$T/u0.pcapng" --pcap-size 64K --pcap-files 2
 start_rnic uroce1 "$ADDR1" --seed 7 --fault 'tx:drop:opcode=RC_SEND_MIDDLE,prob=0.1' --fault-log "$T/u1.flog"
 
-# check WHAT: the last pair's two programs exited 0.
-check() {
+# pair_check WHAT LABEL: the last pair's two programs exited 0.
+pair_check() {
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ]; then
 		pass "$1"
 	else
@@ -39,7 +39,7 @@ for mode in preload dropin; do
 	next_tcp_port
 	run_pair "pp.$mode" 120 "$mode" ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 4096 -n 300 -- \
 		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 4096 -n 300 "$ADDR0"
-	check "ibv_rc_pingpong -s 4096 -n 300 ($mode)" "pp.$mode"
+	pair_check "ibv_rc_pingpong -s 4096 -n 300 ($mode)" "pp.$mode"
 done
 # UD, SRQ and XRC.
 for prog in ibv_ud_pingpong ibv_srq_pingpong ibv_xsrq_pingpong; do
@@ -47,7 +47,7 @@ for prog in ibv_ud_pingpong ibv_srq_pingpong ibv_xsrq_pingpong; do
 	next_tcp_port
 	run_pair "$prog" 120 preload "$prog" -d uroce0 -g 0 -p "$TCP_PORT" -n 200 -- \
 		"$prog" -d uroce1 -g 0 -p "$TCP_PORT" -n 200 "$ADDR0"
-	check "$prog -n 200" "$prog"
+	pair_check "$prog -n 200" "$prog"
 done
 # WRITE, READ and atomics (perftest), SEND with completion events.
 for t in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_atomic_bw" "ib_send_lat -s 2 -e"; do
@@ -56,7 +56,7 @@ for t in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_atomic_bw" "ib_send_la
 	# shellcheck disable=SC2086 # args are words
 	run_perftest "$prog" 120 preload "$prog" -d uroce0 -x 0 -F $args -n 300 -- \
 		"$prog" -d uroce1 -x 0 -F $args -n 300 "$ADDR0"
-	check "$t -n 300" "$prog"
+	pair_check "$t -n 300" "$prog"
 done
 if command -v ibv_devinfo >/dev/null; then
 	via_cmd preload
@@ -66,7 +66,7 @@ fi
 if command -v ucmatose >/dev/null; then
 	CM_VIA=preload
 	cm_pair ucmatose 90 1 ucmatose -b "$ADDR1" -c 4 -C 10 -- ucmatose -s "$ADDR1" -b "$ADDR0" -c 4 -C 10
-	check "ucmatose -c 4 -C 10 (the CM)" ucmatose
+	pair_check "ucmatose -c 4 -C 10 (the CM)" ucmatose
 fi
 # Programs killed mid-traffic: their daemons release what they held.
 next_tcp_port

@@ -74,8 +74,7 @@ struct emu_afile {
 	uint64_t queued; /* bytes of WRITE operations not written yet */
 	uint64_t limit;
 	FILE *stream; /* the owner's stream of the current file (NULL: closed) */
-	uv_timer_t flush_timer;
-	bool timer_started;
+	uv_timer_t flush_timer; /* initialised with loop */
 	bool dirty;
 };
 
@@ -310,19 +309,25 @@ bool emu_afile_full(const struct emu_afile *af)
 	return af->queued >= af->limit;
 }
 
-static void on_flush_timer(uv_timer_t *h)
+/* The stream's buffer to the queue, and the queue on its way. */
+static void afile_flush(struct emu_afile *af)
 {
-	struct emu_afile *af = h->data;
-
-	af->dirty = false;
 	if (af->stream && fflush(af->stream))
 		(*af->errors)++;
 	afile_io_next(af);
 }
 
+static void on_flush_timer(uv_timer_t *h)
+{
+	struct emu_afile *af = h->data;
+
+	af->dirty = false;
+	afile_flush(af);
+}
+
 void emu_afile_dirty(struct emu_afile *af)
 {
-	if (!af->dirty && af->timer_started) {
+	if (!af->dirty && af->loop) {
 		af->dirty = true;
 		uv_timer_start(&af->flush_timer, on_flush_timer, EMU_AFILE_FLUSH_MS, 0);
 	}
@@ -332,7 +337,6 @@ void emu_afile_start(struct emu_afile *af, uv_loop_t *loop)
 {
 	uv_timer_init(loop, &af->flush_timer);
 	af->flush_timer.data = af;
-	af->timer_started = true;
 	af->loop = loop;
 	afile_io_next(af);
 }
@@ -341,9 +345,7 @@ void emu_afile_stopping(struct emu_afile *af)
 {
 	if (!af)
 		return;
-	if (af->stream && fflush(af->stream))
-		(*af->errors)++;
-	afile_io_next(af);
+	afile_flush(af);
 	if (af->head && af->loop) /* not a start that failed: its file goes */
 		emu_info("%s: writing the last %" PRIu64 " bytes to %s before exiting (a second "
 			 "SIGINT or SIGTERM exits without them)",

@@ -64,7 +64,6 @@
 
 struct emu_capture {
 	struct common_pcap_writer w;
-	struct emu_dev *dev;
 	struct emu_afile *af; /* the file (series), written without waiting */
 	uint64_t lost;	      /* frames not captured since the last one that was */
 	const char *path; /* --pcap FILE */
@@ -131,7 +130,6 @@ int emu_capture_open(struct emu_dev *dev, const char *path, uint32_t snaplen, ui
 		free(c);
 		return -1;
 	}
-	c->dev = dev;
 	c->snaplen = snaplen;
 	c->files = files;
 	/* The first file here and now, so that a start fails when it cannot
