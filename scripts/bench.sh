@@ -13,8 +13,8 @@
 # each p99 over its typical value (each repetition's);
 # ib_write_bw -q 16 and -q 1000 aggregate, also as a ratio to the 64 KiB ib_write_bw of one QP
 # (each repetition's pair); the daemons' peak memory (VmHWM), and during the
-# -q 1000 run its two parts: the daemon's own (RssAnon) and the applications' queue rings
-# it maps (RssShmem). Then a sweep
+# -q 1000 run its two parts: the daemon's own (RssAnon) and the applications' pages it
+# maps (RssShmem: queue rings and registered memory, up to uroced --map-budget). Then a sweep
 # of message sizes, uroce ib_write_bw vs qperf tcp_bw, written as CSV and, where gnuplot or
 # matplotlib is installed, drawn as a PNG.
 #
@@ -300,7 +300,8 @@ record_q() {
 # The daemons' memory during the many-QP run, split as /proc/PID/status splits it: RssAnon is
 # the daemon's own (QP state, packet buffers), RssShmem the pages of the applications' queue
 # rings (SQ, RQ, CQ: memory the shim creates in the application, shared with the daemon)
-# that the daemon has touched. VmHWM counts both.
+# and of their registered memory it maps (at most --map-budget per RNIC), that the daemon
+# has touched. VmHWM counts both.
 RSS_SAMPLER=
 rss_peak_start() {
 	(
@@ -454,8 +455,8 @@ line "uroce0 peak memory (VmHWM) [kB]" vmhwm_uroce0
 line "uroce1 peak memory (VmHWM) [kB]" vmhwm_uroce1
 line "-q $QPS_MANY: uroce0 own memory (RssAnon) [kB]" "q${QPS_MANY}_private_uroce0"
 line "-q $QPS_MANY: uroce1 own memory (RssAnon) [kB]" "q${QPS_MANY}_private_uroce1"
-line "-q $QPS_MANY: uroce0 queue pages (RssShmem) [kB]" "q${QPS_MANY}_shared_uroce0"
-line "-q $QPS_MANY: uroce1 queue pages (RssShmem) [kB]" "q${QPS_MANY}_shared_uroce1"
+line "-q $QPS_MANY: uroce0 rings + mapped MRs (RssShmem) [kB]" "q${QPS_MANY}_shared_uroce0"
+line "-q $QPS_MANY: uroce1 rings + mapped MRs (RssShmem) [kB]" "q${QPS_MANY}_shared_uroce1"
 echo "(ratio = uroce / tcp: above 1 is better for bandwidth, below 1 for latency and CPU cost)"
 echo
 echo "sweep (ib_write_bw vs qperf tcp_bw, MB/s): $SWEEP_CSV"

@@ -26,8 +26,37 @@ static void close_fds(int *fds, int n)
 		close(fds[i]);
 }
 
-int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp, size_t resp_len,
-		  int *fds, int max_fds, int *nfds)
+/* Send a request, with send_fd attached (SCM_RIGHTS) unless it is -1. */
+static ssize_t send_req(int fd, void *req, size_t req_len, int send_fd)
+{
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct iovec iov = {.iov_base = req, .iov_len = req_len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+
+	if (send_fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf.b;
+		mh.msg_controllen = sizeof(cbuf.b);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &send_fd, sizeof(int));
+	}
+	do
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static int exchange(int fd, uint32_t seq, void *req, size_t req_len, int send_fd, void *resp,
+		    size_t resp_len, int *fds, int max_fds, int *nfds)
 {
 	struct uroce_msg_hdr *h = req;
 	union {
@@ -49,9 +78,7 @@ int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp, s
 	h->len = (uint32_t)req_len;
 	h->seq = seq;
 	h->status = 0;
-	do
-		n = send(fd, req, req_len, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
+	n = send_req(fd, req, req_len, send_fd);
 	if (n < 0)
 		return (errno == EPIPE || errno == ECONNRESET) ? -EIO : -errno;
 
@@ -101,8 +128,14 @@ int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp, s
 	return 0;
 }
 
-int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp, size_t resp_len,
-	      int *fds, int max_fds, int *nfds)
+int shim_exchange(int fd, uint32_t seq, void *req, size_t req_len, void *resp, size_t resp_len,
+		  int *fds, int max_fds, int *nfds)
+{
+	return exchange(fd, seq, req, req_len, -1, resp, resp_len, fds, max_fds, nfds);
+}
+
+static int call(struct shim_context *ctx, void *req, size_t req_len, int send_fd, void *resp,
+		size_t resp_len, int *fds, int max_fds, int *nfds)
 {
 	int ret;
 
@@ -117,12 +150,24 @@ int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp, s
 			;
 		pthread_mutex_consistent(&ctx->call->lock);
 	}
-	ret = shim_exchange(ctx->fd, ++ctx->call->seq, req, req_len, resp, resp_len, fds, max_fds,
-			    nfds);
+	ret = exchange(ctx->fd, ++ctx->call->seq, req, req_len, send_fd, resp, resp_len, fds,
+		       max_fds, nfds);
 	pthread_mutex_unlock(&ctx->call->lock);
 	if (ret == -EIO)
 		shim_fatal_mark(ctx); /* the daemon went away (fatal.c) */
 	return ret;
+}
+
+int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp, size_t resp_len,
+	      int *fds, int max_fds, int *nfds)
+{
+	return call(ctx, req, req_len, -1, resp, resp_len, fds, max_fds, nfds);
+}
+
+int shim_call_fd(struct shim_context *ctx, void *req, size_t req_len, int send_fd, void *resp,
+		 size_t resp_len)
+{
+	return call(ctx, req, req_len, send_fd, resp, resp_len, NULL, 0, NULL);
 }
 
 struct shim_call_page *shim_call_page_new(void)

@@ -36,7 +36,8 @@
  * block it uses part of). Best effort: a kernel without MADV_COLLAPSE, a
  * system whose THP setting is "never", memory that cannot be collapsed and
  * UROCE_MR_HUGEPAGES=0 leave the range as it is. On-demand-paging MRs are
- * never touched (their point is that nothing is populated up front).
+ * never touched (their point is that nothing is populated up front), nor
+ * are MRs whose pages the daemon maps (mr_share.c: no pinning at all).
  */
 static size_t collapse_unit;
 
@@ -214,7 +215,8 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 		return NULL;
 	((struct shim_mr *)mr)->access = access;
 	((struct shim_mr *)mr)->iova = iova;
-	if (!(access & IBV_ACCESS_ON_DEMAND))
+	/* Pages the daemon maps need no huge pages (mr_share.c). */
+	if (!shim_mr_share(mr) && !(access & IBV_ACCESS_ON_DEMAND))
 		mr_collapse(addr, length);
 	mr_note_lkey(mr);
 	return mr;
@@ -279,10 +281,12 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
 		((struct shim_mr *)mr)->access = (unsigned int)access;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		/* The daemon unmapped the old pages; the new ones may be shared. */
+		shim_mr_unshare(mr);
 		mr->addr = addr;
 		mr->length = length;
 		((struct shim_mr *)mr)->iova = (uintptr_t)addr;
-		if (!(((struct shim_mr *)mr)->access & IBV_ACCESS_ON_DEMAND))
+		if (!shim_mr_share(mr) && !(((struct shim_mr *)mr)->access & IBV_ACCESS_ON_DEMAND))
 			mr_collapse(addr, length);
 	}
 	mr->lkey = resp.lkey;
@@ -341,6 +345,7 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 		mr_note_lkey(mr);
 		return -err;
 	}
+	shim_mr_unshare(mr);
 	free(SHIM_CONTAINER_OF(mr, struct shim_mr, mr));
 	return 0;
 }

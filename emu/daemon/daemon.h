@@ -208,6 +208,11 @@ struct emu_mr {
 	uint32_t rkey;
 	uint32_t nmw;	   /* memory windows bound to it (dereg is EBUSY meanwhile) */
 	struct emu_dm *dm; /* an MR over device memory: addr is the offset in it */
+	/* Pages of the MR the owner shares with the daemon (MAP_MR): the
+	 * daemon's mapping of [map_addr, map_addr + map_len), NULL: none. */
+	uint8_t *map;
+	uint64_t map_addr;
+	uint64_t map_len;
 };
 
 /*
@@ -405,6 +410,7 @@ struct emu_ctx {
 	pid_t pid;
 	uid_t uid;
 	pid_t req_pid; /* sender of the request being handled (SCM_CREDENTIALS), 0: unknown */
+	int req_fd;    /* descriptor that came with it (MAP_MR takes it), -1: none */
 	int opened;    /* OPEN_CTX done */
 	int closing;
 	uv_poll_t poll;
@@ -602,6 +608,8 @@ struct emu_dev {
 	bool fault_on;		     /* rules exist or packets are held */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
 	uint32_t ack_hold_us;	     /* net.c: how long a batch of ACKs waits */
+	uint64_t map_budget;	     /* --map-budget: MR pages it may map (verbs/mr.c) */
+	uint64_t map_bytes;	     /* MR pages it maps now */
 	/* The handler of QP1's MADs (cm/cm.c sets it; NULL: dropped, unmatched). */
 	void (*gsi_recv)(struct emu_dev *dev, const struct xport_gsi_mad *m);
 	struct emu_cm *cm;  /* cm/cm.c: ids, listeners, channels */
@@ -616,6 +624,14 @@ struct emu_dev {
 
 /* Scheduling priority uroced asks for unless --nice says otherwise. */
 #define EMU_NICE_DEFAULT (-10)
+
+/*
+ * Registered memory a device maps at most (MAP_MR, verbs/mr.c): those pages
+ * count in the daemon's resident size (they are the programs' memory, shared,
+ * not more of it), so past this the DMA engine reaches MRs with
+ * process_vm_* as before.
+ */
+#define EMU_MAP_BUDGET_DEFAULT (16ull << 20)
 
 /* Options of uroced (main.c parses them; dev.c applies the device's). */
 struct emu_opts {
@@ -649,6 +665,7 @@ struct emu_opts {
 	int no_gso;		/* --gso off */
 	uint32_t rnr_hold_us;	/* --rnr-hold-us (EMU_RNR_HOLD_US_DEFAULT) */
 	uint32_t ack_hold_us;	/* --ack-hold-us (EMU_NET_ACK_HOLD_US) */
+	uint64_t map_budget;	/* --map-budget BYTES (EMU_MAP_BUDGET_DEFAULT) */
 };
 
 /* How long a request waits for a receive WQE before the RNR NAK: under the

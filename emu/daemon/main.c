@@ -93,6 +93,10 @@ static void usage(FILE *f)
 		   "      --ack-hold-us US  a batch of nothing but ACKs waits this long for a "
 		   "request\n"
 		   "                      to the same peer to leave with (default 20; 0: never)\n"
+		   "      --map-budget SIZE  registered memory the RNIC maps at most "
+		   "(default 16M;\n"
+		   "                      0: none); past it MRs are reached with "
+		   "process_vm_*\n"
 		   "  -s, --spin-us US    keep polling this long after the last "
 		   "work before\n"
 		   "                      sleeping (default 100; 0: sleep whenever "
@@ -145,6 +149,7 @@ enum {
 	OPT_PCAP_SIZE,
 	OPT_PCAP_FILES,
 	OPT_PCAP_BUFFER,
+	OPT_MAP_BUDGET,
 	OPT_CM_TIMEOUT,
 	OPT_CM_RETRIES,
 	OPT_ICRC,
@@ -394,6 +399,7 @@ static int parse(int argc, char **argv, struct uroced *u)
 	    {"pcap-size", required_argument, NULL, OPT_PCAP_SIZE},
 	    {"pcap-files", required_argument, NULL, OPT_PCAP_FILES},
 	    {"pcap-buffer", required_argument, NULL, OPT_PCAP_BUFFER},
+	    {"map-budget", required_argument, NULL, OPT_MAP_BUDGET},
 	    {"spin-us", required_argument, NULL, 's'},
 	    {"nice", required_argument, NULL, 'N'},
 	    {"icrc-any-id", no_argument, NULL, 'I'},
@@ -426,6 +432,7 @@ static int parse(int argc, char **argv, struct uroced *u)
 	o->cm_timeout = EMU_CM_TIMEOUT_DEFAULT;
 	o->rnr_hold_us = EMU_RNR_HOLD_US_DEFAULT;
 	o->ack_hold_us = EMU_NET_ACK_HOLD_US;
+	o->map_budget = EMU_MAP_BUDGET_DEFAULT;
 	o->cm_retries = EMU_CM_RETRIES_DEFAULT;
 	o->cpu = EMU_PLACE_AUTO;
 	opterr = 0;
@@ -508,6 +515,15 @@ static int parse(int argc, char **argv, struct uroced *u)
 				return 2;
 			}
 			o->pcap_files = v;
+			break;
+		case OPT_MAP_BUDGET:
+			if (parse_size(optarg, &o->map_budget) || o->map_budget > (1ull << 40)) {
+				fprintf(stderr,
+					"uroced: --map-budget %s: must be a size in 0..1024G "
+					"(bytes, or with K, M or G)\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case OPT_PCAP_BUFFER:
 			if (parse_size(optarg, &o->pcap_buffer) || o->pcap_buffer < 65536 ||
@@ -774,6 +790,7 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 	dev->cm_timeout = o->cm_timeout;
 	dev->x.rnr_hold_us = o->rnr_hold_us;
 	dev->ack_hold_us = o->ack_hold_us;
+	dev->map_budget = o->map_budget;
 	dev->cm_retries = o->cm_retries;
 	r->done = UROCED_DEVICE;
 

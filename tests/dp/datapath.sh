@@ -76,11 +76,37 @@ if [ -x "$UROCE_BIN/cq_events" ]; then
 	fi
 fi
 
+# Registered memory the daemon maps (verbs-shim/mr_share.c): the layout,
+# every access, a second MR, fork() and a registration after deregistration;
+# the daemon's DMA went through its mapping (dma_mapped_bytes) or, with
+# UROCE_MAP_MR=0, not.
+if [ -x "$UROCE_BIN/mr_share" ]; then
+	for how in on off; do
+		if [ $how = on ]; then set --; else set -- env UROCE_MAP_MR=0; fi
+		m0=$(counter daemon.dma_mapped_bytes uroce0)
+		if timeout 120 "$UROCE_BIN/uroce" run -- "$@" "$UROCE_BIN/mr_share" uroce0 $how \
+			>"$T/share-$how" 2>&1; then
+			m1=$(counter daemon.dma_mapped_bytes uroce0)
+			if [ $how = on ] && [ "$m1" -gt "$((m0 + 300000))" ] ||
+				{ [ $how = off ] && [ "$m1" -eq "$m0" ]; }; then
+				pass "mr_share $how: $(grep -c '^ok' "$T/share-$how") checks, dma_mapped_bytes +$((m1 - m0))"
+			else
+				fail "mr_share $how: dma_mapped_bytes $m0 -> $m1"
+			fi
+		else
+			cat "$T/share-$how" >&2
+			fail "mr_share $how"
+		fi
+	done
+fi
+
 # Registration collapses an MR's memory into huge pages (verbs-shim/mr.c),
-# not ODP MRs' and not where the program said no; UROCE_MR_HUGEPAGES=0 stops it.
+# not ODP MRs' and not where the program said no; UROCE_MR_HUGEPAGES=0 stops
+# it. That is for memory the DMA engine reaches with process_vm_* (pages it
+# maps need no huge pages): UROCE_MAP_MR=0.
 if [ -x "$UROCE_BIN/mr_hugepages" ]; then
 	for how in on off; do
-		if [ $how = on ]; then set --; else set -- env UROCE_MR_HUGEPAGES=0; fi
+		if [ $how = on ]; then set -- env UROCE_MAP_MR=0; else set -- env UROCE_MAP_MR=0 UROCE_MR_HUGEPAGES=0; fi
 		if timeout 120 "$UROCE_BIN/uroce" run -- "$@" "$UROCE_BIN/mr_hugepages" uroce0 $how \
 			>"$T/thp-$how" 2>&1; then
 			pass "mr_hugepages $how: $(tail -1 "$T/thp-$how")"

@@ -15,7 +15,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +56,10 @@ static void check(int ok, const char *fmt, ...)
 		failures++;
 }
 
-/* One request, one response (with up to 4 fds). 0 or the daemon's -errno. */
-static int call(void *req, size_t req_len, void *resp, size_t resp_len, int *fds, int *nfds)
+/* One request (with send_fd unless -1), one response (with up to 4 fds).
+ * 0 or the daemon's -errno. */
+static int call_fd(void *req, size_t req_len, int send_fd, void *resp, size_t resp_len, int *fds,
+		   int *nfds)
 {
 	struct uroce_msg_hdr *h = req;
 	union {
@@ -75,8 +79,23 @@ static int call(void *req, size_t req_len, void *resp, size_t resp_len, int *fds
 	h->len = (uint32_t)req_len;
 	h->seq = ++seq;
 	h->status = 0;
-	if (send(ctl_fd, req, req_len, MSG_NOSIGNAL) != (ssize_t)req_len)
-		return -EIO;
+	{
+		struct iovec out = {.iov_base = req, .iov_len = req_len};
+		struct msghdr om = {.msg_iov = &out, .msg_iovlen = 1};
+
+		if (send_fd >= 0) {
+			memset(&cbuf, 0, sizeof(cbuf));
+			om.msg_control = cbuf.b;
+			om.msg_controllen = CMSG_SPACE(sizeof(int));
+			c = CMSG_FIRSTHDR(&om);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(c), &send_fd, sizeof(int));
+		}
+		if (sendmsg(ctl_fd, &om, MSG_NOSIGNAL) != (ssize_t)req_len)
+			return -EIO;
+	}
 	n = recvmsg(ctl_fd, &mh, MSG_CMSG_CLOEXEC);
 	if (n < (ssize_t)sizeof(rh))
 		return -EIO;
@@ -94,6 +113,11 @@ static int call(void *req, size_t req_len, void *resp, size_t resp_len, int *fds
 		return -EPROTO;
 	memcpy(resp, in, resp_len);
 	return 0;
+}
+
+static int call(void *req, size_t req_len, void *resp, size_t resp_len, int *fds, int *nfds)
+{
+	return call_fd(req, req_len, -1, resp, resp_len, fds, nfds);
 }
 
 static void *map_fd(int fd, size_t bytes)
@@ -114,7 +138,7 @@ struct qp {
 	struct ring sq, rq;
 };
 
-static uint32_t pd, mr_lkey, cq_handle;
+static uint32_t pd, mr_lkey, mr_handle, cq_handle;
 static struct ring cq;
 static uint32_t cq_cons;
 static uint8_t gid[16];
@@ -163,6 +187,7 @@ static int open_all(const char *path)
 	if ((rc = call(&m, sizeof(m), &mr, sizeof(mr), NULL, NULL)))
 		return rc;
 	mr_lkey = mr.lkey;
+	mr_handle = mr.handle;
 	rc = call(&cr, sizeof(cr), &cresp, sizeof(cresp), fds, &nfds);
 	if (rc || nfds != 1)
 		return rc ? rc : -EPROTO;
@@ -354,6 +379,117 @@ static void test_valid(void)
 	      "SEND to itself completes (%d CQEs, statuses %u %u)", n, n > 0 ? e[0].status : 99,
 	      n > 1 ? e[1].status : 99);
 	qp_destroy(&q);
+}
+
+/*
+ * The MR's pages put over a memfd (the contents copied) at file offset off;
+ * sealed against shrinking if sealed. The memfd, or -1.
+ */
+static int share_buf(bool sealed, off_t off)
+{
+	int fd = memfd_create("abuse", MFD_CLOEXEC | (sealed ? MFD_ALLOW_SEALING : 0));
+	uint8_t *copy = malloc(BUF_BYTES);
+
+	if (fd < 0 || !copy || ftruncate(fd, BUF_BYTES + off) ||
+	    (sealed && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK))) {
+		free(copy);
+		return -1;
+	}
+	memcpy(copy, buf, BUF_BYTES);
+	if (mmap(buf, BUF_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off) ==
+	    MAP_FAILED) {
+		free(copy);
+		close(fd);
+		return -1;
+	}
+	memcpy(buf, copy, BUF_BYTES);
+	free(copy);
+	return fd;
+}
+
+/*
+ * The daemon reaches the memfd's pages it mapped, not what this process
+ * maps at those addresses later (as a NIC reaches the pages it pinned):
+ * with fresh memory over buf, a SEND to itself takes its payload from the
+ * memfd and lands there; buf's new memory is not touched. Then the memfd
+ * goes back over buf.
+ */
+static void map_mr_dma(int fd)
+{
+	uint8_t *view = mmap(NULL, BUF_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct uroce_cqe e[2];
+	struct qp q;
+	int n;
+
+	if (view == MAP_FAILED ||
+	    mmap(buf, BUF_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) == MAP_FAILED) {
+		check(0, "mappings for the mapped-MR SEND: %s", strerror(errno));
+		return;
+	}
+	memset(view, 0x3c, 512);
+	memset(view + 32768, 0, 512);
+	memset(buf, 0x5a, 512);
+	check(qp_new(&q) == 0, "QP connected to itself (mapped MR)");
+	post_recv(&q, 17, 1);
+	post_send(&q, UROCE_WR_SEND, 18, 512, mr_lkey);
+	n = poll_cq(q.qpn, e, 2, 5000);
+	check(n == 2 && e[0].status == 0 && e[1].status == 0 && view[32768 + 511] == 0x3c &&
+		  buf[32768 + 511] == 0,
+	      "SEND through a mapped MR reads and writes the memfd's pages (%d CQEs, memfd "
+	      "0x%02x, the memory now at buf 0x%02x)",
+	      n, view[32768 + 511], buf[32768 + 511]);
+	qp_destroy(&q);
+	if (mmap(buf, BUF_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+	    MAP_FAILED)
+		check(0, "the memfd back over buf: %s", strerror(errno));
+	munmap(view, BUF_BYTES);
+}
+
+static int map_mr(int fd, uint64_t addr, uint64_t len)
+{
+	struct uroce_map_mr_req m = {
+	    .hdr.op = UROCE_OP_MAP_MR, .handle = mr_handle, .addr = addr, .length = len};
+	struct uroce_msg_hdr r;
+
+	return call_fd(&m, sizeof(m), fd, &r, sizeof(r), NULL, NULL);
+}
+
+/*
+ * MAP_MR (the daemon maps an MR's pages from a memfd, verbs/mr.c): the
+ * daemon maps only a memfd that cannot shrink under it and that is what
+ * backs the MR's pages in this process, at the right offsets, inside the
+ * MR, page aligned, once. Then DMA goes through its mapping.
+ */
+static void test_map_mr(void)
+{
+	uintptr_t a = (uintptr_t)buf;
+	int unsealed = share_buf(false, 0), other, fd, rc;
+
+	check(map_mr(-1, a, BUF_BYTES) == -EINVAL, "MAP_MR without a memfd: EINVAL");
+	rc = map_mr(unsealed, a, BUF_BYTES);
+	check(unsealed >= 0 && rc == -EINVAL, "MAP_MR of a memfd that can shrink: EINVAL (%d)", rc);
+	other = memfd_create("other", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (other >= 0 && (ftruncate(other, BUF_BYTES) || fcntl(other, F_ADD_SEALS, F_SEAL_SHRINK)))
+		check(0, "a sealed memfd: %s", strerror(errno));
+	rc = map_mr(other, a, BUF_BYTES);
+	check(rc == -EINVAL, "MAP_MR of a memfd that does not back the MR: EINVAL (%d)", rc);
+	fd = share_buf(true, 4096);
+	rc = map_mr(fd, a, BUF_BYTES);
+	check(fd >= 0 && rc == -EINVAL, "MAP_MR of a memfd mapped at another offset: EINVAL (%d)",
+	      rc);
+	close(fd);
+	fd = share_buf(true, 0);
+	check(map_mr(fd, a + 100, 4096) == -EINVAL, "MAP_MR of an unaligned range: EINVAL");
+	check(map_mr(fd, a, 2 * BUF_BYTES) == -EINVAL, "MAP_MR beyond the MR: EINVAL");
+	rc = map_mr(fd, a, BUF_BYTES);
+	check(rc == 0, "MAP_MR of the sealed memfd that backs the MR (%d)", rc);
+	check(map_mr(fd, a, BUF_BYTES) == -EINVAL, "a second MAP_MR of the MR: EINVAL");
+	if (!rc)
+		map_mr_dma(fd);
+	close(fd);
+	close(other);
+	close(unsealed);
 }
 
 /* One malformed send WQE: completes with status, QP in ERR, QP_FATAL. */
@@ -664,6 +800,10 @@ int main(int argc, char **argv)
 	test_shrink();
 	test_owner_exit(argv[1]);
 	test_doorbell_garbage();
+	/* From here on the MR's pages are the daemon's mapping (the checks
+	 * after it use them). */
+	test_map_mr();
+	test_valid();
 	test_random(rounds);
 	/* After all of it the device still works. */
 	test_valid();

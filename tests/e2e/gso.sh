@@ -7,7 +7,9 @@
 # CAP_NET_RAW) and tracked (UDP_GRO hands it over with its segment size).
 # In each: everything exits 0, the senders sent GSO datagrams and the
 # receivers cut as many packets out of them and wrote their payloads to
-# memory from the receive buffers (dma_in_place), no packet failed its ICRC, and
+# memory from the receive buffers (dma_in_place with private registered
+# memory, UROCE_MAP_MR=0; then a pingpong with memory the daemon maps,
+# dma_mapped_bytes), no packet failed its ICRC, and
 # in tracked mode no ID had to be solved (each segment matched the ID a
 # uroce peer gives it: all 32 bits kept); both daemons' captures (segments
 # with their own IDs) and a tshark capture of lo (GSO datagrams whole, read
@@ -36,6 +38,11 @@ traffic() {
 			show_pair "$prog.$1"
 		fi
 	done
+	pingpong "$1"
+}
+
+# pingpong LABEL: a data-checking ibv_rc_pingpong of 64 KiB messages.
+pingpong() {
 	next_tcp_port
 	run_pair "pp.$1" 120 run \
 		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 65536 -n 200 -c -- \
@@ -67,11 +74,16 @@ gso_checks() {
 	check "$mode: $rx packets cut out of received GSO datagrams, of $tx sent in them" [ "$ok" = 1 ]
 	# The payloads (uroce0: WRITE and SEND data, uroce1: READ responses)
 	# went from the receive buffers to memory with no staging copy, and
-	# the pingpong checked what arrived.
+	# the pingpong checked what arrived: through process_vm_writev for the
+	# traffic with private memory (UROCE_MAP_MR=0), by a copy into the
+	# daemon's mapping for the last pingpong's registered memory.
 	for d in uroce0 uroce1; do
 		c=$(counter "$d" daemon.dma_in_place)
 		check "$mode: $d wrote received payloads from where they arrived (dma_in_place $c)" \
 			[ "$c" -gt $((300 * 65536)) ]
+		c=$(counter "$d" daemon.dma_mapped_bytes)
+		check "$mode: $d copied the mapped pingpong's payloads into its mapping (dma_mapped_bytes $c)" \
+			[ "$c" -gt $((200 * 65536)) ]
 	done
 	bad=$(($(counter uroce0 daemon.rx_gso_bad) + $(counter uroce1 daemon.rx_gso_bad)))
 	check "$mode: no received datagram failed to cut (rx_gso_bad $bad)" [ "$bad" = 0 ]
@@ -98,7 +110,8 @@ fi
 for mode in $MODES; do
 	start_rnics --icrc "$mode"
 	[ "$mode" = exact ] && lo_capture_start
-	traffic "$mode"
+	UROCE_MAP_MR=0 traffic "$mode"
+	pingpong "$mode.mapped"
 	gso_checks "$mode"
 	[ "$mode" = exact ] && lo_capture_stop
 	stop_rnics

@@ -4,8 +4,9 @@
  * DMAs into pinned pages that copy-on-write would move after fork(); it
  * marks registered ranges MADV_DONTFORK. uroce has no DMA: uroced reaches
  * application memory with process_vm_readv/writev on the registering pid,
- * so a fork() in the application cannot move the pages the daemon uses.
- * Fork is therefore always safe: the calls succeed without doing anything
+ * or through a memfd the program shares with it (mr_share.c), whose pages
+ * a fork() neither moves nor shares with the child (the child gets private
+ * copies). Fork is therefore always safe: the calls succeed without doing anything
  * and report IBV_FORK_UNNEEDED, the value rdma-core reports on kernels
  * whose RDMA stack is fork-safe by itself.
  */

@@ -557,6 +557,7 @@ void emu_dp_init(struct emu_dev *dev)
 	dev->wait.sleeps = &dev->dcnt[EMU_DCNT_SLEEPS];
 	dev->wait.spin_us = EMU_WAIT_SPIN_US;
 	dev->ack_hold_us = EMU_NET_ACK_HOLD_US;
+	dev->map_budget = EMU_MAP_BUDGET_DEFAULT;
 }
 
 void emu_dp_qp_release(struct emu_qp *qp)

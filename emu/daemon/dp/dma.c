@@ -11,6 +11,13 @@
  * key variant, state, PD, QP (type 2), rights and bounds are checked, and
  * the access lands in the MR it covers.
  *
+ * Pages the program shares with the daemon (MAP_MR, verbs/mr.c: the shim
+ * makes the whole pages of a registered buffer a memfd mapping) are reached
+ * through the daemon's own mapping of them instead: a memcpy, no system
+ * call, nothing staged or read ahead (dma_mapped). The rest (the partial
+ * pages at an MR's ends, memory the shim left private: file-backed, huge
+ * pages, on-demand paging) goes through process_vm_*, as follows.
+ *
  * Few, large copies (LIMITS.md: a process_vm call costs about as much as
  * copying 4 KiB, most of it the access checks done per call):
  *  - writes are staged: the data is copied into a staging area (or, when
@@ -34,7 +41,9 @@
  * (one daemon = one thread), as IBA requires (IBV_ATOMIC_HCA). They are NOT
  * atomic with respect to the application's own CPU stores to the same
  * location, exactly like real HCAs that do not use PCIe atomics; programs
- * must not mix CPU writes and RDMA atomics on one word.
+ * must not mix CPU writes and RDMA atomics on one word. On mapped pages
+ * and device memory they are single atomic instructions, atomic for the
+ * program's CPUs too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -393,6 +402,44 @@ static int dma_resolve(struct emu_qp *qp, uint32_t key, bool remote, uint64_t ad
 	return rc;
 }
 
+/*
+ * Where [host, host+len) of an MR's owner lies in the daemon's mapping of
+ * the MR's pages (MAP_MR, verbs/mr.c), or NULL when it does not lie there
+ * whole (the MR has no mapping, or the range reaches into its partial
+ * first or last page, which stay the program's private memory).
+ */
+static uint8_t *dma_mapped_ptr(const struct emu_mr *mr, uint64_t host, uint64_t len)
+{
+	if (!mr->map || host < mr->map_addr || host - mr->map_addr > mr->map_len ||
+	    len > mr->map_len - (host - mr->map_addr))
+		return NULL;
+	return mr->map + (host - mr->map_addr);
+}
+
+/*
+ * A copy through the mapping. Another MR of the program may reach the same
+ * bytes through process_vm_* (one registered over those pages before or
+ * after they were shared), so what is staged is written out first and a
+ * read-ahead copy is forgotten after a write: the accesses land in the
+ * order the transport made them.
+ */
+static int dma_mapped(struct emu_dev *dev, uint8_t *p, void *buf, size_t len, enum xport_dma dir)
+{
+	struct emu_dma *d = dev->dma;
+
+	if (d && d->nw)
+		dma_flush(dev);
+	if (dir == XPORT_DMA_TO_BUF) {
+		memcpy(buf, p, len);
+	} else {
+		memcpy(p, buf, len);
+		if (d)
+			d->rlen = 0;
+	}
+	dev->dcnt[EMU_DCNT_DMA_MAPPED_BYTES] += len;
+	return 0;
+}
+
 /* A copy to or from device memory (verbs/dm.c): the bounds are the MR's, checked. */
 static int dm_copy(struct emu_dev *dev, const struct emu_dm *dm, uint64_t off, void *buf,
 		   size_t len, enum xport_dma dir)
@@ -424,6 +471,12 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 		return rc;
 	if (mr->dm) /* device memory: the daemon's own, host is the offset */
 		return dm_copy(dev, mr->dm, host, buf, len, dir);
+	if (dir != XPORT_DMA_CHECK && len) {
+		uint8_t *p = dma_mapped_ptr(mr, host, len);
+
+		if (p)
+			return dma_mapped(dev, p, buf, len, dir);
+	}
 	if (!dev->dma || dir == XPORT_DMA_CHECK || !len)
 		return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 	if (dir == XPORT_DMA_FROM_BUF) {
@@ -463,7 +516,8 @@ int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_
  * - device memory (mr->dm) is the daemon's own shared mapping: one
  *   __atomic_store_n, a single 8-byte store that a CPU reader in any
  *   process sees whole or not at all;
- * - application memory is reached only through process_vm_writev, which
+ * - mapped pages (MAP_MR) likewise;
+ * - other application memory is reached only through process_vm_writev, which
  *   promises no store width: the kernel copies with copy_from_user into
  *   the page, on x86-64 `rep movsb` where the CPU has FSRM/ERMS, whose
  *   store granularity is not architecturally defined. So a CPU thread of
@@ -475,10 +529,16 @@ int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_
  */
 static int dma_atomic_write(struct emu_dev *dev, struct emu_mr *mr, uint64_t host, uint64_t val)
 {
+	uint8_t *p = mr->dm ? mr->dm->base + host : dma_mapped_ptr(mr, host, sizeof(val));
 	int rc;
 
-	if (mr->dm) {
-		__atomic_store_n((uint64_t *)(void *)(mr->dm->base + host), val, __ATOMIC_SEQ_CST);
+	if (p) {
+		/* Device memory or mapped pages: one 8-byte store, after what was staged. */
+		if (!mr->dm && dev->dma && dev->dma->nw)
+			dma_flush(dev);
+		__atomic_store_n((uint64_t *)(void *)p, val, __ATOMIC_SEQ_CST);
+		if (!mr->dm && dev->dma)
+			dev->dma->rlen = 0;
 		dev->dcnt[EMU_DCNT_ATOMICS]++;
 		return 0;
 	}
@@ -546,9 +606,17 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_ato
 		return rc;
 	if (op == XPORT_ATOMIC_WRITE)
 		return dma_atomic_write(dev, mr, host, compare_add);
-	if (mr->dm) {
-		/* Device memory: one atomic instruction on the shared mapping. */
-		uint64_t *w = (uint64_t *)(void *)(mr->dm->base + host);
+	if (mr->dm || dma_mapped_ptr(mr, host, sizeof(old))) {
+		/* Device memory or mapped pages: one atomic instruction on the
+		 * shared mapping, atomic for the program's CPUs too. */
+		uint64_t *w = (uint64_t *)(void *)(mr->dm ? mr->dm->base + host
+							  : dma_mapped_ptr(mr, host, sizeof(old)));
+
+		if (!mr->dm && dev->dma) {
+			if (dev->dma->nw)
+				dma_flush(dev);
+			dev->dma->rlen = 0;
+		}
 
 		if (op == XPORT_ATOMIC_CMP_SWP) {
 			old = compare_add;

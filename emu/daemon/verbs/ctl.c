@@ -161,6 +161,7 @@ static const struct op_desc ops[] = {
     OPD(REG_MR, struct uroce_reg_mr_req, emu_mr_reg, 0),
     OPD(REREG_MR, struct uroce_rereg_mr_req, emu_mr_rereg, 0),
     OPD(DEREG_MR, struct uroce_handle_req, emu_mr_dereg, 0),
+    OPD(MAP_MR, struct uroce_map_mr_req, emu_mr_map, 0),
     OPD(ALLOC_MW, struct uroce_alloc_mw_req, emu_mw_alloc, 0),
     OPD(DEALLOC_MW, struct uroce_handle_req, emu_mw_dealloc, 0),
     OPD(ADVISE_MR, struct uroce_advise_mr_req, emu_mr_advise, 0),
@@ -329,7 +330,9 @@ static void on_client(uv_poll_t *h, int status, int events)
 		}
 		/* Who sent it (SO_PASSCRED: the kernel says, the sender cannot lie). */
 		ctx->req_pid = 0;
-		/* Clients never send descriptors: close any we got. */
+		/* One descriptor is kept for the request (MAP_MR's memfd); any
+		 * other is closed, as is this one after the request unless its
+		 * handler took it. */
 		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
 			    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
@@ -345,14 +348,22 @@ static void on_client(uv_poll_t *h, int status, int events)
 				if (nf > UROCE_MSG_MAX_FDS)
 					nf = UROCE_MSG_MAX_FDS;
 				memcpy(fds, CMSG_DATA(c), sizeof(int) * nf);
-				for (int i = 0; i < nf; i++)
-					close(fds[i]);
+				for (int i = 0; i < nf; i++) {
+					if (ctx->req_fd < 0)
+						ctx->req_fd = fds[i];
+					else
+						close(fds[i]);
+				}
 			}
 		}
 		if (mh.msg_flags & MSG_TRUNC)
 			ret = -EMSGSIZE;
 		else
 			ret = handle_request(ctx, buf, (size_t)n);
+		if (ctx->req_fd >= 0) {
+			close(ctx->req_fd);
+			ctx->req_fd = -1;
+		}
 		if (ret) {
 			emu_warn("client pid %d: %s, disconnecting", (int)ctx->pid, strerror(-ret));
 			emu_ctx_destroy(ctx);

@@ -64,6 +64,7 @@ struct emu_ctx *emu_ctx_new(struct emu_dev *dev, int fd, pid_t pid, uid_t uid)
 	ctx->pid = pid;
 	ctx->uid = uid;
 	ctx->doorbell_fd = -1;
+	ctx->req_fd = -1;
 	ctx->async_wfd = -1;
 	ctx->handle = emu_dev_new_handle(dev);
 	ctx->pidfd = pidfd;

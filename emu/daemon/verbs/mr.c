@@ -18,14 +18,31 @@
  * access error (EFAULT from the copy), and an implicit ODP MR (address 0,
  * length SIZE_MAX) covers the whole address space. ibv_advise_mr prefetch
  * faults the range in by reading it (emu_mr_advise).
+ *
+ * Mapped pages (MAP_MR, emu_mr_map): after registration the shim may make
+ * the whole pages of a plain MR a shared mapping of a memfd and pass the
+ * memfd; the daemon maps it too and the DMA engine then copies to and from
+ * those pages with memcpy (dma.c). The daemon maps only what it can check:
+ * a memfd sealed against shrinking (so no access through the mapping can
+ * fault), at least as long as the pages, and mapped at exactly those
+ * addresses in the owner (its /proc/PID/maps lines name the memfd's device
+ * and inode at the matching offsets). The mapping lives as long as the MR
+ * (a deregistration, a re-registration of its translation or the owner's
+ * exit unmaps it), so, as on hardware, the MR's pages stay what the RNIC
+ * reaches even if the program unmaps them while they are registered.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "verbs.h"
 
@@ -60,7 +77,22 @@ static int check_access(uint32_t access)
 	return 0;
 }
 
-int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
+/* One line of /proc/PID/maps (the fields the checks below read). */
+struct maps_line {
+	uint64_t lo, hi, off, inode;
+	unsigned maj, min;
+	char perms[8];
+};
+
+/*
+ * Whether [addr, addr+len) of pid is covered by mappings without a hole,
+ * each of which ok(line, start of the part of the range it covers, arg)
+ * accepts: 0, -EFAULT (a hole or a mapping refused) or the error of
+ * opening the file.
+ */
+static int maps_walk(pid_t pid, uint64_t addr, uint64_t len,
+		     bool (*ok)(const struct maps_line *m, uint64_t cur, const void *arg),
+		     const void *arg)
 {
 	char path[64], line[512];
 	uint64_t cur = addr, end = addr + len;
@@ -74,8 +106,7 @@ int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 	/* Mappings are listed in address order; walk them while they cover
 	 * [cur, end) without a hole. */
 	while (cur < end && fgets(line, sizeof(line), f)) {
-		uint64_t lo, hi;
-		char perms[8];
+		struct maps_line m;
 
 		/* A line longer than the buffer (a long file path) comes in
 		 * pieces: only a piece that starts a line is a mapping, or a
@@ -84,18 +115,97 @@ int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 		line_start = strchr(line, '\n') != NULL;
 		if (!at_start)
 			continue;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3)
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64, &m.lo,
+			   &m.hi, m.perms, &m.off, &m.maj, &m.min, &m.inode) != 7)
 			continue;
-		if (hi <= cur)
+		if (m.hi <= cur)
 			continue;
-		if (lo > cur)
-			break; /* hole */
-		if (perms[0] != 'r' || (need_write && perms[1] != 'w'))
-			break;
-		cur = hi;
+		if (m.lo > cur || !ok(&m, cur, arg))
+			break; /* a hole, or a mapping refused */
+		cur = m.hi;
 	}
 	fclose(f);
 	return cur >= end ? 0 : -EFAULT;
+}
+
+static bool readable(const struct maps_line *m, uint64_t cur, const void *need_write)
+{
+	(void)cur;
+	return m->perms[0] == 'r' && (!*(const int *)need_write || m->perms[1] == 'w');
+}
+
+int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
+{
+	return maps_walk(pid, addr, len, readable, &need_write);
+}
+
+/* What MAP_MR's range must be mapped from: a file, from the range's start at offset 0. */
+struct backing {
+	dev_t dev;
+	ino_t ino;
+	uint64_t addr;
+};
+
+static bool backed(const struct maps_line *m, uint64_t cur, const void *arg)
+{
+	const struct backing *b = arg;
+
+	return m->perms[3] == 's' && makedev(m->maj, m->min) == b->dev && m->inode == b->ino &&
+	       m->off + (cur - m->lo) == cur - b->addr;
+}
+
+static void mr_unmap(struct emu_mr *mr)
+{
+	if (!mr->map)
+		return;
+	munmap(mr->map, mr->map_len);
+	mr->obj.ctx->dev->map_bytes -= mr->map_len;
+	mr->map = NULL;
+	mr->map_addr = 0;
+	mr->map_len = 0;
+}
+
+int emu_mr_map(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
+{
+	const struct uroce_map_mr_req *r = req;
+	struct emu_obj *obj = emu_dev_obj_find(ctx, r->handle, EMU_OBJ_MR);
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct emu_mr *mr;
+	struct stat st;
+	void *map;
+	int seals, err;
+
+	(void)rep;
+	if (!obj || ctx->req_fd < 0 || ctx->req_pid != ctx->pid)
+		return -EINVAL;
+	mr = EMU_CONTAINER_OF(obj, struct emu_mr, obj);
+	/* Plain memory only: device memory is the daemon's own, ODP memory may come and go. */
+	if (mr->dm || (mr->access & UROCE_ACCESS_ON_DEMAND) || mr->map)
+		return -EINVAL;
+	if (!r->length || (r->addr | r->length) & (page - 1) || r->addr < mr->addr ||
+	    r->addr - mr->addr > mr->length || r->length > mr->length - (r->addr - mr->addr))
+		return -EINVAL;
+	seals = fcntl(ctx->req_fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(ctx->req_fd, &st))
+		return -EINVAL;
+	if ((uint64_t)st.st_size < r->length)
+		return -EINVAL;
+	err = maps_walk(ctx->pid, r->addr, r->length, backed,
+			&(struct backing){.dev = st.st_dev, .ino = st.st_ino, .addr = r->addr});
+	if (err)
+		return err == -EFAULT ? -EINVAL : err;
+	if (r->length > ctx->dev->map_budget - ctx->dev->map_bytes) {
+		ctx->dev->dcnt[EMU_DCNT_MR_MAPS_OVER_BUDGET]++;
+		return -ENOSPC;
+	}
+	map = mmap(NULL, r->length, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->req_fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	mr->map = map;
+	mr->map_addr = r->addr;
+	mr->map_len = r->length;
+	ctx->dev->map_bytes += r->length;
+	return 0;
 }
 
 int emu_mr_new_key(struct emu_dev *dev, uint32_t *key)
@@ -318,6 +428,7 @@ int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	}
 	mr->access = access;
 	if (r->flags & UROCE_REREG_CHANGE_TRANSLATION) {
+		mr_unmap(mr); /* the pages it had; the new ones are reached with process_vm_* */
 		mr->addr = addr;
 		mr->length = len;
 		mr->iova = r->iova;
@@ -416,6 +527,7 @@ void emu_mr_free(struct emu_mr *mr)
 	mr->pd->obj.usecnt--;
 	if (mr->dm)
 		mr->dm->obj.usecnt--;
+	mr_unmap(mr);
 	emu_dev_obj_del(&mr->obj);
 	free(mr);
 }

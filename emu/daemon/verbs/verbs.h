@@ -37,6 +37,7 @@ void emu_pd_free(struct emu_pd *pd);
 int emu_mr_reg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_rereg(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_advise(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
+int emu_mr_map(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 int emu_mr_reg_dm(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);
 /* dm.c */
 int emu_dm_alloc(struct emu_ctx *ctx, const void *req, struct emu_reply *rep);

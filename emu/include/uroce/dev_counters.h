@@ -111,7 +111,11 @@
 	X(PCAP_DROPPED, "pcap_dropped",                                                           \
 	  "frames not captured: the capture buffer was full (the file was not keeping up)")       \
 	X(FAULT_LOG_ERRORS, "fault_log_errors",                                                   \
-	  "--fault-log lines not written (its buffer was full) and writes that failed")
+	  "--fault-log lines not written (its buffer was full) and writes that failed")           \
+	X(DMA_MAPPED_BYTES, "dma_mapped_bytes",                                                   \
+	  "bytes copied to or from registered memory the daemon maps (no process_vm call)")       \
+	X(MR_MAPS_OVER_BUDGET, "mr_maps_over_budget",                                             \
+	  "MRs left to process_vm_*: mapping them would pass --map-budget")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,

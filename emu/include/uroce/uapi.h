@@ -72,6 +72,7 @@
 	X(REREG_MR, 13)        \
 	X(DEREG_MR, 14)        \
 	X(ADVISE_MR, 15)       \
+	X(MAP_MR, 16)          \
 	X(CREATE_CHANNEL, 20)  \
 	X(DESTROY_CHANNEL, 21) \
 	X(CREATE_CQ, 22)       \
@@ -338,6 +339,21 @@ struct uroce_reg_mr_req {
 	uint64_t addr;
 	uint64_t length;
 	uint64_t iova;
+};
+
+/*
+ * MAP_MR: the pages [addr, addr+length) of a registered MR (page aligned,
+ * inside its range) are now a shared mapping of the memfd that comes with
+ * the request (SCM_RIGHTS, sealed against shrinking), from its offset 0;
+ * the daemon maps it and reaches those pages through its own mapping
+ * instead of process_vm_readv/writev. Answered with a bare header.
+ */
+struct uroce_map_mr_req {
+	struct uroce_msg_hdr hdr;
+	uint32_t handle;
+	uint32_t reserved;
+	uint64_t addr;
+	uint64_t length;
 };
 
 struct uroce_reg_mr_resp {

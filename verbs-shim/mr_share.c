@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Registered memory the daemon maps. The DMA engine reaches application
+ * memory with process_vm_readv/writev: a system call, page pinning and a
+ * kernel copy on every access. A NIC instead reaches the pages themselves.
+ * So after ibv_reg_mr the whole pages of a plain MR become a shared mapping
+ * of a memfd, and the daemon maps the same memfd (MAP_MR, emu/daemon/verbs/
+ * mr.c) and copies with memcpy (emu/daemon/dp/dma.c):
+ *
+ *  1. the pages are copied into a new memfd, which is sealed against
+ *     shrinking and growing (a mapping the daemon holds can never fault),
+ *     and mapped over them (MAP_FIXED: the range is replaced in one step,
+ *     same addresses, same contents, same protection);
+ *  2. the memfd goes to the daemon with MAP_MR, which checks in
+ *     /proc/PID/maps that it is what backs those addresses, maps it and
+ *     closes it; this process keeps no descriptor.
+ *
+ * Only what can be replaced without a program noticing is: private
+ * anonymous read-write memory (the heap, anonymous mmaps) or pages shared
+ * by an earlier registration here; not the stack, files, huge pages
+ * (hugetlbfs or SysV shm, already pinned in one piece), on-demand-paging
+ * MRs, device memory. Only pages that lie inside the MR whole; the partial
+ * pages at its ends stay private and go through process_vm_*. And only
+ * when no other live MR of this process reaches those pages: the daemon
+ * may be writing them through process_vm_* at this moment, and such a
+ * write between the copy and the replacement would be lost.
+ *
+ * What changes for the program:
+ *  - registration copies the MR's pages once (hardware pins them);
+ *  - a thread that writes into the MR's pages while another registers them
+ *    may lose that write (it lands in the copy's source between the copy
+ *    and the replacement); real programs fill buffers before or after
+ *    registering them;
+ *  - after fork() the child gets private copies of every shared page (the
+ *    handler below), so parent and child share nothing, as with private
+ *    memory (what rdma-core offers on fork-safe kernels); a child made
+ *    with vfork() or posix_spawn() shares the parent's memory anyway until
+ *    it execs;
+ *  - after deregistration the pages stay a mapping of their memfd, now
+ *    only this process's (the daemon unmapped it): memory like any other.
+ *
+ * UROCE_MAP_MR=0 leaves every MR private (process_vm_* for all DMA).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define SHARE_NAME "uroce-mr-pages"
+/* How /proc/self/maps names the memfd's mappings. */
+#define SHARE_PATH "/memfd:" SHARE_NAME " (deleted)"
+
+/* The byte ranges of this process's live MRs (all contexts), for the rule
+ * that pages another MR reaches are left alone. */
+struct span {
+	uintptr_t start, end;
+	const struct ibv_mr *mr;
+};
+
+static pthread_mutex_t span_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct span *spans;
+static size_t nspans, cap_spans;
+
+static bool share_enabled(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *env = getenv("UROCE_MAP_MR");
+
+		on = !(env && !strcmp(env, "0"));
+	}
+	return on;
+}
+
+static void span_add(const struct ibv_mr *mr)
+{
+	if (nspans == cap_spans) {
+		size_t cap = cap_spans ? 2 * cap_spans : 64;
+		struct span *n = realloc(spans, cap * sizeof(*n));
+
+		if (!n)
+			return; /* then it is not known: shares stay possible, losses too */
+		spans = n;
+		cap_spans = cap;
+	}
+	spans[nspans].start = (uintptr_t)mr->addr;
+	spans[nspans].end = (uintptr_t)mr->addr + mr->length;
+	spans[nspans].mr = mr;
+	nspans++;
+}
+
+static void span_del(const struct ibv_mr *mr)
+{
+	for (size_t i = 0; i < nspans; i++)
+		if (spans[i].mr == mr) {
+			spans[i] = spans[--nspans];
+			return;
+		}
+}
+
+/* Whether a live MR other than mr reaches [start, end). */
+static bool span_overlaps(const struct ibv_mr *mr, uintptr_t start, uintptr_t end)
+{
+	for (size_t i = 0; i < nspans; i++)
+		if (spans[i].mr != mr && spans[i].start < end && start < spans[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * Whether /proc/self/maps shows [start, end) as memory a share may
+ * replace: mappings without a hole, each read-write and not executable,
+ * each private anonymous (no file; the heap) or an earlier share's.
+ */
+static bool replaceable(uintptr_t start, uintptr_t end)
+{
+	char line[512];
+	uintptr_t cur = start;
+	bool line_start = true, at_start;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return false;
+	while (cur < end && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, ino;
+		char perms[8], path[256] = "";
+		bool anon, ours;
+
+		at_start = line_start;
+		line_start = strchr(line, '\n') != NULL;
+		if (!at_start)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %lu %255[^\n]", &lo, &hi, perms, &ino,
+			   path) < 4)
+			break;
+		if (hi <= cur)
+			continue;
+		if (lo > cur || perms[0] != 'r' || perms[1] != 'w' || perms[2] != '-')
+			break;
+		/* "%255[^\n]" keeps the spaces before the path: skip them. */
+		{
+			const char *p = path + strspn(path, " ");
+
+			anon = perms[3] == 'p' && ino == 0 && (!*p || !strcmp(p, "[heap]"));
+			ours = perms[3] == 's' && !strcmp(p, SHARE_PATH);
+		}
+		if (!anon && !ours)
+			break;
+		cur = hi;
+	}
+	fclose(f);
+	return cur >= end;
+}
+
+/* After fork(), in the child: every shared page becomes a private copy. */
+static void share_child(void)
+{
+	struct {
+		uintptr_t lo, hi;
+	} *r = NULL;
+	size_t n = 0, cap = 0;
+	char line[512];
+	bool line_start = true, at_start;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return;
+	/* Collect first: the maps file is not to be read while it changes. */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		at_start = line_start;
+		line_start = strchr(line, '\n') != NULL;
+		if (!at_start || !strstr(line, SHARE_PATH) ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		if (n == cap) {
+			void *nr = realloc(r, (cap = cap ? 2 * cap : 16) * sizeof(*r));
+
+			if (!nr)
+				break;
+			r = nr;
+		}
+		r[n].lo = lo;
+		r[n].hi = hi;
+		n++;
+	}
+	fclose(f);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = r[i].hi - r[i].lo;
+		void *copy =
+		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (copy == MAP_FAILED)
+			continue; /* out of memory: this range stays shared with the parent */
+		memcpy(copy, (void *)r[i].lo, len);
+		if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)r[i].lo) ==
+		    MAP_FAILED)
+			munmap(copy, len);
+	}
+	free(r);
+	/* The parent's MRs are not this process's. */
+	pthread_mutex_init(&span_lock, NULL);
+	nspans = 0;
+}
+
+static void share_once(void)
+{
+	pthread_atfork(NULL, NULL, share_child);
+}
+
+/* Replace [start, end) by a shared mapping of a new memfd with its
+ * contents; the memfd, or -1 when the range stays as it was. */
+static int share_pages(uintptr_t start, size_t len)
+{
+	int fd = memfd_create(SHARE_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *copy;
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)len) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		close(fd);
+		return -1;
+	}
+	copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (copy == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	memcpy(copy, (void *)start, len);
+	munmap(copy, len);
+	if (mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+	    MAP_FAILED) {
+		/* The old mapping is still there (MAP_FIXED fails before it unmaps). */
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+bool shim_mr_share(struct ibv_mr *mr)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	const struct shim_mr *m = SHIM_CONTAINER_OF(mr, struct shim_mr, mr);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)mr->addr + page - 1) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)mr->addr + mr->length) & ~(page - 1);
+	struct uroce_map_mr_req req = {.hdr.op = UROCE_OP_MAP_MR, .handle = mr->handle};
+	struct uroce_msg_hdr resp;
+	int saved = errno, fd, err = -1;
+
+	pthread_mutex_lock(&span_lock);
+	if (share_enabled() && mr->addr && !(m->access & IBV_ACCESS_ON_DEMAND) && end > start &&
+	    !span_overlaps(mr, start, end) && replaceable(start, end)) {
+		pthread_once(&once, share_once);
+		fd = share_pages(start, end - start);
+		if (fd >= 0) {
+			req.addr = start;
+			req.length = end - start;
+			/* A daemon that refuses leaves the MR to process_vm_*. */
+			err = shim_call_fd(shim_ctx(mr->context), &req, sizeof(req), fd, &resp,
+					   sizeof(resp));
+			close(fd);
+		}
+	}
+	span_add(mr);
+	pthread_mutex_unlock(&span_lock);
+	errno = saved;
+	return !err;
+}
+
+void shim_mr_unshare(struct ibv_mr *mr)
+{
+	pthread_mutex_lock(&span_lock);
+	span_del(mr);
+	pthread_mutex_unlock(&span_lock);
+}
