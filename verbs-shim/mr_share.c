@@ -39,6 +39,11 @@
  *  - after deregistration the pages stay a mapping of their memfd, now
  *    only this process's (the daemon unmapped it): memory like any other.
  *
+ * A daemon maps at most its --map-budget per RNIC. The shim asks first
+ * (MAP_MR_PROBE), so pages are copied only when the daemon will map them; a
+ * refusal after the copy (another program took the budget since) puts
+ * private memory back.
+ *
  * UROCE_MAP_MR=0 leaves every MR private (process_vm_* for all DMA).
  */
 #define _GNU_SOURCE
@@ -162,6 +167,22 @@ static bool replaceable(uintptr_t start, uintptr_t end)
 	return cur >= end;
 }
 
+/* [start, start+len) becomes private anonymous memory with the same
+ * contents, in one step (mremap over it). 0, or -1 when it stays as it is. */
+static int privatise(uintptr_t start, size_t len)
+{
+	void *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (copy == MAP_FAILED)
+		return -1;
+	memcpy(copy, (void *)start, len);
+	if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)start) == MAP_FAILED) {
+		munmap(copy, len);
+		return -1;
+	}
+	return 0;
+}
+
 /* After fork(), in the child: every shared page becomes a private copy. */
 static void share_child(void)
 {
@@ -196,18 +217,8 @@ static void share_child(void)
 		n++;
 	}
 	fclose(f);
-	for (size_t i = 0; i < n; i++) {
-		size_t len = r[i].hi - r[i].lo;
-		void *copy =
-		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (copy == MAP_FAILED)
-			continue; /* out of memory: this range stays shared with the parent */
-		memcpy(copy, (void *)r[i].lo, len);
-		if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)r[i].lo) ==
-		    MAP_FAILED)
-			munmap(copy, len);
-	}
+	for (size_t i = 0; i < n; i++)
+		privatise(r[i].lo, r[i].hi - r[i].lo); /* failing: still shared with the parent */
 	free(r);
 	/* The parent's MRs are not this process's. */
 	pthread_mutex_init(&span_lock, NULL);
@@ -239,13 +250,21 @@ static int share_pages(uintptr_t start, size_t len)
 		return -1;
 	}
 	memcpy(copy, (void *)start, len);
-	munmap(copy, len);
 	if (mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
 	    MAP_FAILED) {
-		/* The old mapping is still there (MAP_FIXED fails before it unmaps). */
+		/*
+		 * Out of mappings (vm.max_map_count), where the kernel may
+		 * have unmapped the old pages already: private memory with
+		 * the contents goes back (the same if the old pages are there).
+		 */
+		if (mmap((void *)start, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+			memcpy((void *)start, copy, len);
+		munmap(copy, len);
 		close(fd);
 		return -1;
 	}
+	munmap(copy, len);
 	return fd;
 }
 
@@ -253,6 +272,7 @@ bool shim_mr_share(struct ibv_mr *mr)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	const struct shim_mr *m = SHIM_CONTAINER_OF(mr, struct shim_mr, mr);
+	struct shim_context *ctx = shim_ctx(mr->context);
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t start = ((uintptr_t)mr->addr + page - 1) & ~(page - 1);
 	uintptr_t end = ((uintptr_t)mr->addr + mr->length) & ~(page - 1);
@@ -261,17 +281,24 @@ bool shim_mr_share(struct ibv_mr *mr)
 	int saved = errno, fd, err = -1;
 
 	pthread_mutex_lock(&span_lock);
+	req.addr = start;
+	req.length = end - start;
+	req.flags = UROCE_MAP_MR_PROBE;
 	if (share_enabled() && mr->addr && !(m->access & IBV_ACCESS_ON_DEMAND) && end > start &&
-	    !span_overlaps(mr, start, end) && replaceable(start, end)) {
+	    !span_overlaps(mr, start, end) && replaceable(start, end) &&
+	    /* Whether the daemon would map them, before they are copied. */
+	    !(err = shim_call(ctx, &req, sizeof(req), &resp, sizeof(resp), NULL, 0, NULL))) {
 		pthread_once(&once, share_once);
 		fd = share_pages(start, end - start);
+		err = -1;
 		if (fd >= 0) {
-			req.addr = start;
-			req.length = end - start;
-			/* A daemon that refuses leaves the MR to process_vm_*. */
-			err = shim_call_fd(shim_ctx(mr->context), &req, sizeof(req), fd, &resp,
-					   sizeof(resp));
+			req.flags = 0;
+			err = shim_call_fd(ctx, &req, sizeof(req), fd, &resp, sizeof(resp));
 			close(fd);
+			/* Refused after all (another program took the budget
+			 * since the probe): the pages go back to private memory. */
+			if (err)
+				privatise(start, end - start);
 		}
 	}
 	span_add(mr);

@@ -98,6 +98,36 @@ if [ -x "$UROCE_BIN/mr_share" ]; then
 			fail "mr_share $how"
 		fi
 	done
+	# An RNIC that maps nothing (--map-budget 0) says so when the shim asks
+	# (MAP_MR_PROBE) and the shim leaves every page private: mr_share
+	# "off" holds without UROCE_MAP_MR=0, and the RNIC counted the refusals.
+	start_daemon uroce2 "$TEST_NET.3" --map-budget 0
+	D2=$LAST_PID
+	if timeout 120 "$UROCE_BIN/uroce" run -- "$UROCE_BIN/mr_share" uroce2 off \
+		>"$T/share-budget" 2>&1; then
+		over=$(counter daemon.mr_maps_over_budget uroce2)
+		m1=$(counter daemon.dma_mapped_bytes uroce2)
+		if [ "$over" -gt 0 ] && [ "$m1" -eq 0 ]; then
+			pass "mr_share with --map-budget 0: nothing shared, mr_maps_over_budget $over"
+		else
+			fail "mr_share with --map-budget 0: mr_maps_over_budget $over, dma_mapped_bytes $m1"
+		fi
+	else
+		cat "$T/share-budget" >&2
+		fail "mr_share with --map-budget 0"
+	fi
+	stop_daemon "$D2"
+	for v in 12Q 2000G -1; do
+		rc=0
+		out=$("$UROCE_BIN/uroced" --name mapbad --addr "$TEST_NET.3" --rundir "$T/badrun" \
+			--map-budget "$v" 2>&1) || rc=$?
+		if [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+			printf '%s' "$out" | grep -q -- "--map-budget $v"; then
+			pass "uroced --map-budget $v: exit 2, '$out'"
+		else
+			fail "uroced --map-budget $v: exit $rc, '$out'"
+		fi
+	done
 fi
 
 # Registration collapses an MR's memory into huge pages (verbs-shim/mr.c),

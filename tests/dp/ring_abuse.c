@@ -446,13 +446,21 @@ static void map_mr_dma(int fd)
 	munmap(view, BUF_BYTES);
 }
 
-static int map_mr(int fd, uint64_t addr, uint64_t len)
+static int map_mr_flags(int fd, uint64_t addr, uint64_t len, uint32_t flags)
 {
-	struct uroce_map_mr_req m = {
-	    .hdr.op = UROCE_OP_MAP_MR, .handle = mr_handle, .addr = addr, .length = len};
+	struct uroce_map_mr_req m = {.hdr.op = UROCE_OP_MAP_MR,
+				     .handle = mr_handle,
+				     .flags = flags,
+				     .addr = addr,
+				     .length = len};
 	struct uroce_msg_hdr r;
 
 	return call_fd(&m, sizeof(m), fd, &r, sizeof(r), NULL, NULL);
+}
+
+static int map_mr(int fd, uint64_t addr, uint64_t len)
+{
+	return map_mr_flags(fd, addr, len, 0);
 }
 
 /*
@@ -467,6 +475,12 @@ static void test_map_mr(void)
 	int unsealed = share_buf(false, 0), other, fd, rc;
 
 	check(map_mr(-1, a, BUF_BYTES) == -EINVAL, "MAP_MR without a memfd: EINVAL");
+	check(map_mr_flags(-1, a, BUF_BYTES, UROCE_MAP_MR_PROBE) == 0,
+	      "MAP_MR_PROBE of the MR's pages: 0 (it would map them)");
+	check(map_mr_flags(-1, a, 2 * BUF_BYTES, UROCE_MAP_MR_PROBE) == -EINVAL,
+	      "MAP_MR_PROBE beyond the MR: EINVAL");
+	check(map_mr_flags(-1, a, BUF_BYTES, 0x80) == -EINVAL,
+	      "MAP_MR with an unknown flag: EINVAL");
 	rc = map_mr(unsealed, a, BUF_BYTES);
 	check(unsealed >= 0 && rc == -EINVAL, "MAP_MR of a memfd that can shrink: EINVAL (%d)", rc);
 	other = memfd_create("other", MFD_CLOEXEC | MFD_ALLOW_SEALING);

@@ -10,7 +10,10 @@
 # counters and the host's UdpRcvbufErrors are printed for each run (the
 # latter counts every socket of the machine, so it is shown, not checked).
 # After the 1000-QP runs each daemon's peak resident memory (VmHWM) must
-# be below 64 MiB. perftest's peak-BW computation is quadratic in
+# be below 64 MiB, registered memory the daemon maps included: perftest
+# registers one MR for the buffers of all its QPs, 64 MiB and more, which
+# each daemon refused to map (past its --map-budget: mr_maps_over_budget)
+# and reached with process_vm_* instead (dma_bytes). perftest's peak-BW computation is quadratic in
 # iterations x QPs (13 s of its own CPU for 100 x 1000), so it runs with
 # -N (--noPeak): the traffic is the same. No captures: the runs move 15 GB.
 . "$(dirname "$0")/lib.sh"
@@ -42,7 +45,7 @@ rcvbuf_errors() {
 # counter NAME KEY: one counter of device NAME (`uroce counters`), 0 if absent.
 counter() {
 	"$UROCE_BIN/uroce" counters "$1" --all 2>/dev/null |
-		awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }'
+		awk -v k="$2" '$1 == k { v = $2 } END { printf "%.0f\n", v + 0 }'
 }
 
 # retx_summary NAME: the transport's retransmission and flow-control
@@ -94,6 +97,18 @@ for r in "${RUNS[@]}"; do
 				pass "$n VmHWM $hwm kB < $HWM_LIMIT_KB kB after $what"
 			else
 				fail "$n VmHWM '${hwm:-?}' kB, not below $HWM_LIMIT_KB kB after $what"
+			fi
+		done
+	fi
+	if [ "$qps" -ge 1000 ]; then
+		for n in uroce0 uroce1; do
+			mapped=$(counter "$n" daemon.dma_mapped_bytes)
+			over=$(counter "$n" daemon.mr_maps_over_budget)
+			vm=$(counter "$n" daemon.dma_bytes)
+			if [ "$over" -gt 0 ] && [ "$vm" -gt $((qps * 65536)) ]; then
+				pass "$n after $what: dma_mapped_bytes $mapped, mr_maps_over_budget $over, dma_bytes $vm"
+			else
+				fail "$n after $what: dma_mapped_bytes $mapped, mr_maps_over_budget $over, dma_bytes $vm"
 			fi
 		done
 	fi

@@ -176,7 +176,7 @@ int emu_mr_map(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 	int seals, err;
 
 	(void)rep;
-	if (!obj || ctx->req_fd < 0 || ctx->req_pid != ctx->pid)
+	if (!obj || ctx->req_pid != ctx->pid || (r->flags & ~UROCE_MAP_MR_PROBE))
 		return -EINVAL;
 	mr = EMU_CONTAINER_OF(obj, struct emu_mr, obj);
 	/* Plain memory only: device memory is the daemon's own, ODP memory may come and go. */
@@ -184,6 +184,14 @@ int emu_mr_map(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -EINVAL;
 	if (!r->length || (r->addr | r->length) & (page - 1) || r->addr < mr->addr ||
 	    r->addr - mr->addr > mr->length || r->length > mr->length - (r->addr - mr->addr))
+		return -EINVAL;
+	if (r->length > ctx->dev->map_budget - ctx->dev->map_bytes) {
+		ctx->dev->dcnt[EMU_DCNT_MR_MAPS_OVER_BUDGET]++;
+		return -ENOSPC;
+	}
+	if (r->flags & UROCE_MAP_MR_PROBE)
+		return 0; /* it would (the shim asks before it copies the pages) */
+	if (ctx->req_fd < 0)
 		return -EINVAL;
 	seals = fcntl(ctx->req_fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(ctx->req_fd, &st))
@@ -194,10 +202,6 @@ int emu_mr_map(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 			&(struct backing){.dev = st.st_dev, .ino = st.st_ino, .addr = r->addr});
 	if (err)
 		return err == -EFAULT ? -EINVAL : err;
-	if (r->length > ctx->dev->map_budget - ctx->dev->map_bytes) {
-		ctx->dev->dcnt[EMU_DCNT_MR_MAPS_OVER_BUDGET]++;
-		return -ENOSPC;
-	}
 	map = mmap(NULL, r->length, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->req_fd, 0);
 	if (map == MAP_FAILED)
 		return -errno;

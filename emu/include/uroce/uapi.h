@@ -346,12 +346,15 @@ struct uroce_reg_mr_req {
  * inside its range) are now a shared mapping of the memfd that comes with
  * the request (SCM_RIGHTS, sealed against shrinking), from its offset 0;
  * the daemon maps it and reaches those pages through its own mapping
- * instead of process_vm_readv/writev. Answered with a bare header.
+ * instead of process_vm_readv/writev. Answered with a bare header. With
+ * UROCE_MAP_MR_PROBE in flags (and no memfd) it only says whether it would
+ * (0, or ENOSPC when the mapping would pass the RNIC's --map-budget).
  */
+#define UROCE_MAP_MR_PROBE 1u
 struct uroce_map_mr_req {
 	struct uroce_msg_hdr hdr;
 	uint32_t handle;
-	uint32_t reserved;
+	uint32_t flags;
 	uint64_t addr;
 	uint64_t length;
 };
