@@ -98,6 +98,25 @@ if [ -x "$UROCE_BIN/mr_share" ]; then
 			fail "mr_share $how"
 		fi
 	done
+	# `uroce mr` says how much of an MR the daemon maps: an ibv_rc_pingpong
+	# server waiting for its client holds one page-aligned 64 KiB MR.
+	"$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce0 -g 0 -s 65536 \
+		-p $((TEST_PORT_BASE + 1)) >"$T/pp-hold" 2>&1 &
+	pp=$!
+	mapped=
+	for _ in $(seq 100); do
+		mapped=$(uroce mr uroce0 --json 2>/dev/null | python3 -c 'import json, sys
+print(" ".join(str(m["mapped"]) for m in json.load(sys.stdin) if m["comm"] == "ibv_rc_pingpong"))')
+		[ -n "$mapped" ] && break
+		sleep 0.1
+	done
+	kill "$pp" 2>/dev/null
+	wait "$pp" 2>/dev/null
+	if [ "$mapped" = 65536 ]; then
+		pass "uroce mr: the pingpong's 64 KiB MR is mapped whole (mapped $mapped)"
+	else
+		fail "uroce mr: the pingpong's MR mapped '$mapped', wanted 65536"
+	fi
 	# An RNIC that maps nothing (--map-budget 0) says so when the shim asks
 	# (MAP_MR_PROBE) and the shim leaves every page private: mr_share
 	# "off" holds without UROCE_MAP_MR=0, and the RNIC counted the refusals.

@@ -55,7 +55,7 @@ check "each device lists the pingpong's MR: length 4000, LOCAL_WRITE, on a PD, o
 	"$TEST_PY" "$T/mr.py" "$T/uroce0.mr.json" "$T/uroce1.mr.json"
 "$U" mr uroce0 | tee "$T/uroce0.mr"
 check "uroce mr prints the MR as a table line (length 4000, LOCAL_WRITE, ibv_rc_pingpong)" \
-	grep -Eq '^uroce0 +[0-9]+ 0x[0-9a-f]{8} 0x[0-9a-f]{8} 0x[0-9a-f]{16} +4000 +[0-9]+ LOCAL_WRITE +[0-9]+ ibv_rc_pingpong$' \
+	grep -Eq '^uroce0 +[0-9]+ 0x[0-9a-f]{8} 0x[0-9a-f]{8} 0x[0-9a-f]{16} +4000 +0 +[0-9]+ LOCAL_WRITE +[0-9]+ ibv_rc_pingpong$' \
 	"$T/uroce0.mr"
 
 # CQs: the server's has a channel and is armed whenever it waits for a completion.
@@ -135,7 +135,7 @@ if [ -x "$HOLD" ]; then
 	check "res_hold holds 60 MRs and 30 CQs on uroce0 ($(head -1 "$T/res.hold"))" grep -q '^ready' "$T/res.hold"
 	"$U" mr uroce0 --json >"$T/hold.mr.json"
 	"$U" cq uroce0 --json >"$T/hold.cq.json"
-	check "uroce mr pages through all 60 MRs, each with its length and access words" "$TEST_PY" -c '
+	check "uroce mr pages through all 60 MRs, each with its length and access words, none mapped (no page lies whole inside one)" "$TEST_PY" -c '
 import json, sys
 acc = [["LOCAL_WRITE"], ["LOCAL_WRITE", "REMOTE_WRITE"], ["LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ"],
        ["LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"]]
@@ -144,6 +144,7 @@ assert len(mrs) == 60, len(mrs)
 assert [m["handle"] for m in mrs] == sorted(m["handle"] for m in mrs)
 for i, m in enumerate(mrs):
     assert m["length"] == 4096 + i and m["access"] == acc[i % 4] and m["comm"] == "res_hold", m
+    assert m["mapped"] == 0, m
 ' "$T/hold.mr.json"
 	check "uroce cq pages through all 30 CQs, each with the size it asked" "$TEST_PY" -c '
 import json, sys

@@ -78,6 +78,7 @@ static void fill_mr(const struct emu_obj *obj, void *entry)
 	i->addr = mr->addr;
 	i->length = mr->length;
 	i->iova = mr->iova;
+	i->map_pages = (uint32_t)(mr->map_len / (uint64_t)sysconf(_SC_PAGESIZE));
 	fill_owner(obj, &i->pid, &i->ctx_handle, i->comm);
 }
 

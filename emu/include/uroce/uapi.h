@@ -835,7 +835,7 @@ struct uroce_mr_info {
 	uint64_t length;
 	uint64_t iova;
 	uint32_t ctx_handle;
-	uint32_t reserved;
+	uint32_t map_pages; /* pages of it the daemon maps (MAP_MR), 0: none */
 	char comm[UROCE_COMM_BYTES];
 };
 
