@@ -12,7 +12,8 @@
  *       fork() the child has private pages with the parent's contents, and
  *       what it writes the parent does not see; the parent's MR still
  *       works; the pages are shared again by a new registration after
- *       deregistration;
+ *       deregistration, and a re-registration to new memory shares the new
+ *       pages and no longer reaches the old;
  *  off: (run with UROCE_MAP_MR=0) nothing is shared; the same accesses
  *       give the same bytes.
  *
@@ -282,6 +283,27 @@ int main(int argc, char **argv)
 	check(!rdma(&a, IBV_WR_RDMA_WRITE, src + 100, ms, r + 100, m1, len) &&
 		  !memcmp(r + 100, src + 100, len),
 	      "RDMA WRITE into the MR registered again");
+
+	/* A new translation: the new pages are shared, and the old ones are
+	 * no longer what the MR reaches. */
+	{
+		char *n = region(5), *before = malloc(PAGES * pg);
+
+		if (!n || !before)
+			return 1;
+		memcpy(before, r, PAGES * pg);
+		check(!ibv_rereg_mr(m1, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, n + 100, len,
+				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					IBV_ACCESS_REMOTE_READ),
+		      "ibv_rereg_mr to new memory");
+		expect_layout(on, n, "re-registered");
+		for (size_t i = 0; i < PAGES * pg; i++)
+			src[i] = (char)(i * 11 + 3);
+		check(!rdma(&a, IBV_WR_RDMA_WRITE, src + 100, ms, n + 100, m1, len) &&
+			  !memcmp(n + 100, src + 100, len) && !memcmp(r, before, PAGES * pg),
+		      "RDMA WRITE after ibv_rereg_mr lands in the new memory only");
+		free(before);
+	}
 	ibv_dereg_mr(m1);
 	ibv_dereg_mr(ms);
 	ibv_dereg_mr(mt);
