@@ -417,25 +417,32 @@ static uint8_t *dma_mapped_ptr(const struct emu_mr *mr, uint64_t host, uint64_t 
 }
 
 /*
- * A copy through the mapping. Another MR of the program may reach the same
- * bytes through process_vm_* (one registered over those pages before or
- * after they were shared), so what is staged is written out first and a
- * read-ahead copy is forgotten after a write: the accesses land in the
- * order the transport made them.
+ * Before an access through the mapping. Another MR of the program may reach
+ * the same bytes through process_vm_* (one registered over those pages
+ * before or after they were shared), so what is staged is written out
+ * first and, before a write, a read-ahead copy is forgotten: the accesses
+ * land in the order the transport made them.
  */
-static int dma_mapped(struct emu_dev *dev, uint8_t *p, void *buf, size_t len, enum xport_dma dir)
+static void dma_mapped_enter(struct emu_dev *dev, bool writes)
 {
 	struct emu_dma *d = dev->dma;
 
-	if (d && d->nw)
+	if (!d)
+		return;
+	if (d->nw)
 		dma_flush(dev);
-	if (dir == XPORT_DMA_TO_BUF) {
+	if (writes)
+		d->rlen = 0;
+}
+
+/* A copy through the mapping. */
+static int dma_mapped(struct emu_dev *dev, uint8_t *p, void *buf, size_t len, enum xport_dma dir)
+{
+	dma_mapped_enter(dev, dir == XPORT_DMA_FROM_BUF);
+	if (dir == XPORT_DMA_TO_BUF)
 		memcpy(buf, p, len);
-	} else {
+	else
 		memcpy(p, buf, len);
-		if (d)
-			d->rlen = 0;
-	}
 	dev->dcnt[EMU_DCNT_DMA_MAPPED_BYTES] += len;
 	return 0;
 }
@@ -534,11 +541,9 @@ static int dma_atomic_write(struct emu_dev *dev, struct emu_mr *mr, uint64_t hos
 
 	if (p) {
 		/* Device memory or mapped pages: one 8-byte store, after what was staged. */
-		if (!mr->dm && dev->dma && dev->dma->nw)
-			dma_flush(dev);
+		if (!mr->dm)
+			dma_mapped_enter(dev, true);
 		__atomic_store_n((uint64_t *)(void *)p, val, __ATOMIC_SEQ_CST);
-		if (!mr->dm && dev->dma)
-			dev->dma->rlen = 0;
 		dev->dcnt[EMU_DCNT_ATOMICS]++;
 		return 0;
 	}
@@ -595,6 +600,7 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_ato
 	struct emu_dev *dev = qp->obj.ctx->dev;
 	struct emu_mr *mr;
 	uint64_t host, old, val;
+	uint8_t *p;
 	pid_t pid;
 	int rc;
 
@@ -606,17 +612,14 @@ int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_ato
 		return rc;
 	if (op == XPORT_ATOMIC_WRITE)
 		return dma_atomic_write(dev, mr, host, compare_add);
-	if (mr->dm || dma_mapped_ptr(mr, host, sizeof(old))) {
+	p = mr->dm ? mr->dm->base + host : dma_mapped_ptr(mr, host, sizeof(old));
+	if (p) {
 		/* Device memory or mapped pages: one atomic instruction on the
 		 * shared mapping, atomic for the program's CPUs too. */
-		uint64_t *w = (uint64_t *)(void *)(mr->dm ? mr->dm->base + host
-							  : dma_mapped_ptr(mr, host, sizeof(old)));
+		uint64_t *w = (uint64_t *)(void *)p;
 
-		if (!mr->dm && dev->dma) {
-			if (dev->dma->nw)
-				dma_flush(dev);
-			dev->dma->rlen = 0;
-		}
+		if (!mr->dm)
+			dma_mapped_enter(dev, true);
 
 		if (op == XPORT_ATOMIC_CMP_SWP) {
 			old = compare_add;
