@@ -429,7 +429,10 @@ DAEMONS="two daemons"
 [ "$ONE_DAEMON" = 1 ] && DAEMONS="one daemon hosting both RNICs"
 # The ICRC mode the daemons chose (exact needs CAP_NET_RAW: it receives on a raw socket too).
 ICRC=$(sed -n 's/.*ICRC check: \([a-z]*\).*/\1/p' "$RUNDIR/uroce0.log" | head -n 1)
-echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r); $DAEMONS, ICRC check ${ICRC:-unknown}; $PLACED"
+# How the daemons reach registered memory (docs/abi.md, "Registered memory the daemon maps").
+MRS="MRs mapped by the daemons up to --map-budget"
+[ "${UROCE_MAP_MR:-}" = 0 ] && MRS="MRs reached with process_vm_* (UROCE_MAP_MR=0)"
+echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r); $DAEMONS, ICRC check ${ICRC:-unknown}; $MRS; $PLACED"
 printf '%-36s %22s %22s %7s\n' "figure (uroce0 <-> uroce1)" "uroce" "tcp (qperf)" "ratio"
 line "ib_write_bw 64 KiB [MB/s]" write_bw_64k write_bw_64k
 line "ib_read_bw 64 KiB [MB/s]" read_bw_64k read_bw_64k
