@@ -175,6 +175,17 @@ static void mr_note_lkey(struct ibv_mr *mr)
 		shim_lkey_add(shim_ctx(mr->context), mr->lkey, mr->addr, mr->length);
 }
 
+/*
+ * After a registration or a new translation: the MR's pages shared with
+ * the daemon (mr_share.c), or else, unless on-demand, collapsed into huge
+ * pages (pages the daemon maps need none).
+ */
+static void mr_place(struct ibv_mr *mr)
+{
+	if (!shim_mr_share(mr) && !(((struct shim_mr *)mr)->access & IBV_ACCESS_ON_DEMAND))
+		mr_collapse(mr->addr, mr->length);
+}
+
 struct ibv_mr *shim_mr_register(struct ibv_pd *pd, void *req, size_t req_len, void *addr,
 				size_t length)
 {
@@ -215,9 +226,7 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 		return NULL;
 	((struct shim_mr *)mr)->access = access;
 	((struct shim_mr *)mr)->iova = iova;
-	/* Pages the daemon maps need no huge pages (mr_share.c). */
-	if (!shim_mr_share(mr) && !(access & IBV_ACCESS_ON_DEMAND))
-		mr_collapse(addr, length);
+	mr_place(mr);
 	mr_note_lkey(mr);
 	return mr;
 }
@@ -286,8 +295,7 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 		mr->addr = addr;
 		mr->length = length;
 		((struct shim_mr *)mr)->iova = (uintptr_t)addr;
-		if (!shim_mr_share(mr) && !(((struct shim_mr *)mr)->access & IBV_ACCESS_ON_DEMAND))
-			mr_collapse(addr, length);
+		mr_place(mr);
 	}
 	mr->lkey = resp.lkey;
 	mr->rkey = resp.rkey;

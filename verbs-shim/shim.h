@@ -301,10 +301,10 @@ int shim_call(struct shim_context *ctx, void *req, size_t req_len, void *resp, s
 /* shim_call with a descriptor sent along (SCM_RIGHTS), no descriptor back. */
 int shim_call_fd(struct shim_context *ctx, void *req, size_t req_len, int send_fd, void *resp,
 		 size_t resp_len);
-/* Registered memory shared with the daemon (mr_share.c). */
-/* After registration: share the MR's whole pages if it may; whether they are. */
+/* Registered memory shared with the daemon (mr_share.c): after a
+ * registration, share the MR's whole pages where it may (whether they are
+ * now); before the MR goes or changes its translation, forget it. */
 bool shim_mr_share(struct ibv_mr *mr);
-/* Before the MR goes (or changes its translation). */
 void shim_mr_unshare(struct ibv_mr *mr);
 /* Request with a bare header or one handle, response with a bare header. */
 int shim_call_simple(struct shim_context *ctx, uint32_t op, uint32_t handle);

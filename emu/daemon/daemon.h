@@ -410,7 +410,7 @@ struct emu_ctx {
 	pid_t pid;
 	uid_t uid;
 	pid_t req_pid; /* sender of the request being handled (SCM_CREDENTIALS), 0: unknown */
-	int req_fd;    /* descriptor that came with it (MAP_MR takes it), -1: none */
+	int req_fd;    /* descriptor that came with it (MAP_MR's memfd), -1: none */
 	int opened;    /* OPEN_CTX done */
 	int closing;
 	uv_poll_t poll;

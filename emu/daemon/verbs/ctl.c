@@ -330,9 +330,8 @@ static void on_client(uv_poll_t *h, int status, int events)
 		}
 		/* Who sent it (SO_PASSCRED: the kernel says, the sender cannot lie). */
 		ctx->req_pid = 0;
-		/* One descriptor is kept for the request (MAP_MR's memfd); any
-		 * other is closed, as is this one after the request unless its
-		 * handler took it. */
+		/* One descriptor is kept for the request (MAP_MR's memfd) and
+		 * closed after it; any other is closed at once. */
 		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
 			    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
