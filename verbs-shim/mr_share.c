@@ -57,6 +57,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "procmaps.h"
 #include "shim.h"
 
 #define SHARE_NAME "uroce-mr-pages"
@@ -122,49 +123,23 @@ static bool span_overlaps(const struct ibv_mr *mr, uintptr_t start, uintptr_t en
 }
 
 /*
- * Whether /proc/self/maps shows [start, end) as memory a share may
- * replace: mappings without a hole, each read-write and not executable,
- * each private anonymous (no file; the heap) or an earlier share's.
+ * A mapping a share may replace: read-write and not executable, private
+ * anonymous (no file; the heap) or an earlier share's.
  */
+static bool replaceable_line(const struct common_maps_line *m, uint64_t cur, const void *arg)
+{
+	(void)cur;
+	(void)arg;
+	if (m->perms[0] != 'r' || m->perms[1] != 'w' || m->perms[2] != '-')
+		return false;
+	return (m->perms[3] == 'p' && m->inode == 0 && (!*m->path || !strcmp(m->path, "[heap]"))) ||
+	       (m->perms[3] == 's' && !strcmp(m->path, SHARE_PATH));
+}
+
+/* Whether /proc/self/maps shows [start, end) as such mappings, without a hole. */
 static bool replaceable(uintptr_t start, uintptr_t end)
 {
-	char line[512];
-	uintptr_t cur = start;
-	bool line_start = true, at_start;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	if (!f)
-		return false;
-	while (cur < end && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, ino;
-		char perms[8], path[256] = "";
-		bool anon, ours;
-
-		at_start = line_start;
-		line_start = strchr(line, '\n') != NULL;
-		if (!at_start)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %lu %255[^\n]", &lo, &hi, perms, &ino,
-			   path) < 4)
-			break;
-		if (hi <= cur)
-			continue;
-		if (lo > cur || perms[0] != 'r' || perms[1] != 'w' || perms[2] != '-')
-			break;
-		/* "%255[^\n]" keeps the spaces before the path: skip them. */
-		{
-			const char *p = path + strspn(path, " ");
-
-			anon = perms[3] == 'p' && ino == 0 && (!*p || !strcmp(p, "[heap]"));
-			ours = perms[3] == 's' && !strcmp(p, SHARE_PATH);
-		}
-		if (!anon && !ours)
-			break;
-		cur = hi;
-	}
-	fclose(f);
-	return cur >= end;
+	return !common_maps_walk(0, start, end - start, replaceable_line, NULL);
 }
 
 /* [start, start+len) becomes private anonymous memory with the same

@@ -44,6 +44,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "procmaps.h"
 #include "verbs.h"
 
 #define KNOWN_ACCESS                                                                       \
@@ -77,58 +78,7 @@ static int check_access(uint32_t access)
 	return 0;
 }
 
-/* One line of /proc/PID/maps (the fields the checks below read). */
-struct maps_line {
-	uint64_t lo, hi, off, inode;
-	unsigned maj, min;
-	char perms[8];
-};
-
-/*
- * Whether [addr, addr+len) of pid is covered by mappings without a hole,
- * each of which ok(line, start of the part of the range it covers, arg)
- * accepts: 0, -EFAULT (a hole or a mapping refused) or the error of
- * opening the file.
- */
-static int maps_walk(pid_t pid, uint64_t addr, uint64_t len,
-		     bool (*ok)(const struct maps_line *m, uint64_t cur, const void *arg),
-		     const void *arg)
-{
-	char path[64], line[512];
-	uint64_t cur = addr, end = addr + len;
-	bool line_start = true, at_start;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	/* Mappings are listed in address order; walk them while they cover
-	 * [cur, end) without a hole. */
-	while (cur < end && fgets(line, sizeof(line), f)) {
-		struct maps_line m;
-
-		/* A line longer than the buffer (a long file path) comes in
-		 * pieces: only a piece that starts a line is a mapping, or a
-		 * path the program chose could read as one. */
-		at_start = line_start;
-		line_start = strchr(line, '\n') != NULL;
-		if (!at_start)
-			continue;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64, &m.lo,
-			   &m.hi, m.perms, &m.off, &m.maj, &m.min, &m.inode) != 7)
-			continue;
-		if (m.hi <= cur)
-			continue;
-		if (m.lo > cur || !ok(&m, cur, arg))
-			break; /* a hole, or a mapping refused */
-		cur = m.hi;
-	}
-	fclose(f);
-	return cur >= end ? 0 : -EFAULT;
-}
-
-static bool readable(const struct maps_line *m, uint64_t cur, const void *need_write)
+static bool readable(const struct common_maps_line *m, uint64_t cur, const void *need_write)
 {
 	(void)cur;
 	return m->perms[0] == 'r' && (!*(const int *)need_write || m->perms[1] == 'w');
@@ -136,7 +86,7 @@ static bool readable(const struct maps_line *m, uint64_t cur, const void *need_w
 
 int emu_mr_check_mapped(pid_t pid, uint64_t addr, uint64_t len, int need_write)
 {
-	return maps_walk(pid, addr, len, readable, &need_write);
+	return common_maps_walk(pid, addr, len, readable, &need_write);
 }
 
 /* What MAP_MR's range must be mapped from: a file, from the range's start at offset 0. */
@@ -146,7 +96,7 @@ struct backing {
 	uint64_t addr;
 };
 
-static bool backed(const struct maps_line *m, uint64_t cur, const void *arg)
+static bool backed(const struct common_maps_line *m, uint64_t cur, const void *arg)
 {
 	const struct backing *b = arg;
 
@@ -198,8 +148,9 @@ int emu_mr_map(struct emu_ctx *ctx, const void *req, struct emu_reply *rep)
 		return -EINVAL;
 	if ((uint64_t)st.st_size < r->length)
 		return -EINVAL;
-	err = maps_walk(ctx->pid, r->addr, r->length, backed,
-			&(struct backing){.dev = st.st_dev, .ino = st.st_ino, .addr = r->addr});
+	err = common_maps_walk(
+	    ctx->pid, r->addr, r->length, backed,
+	    &(struct backing){.dev = st.st_dev, .ino = st.st_ino, .addr = r->addr});
 	if (err)
 		return err == -EFAULT ? -EINVAL : err;
 	map = mmap(NULL, r->length, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->req_fd, 0);
