@@ -18,7 +18,8 @@
 # of message sizes, uroce ib_write_bw vs qperf tcp_bw, written as CSV and, where gnuplot or
 # matplotlib is installed, drawn as a PNG.
 #
-#   scripts/bench.sh [--quick | --smoke] [--one-daemon] [--pin] [--reps N] [--out DIR] [BUILD_DIR]
+#   scripts/bench.sh [--quick | --smoke] [--one-daemon] [--pin] [--profile] [--reps N] [--out DIR]
+#                    [BUILD_DIR]
 #   (BUILD_DIR default: build)
 #
 #   --one-daemon  both RNICs in one uroced process (--name/--addr twice) instead of two
@@ -29,6 +30,10 @@
 #             where the scheduler puts it, which for TCP is its best: a ping-pong's two
 #             ends on one CPU (11.5 us here; on two CPUs each receive is a cross-CPU
 #             wake-up, 61 us). Without --pin the scheduler places everything
+#   --profile the daemons time the parts of their data path (uroced --profile), and a second
+#             table says where their CPU went in the 64 KiB and 64 B runs: sendmmsg,
+#             recvmmsg, copies to and from registered memory, ICRCs, the rest of the work,
+#             passes that found nothing, and the remainder (yields, epoll, control requests)
 #   --quick   fewer iterations and one repetition: under 2 minutes
 #   --smoke   tiny sizes, one repetition: checks that every part still runs (CI), in seconds
 #   --reps N  repetitions of each figure (default 3; 1 with --quick/--smoke)
@@ -53,6 +58,7 @@ cd "$(dirname "$0")/.."
 MODE=full
 ONE_DAEMON=0
 PIN=0
+PROFILE=0
 REPS=
 OUT=
 B=build
@@ -61,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--quick) MODE=quick ;;
 	--one-daemon) ONE_DAEMON=1 ;;
 	--pin) PIN=1 ;;
+	--profile) PROFILE=1 ;;
 	--smoke) MODE=smoke ;;
 	--reps)
 		[ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "bench: --reps needs a number >= 1" >&2; exit 2; }
@@ -73,7 +80,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,41p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
@@ -151,19 +158,21 @@ cpu_ticks() {
 	echo "$t"
 }
 
+DOPTS=${BENCH_DAEMON_OPTS:-}
+[ "$PROFILE" = 1 ] && DOPTS="$DOPTS --profile"
 if [ "$ONE_DAEMON" = 1 ]; then
 	# shellcheck disable=SC2086
 	"${PIN_D0[@]}" "$B/bin/uroced" --name uroce0 --addr "$A0" --name uroce1 --addr "$A1" --rundir "$RUNDIR" \
-		${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
+		$DOPTS 2>"$RUNDIR/uroce0.log" &
 	D0=$!
 	D1=$D0
 	PIDS+=("$D0")
 else
 	# shellcheck disable=SC2086
-	"${PIN_D0[@]}" "$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce0.log" &
+	"${PIN_D0[@]}" "$B/bin/uroced" --name uroce0 --addr "$A0" --rundir "$RUNDIR" $DOPTS 2>"$RUNDIR/uroce0.log" &
 	D0=$!
 	# shellcheck disable=SC2086
-	"${PIN_D1[@]}" "$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" ${BENCH_DAEMON_OPTS:-} 2>"$RUNDIR/uroce1.log" &
+	"${PIN_D1[@]}" "$B/bin/uroced" --name uroce1 --addr "$A1" --rundir "$RUNDIR" $DOPTS 2>"$RUNDIR/uroce1.log" &
 	D1=$!
 	PIDS+=("$D0" "$D1")
 fi
@@ -206,6 +215,7 @@ perftest() {
 	local tool=$1 srv c0 crc=0 src=0
 	shift
 	next_port
+	[ "$PROFILE" = 1 ] && PROF0=$(prof_snap)
 	c0=$(cpu_ticks "$D0" "$D1")
 	timeout "$TMO" "${PIN_SRV[@]}" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/last.srv" 2>&1 &
 	srv=$!
@@ -217,12 +227,50 @@ perftest() {
 	timeout "$TMO" "${PIN_CLI[@]}" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/last.out" 2>&1 || crc=$?
 	wait "$srv" || src=$?
 	DCPU=$(($(cpu_ticks "$D0" "$D1") - c0))
+	[ "$PROFILE" = 1 ] && PROF1=$(prof_snap)
 	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
 		FAILED=$((FAILED + 1))
 		cp "$RUNDIR/last.out" "$OUT/failed-$FAILED.client"
 		cp "$RUNDIR/last.srv" "$OUT/failed-$FAILED.server"
 		echo "bench: $tool $*: client exit $crc, server exit $src (outputs: $OUT/failed-$FAILED.*)" >&2
 	fi
+}
+
+# The cost profile (--profile): prof_snap prints both RNICs' time_*_ns counters summed, in
+# the order work idle tx rx dma icrc, and then the daemons' CPU time in ns (their main
+# threads', which run the data path: /proc/PID/schedstat, exact where /proc/PID/stat counts
+# ticks); record_prof FIGURE records where that CPU went over the last perftest run, each
+# part in %: the system calls, copies and ICRCs; the rest of the work (the engine, rings,
+# completions); passes that found nothing; and what is left (sched_yield, epoll_wait,
+# sleeping's wake-ups and control requests), which is the CPU time minus the timed parts.
+PROF_PARTS="work idle tx rx dma icrc"
+prof_snap() {
+	local d cpu=0 p
+	for d in uroce0 uroce1; do
+		"$B/bin/uroce" counters "$d" --all --rundir "$RUNDIR" 2>/dev/null
+	done | awk '{ for (i = split("'"$PROF_PARTS"'", p, " "); i > 0; i--)
+			if ($1 == "daemon.time_" p[i] "_ns") s[i] += $2 }
+		END { n = split("'"$PROF_PARTS"'", p, " "); for (i = 1; i <= n; i++) printf "%d ", s[i] }'
+	for p in $(printf '%s\n' "$D0" "$D1" | sort -u); do
+		cpu=$((cpu + $(awk '{ print $1 }' "/proc/$p/schedstat" 2>/dev/null || echo 0)))
+	done
+	echo "$cpu"
+}
+record_prof() {
+	local -a a b
+	read -r -a a <<<"$PROF0"
+	read -r -a b <<<"$PROF1"
+	awk -v f="$1" -v rep="$rep" -v a="${a[*]}" -v b="${b[*]}" 'BEGIN {
+		split(a, x, " "); split(b, y, " "); ns = y[7] - x[7]
+		if (ns <= 0) exit
+		for (i = 1; i <= 6; i++) d[i] = y[i] - x[i]
+		# 1 work, 2 idle, 3 tx, 4 rx, 5 dma, 6 icrc
+		split("tx rx dma icrc", name, " ")
+		for (i = 1; i <= 4; i++) printf "prof_%s_%s,%%,%s,%.1f,\n", f, name[i], rep, 100 * d[i + 2] / ns
+		printf "prof_%s_engine,%%,%s,%.1f,\n", f, rep, 100 * (d[1] - d[3] - d[4] - d[5] - d[6]) / ns
+		printf "prof_%s_idle_passes,%%,%s,%.1f,\n", f, rep, 100 * d[2] / ns
+		printf "prof_%s_other,%%,%s,%.1f,\n", f, rep, 100 * (ns - d[1] - d[2]) / ns
+	}' >>"$CSV"
 }
 
 # The numeric row of a perftest report is the line that starts with the message size.
@@ -346,9 +394,11 @@ for rep in $(seq "$REPS"); do
 		[ "$t" = write ] && q1_bw=$bw
 		record "${t}_bw_64k" MB/s "$rep" "$bw" "$tcp_bw"
 		record "${t}_cpu_per_gb" s/GB "$rep" "$(cpu_per_gb "$DCPU" $((ITERS_BW * 65536)))" ""
+		[ "$PROFILE" = 1 ] && record_prof "${t}_64k"
 	done
 	perftest ib_send_bw -s 64 -n "$ITERS_RATE" -N
 	record msg_rate_64b Mmsg/s "$rep" "$(row 64 5)" ""
+	[ "$PROFILE" = 1 ] && record_prof send_64b
 	for t in send write; do
 		perftest "ib_${t}_lat" -s 2 -n "$ITERS_LAT"
 		record_lat "${t}_lat_2b"
@@ -461,6 +511,23 @@ line "-q $QPS_MANY: uroce1 own memory (RssAnon) [kB]" "q${QPS_MANY}_private_uroc
 line "-q $QPS_MANY: uroce0 rings + mapped MRs (RssShmem) [kB]" "q${QPS_MANY}_shared_uroce0"
 line "-q $QPS_MANY: uroce1 rings + mapped MRs (RssShmem) [kB]" "q${QPS_MANY}_shared_uroce1"
 echo "(ratio = uroce / tcp: above 1 is better for bandwidth, below 1 for latency and CPU cost)"
+if [ "$PROFILE" = 1 ]; then
+	echo
+	echo "where the daemons' CPU went (uroced --profile), % of their CPU time over each run:"
+	printf '%-36s %9s %9s %9s %9s\n' "part" "write 64K" "read 64K" "send 64K" "send 64B"
+	for part in tx:"sendmmsg" rx:"recvmmsg" dma:"copies to/from registered memory" icrc:"ICRC (compute, check)" \
+		engine:"rest of the work (engine, rings)" idle_passes:"passes that found nothing" \
+		other:"the rest (yield, epoll, wake-ups)"; do
+		printf '%-36s' "${part#*:}"
+		for f in write_64k read_64k send_64k send_64b; do
+			read -r m _ _ <<<"$(summary "prof_${f}_${part%%:*}" 4)"
+			printf ' %9s' "$m"
+		done
+		echo
+	done
+	echo "(the timed parts are wall time inside them; a daemon that shares its CPU may be"
+	echo " preempted inside one, so \"the rest\" can come out negative)"
+fi
 echo
 echo "sweep (ib_write_bw vs qperf tcp_bw, MB/s): $SWEEP_CSV"
 column -t -s, "$SWEEP_CSV" 2>/dev/null || cat "$SWEEP_CSV"

@@ -608,6 +608,7 @@ struct emu_dev {
 	bool fault_on;		     /* rules exist or packets are held */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
 	uint32_t ack_hold_us;	     /* net.c: how long a batch of ACKs waits */
+	bool prof;		     /* --profile: time the data path (dp/prof.c) */
 	uint64_t map_budget;	     /* --map-budget: MR pages it may map (verbs/mr.c) */
 	uint64_t map_bytes;	     /* MR pages it maps now */
 	/* The handler of QP1's MADs (cm/cm.c sets it; NULL: dropped, unmatched). */
@@ -665,6 +666,7 @@ struct emu_opts {
 	int no_gso;		/* --gso off */
 	uint32_t rnr_hold_us;	/* --rnr-hold-us (EMU_RNR_HOLD_US_DEFAULT) */
 	uint32_t ack_hold_us;	/* --ack-hold-us (EMU_NET_ACK_HOLD_US) */
+	bool profile;		/* --profile */
 	uint64_t map_budget;	/* --map-budget BYTES (EMU_MAP_BUDGET_DEFAULT) */
 };
 

@@ -137,6 +137,9 @@ static void usage(FILE *f)
 		   "-10 when allowed:\n"
 		   "                      a woken RNIC should preempt programs "
 		   "polling their CQs)\n"
+		   "      --profile       time the parts of the data path (system calls, "
+		   "copies,\n"
+		   "                      ICRCs): counters time_*_ns in `uroce counters`\n"
 		   "  -v, --verbose       more log output (twice: debug)\n"
 		   "  -q, --quiet         only errors and warnings\n"
 		   "  -V, --version       print the version and exit\n"
@@ -156,7 +159,8 @@ enum {
 	OPT_GSO,
 	OPT_RNR_HOLD,
 	OPT_ACK_HOLD,
-	OPT_CPU
+	OPT_CPU,
+	OPT_PROFILE
 };
 
 /* "4096", "64K", "10M", "1G" (K = 1024) into *out; -1 on junk. */
@@ -408,6 +412,7 @@ static int parse(int argc, char **argv, struct uroced *u)
 	    {"rnr-hold-us", required_argument, NULL, OPT_RNR_HOLD},
 	    {"ack-hold-us", required_argument, NULL, OPT_ACK_HOLD},
 	    {"cpu", required_argument, NULL, OPT_CPU},
+	    {"profile", no_argument, NULL, OPT_PROFILE},
 	    {"sockbuf", required_argument, NULL, 'b'},
 	    {"cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT},
 	    {"cm-retries", required_argument, NULL, OPT_CM_RETRIES},
@@ -686,6 +691,9 @@ static int parse(int argc, char **argv, struct uroced *u)
 		case 'q':
 			o->verbosity = EMU_LOG_WARN;
 			break;
+		case OPT_PROFILE:
+			o->profile = true;
+			break;
 		case 'V':
 			printf("uroced %s (uapi %d)\n", UROCE_VERSION_STRING, UROCE_UAPI_VERSION);
 			return 0;
@@ -791,6 +799,8 @@ static int start_rnic(struct uroced *u, struct uroced_rnic *r)
 	dev->x.rnr_hold_us = o->rnr_hold_us;
 	dev->ack_hold_us = o->ack_hold_us;
 	dev->map_budget = o->map_budget;
+	dev->prof = o->profile;
+	dev->x.prof = o->profile;
 	dev->cm_retries = o->cm_retries;
 	r->done = UROCED_DEVICE;
 
@@ -1104,6 +1114,7 @@ int main(int argc, char **argv)
 		free_fault_rules(&u.opts);
 		return rc;
 	}
+	emu_prof_init();
 	if (start(&u)) {
 		free_fault_rules(&u.opts);
 		free_rnics(&u);

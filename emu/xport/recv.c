@@ -197,6 +197,8 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 	const uint8_t *p = buf;
 	struct xport_pkt pkt;
 	struct xport_qp *qp;
+	uint64_t t;
+	bool ok;
 	int rc;
 
 	dev->cnt[XPORT_CNT_RX_PKTS]++;
@@ -205,7 +207,10 @@ void xport_recv_packet(struct xport_dev *dev, const struct xport_route *rt, cons
 		return;
 	}
 	/* First, so that nothing below ever acts on a corrupted field. */
-	if (!xport__recv_icrc_ok(dev, rt, p, len)) {
+	t = xport__prof_start(dev);
+	ok = xport__recv_icrc_ok(dev, rt, p, len);
+	xport__prof_icrc(dev, t);
+	if (!ok) {
 		xport__drop(dev, NULL, XPORT_DROP_BAD_ICRC);
 		return;
 	}

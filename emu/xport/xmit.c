@@ -86,8 +86,10 @@ int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt,
 {
 	struct xport_dev *dev = qp->dev;
 	int rc;
+	uint64_t t = xport__prof_start(dev);
 
 	len = xport__seal(rt, pkt, len, paylen);
+	xport__prof_icrc(dev, t);
 	rc = dev->ops->send_packet(dev->ctx, qp, rt, pkt, len);
 	dev->tx_info.request = false; /* the requester sets it for each of its packets */
 	if (rc) {

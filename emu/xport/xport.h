@@ -332,6 +332,11 @@ struct xport_ops {
 	/* Monotonic clock in microseconds. */
 	uint64_t (*now_us)(void *ctx);
 	/*
+	 * Optional: a fine clock in any unit, read around each ICRC while
+	 * xport_dev.prof is set (the daemon's --profile). May be NULL.
+	 */
+	uint64_t (*ticks)(void *ctx);
+	/*
 	 * Arm the QP's single timer for an absolute time (now_us scale); 0
 	 * cancels it. When it fires the daemon calls xport_timeout(qp);
 	 * firing early or late is harmless.
@@ -475,6 +480,10 @@ struct xport_dev {
 	struct xport_flow flow;
 	uint64_t drops[XPORT_DROP_COUNT];
 	uint64_t cnt[XPORT_CNT_COUNT];
+	/* With prof set (and ops->ticks): ticks spent computing and checking
+	 * ICRCs (xmit.c, recv.c). */
+	bool prof;
+	uint64_t prof_icrc_ticks;
 	struct xport_tx_info tx_info; /* of the packet send_packet is sending */
 	unsigned last_drop;	      /* the last drop reason counted (xport_rx_verdict) */
 	int32_t last_solved_id;	      /* the IPv4 ID its ICRC was accepted for, or -1 */

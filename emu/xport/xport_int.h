@@ -93,6 +93,16 @@ bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES]);
  * kernel emits, PROTOCOL.md 12); IPv6 otherwise.
  */
 uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len);
+/* Around an ICRC: its time goes to prof_icrc_ticks while dev->prof is set. */
+static inline uint64_t xport__prof_start(const struct xport_dev *dev)
+{
+	return dev->prof && dev->ops->ticks ? dev->ops->ticks(dev->ctx) : 0;
+}
+static inline void xport__prof_icrc(struct xport_dev *dev, uint64_t t0)
+{
+	if (dev->prof && dev->ops->ticks)
+		dev->prof_icrc_ticks += dev->ops->ticks(dev->ctx) - t0;
+}
 /*
  * Where to build the next packet: in place in the device's send batch
  * when it offers that (ops->tx_buf), else in fallback (XPORT_MAX_PKT_BYTES).

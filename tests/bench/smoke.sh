@@ -5,7 +5,8 @@
 # table, and write bench.csv with a number for every uroce figure and every
 # TCP baseline, and sweep.csv with a row per size; then once more with both
 # RNICs in one daemon (--one-daemon), pinned (--pin) where two CPUs are
-# allowed. No timing is judged.
+# allowed, with the cost profile (--profile): its table is printed, and each
+# run's shares of the daemon's CPU add up to 100 %. No timing is judged.
 . "$UROCE_TEST_LIB/common.sh"
 for p in ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat qperf; do
 	command -v "$p" >/dev/null || skip "$p is not installed"
@@ -20,8 +21,9 @@ bench() {
 		BENCH_PORTS=$((TEST_PORT_END - TEST_PORT_BASE)) BENCH_TIMEOUT=60 \
 		bash "$SRC/scripts/bench.sh" --smoke "$@" --out "$_b_out" "${UROCE_BIN%/bin}" >"$_b_log" 2>&1
 }
-# figures CSV: how many uroce figures of bench.csv CSV are numbers.
-figures() { awk -F, 'NR > 1 && $4 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$1" 2>/dev/null; }
+# figures CSV: how many uroce figures of bench.csv CSV are numbers (the cost
+# profile's shares, --profile, aside).
+figures() { awk -F, 'NR > 1 && $1 !~ /^prof_/ && $4 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$1" 2>/dev/null; }
 OUT=$T/out
 if bench "$OUT" "$T/bench.out"; then
 	pass "bench.sh --smoke exits 0"
@@ -96,12 +98,24 @@ if [ "$(nproc)" -ge 2 ]; then # nproc counts the CPUs of the affinity mask
 	PIN=--pin
 	WANT="one daemon hosting both RNICs, .*; pinned: the daemon on CPU [0-9]*, the programs on CPU [0-9]*"
 fi
-if bench "$OUT1" "$T/bench-one.out" --one-daemon $PIN &&
+if bench "$OUT1" "$T/bench-one.out" --one-daemon $PIN --profile &&
 	grep -q "$WANT" "$T/bench-one.out"; then
 	n=$(figures "$OUT1/bench.csv")
 	if [ "$n" -eq 26 ]; then pass "bench.sh --smoke --one-daemon $PIN: $n uroce figures; $(grep -o 'pinned:.*' "$T/bench-one.out")"; else fail "--one-daemon: $n uroce figures"; show "$OUT1/bench.csv"; fi
 else
 	fail "bench.sh --smoke --one-daemon $PIN failed"
 	show "$T/bench-one.out"
+fi
+# --profile: seven parts for each of the four runs, numbers that add up to 100 % of
+# the daemon's CPU time over the run (each printed to 0.1; the last part is what is left).
+prof=$(awk -F, '$1 ~ /^prof_/ && $4 ~ /^-?[0-9.]+$/ { n++; f = $1; sub(/_[a-z]+$/, "", f)
+		sub(/_idle$/, "", f); s[f] += $4 }
+	END { for (f in s) { k++; if (s[f] < 99.6 || s[f] > 100.4) bad = bad " " f "=" s[f] }
+		print n + 0, k + 0, bad }' "$OUT1/bench.csv")
+if [ "$prof" = "28 4 " ] && grep -q "^where the daemons' CPU went" "$T/bench-one.out"; then
+	pass "--profile: the table, and 4 runs of 7 parts that add up to 100 %"
+else
+	fail "--profile: parts, runs, sums off 100 %: '$prof'"
+	show "$OUT1/bench.csv"
 fi
 finish

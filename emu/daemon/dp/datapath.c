@@ -236,6 +236,12 @@ static void op_gsi_recv(void *ctx, const struct xport_gsi_mad *m)
 		dev->dcnt[EMU_DCNT_CM_UNMATCHED]++;
 }
 
+static uint64_t op_ticks(void *ctx)
+{
+	(void)ctx;
+	return emu_prof_ticks();
+}
+
 static uint64_t op_now_us(void *ctx)
 {
 	(void)ctx;
@@ -313,6 +319,7 @@ static const struct xport_ops dp_ops = {
     .push_cqe = op_push_cqe,
     .gsi_recv = op_gsi_recv,
     .now_us = op_now_us,
+    .ticks = op_ticks,
     .arm_timer = op_arm_timer,
     .schedule = op_schedule,
     .qp_error = op_qp_error,
@@ -445,9 +452,9 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 /* ------------------------------------------------------------------------ */
 /* The pass.                                                                 */
 
-unsigned emu_dp_poll(void *arg)
+/* One pass of the RNIC's data path; how much work it found. */
+static unsigned dp_pass(struct emu_dev *dev)
 {
-	struct emu_dev *dev = arg;
 	struct emu_list *pos, *tmp, run, look;
 	unsigned work = 0;
 
@@ -522,6 +529,16 @@ unsigned emu_dp_poll(void *arg)
 	/* Always, even with nothing to send: the pass ends at the reveal gate
 	 * (dma.c emu_dma_before_reveal). */
 	work += emu_net_flush(dev);
+	return work;
+}
+
+unsigned emu_dp_poll(void *arg)
+{
+	struct emu_dev *dev = arg;
+	uint64_t t = emu_prof_start(dev);
+	unsigned work = dp_pass(dev);
+
+	emu_prof_add(dev, work ? EMU_DCNT_TIME_WORK_NS : EMU_DCNT_TIME_IDLE_NS, t);
 	return work;
 }
 

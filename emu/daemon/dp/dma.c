@@ -143,6 +143,7 @@ int emu_dma_init(struct emu_dev *dev)
 static void dma_write_out(struct emu_dev *dev, bool keep_ra)
 {
 	struct emu_dma *d = dev->dma;
+	uint64_t t;
 	ssize_t n;
 
 	if (!d)
@@ -152,7 +153,9 @@ static void dma_write_out(struct emu_dev *dev, bool keep_ra)
 	if (!d->nw)
 		return;
 	dev->dcnt[EMU_DCNT_DMA_CALLS]++;
+	t = emu_prof_start(dev);
 	n = process_vm_writev(d->wpid, d->wlocal, d->nw, d->wremote, d->nr, 0);
+	emu_prof_add(dev, EMU_DCNT_TIME_DMA_NS, t);
 	if (n != (ssize_t)d->wused) {
 		/* Checked when staged: the memory went away since. */
 		dev->dcnt[EMU_DCNT_DMA_FAULTS]++;
@@ -342,15 +345,18 @@ static int dma_copy(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf, si
 {
 	struct iovec local = {.iov_base = buf, .iov_len = len};
 	struct iovec remote = {.iov_base = (void *)(uintptr_t)host, .iov_len = len};
+	uint64_t t;
 	ssize_t n;
 
 	if (dir == XPORT_DMA_CHECK || !len)
 		return 0;
 	dev->dcnt[EMU_DCNT_DMA_CALLS]++;
+	t = emu_prof_start(dev);
 	if (dir == XPORT_DMA_TO_BUF)
 		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	else
 		n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+	emu_prof_add(dev, EMU_DCNT_TIME_DMA_NS, t);
 	if (n != (ssize_t)len) {
 		/* Unmapped since registration, or the process is gone. */
 		dev->dcnt[EMU_DCNT_DMA_FAULTS]++;
@@ -438,11 +444,15 @@ static void dma_mapped_enter(struct emu_dev *dev, bool writes)
 /* A copy through the mapping. */
 static int dma_mapped(struct emu_dev *dev, uint8_t *p, void *buf, size_t len, enum xport_dma dir)
 {
+	uint64_t t;
+
 	dma_mapped_enter(dev, dir == XPORT_DMA_FROM_BUF);
+	t = emu_prof_start(dev);
 	if (dir == XPORT_DMA_TO_BUF)
 		memcpy(buf, p, len);
 	else
 		memcpy(p, buf, len);
+	emu_prof_add(dev, EMU_DCNT_TIME_DMA_NS, t);
 	dev->dcnt[EMU_DCNT_DMA_MAPPED_BYTES] += len;
 	return 0;
 }
@@ -466,7 +476,7 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
 	struct emu_mr *mr;
-	uint64_t host;
+	uint64_t host, t;
 	int rc;
 
 	/* Writing through an L_Key always needs local write. */
@@ -500,7 +510,10 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 	/* A read sees every write staged before it. */
 	if (dev->dma->nw)
 		dma_flush(dev);
-	if (!dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr, mr->addr + mr->length))
+	t = emu_prof_start(dev);
+	rc = dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr, mr->addr + mr->length);
+	emu_prof_add(dev, EMU_DCNT_TIME_DMA_NS, t);
+	if (!rc)
 		return 0;
 	return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 }

@@ -535,4 +535,35 @@ void emu_event_comm_est(struct emu_qp *qp);
  * and the number of posted WQEs fell below the limit (IBA 10.2.9.2). */
 void emu_event_srq_limit(struct emu_srq *srq);
 
+/* prof.c: the cost profile (--profile). The clock: the time-stamp counter
+ * where it is invariant, else CLOCK_MONOTONIC in nanoseconds. */
+extern bool emu_prof_tsc;
+uint64_t emu_prof_clock_ns(void);
+static inline uint64_t emu_prof_ticks(void)
+{
+#if defined(__x86_64__)
+	if (emu_prof_tsc)
+		return __builtin_ia32_rdtsc();
+#endif
+	return emu_prof_clock_ns();
+}
+/* Choose the clock and start the ratio that converts it (at start-up). */
+void emu_prof_init(void);
+/* Pure: ticks in nanoseconds, for a clock that ran span_ticks in span_ns. */
+uint64_t emu_prof_scale(uint64_t ticks, uint64_t span_ticks, uint64_t span_ns);
+/* A sum of ticks in nanoseconds. */
+uint64_t emu_prof_ns(uint64_t ticks);
+/* Around a part of the data path: t = emu_prof_start(dev); ...;
+ * emu_prof_add(dev, EMU_DCNT_TIME_..., t). Nothing is read without
+ * --profile. */
+static inline uint64_t emu_prof_start(const struct emu_dev *dev)
+{
+	return dev->prof ? emu_prof_ticks() : 0;
+}
+static inline void emu_prof_add(struct emu_dev *dev, enum emu_dcnt c, uint64_t t0)
+{
+	if (dev->prof)
+		dev->dcnt[c] += emu_prof_ticks() - t0;
+}
+
 #endif /* UROCE_DP_H */

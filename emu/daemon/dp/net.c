@@ -618,7 +618,10 @@ static unsigned net_send_batch(struct emu_dev *dev)
 		tx_set_csum(dev, any_gso);
 	}
 	while (done < total) {
+		uint64_t t = emu_prof_start(dev);
 		int r = sendmmsg(dev->udp_fd, &n->tx_msgs[done], total - done, MSG_DONTWAIT);
+
+		emu_prof_add(dev, EMU_DCNT_TIME_TX_NS, t);
 
 		dev->dcnt[EMU_DCNT_TX_BATCHES]++;
 		if (r > 0) {
@@ -824,10 +827,13 @@ static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsi
 	if (!g)
 		dev->rx_hint = false; /* what the hint was about is read now */
 	for (unsigned r = 0; r < rounds; r++) {
+		uint64_t t;
 		int got;
 
 		rx_batch_prepare(n);
+		t = emu_prof_start(dev);
 		got = recvmmsg(fd, n->rx_msgs, NET_RX_BATCH, MSG_DONTWAIT, NULL);
+		emu_prof_add(dev, EMU_DCNT_TIME_RX_NS, t);
 		if (got < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				dev->dcnt[EMU_DCNT_RX_ERRORS]++;
@@ -889,11 +895,16 @@ unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds)
 static void on_udp(uv_poll_t *h, int status, int events)
 {
 	struct emu_dev *dev = h->data;
+	uint64_t t;
+	unsigned got;
 
 	(void)events;
 	if (status < 0)
 		return;
 	emu_wait_awake(&dev->wait);
-	if (emu_net_receive(dev, NET_RX_ROUNDS))
+	t = emu_prof_start(dev);
+	got = emu_net_receive(dev, NET_RX_ROUNDS);
+	emu_prof_add(dev, got ? EMU_DCNT_TIME_WORK_NS : EMU_DCNT_TIME_IDLE_NS, t);
+	if (got)
 		emu_wait_note_work(&dev->wait);
 }

@@ -40,7 +40,12 @@ int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *r
 	v += XPORT_DROP_COUNT;
 	memcpy(v, cnt, XPORT_CNT_COUNT * sizeof(*v));
 	v += XPORT_CNT_COUNT;
-	if (!r->qpn)
+	if (!r->qpn) {
 		memcpy(v, dev->dcnt, EMU_DCNT_COUNT * sizeof(*v));
+		/* The cost profile's sums are in ticks of its clock (prof.c). */
+		v[EMU_DCNT_TIME_ICRC_NS] += dev->x.prof_icrc_ticks;
+		for (unsigned i = EMU_DCNT_TIME_WORK_NS; i <= EMU_DCNT_TIME_ICRC_NS; i++)
+			v[i] = emu_prof_ns(v[i]);
+	}
 	return 0;
 }

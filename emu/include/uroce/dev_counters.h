@@ -115,7 +115,17 @@
 	X(DMA_MAPPED_BYTES, "dma_mapped_bytes",                                                   \
 	  "bytes copied to or from registered memory the daemon maps (no process_vm call)")       \
 	X(MR_MAPS_OVER_BUDGET, "mr_maps_over_budget",                                             \
-	  "MRs left to process_vm_*: mapping them would pass --map-budget")
+	  "MRs left to process_vm_*: mapping them would pass --map-budget")                       \
+	X(TIME_WORK_NS, "time_work_ns",                                                           \
+	  "--profile: ns in received batches and data-path passes that found work (all below)")   \
+	X(TIME_IDLE_NS, "time_idle_ns",                                                           \
+	  "--profile: ns in data-path passes that found nothing (not the yield or wait after)")   \
+	X(TIME_TX_NS, "time_tx_ns",                                                               \
+	  "--profile: ns in sendmmsg (UDP/IP send; on loopback also the delivery to the peer)")   \
+	X(TIME_RX_NS, "time_rx_ns", "--profile: ns in recvmmsg")                                  \
+	X(TIME_DMA_NS, "time_dma_ns",                                                             \
+	  "--profile: ns copying to and from registered memory (memcpy, process_vm_*)")           \
+	X(TIME_ICRC_NS, "time_icrc_ns", "--profile: ns computing and checking ICRCs")
 
 enum emu_dcnt {
 #define EMU_DCNT_ENUM(sym, name, doc) EMU_DCNT_##sym,
