@@ -99,7 +99,10 @@ if [ -x "$UROCE_BIN/mr_share" ]; then
 		fi
 	done
 	# `uroce mr` says how much of an MR the daemon maps: an ibv_rc_pingpong
-	# server waiting for its client holds one page-aligned 64 KiB MR.
+	# server waiting for its client holds one page-aligned 64 KiB MR. The MR
+	# is listed from its registration on, and mapped a moment later, when the
+	# shim has shared its pages (MAP_MR after ibv_reg_mr returned): the test
+	# waits for that, up to 10 s.
 	"$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce0 -g 0 -s 65536 \
 		-p $((TEST_PORT_BASE + 1)) >"$T/pp-hold" 2>&1 &
 	pp=$!
@@ -107,7 +110,7 @@ if [ -x "$UROCE_BIN/mr_share" ]; then
 	for _ in $(seq 100); do
 		mapped=$(uroce mr uroce0 --json 2>/dev/null | python3 -c 'import json, sys
 print(" ".join(str(m["mapped"]) for m in json.load(sys.stdin) if m["comm"] == "ibv_rc_pingpong"))')
-		[ -n "$mapped" ] && break
+		[ "$mapped" = 65536 ] && break
 		sleep 0.1
 	done
 	kill "$pp" 2>/dev/null
