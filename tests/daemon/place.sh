@@ -63,7 +63,9 @@ sleep 0.6
 pass "a daemon alone may run on $(cpus $P0)"
 
 # A second daemon of the same run directory: each keeps to its own CPU.
-start_daemon uroce1 "$TEST_NET.2"
+# It captures: the threads that write its capture file (libuv's pool) are
+# not kept to that CPU (below).
+start_daemon uroce1 "$TEST_NET.2" --pcap "$T/u1.pcap"
 P1=$LAST_PID
 L1=$LAST_LOG
 wait_cpus $P0 "$FIRST" || fail "the first daemon keeps to $(cpus $P0), want $FIRST"
@@ -72,6 +74,34 @@ case $c1 in
 *[,-]* | "$FIRST") fail "the second daemon keeps to $c1 (want one CPU other than $FIRST)" ;;
 *) pass "two daemons: CPU $(cpus $P0) and CPU $c1" ;;
 esac
+# Traffic between them, captured by uroce1 while it keeps to its CPU: its other
+# threads (the capture's writers) may still run on every CPU of the daemon's.
+if command -v ibv_rc_pingpong >/dev/null; then
+	next_tcp_port
+	timeout 30 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce0 -g 0 -n 20 -p "$TCP_PORT" \
+		>"$T/pp.srv" 2>&1 &
+	spid=$!
+	sleep 0.5
+	timeout 30 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce1 -g 0 -n 20 -p "$TCP_PORT" \
+		"$TEST_NET.1" >"$T/pp.cli" 2>&1 || fail "ibv_rc_pingpong: $(cat "$T/pp.cli")"
+	wait "$spid"
+	# The frames reach the file within 100 ms, written by those threads.
+	i=0
+	while [ $i -lt 30 ] && [ "$(wc -c <"$T/u1.pcap")" -lt 1000 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	others=$(for t in /proc/$P1/task/*; do
+		[ "${t##*/}" = "$P1" ] || awk '/^Cpus_allowed_list:/ { print $2 }' "$t/status"
+	done | sort | uniq -c | tr -s ' \n' ' ')
+	if [ "$(cpus $P1)" = "$c1" ] && [ "$(wc -c <"$T/u1.pcap")" -ge 1000 ] &&
+		[ "$(echo "$others" | awk '{ print $2 }')" = "$ALL" ] &&
+		[ "$(echo "$others" | wc -w)" -eq 2 ]; then
+		pass "uroce1 keeps to CPU $c1, its capture's threads may run on $ALL ($others)"
+	else
+		fail "uroce1 on $(cpus $P1), its other threads' CPUs: count and list '$others', want $ALL"
+	fi
+fi
 grep -q "keeping to CPU $FIRST: another daemon" "$L0" || fail "no log line: $(show "$L0")"
 grep -q "keeping to CPU $c1: another daemon" "$L1" || fail "no log line: $(show "$L1")"
 

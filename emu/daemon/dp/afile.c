@@ -76,6 +76,7 @@ struct emu_afile {
 	FILE *stream; /* the owner's stream of the current file (NULL: closed) */
 	uv_timer_t flush_timer; /* initialised with loop */
 	bool dirty;
+	uv_work_t spawn; /* a request that makes libuv's pool at start */
 };
 
 static struct afile_op *afile_op_add(struct emu_afile *af, enum afile_op_kind kind, size_t room)
@@ -333,11 +334,30 @@ void emu_afile_dirty(struct emu_afile *af)
 	}
 }
 
+static void afile_spawn(uv_work_t *w)
+{
+	(void)w;
+}
+
+static void afile_spawned(uv_work_t *w, int status)
+{
+	(void)w;
+	(void)status;
+}
+
 void emu_afile_start(struct emu_afile *af, uv_loop_t *loop)
 {
 	uv_timer_init(loop, &af->flush_timer);
 	af->flush_timer.data = af;
 	af->loop = loop;
+	/*
+	 * libuv makes its pool's threads at the first request, and a new
+	 * thread takes the CPU mask of the thread that makes it. Made now,
+	 * before the daemon keeps to a CPU of its own (place.c starts after
+	 * the RNICs), they may run wherever the daemon may; made at the first
+	 * write, they would share the data path's one CPU with it.
+	 */
+	uv_queue_work(loop, &af->spawn, afile_spawn, afile_spawned);
 	afile_io_next(af);
 }
 
