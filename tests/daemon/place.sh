@@ -81,7 +81,7 @@ if command -v ibv_rc_pingpong >/dev/null; then
 	timeout 30 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce0 -g 0 -n 20 -p "$TCP_PORT" \
 		>"$T/pp.srv" 2>&1 &
 	spid=$!
-	sleep 0.5
+	await_listen "$TCP_PORT" "$spid"
 	timeout 30 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce1 -g 0 -n 20 -p "$TCP_PORT" \
 		"$TEST_NET.1" >"$T/pp.cli" 2>&1 || fail "ibv_rc_pingpong: $(cat "$T/pp.cli")"
 	wait "$spid"

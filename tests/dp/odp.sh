@@ -81,11 +81,7 @@ for opts in "-o" "-O" "-o -P" "-O -P"; do
 	timeout 60 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce0 -g 0 -p "$port" $opts -c \
 		-n 200 >"$T/pp.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ $i -lt 100 ] && ! ss -Htln "sport = :$port" | grep -q . && running "$spid"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	await_listen "$port" "$spid"
 	# shellcheck disable=SC2086
 	if timeout 60 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce1 -g 0 -p "$port" $opts -c \
 		-n 200 "$TEST_NET.1" >"$T/pp.client" 2>&1 && wait "$spid" &&

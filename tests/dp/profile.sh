@@ -20,11 +20,7 @@ port=$TCP_PORT
 timeout 60 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce0 -g 0 -s 65536 -n 300 -c \
 	-p "$port" >"$T/srv" 2>&1 &
 srv=$!
-i=0
-while [ $i -lt 100 ] && ! ss -Htln "sport = :$port" | grep -q . && running "$srv"; do
-	sleep 0.1
-	i=$((i + 1))
-done
+await_listen "$port" "$srv"
 if timeout 60 "$UROCE_BIN/uroce" run -- ibv_rc_pingpong -d uroce1 -g 0 -s 65536 -n 300 -c \
 	-p "$port" "$TEST_NET.1" >"$T/cli" 2>&1 && wait "$srv" && grep -q 'iters in' "$T/cli"; then
 	pass "ibv_rc_pingpong -s 65536 -n 300 -c: $(grep 'iters in' "$T/cli")"
