@@ -622,7 +622,6 @@ static unsigned net_send_batch(struct emu_dev *dev)
 		int r = sendmmsg(dev->udp_fd, &n->tx_msgs[done], total - done, MSG_DONTWAIT);
 
 		emu_prof_add(dev, EMU_DCNT_TIME_TX_NS, t);
-
 		dev->dcnt[EMU_DCNT_TX_BATCHES]++;
 		if (r > 0) {
 			for (unsigned i = done; i < done + (unsigned)r; i++) {

@@ -24,17 +24,12 @@
 bool emu_prof_tsc;
 static uint64_t prof_tsc0, prof_ns0;
 
-static uint64_t mono_ns(void)
+uint64_t emu_prof_clock_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t emu_prof_clock_ns(void)
-{
-	return mono_ns();
 }
 
 static bool invariant_tsc(void)
@@ -51,7 +46,7 @@ static bool invariant_tsc(void)
 void emu_prof_init(void)
 {
 	emu_prof_tsc = invariant_tsc();
-	prof_ns0 = mono_ns();
+	prof_ns0 = emu_prof_clock_ns();
 	prof_tsc0 = emu_prof_ticks();
 }
 
@@ -66,5 +61,5 @@ uint64_t emu_prof_ns(uint64_t ticks)
 {
 	if (!emu_prof_tsc)
 		return ticks;
-	return emu_prof_scale(ticks, emu_prof_ticks() - prof_tsc0, mono_ns() - prof_ns0);
+	return emu_prof_scale(ticks, emu_prof_ticks() - prof_tsc0, emu_prof_clock_ns() - prof_ns0);
 }

@@ -43,6 +43,8 @@ int emu_counters_query(struct emu_ctx *ctx, const void *req, struct emu_reply *r
 	if (!r->qpn) {
 		memcpy(v, dev->dcnt, EMU_DCNT_COUNT * sizeof(*v));
 		/* The cost profile's sums are in ticks of its clock (prof.c). */
+		_Static_assert(EMU_DCNT_TIME_ICRC_NS - EMU_DCNT_TIME_WORK_NS == 5,
+			       "the six time counters follow each other");
 		v[EMU_DCNT_TIME_ICRC_NS] += dev->x.prof_icrc_ticks;
 		for (unsigned i = EMU_DCNT_TIME_WORK_NS; i <= EMU_DCNT_TIME_ICRC_NS; i++)
 			v[i] = emu_prof_ns(v[i]);
