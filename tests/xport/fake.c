@@ -505,6 +505,13 @@ static uint64_t fake_now_us(void *ctx)
 	return h->net->now;
 }
 
+static uint64_t fake_ticks(void *ctx)
+{
+	struct fake_host *h = ctx;
+
+	return h->ticks += FAKE_TICK;
+}
+
 static void fake_arm_timer(void *ctx, struct xport_qp *qp, uint64_t deadline)
 {
 	(void)ctx;
@@ -575,6 +582,7 @@ static const struct xport_ops fake_ops = {
     .get_recv_wqe = fake_get_recv_wqe,
     .push_cqe = fake_push_cqe,
     .now_us = fake_now_us,
+    .ticks = fake_ticks,
     .arm_timer = fake_arm_timer,
     .schedule = fake_schedule,
     .qp_error = fake_qp_error,

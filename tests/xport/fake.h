@@ -102,7 +102,9 @@ struct fake_host {
 	 * send_packet got in it. */
 	uint8_t tx_buf[XPORT_MAX_PKT_BYTES];
 	uint64_t tx_in_place;
+	uint64_t ticks; /* the ticks op's clock: FAKE_TICK more at each read */
 };
+#define FAKE_TICK 7
 
 /* One packet as the network saw it. */
 struct fake_log {

@@ -191,6 +191,34 @@ START_TEST(test_write)
 }
 END_TEST
 
+/*
+ * The cost profile's ICRC time (xport_dev.prof, the daemon's --profile): the
+ * clock is read around each ICRC computed (each packet sent) and checked
+ * (each received), and only then. The fake clock moves FAKE_TICK per read.
+ */
+START_TEST(test_prof_icrc)
+{
+	struct xport_wqe w;
+
+	env = fake_env_new(4, UROCE_QPT_RC, NULL);
+	env->a.dev.prof = true;
+	fake_wqe(&w, 5, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 2 * 1024 + 513);
+	fake_wqe_remote(&w, env->mb, 4096);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	/* A sent three packets and received one ACK: four ICRCs, two reads each. */
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 3);
+	ck_assert_uint_eq(fake_count(&env->net, 1, -1), 1);
+	ck_assert_uint_eq(env->a.dev.prof_icrc_ticks, 4 * FAKE_TICK);
+	ck_assert_uint_eq(env->a.ticks, 8 * FAKE_TICK);
+	/* B does not profile: its clock is never read. */
+	ck_assert_uint_eq(env->b.dev.prof_icrc_ticks, 0);
+	ck_assert_uint_eq(env->b.ticks, 0);
+	assert_no_drops();
+}
+END_TEST
+
 START_TEST(test_write_imm)
 {
 	struct xport_wqe w;
@@ -1381,6 +1409,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_send_every_mtu);
 	tcase_add_test(tc, test_send_imm_solicited);
 	tcase_add_test(tc, test_write);
+	tcase_add_test(tc, test_prof_icrc);
 	tcase_add_test(tc, test_write_imm);
 	tcase_add_test(tc, test_read_multi);
 	tcase_add_test(tc, test_read_zero_and_only);
