@@ -232,6 +232,14 @@ static void capture_write(struct emu_dev *dev, uint8_t *frame, int n, const char
 		dev->dcnt[EMU_DCNT_PCAP_DROPPED]++;
 		return;
 	}
+	/* A file that reached its size with an earlier frame: the next file
+	 * begins with this one (as tcpdump -C), so the last file of a run is
+	 * never one with no frame in it. */
+	if (c->size && c->w.bytes >= c->size) {
+		capture_rotate(dev, c);
+		if (!c->w.ng && !c->w.dumper)
+			return;
+	}
 	text[0] = 0;
 	if (note && *note)
 		snprintf(text, sizeof(text), "%s", note);
@@ -257,8 +265,6 @@ static void capture_write(struct emu_dev *dev, uint8_t *frame, int n, const char
 	}
 	dev->dcnt[EMU_DCNT_PCAP_FRAMES]++;
 	emu_afile_dirty(c->af);
-	if (c->size && c->w.bytes >= c->size)
-		capture_rotate(dev, c);
 }
 
 /* Write the held received frame, with what the engine said about it. */
