@@ -248,9 +248,9 @@ prof_snap() {
 	local d cpu=0 p
 	for d in uroce0 uroce1; do
 		"$B/bin/uroce" counters "$d" --all --rundir "$RUNDIR" 2>/dev/null
-	done | awk '{ for (i = split("'"$PROF_PARTS"'", p, " "); i > 0; i--)
-			if ($1 == "daemon.time_" p[i] "_ns") s[i] += $2 }
-		END { n = split("'"$PROF_PARTS"'", p, " "); for (i = 1; i <= n; i++) printf "%.0f ", s[i] }'
+	done | awk -v parts="$PROF_PARTS" 'BEGIN { n = split(parts, p, " ") }
+		{ for (i = 1; i <= n; i++) if ($1 == "daemon.time_" p[i] "_ns") s[i] += $2 }
+		END { for (i = 1; i <= n; i++) printf "%.0f ", s[i] }'
 	for p in $(printf '%s\n' "$D0" "$D1" | sort -u); do
 		cpu=$((cpu + $(awk '{ print $1 }' "/proc/$p/schedstat" 2>/dev/null || echo 0)))
 	done

@@ -34,6 +34,13 @@ uroce() {
 	"$UROCE_BIN/uroce" "$@"
 }
 
+# counter NAME DEVICE: one counter of the device as `uroce counters --all`
+# names it (xport.tx_pkts, daemon.time_work_ns...), 0 when absent; printed
+# whole (mawk's print would write a large one with an exponent).
+counter() {
+	uroce counters "$2" --all | awk -v n="$1" '$1 == n { v = $2 } END { printf "%.0f\n", v + 0 }'
+}
+
 # counts NAME: "CTX PD MR CQ QP SRQ AH CHAN MW" of a device from `uroce devices`.
 counts() {
 	uroce devices | awk -v n="$1" '$1 == n { print $6, $7, $8, $9, $10, $11, $12, $13, $14 }'

@@ -29,10 +29,6 @@ else
 	fail "rc_semantics uroce1 uroce1"
 fi
 
-# counter NAME DEVICE: the value of one counter (0 when not printed).
-counter() {
-	uroce counters "$2" | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
-}
 for d in uroce0 uroce1; do
 	tx=$(counter xport.tx_pkts $d)
 	rx=$(counter daemon.rx_datagrams $d)

@@ -13,11 +13,6 @@
 F=$UROCE_BIN/failures
 [ -x "$F" ] || skip "failures not built (no libibverbs)"
 
-# counter NAME DEVICE: one counter of the device (0 when not printed).
-counter() {
-	uroce counters "$2" --all | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
-}
-
 # run_case LABEL DEVICE ARGS...: failures DEVICE ARGS under the shim, must
 # exit 0; its output is in $T/LABEL.
 run_case() {

@@ -70,8 +70,8 @@ if command -v tshark >/dev/null 2>&1; then
 		pass "tshark: no malformed packet, the plugin decodes all $nt ATOMIC WRITEs" ||
 		fail "tshark: $nm malformed, plugin decoded $nt of $nd ATOMIC WRITEs"
 fi
-prefetches=$(uroce counters uroce0 --all | awk '$1 == "daemon.odp_prefetch" { print $2 }')
-[ "${prefetches:-0}" -ge 1 ] && pass "counter odp_prefetch: $prefetches" ||
+prefetches=$(counter daemon.odp_prefetch uroce0)
+[ "$prefetches" -ge 1 ] && pass "counter odp_prefetch: $prefetches" ||
 	fail "counter odp_prefetch is '$prefetches'"
 
 for opts in "-o" "-O" "-o -P" "-O -P"; do

@@ -31,17 +31,11 @@ else
 	show "$T/cli"
 fi
 
-# time NAME DEVICE: a time_*_ns counter (0 when not printed).
-time_ns() {
-	uroce counters "$2" --all | awk -v n="daemon.time_$1_ns" '$1 == n { v = $2 } END { print v + 0 }'
-}
-work=$(time_ns work uroce0)
-idle=$(time_ns idle uroce0)
+work=$(counter daemon.time_work_ns uroce0)
+idle=$(counter daemon.time_idle_ns uroce0)
 lived=$(($(date +%s%N) - t0))
-parts=
 for p in tx rx dma icrc; do
-	v=$(time_ns "$p" uroce0)
-	parts="$parts $p $v"
+	v=$(counter "daemon.time_${p}_ns" uroce0)
 	if [ "$v" -gt 0 ] && [ "$v" -lt "$work" ]; then
 		pass "uroce0 time_${p}_ns $v, inside time_work_ns $work"
 	else
