@@ -24,10 +24,6 @@ need_prog python3
 PY=/usr/bin/python3 # not a per-user shim: the forger may be another user
 [ -x "$PY" ] || PY=python3
 
-counter() { # DEVICE NAME
-	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all | awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }'
-}
-
 RNIC_PCAP=0
 start_rnic uroce0 "$ADDR0" --pcap "$T/uroce0.pcapng"
 start_rnic uroce1 "$ADDR1"

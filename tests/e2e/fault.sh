@@ -35,11 +35,6 @@ CM_PROBE=${2:-}
 need_prog ibv_rc_pingpong
 U=$UROCE_BIN/uroce
 
-# counter DEV NAME: the value of counter NAME (e.g. xport.retx_pkts) of DEV.
-counter() {
-	"$U" counters "$1" --all | awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }'
-}
-
 # rule_count DEV ID WHAT: from rule ID's row of `uroce fault DEV list`, how
 # many packets it matched so far (WHAT matched) or faults it injected (faults).
 rule_count() {
@@ -219,7 +214,7 @@ via_cmd run
 # -s 64: one packet per SEND, so that the rule faults each transmission once.
 bg_via retry.server 60 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -n 5 -s 64
 spid=$BG_PID
-wait_listen "$TCP_PORT" "$spid" "" || fail "retry: server did not listen"
+await_listen "$TCP_PORT" "$spid" || fail "retry: server did not listen"
 qpn=$("$U" qp uroce0 --json | "$TEST_PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["lqpn"])')
 check "retry: uroce fault adds the drop-everything rule for the server's QP $qpn" \
 	"$U" fault uroce1 add "tx:drop:qpn=$qpn"

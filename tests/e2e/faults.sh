@@ -153,7 +153,7 @@ HOST_NS=$IMP_NS_A via_cmd run
 "${VIA[@]}" timeout -k 5 30 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 65536 \
 	-n 1000000 >"$T/pp-outage.server" 2>&1 &
 spid=$!
-wait_listen "$TCP_PORT" "$spid" "$IMP_NS_A"
+await_listen "$TCP_PORT" "$spid" "$IMP_NS_A"
 HOST_NS=$IMP_NS_B via_cmd run
 "${VIA[@]}" timeout -k 5 30 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 65536 \
 	-n 1000000 "$IMP_ADDR_A" >"$T/pp-outage.client" 2>&1 &

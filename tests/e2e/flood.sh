@@ -14,17 +14,13 @@ F=$UROCE_BIN/flood
 [ -x "$F" ] || skip "flood not built"
 RNIC_PCAP=0 # a capture of 100 000 junk packets says nothing more than the counters
 
-counter() { # DEVICE NAME: a counter of `uroce counters DEVICE --all`
-	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all | awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }'
-}
-
 start_rnics
 next_tcp_port
 via_cmd run
 "${VIA[@]}" timeout -k 5 120 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 4096 -n 3000 \
 	>"$T/pp.server" 2>&1 &
 spid=$!
-wait_listen "$TCP_PORT" "$spid" "" || fail "the server did not listen"
+await_listen "$TCP_PORT" "$spid" || fail "the server did not listen"
 "${VIA[@]}" timeout -k 5 120 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 4096 -n 3000 \
 	"$ADDR0" >"$T/pp.client" 2>&1 &
 cpid=$!

@@ -126,7 +126,7 @@ rxe_capture_ns() {
 # --all` names it (daemon.tx_gso_sends, drop.bad_icrc...), 0 when absent.
 counter() {
 	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all --rundir "${3:-$UROCE_RUNDIR}" |
-		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
+		awk -v c="$2" '$1 == c { v = $2 } END { printf "%.0f\n", v + 0 }'
 }
 
 # stop_rnic NAME: SIGTERM, then waits up to 10 s; it must exit 0 (capture
@@ -209,7 +209,7 @@ bg_pingpong() {
 	via_cmd run
 	bg_via pp.server 120 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -n 100000000 "${srv[@]}"
 	SPID=$BG_PID
-	wait_listen "$TCP_PORT" "$SPID" "" || fail "server did not listen on TCP port $TCP_PORT"
+	await_listen "$TCP_PORT" "$SPID" || fail "server did not listen on TCP port $TCP_PORT"
 	bg_via pp.client 120 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -n 100000000 "${cli[@]}" "$ADDR0"
 	CPID=$BG_PID
 }
@@ -247,20 +247,6 @@ check_none_left() {
 		check "uroce $k --json of a device without any is an empty array" \
 			test "$("$UROCE_BIN/uroce" "$k" uroce0 --json)" = "[]"
 	done
-}
-
-# wait_listen PORT PID [NS]: waits until something in NS (default: here)
-# listens on TCP PORT (10 s at most) or PID is gone. (NS has a default: under
-# set -u a missing one would fail inside the pipeline's subshell, whose EXIT
-# trap then ran the test's cleanup while the test went on.)
-wait_listen() {
-	local ns=${3:-}
-	for _ in $(seq 200); do
-		ns_exec "$ns" ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
 }
 
 # rc_pingpong_pair LABEL SECS OPTIONS...: ibv_rc_pingpong with OPTIONS on
@@ -302,7 +288,7 @@ run_pair() {
 	"${VIA[@]}" timeout -k 5 "$secs" "${srv[@]}" >"$T/$label.server" 2>&1 &
 	spid=$!
 	BG_PIDS="$BG_PIDS $spid"
-	if ! wait_listen "$TCP_PORT" "$spid" "$SERVER_NS"; then
+	if ! await_listen "$TCP_PORT" "$spid" "$SERVER_NS"; then
 		echo "(server did not listen on TCP port $TCP_PORT)" >>"$T/$label.server"
 	fi
 	CLIENT_RC=0

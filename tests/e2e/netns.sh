@@ -230,7 +230,7 @@ if [ "$FAMILY" = 4 ]; then
 		>"$T/down.server" 2>&1 &
 	spid=$!
 	BG_PIDS="$BG_PIDS $spid"
-	wait_listen "$TCP_PORT" "$spid" "$SERVER_NS" || fail "link down: the server did not listen"
+	await_listen "$TCP_PORT" "$spid" "$SERVER_NS" || fail "link down: the server did not listen"
 	HOST_NS=$CLIENT_NS via_cmd run
 	"${VIA[@]}" timeout -k 5 60 ib_write_bw -d uroce3 -x 0 -F -s 4096 -D 30 -p "$TCP_PORT" \
 		"$TCP_HOST" >"$T/down.client" 2>&1 &

@@ -104,7 +104,7 @@ next_tcp_port
 "${VIA[@]}" timeout -k 5 60 ib_write_bw -d uroce0 -x 0 -F -p "$TCP_PORT" -s 65536 -n 1000000 >"$T/kill.server" 2>&1 &
 KS=$!
 BG_PIDS="$BG_PIDS $KS"
-wait_listen "$TCP_PORT" "$KS" "" || true
+await_listen "$TCP_PORT" "$KS" || true
 "${VIA[@]}" timeout -k 5 60 ib_write_bw -d uroce1 -x 0 -F -p "$TCP_PORT" -s 65536 -n 1000000 "$ADDR0" >"$T/kill.client" 2>&1 &
 KC=$!
 BG_PIDS="$BG_PIDS $KC"

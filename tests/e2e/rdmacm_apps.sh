@@ -127,7 +127,7 @@ if command -v qperf >/dev/null; then
 	via_cmd "$MODE"
 	bg_via qperf.server 300 qperf -lp "$TCP_PORT"
 	QSPID=$BG_PID
-	wait_listen "$TCP_PORT" "$QSPID" "" || fail "qperf: the server does not listen on TCP port $TCP_PORT"
+	await_listen "$TCP_PORT" "$QSPID" || fail "qperf: the server does not listen on TCP port $TCP_PORT"
 	for t in rc_bw rc_lat rc_rdma_write_bw rc_rdma_read_bw rc_compare_swap_mr rc_fetch_add_mr; do
 		for attempt in 1 2; do
 			rc=0

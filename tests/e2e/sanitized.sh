@@ -73,7 +73,7 @@ next_tcp_port
 via_cmd preload
 bg_via killed.server 60 ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -n 100000000
 spid=$BG_PID
-wait_listen "$TCP_PORT" "$spid" "" || fail "server did not listen on TCP port $TCP_PORT"
+await_listen "$TCP_PORT" "$spid" || fail "server did not listen on TCP port $TCP_PORT"
 bg_via killed.client 60 ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -n 100000000 "$ADDR0"
 cpid=$BG_PID
 sleep 1

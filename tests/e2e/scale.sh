@@ -42,12 +42,6 @@ rcvbuf_errors() {
 		else print $c }' /proc/net/snmp
 }
 
-# counter NAME KEY: one counter of device NAME (`uroce counters`), 0 if absent.
-counter() {
-	"$UROCE_BIN/uroce" counters "$1" --all 2>/dev/null |
-		awk -v k="$2" '$1 == k { v = $2 } END { printf "%.0f\n", v + 0 }'
-}
-
 # retx_summary NAME: the transport's retransmission and flow-control
 # counters of device NAME, one line.
 RETX_KEYS="xport.retx_pkts xport.retry_timeout xport.retry_nak_seq xport.retry_implied

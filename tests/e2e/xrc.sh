@@ -80,7 +80,7 @@ clients() {
 		>"$T/$label.server" 2>&1 &
 	spid=$!
 	BG_PIDS="$BG_PIDS $spid"
-	wait_listen "$TCP_PORT" "$spid" "" || echo "(server did not listen)" >>"$T/$label.server"
+	await_listen "$TCP_PORT" "$spid" || echo "(server did not listen)" >>"$T/$label.server"
 	local -a cpids=() files=("$T/$label.server")
 	for dev in "$@"; do
 		i=$((i + 1))
@@ -110,7 +110,7 @@ via_cmd run
 	>"$T/killed.server" 2>&1 &
 kspid=$!
 BG_PIDS="$BG_PIDS $kspid"
-wait_listen "$TCP_PORT" "$kspid" "" || echo "(server did not listen)" >>"$T/killed.server"
+await_listen "$TCP_PORT" "$kspid" || echo "(server did not listen)" >>"$T/killed.server"
 kpids=()
 for i in 1 2; do
 	"${VIA[@]}" timeout -k 5 60 ibv_xsrq_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -n 100000 "$ADDR0" \

@@ -103,13 +103,12 @@ running() {
 	[ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -c1)" != Z ]
 }
 
-# await_listen PORT PID: waits until something listens on TCP PORT (10 s at
-# most) or PID is gone; 1 then. (tests/e2e/lib.sh's wait_listen does the same
-# inside a network namespace.)
+# await_listen PORT PID [NS]: waits until something listens on TCP PORT, in
+# network namespace NS if given (10 s at most), or PID is gone; 1 then.
 await_listen() {
 	_l_i=0
 	while [ $_l_i -lt 100 ]; do
-		ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+		ss ${3:+-N "$3"} -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
 		running "$2" || return 1
 		sleep 0.1
 		_l_i=$((_l_i + 1))
