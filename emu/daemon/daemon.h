@@ -554,16 +554,17 @@ struct emu_dev {
 
 	uv_loop_t *loop;
 	int udp_fd;
-	/* --icrc exact (IPv4): the raw socket datagrams are received from
-	 * (udp_fd then receives nothing); -1 otherwise. */
+	/* --icrc exact (IPv4): the raw socket that receives the datagrams
+	 * whose IPv4 ID is not 0 (udp_fd receives those with ID 0 and DF,
+	 * dev.c's filters); -1 otherwise. */
 	int raw_fd;
-	int rx_fd;		/* raw_fd, or udp_fd: where datagrams arrive */
 	bool gso;		/* --gso: full-MTU packets leave in UDP GSO sends (net.c) */
-	bool rx_hint;		/* a datagram this process sent waits in rx_fd (net.c) */
+	bool rx_hint;		/* a datagram this process sent waits in udp_fd (net.c) */
 	enum emu_icrc icrc;	/* the mode running (never AUTO once bound) */
 	enum emu_icrc icrc_req; /* the mode asked for */
 	const char *icrc_src;	/* by what (emu_opts.icrc_src) */
-	uv_poll_t udp_poll;	/* on rx_fd */
+	uv_poll_t udp_poll;	/* on udp_fd */
+	uv_poll_t raw_poll;	/* on raw_fd, in the exact mode */
 	int ctl_fd;
 	uv_poll_t ctl_poll;
 	int ctl_spare_fd;	  /* given up to refuse a client when out of fds */
@@ -712,8 +713,9 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o);
  * for and no raw socket is one). */
 int emu_dev_bind_udp(struct emu_dev *dev);
 /* Attach the raw receive socket's filter to fd: UDP datagrams to IPv4
- * address addr and port only. 0, or -1 with errno. */
-int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port);
+ * address addr and port only, and with skip_id0 none of those the exact
+ * mode's UDP socket receives (ID 0, DF). 0, or -1 with errno. */
+int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port, bool skip_id0);
 /* The --icrc mode's name (exact, tracked, any, auto). */
 const char *emu_dev_icrc_name(enum emu_icrc m);
 /* Close the UDP socket (and the raw one; no-op when not bound). */

@@ -25,6 +25,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <wire/inet.h>
+
 #include "daemon.h"
 #include "uroce/version.h"
 
@@ -264,7 +266,6 @@ int emu_dev_setup(struct emu_dev *dev, const struct emu_opts *o)
 	}
 	dev->udp_fd = -1;
 	dev->raw_fd = -1;
-	dev->rx_fd = -1;
 	dev->icrc_req = (enum emu_icrc)o->icrc;
 	dev->gso = !o->no_gso;
 	dev->icrc_src = o->icrc_src;
@@ -419,17 +420,26 @@ const char *emu_dev_icrc_name(enum emu_icrc m)
  * The raw socket's filter (classic BPF, run on the IPv4 header): UDP
  * datagrams to our address (or a multicast group's, mcast.c) and port only, so that the kernel
  * queues nothing else (a raw IPPROTO_UDP socket otherwise gets a copy of every UDP datagram the
- * host receives for its bound address).
+ * host receives for its bound address). With skip_id0 (the RNIC's own raw socket) it also
+ * leaves out what udp_attach_id0's filter gives the UDP socket: datagrams without options
+ * whose ID is 0 and whose only flag is DF, so that each datagram is received once.
  */
-int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port)
+int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port, bool skip_id0)
 {
 	uint32_t a =
 	    (uint32_t)addr[0] << 24 | (uint32_t)addr[1] << 16 | (uint32_t)addr[2] << 8 | addr[3];
+	/* A is 16 bits wide here: without skip_id0 the comparison never holds. */
+	uint32_t df_only = skip_id0 ? WIRE_IPV4_DF : 0xffffffffu;
 	struct sock_filter code[] = {
 	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),		/* destination address */
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a, 0, 5),	/* not ours: drop */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a, 0, 10),	/* not ours: drop */
 	    BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),		/* flags + fragment offset */
-	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 3, 0), /* a later fragment: drop */
+	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 8, 0), /* a later fragment: drop */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, df_only, 0, 4), /* not DF alone: ours */
+	    BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),		/* version, IHL */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x45, 0, 2),	/* options: ours */
+	    BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 4),		/* ID */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 3, 0),	/* 0: the UDP socket's */
 	    BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),		/* X = IHL * 4 */
 	    BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),		/* UDP destination port */
 	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 1, 0),	/* ours: accept */
@@ -441,12 +451,29 @@ int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port)
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
-/* A filter that drops everything: the UDP socket's receive side when the
- * raw socket receives (no datagram is seen twice). */
-static int udp_attach_drop_all(int fd)
+/*
+ * The exact mode's UDP socket filter (run on the UDP header; SKF_NET_OFF
+ * reaches the IPv4 header before it): only datagrams whose header the
+ * socket's receiver knows without seeing it, no options, ID 0 and DF alone,
+ * which is what every uroce RNIC sends (a GSO datagram's first segment has
+ * ID 0, segment i ID i). The raw socket takes all others (emu_dev_raw_filter),
+ * so the ICRC is checked over the header as sent for every sender either way,
+ * and the datagrams of uroce peers take the UDP socket's cheaper receive path
+ * (UDP_GRO: a GSO datagram whole, with its segment size).
+ */
+static int udp_attach_id0(int fd)
 {
-	struct sock_filter code[] = {BPF_STMT(BPF_RET | BPF_K, 0)};
-	struct sock_fprog prog = {.len = 1, .filter = code};
+	struct sock_filter code[] = {
+	    BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF + 0), /* version, IHL */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x45, 0, 4),
+	    BPF_STMT(BPF_LD | BPF_H | BPF_ABS, (uint32_t)SKF_NET_OFF + 4), /* ID */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2),
+	    BPF_STMT(BPF_LD | BPF_H | BPF_ABS, (uint32_t)SKF_NET_OFF + 6), /* flags, offset */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WIRE_IPV4_DF, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, 0),	    /* the raw socket's */
+	    BPF_STMT(BPF_RET | BPF_K, 0xffffffffu), /* the whole datagram */
+	};
+	struct sock_fprog prog = {.len = sizeof(code) / sizeof(code[0]), .filter = code};
 
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
@@ -469,7 +496,7 @@ static int raw_open(struct emu_dev *dev)
 	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
 	if (fd < 0)
 		return -errno;
-	if (emu_dev_raw_filter(fd, (const uint8_t *)&s4->sin_addr, dev->udp_port) ||
+	if (emu_dev_raw_filter(fd, (const uint8_t *)&s4->sin_addr, dev->udp_port, true) ||
 	    bind(fd, (struct sockaddr *)&b, sizeof(b)))
 		goto err_fd;
 	/*
@@ -513,7 +540,7 @@ static int icrc_setup(struct emu_dev *dev, int udp_fd)
 	}
 	if (m == EMU_ICRC_AUTO || m == EMU_ICRC_EXACT) {
 		fd = raw_open(dev);
-		if (fd >= 0 && udp_attach_drop_all(udp_fd)) {
+		if (fd >= 0 && udp_attach_id0(udp_fd)) {
 			int err = -errno;
 
 			close(fd);
@@ -592,7 +619,6 @@ int emu_dev_bind_udp(struct emu_dev *dev)
 		return -1;
 	}
 	dev->udp_fd = fd;
-	dev->rx_fd = dev->raw_fd >= 0 ? dev->raw_fd : fd;
 	return 0;
 
 err_opt:
@@ -607,7 +633,7 @@ void emu_dev_unbind_udp(struct emu_dev *dev)
 		close(dev->udp_fd);
 	if (dev->raw_fd >= 0)
 		close(dev->raw_fd);
-	dev->udp_fd = dev->raw_fd = dev->rx_fd = -1;
+	dev->udp_fd = dev->raw_fd = -1;
 }
 
 int emu_dev_status_page(struct emu_dev *dev)

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 # UDP GSO between two uroce RNICs (docs/daemon.md "GSO and GRO"): 64 KiB
 # WRITE, SEND and READ traffic (perftest) and a data-checking ibv_rc_pingpong
-# -c of 64 KiB messages, once per ICRC mode that receives differently: exact
-# (the raw socket sees each GSO datagram whole and cuts it; needs
-# CAP_NET_RAW) and tracked (UDP_GRO hands it over with its segment size).
+# -c of 64 KiB messages, once per ICRC mode: exact (needs CAP_NET_RAW; a
+# uroce peer's datagrams, ID 0, reach the UDP socket, whose filter vouches
+# for their header, not the raw socket: each segment is checked exactly) and
+# tracked (each segment is checked for the ID a uroce peer gives it); in both
+# UDP_GRO hands a GSO datagram over whole with its segment size. (The raw
+# socket's cut of a GSO datagram seen whole: e2e_icrc.)
 # In each: everything exits 0, the senders sent GSO datagrams and the
 # receivers cut as many packets out of them and wrote their payloads to
 # memory from the receive buffers (dma_in_place with private registered
@@ -87,6 +90,12 @@ gso_checks() {
 	done
 	bad=$(($(counter uroce0 daemon.rx_gso_bad) + $(counter uroce1 daemon.rx_gso_bad)))
 	check "$mode: no received datagram failed to cut (rx_gso_bad $bad)" [ "$bad" = 0 ]
+	if [ "$mode" = exact ]; then
+		c=$(($(counter uroce0 daemon.rx_raw_datagrams) + $(counter uroce1 daemon.rx_raw_datagrams)))
+		ok=$(($(counter uroce0 xport.icrc_exact) + $(counter uroce1 xport.icrc_exact)))
+		check "exact: every datagram through the UDP socket (rx_raw_datagrams $c), $ok packets checked exactly" \
+			test "$c" = 0 -a "$ok" -gt 0
+	fi
 	if [ "$mode" = tracked ]; then
 		solved=0
 		for d in uroce0 uroce1; do

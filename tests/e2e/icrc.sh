@@ -6,18 +6,19 @@
 # E2E_NET.9 with chosen IDs and correct ICRCs to a QP that does not exist,
 # so that each is checked, counted by its ICRC path and then dropped as no_qp:
 #
-#   uroce0  default, with CAP_NET_RAW: exact (raw receive socket); every ID
-#           passes, and an ICRC computed for another ID than the header's is
-#           caught (no solve could catch that)
+#   uroce0  default, with CAP_NET_RAW: exact (raw receive socket for IDs
+#           other than 0); every ID passes, an ICRC computed for another ID
+#           than the header's is caught (no solve could catch that), also
+#           for ID 0 on the UDP socket, and a GSO datagram seen whole is cut
 #   uroce1  default, started without CAP_NET_RAW (setpriv): tracked; IDs
 #           counting up and a jump after a pause pass, a far ID is dropped
 #   uroce2  --icrc-any-id, the alias of --icrc=any: any solved ID passes
 #
 # and ibv_rc_pingpong between uroce0 (exact) and uroce1 (tracked), uroce
 # peers sending ID 0, works with its data check, counted as exact on one side
-# and id0 on the other; ib_write_bw between them keeps recvmmsg batching on
-# the raw socket; uroce0's capture shows the real IDs (all its ICRCs good
-# but the two broken packets sent on purpose).
+# and id0 on the other; ib_write_bw between them reaches uroce0's UDP socket
+# only, in recvmmsg batches; uroce0's capture shows the real IDs (all its
+# ICRCs good but the three broken packets sent on purpose).
 #
 #   icrc.sh rxe SHARED_DIR   replay Linux rxe's rping capture (10.77.0.3 ->
 #           10.77.0.2, the kernel's IDs) with its timing into an RNIC owning
@@ -104,6 +105,22 @@ expect uroce0 xport.icrc_exact 23
 expect uroce0 drop.bad_icrc 2
 expect uroce0 drop.no_qp 23
 expect uroce0 xport.icrc_id_tracked 0
+expect uroce0 daemon.rx_raw_datagrams 25
+# --- exact, its two sockets: a datagram with ID 0 and DF alone (what uroce
+# RNICs send) reaches the UDP socket, whose filter vouches for that header, so
+# an ICRC computed for ID 1 is caught there too; any other the raw socket,
+# where a GSO send seen whole (first ID 2000) is cut into its packets, each
+# checked for its own ID.
+"${SEND[@]}" ids "$SRC" "$ADDR0" 0 >/dev/null
+"${SEND[@]}" ids "$SRC" "$ADDR0" 0 --icrc-id 1 >/dev/null
+"${SEND[@]}" gso "$SRC" "$ADDR0" 2000 3 >/dev/null
+sleep 0.3
+expect uroce0 xport.icrc_exact 27
+expect uroce0 drop.bad_icrc 3
+expect uroce0 drop.no_qp 27
+expect uroce0 daemon.rx_raw_datagrams 26
+expect uroce0 daemon.rx_gso_segments 3
+expect uroce0 daemon.rx_gso_bad 0
 
 # --- tracked: counting up, a pause, a far ID.
 "${SEND[@]}" ids "$SRC" "$ADDR1" "$(seq_ids 1000 1019)" >/dev/null
@@ -154,15 +171,15 @@ z1b=$(counter uroce1 xport.icrc_id0)
 check "uroce0 checked the pingpong exactly ($((e0b - e0)) packets)" [ $((e0b - e0)) -ge 1000 ]
 check "uroce1 checked it with ID 0 ($((z1b - z1)) packets)" [ $((z1b - z1)) -ge 1000 ]
 expect uroce1 xport.icrc_id_rejected_window 1
-expect uroce0 drop.bad_icrc 2
+expect uroce0 drop.bad_icrc 3
 expect uroce1 drop.bad_icrc 1
 
-# Bandwidth through the raw socket: recvmmsg still takes several datagrams
-# per call (the kernel queues each datagram on the raw socket, GRO does not
-# merge them).
+# Bandwidth into the exact uroce0 from a uroce peer: every datagram on the
+# UDP socket (none on the raw one), several per recvmmsg call.
 need_prog ib_write_bw
 d0=$(counter uroce0 daemon.rx_datagrams)
 b0=$(counter uroce0 daemon.rx_batches)
+r0=$(counter uroce0 daemon.rx_raw_datagrams)
 run_perftest write_bw 120 run \
 	ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 2000 -- \
 	ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 2000 "$ADDR0"
@@ -174,18 +191,19 @@ else
 fi
 d=$(($(counter uroce0 daemon.rx_datagrams) - d0))
 b=$(($(counter uroce0 daemon.rx_batches) - b0))
-check "uroce0's raw socket took $d datagrams in $b recvmmsg batches (more than 1.5 each)" \
-	test $((2 * d)) -gt $((3 * b))
-expect uroce0 drop.bad_icrc 2
+r=$(($(counter uroce0 daemon.rx_raw_datagrams) - r0))
+check "uroce0 took $d datagrams in $b recvmmsg batches (more than 1.5 each), $r on the raw socket" \
+	test $((2 * d)) -gt $((3 * b)) -a "$r" = 0
+expect uroce0 drop.bad_icrc 3
 
 stop_rnic uroce0
 stop_rnic uroce1
 stop_rnic uroce2
-# uroce0's capture holds the packets with their real IDs: only the two
+# uroce0's capture holds the packets with their real IDs: only the three
 # broken on purpose are bad.
 decode_summary "$T/uroce0.pcap"
-check "uroce decode uroce0.pcap: $DEC_N packets, ICRC bad $DEC_BAD (want 2), malformed $DEC_MAL" \
-	test "$DEC_BAD" -eq 2 -a "$DEC_MAL" -eq 0 -a "$DEC_N" -gt 1000
+check "uroce decode uroce0.pcap: $DEC_N packets, ICRC bad $DEC_BAD (want 3), malformed $DEC_MAL" \
+	test "$DEC_BAD" -eq 3 -a "$DEC_MAL" -eq 0 -a "$DEC_N" -gt 1000
 check "the capture shows the senders' IP IDs" \
 	bash -c "tshark -r '$T/uroce0.pcap' -Y 'ip.src == $SRC' -T fields -e ip.id 2>/dev/null | grep -qx 0x03f3"
 finish

@@ -11,6 +11,10 @@ RNICs send: non-zero, incrementing IDs, covered by the ICRC.
       ICRC, then drops it as no_qp) per ID, with a correct ICRC over the IPv4
       header carrying that ID (--icrc-id: computed for another ID instead;
       --corrupt: one payload bit flipped after the ICRC was computed)
+  icrc_send.py gso SRC DST ID COUNT
+      COUNT such SENDs in one IPv4 datagram with ID ID, as a raw socket sees
+      a UDP GSO send on loopback: packet i with its ICRC for ID ID + i and
+      its own lengths, the header's lengths those of the whole
   icrc_send.py replay PCAP SRC [--timing]
       every IPv4 packet of the capture whose source is SRC, sent as captured
       (addresses, ID, flags and ICRC unchanged; the kernel refills only the
@@ -74,6 +78,16 @@ def cmd_ids(a):
     print(f"sent {len(ids)}")
 
 
+def cmd_gso(a):
+    first = int(a.id, 0)
+    # Each packet without its IPv4 and UDP headers (28 bytes).
+    ib = b"".join(packet(a.src, a.dst, (first + i) & 0xFFFF, 200 + i)[28:]
+                  for i in range(a.count))
+    udp = struct.pack("!HHHH", 0xC123, ROCE_PORT, 8 + len(ib), 0)
+    raw_socket().sendto(ipv4(a.src, a.dst, first, len(ib)) + udp + ib, (a.dst, 0))
+    print(f"sent 1 datagram of {a.count} packets")
+
+
 def pcap_packets(path):
     """(time, IPv4 packet) of a classic pcap file (Ethernet or raw IP)."""
     with open(path, "rb") as f:
@@ -135,6 +149,12 @@ def main():
     p.add_argument("--corrupt", action="store_true")
     p.add_argument("--gap-ms", type=float, default=0)
     p.set_defaults(fn=cmd_ids)
+    p = sub.add_parser("gso")
+    p.add_argument("src")
+    p.add_argument("dst")
+    p.add_argument("id")
+    p.add_argument("count", type=int)
+    p.set_defaults(fn=cmd_gso)
     p = sub.add_parser("replay")
     p.add_argument("pcap")
     p.add_argument("src")

@@ -194,7 +194,7 @@ static void dma_flush(struct emu_dev *dev)
  * The gate also forgets the read-ahead copy, so a copy serves reads only
  * between two gates. Every entry into the engine that can read application
  * memory ends at one: a pass (emu_dp_poll) ends by sending its batch, even
- * an empty one, each received batch (emu_net_receive) at the gate itself
+ * an empty one, each received batch (net.c's net_receive) at the gate itself
  * (its datagrams leave with the next pass), and a
  * control request that ran the engine (a modify that restarts a send
  * queue, ibv_resize_cq's pass) by its reply. So no copy outlives the

@@ -273,8 +273,8 @@ int emu_place_start(struct emu_place *p, uv_loop_t *loop, int mode, const char *
 void emu_place_stop(struct emu_place *p);
 
 /* net.c */
-/* Allocate the batches and start receiving on dev->rx_fd (the UDP socket,
- * or the raw one in exact ICRC mode). 0 or -errno. */
+/* Allocate the batches and start receiving on dev->udp_fd, and in the
+ * exact ICRC mode on dev->raw_fd too. 0 or -errno. */
 int emu_net_start(struct emu_dev *dev);
 /* Send what is batched and free the batches. */
 void emu_net_stop(struct emu_dev *dev);
@@ -307,14 +307,12 @@ uint64_t emu_net_hold_deadline(const struct emu_dev *dev);
  * reveal gate writes the staged writes out) and the next recvmmsg.
  */
 bool emu_net_rx_holds(const struct emu_dev *dev, const void *p, size_t len);
-/* Receive up to `rounds` batches; returns the datagrams received. */
-unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds);
-/* The same when this process sent the RNIC a datagram since its socket was
- * last read (an RNIC of this daemon, or itself; dev->rx_hint), else 0 with
- * no system call. */
+/* Receive from the UDP socket when this process sent the RNIC a datagram
+ * since it was last read (an RNIC of this daemon, or itself; dev->rx_hint),
+ * else 0 with no system call. */
 unsigned emu_net_receive_hinted(struct emu_dev *dev);
 /*
- * Read what waits in the socket now, before the transport's timers fire:
+ * Read what waits in the sockets now, before the transport's timers fire:
  * an answer that arrived while the daemon was not running (descheduled,
  * stopped) is progress, not a loss to resend for. Counted as
  * rx_before_timers.

@@ -122,7 +122,7 @@ static int mcg_open4(struct emu_dev *dev, struct emu_mcg *g)
 	if (g->raw) {
 		uint8_t buf[16];
 
-		if (emu_dev_raw_filter(fd, g->gid + 12, dev->udp_port))
+		if (emu_dev_raw_filter(fd, g->gid + 12, dev->udp_port, false))
 			return -errno;
 		/* What came before the filter took effect is not ours. */
 		while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) >= 0)

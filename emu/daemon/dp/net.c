@@ -9,11 +9,14 @@
  * IP_PKTINFO / IPV6_PKTINFO (the destination address the ICRC covers) and
  * the TOS/TTL control messages; each becomes a transport route
  * (route.c) and goes to xport_recv_packet. In the exact ICRC mode
- * (dev.c) the batches come from a raw IPv4 socket instead: each datagram
- * starts with its IPv4 header, whose ID and flags go into the route, so
- * that the engine checks the ICRC over the header as sent; the UDP socket
- * then only sends (a drop-all filter keeps its receive queue empty). After a batch, the packets the
- * transport answered with (ACKs, READ responses) leave in one batch.
+ * (dev.c) a raw IPv4 socket receives too: the filters of the two sockets
+ * give the UDP socket the datagrams whose IPv4 header is what a uroce RNIC
+ * sends (ID 0, DF, no options), whose route says so, and the raw socket all
+ * others, each starting with its IPv4 header, whose ID and flags go into
+ * the route; so the engine checks every ICRC over the header as sent, and
+ * uroce peers' datagrams take the UDP socket's cheaper receive path. After
+ * a batch, the packets the transport answered with (ACKs, READ responses)
+ * leave in one batch.
  *
  * Send: each packet joins a batch that leaves with sendmmsg when it is full
  * and at the end of every data-path pass. The engine builds its packets in
@@ -153,7 +156,7 @@ struct emu_net {
 	uint8_t tx_arena[NET_TX_ARENA];
 };
 
-static void on_udp(uv_poll_t *h, int status, int events);
+static void on_rx(uv_poll_t *h, int status, int events);
 
 static const uint8_t net_v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
@@ -268,20 +271,22 @@ int emu_net_start(struct emu_dev *dev)
 	if (dev->rcvbuf_bytes > 0)
 		xport_flow_set_budget(&dev->x, (uint64_t)dev->rcvbuf_bytes / NET_BUDGET_SHARE);
 	/*
-	 * A GSO datagram of a peer arrives whole, with its segment size. In
-	 * the exact mode the UDP socket receives nothing (its filter drops
-	 * all), but without UDP_GRO the kernel would still cut every GSO
-	 * datagram into its segments for the filter to drop one by one.
+	 * A GSO datagram of a peer arrives whole, with its segment size.
 	 */
-	if (setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) && dev->raw_fd < 0)
+	if (setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)))
 		emu_warn("UDP_GRO: %s: a peer's GSO datagrams are cut by the kernel, and "
 			 "their segments after the first fail the ICRC check",
 			 strerror(errno));
 	dev->net = n;
 	local_add(dev);
-	uv_poll_init(dev->loop, &dev->udp_poll, dev->rx_fd);
+	uv_poll_init(dev->loop, &dev->udp_poll, dev->udp_fd);
 	dev->udp_poll.data = dev;
-	uv_poll_start(&dev->udp_poll, UV_READABLE, on_udp);
+	uv_poll_start(&dev->udp_poll, UV_READABLE, on_rx);
+	if (dev->raw_fd >= 0) {
+		uv_poll_init(dev->loop, &dev->raw_poll, dev->raw_fd);
+		dev->raw_poll.data = dev;
+		uv_poll_start(&dev->raw_poll, UV_READABLE, on_rx);
+	}
 	return 0;
 }
 
@@ -739,8 +744,9 @@ static void rx_segments(struct emu_dev *dev, struct xport_route *rt, const uint8
 	}
 }
 
-/* One received datagram: of the RNIC's socket (g NULL) or of group g's. */
-static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
+/* One received datagram: of the RNIC's socket (g NULL) or of group g's;
+ * raw: from a raw socket, starting with the IPv4 header. */
+static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g, bool raw)
 {
 	struct xport_route rt;
 	uint8_t *pkt = m->msg_hdr.msg_iov->iov_base;
@@ -751,7 +757,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 		dev->dcnt[EMU_DCNT_RX_TRUNCATED]++;
 		return;
 	}
-	if (g ? g->raw : dev->raw_fd >= 0) {
+	if (raw) {
 		/* The raw socket: the IPv4 header, with the ID, comes first. */
 		const uint8_t *iph = pkt;
 		size_t off;
@@ -770,11 +776,19 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g)
 		len -= off;
 		/* A GSO send seen whole: nothing says how long its packets are. */
 		gro = wire_gso_seg_size(iph, off - WIRE_UDP_BYTES, pkt - WIRE_UDP_BYTES, pkt, len);
+		dev->dcnt[EMU_DCNT_RX_RAW_DATAGRAMS]++;
 	} else if (emu_route_from_msg(&m->msg_hdr, dev->udp_port, &rt)) {
 		dev->dcnt[EMU_DCNT_RX_NO_PKTINFO]++;
 		return;
 	} else {
 		gro = rx_gro_size(&m->msg_hdr);
+		if (!g && dev->raw_fd >= 0) {
+			/* The exact mode's UDP socket: its filter (dev.c) passed
+			 * only a header of ID 0, DF alone and no options. */
+			rt.ip_id_known = true;
+			rt.ip_id = 0;
+			rt.ip_df = true;
+		}
 	}
 	/* PROTOCOL.md 10: the destination must be our GID, or the group's. */
 	if (memcmp(rt.dgid, g ? g->gid : dev->gid, 16)) {
@@ -818,6 +832,7 @@ void emu_net_deliver(struct emu_dev *dev, const struct xport_route *rt, const vo
 
 static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsigned rounds)
 {
+	bool raw = g ? g->raw : fd == dev->raw_fd;
 	struct emu_net *n = dev->net;
 	unsigned total = 0;
 
@@ -846,7 +861,7 @@ static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsi
 		/* One ACK per QP for the whole batch (xport_rx_batch_begin). */
 		xport_rx_batch_begin(&dev->x);
 		for (int i = 0; i < got; i++)
-			rx_one(dev, &n->rx_msgs[i], g);
+			rx_one(dev, &n->rx_msgs[i], g, raw);
 		xport_rx_batch_end(&dev->x);
 		total += (unsigned)got;
 		/* The batch's writes and completions before the next recvmmsg
@@ -862,9 +877,14 @@ static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsi
 	return total;
 }
 
-unsigned emu_net_receive(struct emu_dev *dev, unsigned rounds)
+/* Both sockets of the exact mode, or the UDP socket. */
+static unsigned net_receive_all(struct emu_dev *dev, unsigned rounds)
 {
-	return net_receive(dev, dev->rx_fd, NULL, rounds);
+	unsigned got = net_receive(dev, dev->udp_fd, NULL, rounds);
+
+	if (dev->raw_fd >= 0)
+		got += net_receive(dev, dev->raw_fd, NULL, rounds);
+	return got;
 }
 
 unsigned emu_net_receive_hinted(struct emu_dev *dev)
@@ -873,14 +893,15 @@ unsigned emu_net_receive_hinted(struct emu_dev *dev)
 
 	if (!dev->rx_hint)
 		return 0;
-	got = net_receive(dev, dev->rx_fd, NULL, NET_RX_ROUNDS);
+	/* What this process sent has ID 0 and DF: the UDP socket has it. */
+	got = net_receive(dev, dev->udp_fd, NULL, NET_RX_ROUNDS);
 	dev->dcnt[EMU_DCNT_RX_LOCAL] += got;
 	return got;
 }
 
 unsigned emu_net_receive_before_timers(struct emu_dev *dev)
 {
-	unsigned got = net_receive(dev, dev->rx_fd, NULL, NET_RX_ROUNDS);
+	unsigned got = net_receive_all(dev, NET_RX_ROUNDS);
 
 	dev->dcnt[EMU_DCNT_RX_BEFORE_TIMERS] += got;
 	return got;
@@ -891,7 +912,8 @@ unsigned emu_net_receive_group(struct emu_mcg *g, unsigned rounds)
 	return net_receive(g->dev, g->fd, g, rounds);
 }
 
-static void on_udp(uv_poll_t *h, int status, int events)
+/* A socket of the RNIC is readable: the UDP one, or the raw one. */
+static void on_rx(uv_poll_t *h, int status, int events)
 {
 	struct emu_dev *dev = h->data;
 	uint64_t t;
@@ -902,7 +924,8 @@ static void on_udp(uv_poll_t *h, int status, int events)
 		return;
 	emu_wait_awake(&dev->wait);
 	t = emu_prof_start(dev);
-	got = emu_net_receive(dev, NET_RX_ROUNDS);
+	got =
+	    net_receive(dev, h == &dev->raw_poll ? dev->raw_fd : dev->udp_fd, NULL, NET_RX_ROUNDS);
 	emu_prof_add(dev, got ? EMU_DCNT_TIME_WORK_NS : EMU_DCNT_TIME_IDLE_NS, t);
 	if (got)
 		emu_wait_note_work(&dev->wait);
