@@ -480,10 +480,10 @@ static int udp_attach_id0(int fd)
 
 /*
  * Open the exact mode's raw receive socket: IPv4, IPPROTO_UDP (it sees each
- * datagram's whole IP header, ID included; the kernel hands raw sockets
- * datagrams one by one, UDP GRO does not merge them), bound to our address,
- * filtered to our port, with the receive buffer the UDP socket would have
- * had. Returns the fd, or -errno (-EPERM without CAP_NET_RAW).
+ * datagram's whole IP header, ID included), bound to our address, filtered
+ * to our port and to the datagrams the UDP socket does not take (IDs other
+ * than 0: emu_dev_raw_filter), with the UDP socket's receive buffer size.
+ * Returns the fd, or -errno (-EPERM without CAP_NET_RAW).
  */
 static int raw_open(struct emu_dev *dev)
 {
@@ -550,9 +550,11 @@ static int icrc_setup(struct emu_dev *dev, int udp_fd)
 			dev->raw_fd = fd;
 			dev->icrc = EMU_ICRC_EXACT;
 			dev->x.icrc_mode = XPORT_ICRC_ID0;
-			emu_info("ICRC check: exact (%s; a raw socket receives each datagram with "
-				 "its IP header: 32 bits for every sender)",
-				 m == EMU_ICRC_AUTO ? "default with CAP_NET_RAW" : asked);
+			emu_info(
+			    "ICRC check: exact (%s; datagrams with IPv4 ID 0 and DF on the UDP "
+			    "socket, all others with their IP header on a raw socket: 32 bits "
+			    "for every sender)",
+			    m == EMU_ICRC_AUTO ? "default with CAP_NET_RAW" : asked);
 			return 0;
 		}
 		if (m == EMU_ICRC_EXACT) {
