@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES=(build-essential cmake pkg-config libuv1-dev libpcap-dev check libibverbs-dev
-          ibverbs-utils perftest qperf rdmacm-utils python3-pyverbs tshark
+          ibverbs-utils infiniband-diags perftest qperf rdmacm-utils python3-pyverbs tshark
           clang libclang-rt-14-dev iproute2 procps gnuplot-nox)
 
 install_missing() {
