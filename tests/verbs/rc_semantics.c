@@ -818,7 +818,10 @@ int main(int argc, char **argv)
 	     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
 	     {7, 7, 14, 1, IBV_MTU_1024}},
 	    {"peer_gone", case_peer_gone, FULL_ACCESS, {2, 7, 12, 1, IBV_MTU_1024}},
-	    {"rnr", case_rnr, FULL_ACCESS, {7, 2, 14, 1, IBV_MTU_1024}},
+	    /* Timeout 18 (1.07 s), not 14 (67 ms): a machine that stalls the
+	     * responder for a while (a loaded CI host) must not turn the lone
+	     * SEND into retransmissions by timeout before its RNR NAKs come. */
+	    {"rnr", case_rnr, FULL_ACCESS, {7, 2, 18, 1, IBV_MTU_1024}},
 	    {"mw_type2", case_mw_type2, MW_MR_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
 	    {"mw_type1", case_mw_type1, MW_MR_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},
 	    {"mw_zero_based", case_mw_zero_based, MW_MR_ACCESS, {7, 7, 14, 1, IBV_MTU_1024}},

@@ -762,6 +762,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g, bo
 		const uint8_t *iph = pkt;
 		size_t off;
 
+		dev->dcnt[EMU_DCNT_RX_RAW_DATAGRAMS]++;
 		switch (emu_route_from_ipv4(pkt, len, dev->udp_port, &rt, &off)) {
 		case 0:
 			break;
@@ -776,7 +777,6 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g, bo
 		len -= off;
 		/* A GSO send seen whole: nothing says how long its packets are. */
 		gro = wire_gso_seg_size(iph, off - WIRE_UDP_BYTES, pkt - WIRE_UDP_BYTES, pkt, len);
-		dev->dcnt[EMU_DCNT_RX_RAW_DATAGRAMS]++;
 	} else if (emu_route_from_msg(&m->msg_hdr, dev->udp_port, &rt)) {
 		dev->dcnt[EMU_DCNT_RX_NO_PKTINFO]++;
 		return;
