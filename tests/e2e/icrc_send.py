@@ -6,13 +6,13 @@ A UDP socket cannot choose its IPv4 ID; this sender builds the IPv4 header
 itself (IP_HDRINCL), so that a daemon receives what Linux rxe and hardware
 RNICs send: non-zero, incrementing IDs, covered by the ICRC.
 
-  icrc_send.py ids SRC DST ID[,ID...] [--icrc-id N] [--corrupt] [--no-df]
-                 [--ip-options] [--gap-ms MS]
+  icrc_send.py ids SRC DST ID[,ID...] [--icrc-id N] [--corrupt] [--ip-options]
+                 [--gap-ms MS]
       one RC SEND Only to QP 0xabcde (no such QP: the receiver checks the
       ICRC, then drops it as no_qp) per ID, with a correct ICRC over the IPv4
       header carrying that ID (--icrc-id: computed for another ID instead;
-      --corrupt: one payload bit flipped after the ICRC was computed; --no-df:
-      without DF; --ip-options: with 4 bytes of IPv4 options, NOPs)
+      --corrupt: one payload bit flipped after the ICRC was computed;
+      --ip-options: with 4 bytes of IPv4 options, NOPs)
   icrc_send.py gso SRC DST ID COUNT
       COUNT such SENDs in one IPv4 datagram with ID ID, as a raw socket sees
       a UDP GSO send on loopback: packet i with its ICRC for ID ID + i and
@@ -43,23 +43,23 @@ def icrc(ip_udp_ib: bytes) -> int:
     return zlib.crc32(b"\xff" * 8 + bytes(b)) & 0xFFFFFFFF
 
 
-def ipv4(src, dst, ip_id, payload_len, frag=0x4000):
+def ipv4(src, dst, ip_id, payload_len):
     total = 20 + 8 + payload_len
-    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, total, ip_id, frag, 64, 17, 0,
+    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, total, ip_id, 0x4000, 64, 17, 0,
                        socket.inet_aton(src), socket.inet_aton(dst))
 
 
-def packet(src, dst, ip_id, psn, icrc_id=None, corrupt=False, frag=0x4000):
+def packet(src, dst, ip_id, psn, icrc_id=None, corrupt=False):
     payload = bytes((psn + i) & 0xFF for i in range(16))
     # RC SEND Only (0x04), pad 0, P_Key 0xffff, dest QP 0xabcde, AckReq, PSN.
     bth = struct.pack("!BBHII", 0x04, 0, 0xFFFF, 0xABCDE, 0x80000000 | (psn & 0xFFFFFF))
     ib = bth + payload
     udp = struct.pack("!HHHH", 0xC123, ROCE_PORT, 8 + len(ib) + 4, 0)
     hdr_id = ip_id if icrc_id is None else icrc_id
-    crc = icrc(ipv4(src, dst, hdr_id, len(ib) + 4, frag) + udp + ib)
+    crc = icrc(ipv4(src, dst, hdr_id, len(ib) + 4) + udp + ib)
     if corrupt:
         ib = ib[:-1] + bytes([ib[-1] ^ 0x01])
-    return ipv4(src, dst, ip_id, len(ib) + 4, frag) + udp + ib + struct.pack("<I", crc)
+    return ipv4(src, dst, ip_id, len(ib) + 4) + udp + ib + struct.pack("<I", crc)
 
 
 def raw_socket():
@@ -73,8 +73,7 @@ def cmd_ids(a):
     ids = [int(x, 0) for x in a.ids.split(",")]
     for i, ip_id in enumerate(ids):
         p = packet(a.src, a.dst, ip_id, 100 + i,
-                   None if a.icrc_id is None else int(a.icrc_id, 0), a.corrupt,
-                   0 if a.no_df else 0x4000)
+                   None if a.icrc_id is None else int(a.icrc_id, 0), a.corrupt)
         if a.ip_options:
             # Four option bytes (NOP, NOP, NOP, end): IHL 6, 4 bytes longer.
             p = bytes([0x46]) + p[1:2] + struct.pack("!H", len(p) + 4) + p[4:20] + \
@@ -154,7 +153,6 @@ def main():
     p.add_argument("ids")
     p.add_argument("--icrc-id")
     p.add_argument("--corrupt", action="store_true")
-    p.add_argument("--no-df", action="store_true")
     p.add_argument("--ip-options", action="store_true")
     p.add_argument("--gap-ms", type=float, default=0)
     p.set_defaults(fn=cmd_ids)
