@@ -544,6 +544,7 @@ struct emu_dev {
 	char ifname[64];
 	int ifindex;
 	uint32_t if_mtu;
+	bool if_loopback;    /* the interface is a loopback one (IFF_LOOPBACK) */
 	uint32_t active_mtu; /* enum ibv_mtu value 1..5 */
 	struct emu_limits lim;
 	struct uroce_res_counts counts;
@@ -554,10 +555,12 @@ struct emu_dev {
 
 	uv_loop_t *loop;
 	int udp_fd;
-	/* --icrc exact (IPv4): the raw socket that receives the datagrams
-	 * whose IPv4 ID is not 0 (udp_fd receives those with ID 0 and DF,
-	 * dev.c's filters); -1 otherwise. */
+	/* --icrc exact (IPv4): the raw socket that receives the datagrams,
+	 * on a loopback interface only those whose IPv4 ID is not 0
+	 * (rx_split: udp_fd receives those with ID 0 and DF, dev.c's
+	 * filters); -1 otherwise. */
 	int raw_fd;
+	bool rx_split;
 	bool gso;		/* --gso: full-MTU packets leave in UDP GSO sends (net.c) */
 	bool rx_hint;		/* a datagram this process sent waits in udp_fd (net.c) */
 	enum emu_icrc icrc;	/* the mode running (never AUTO once bound) */

@@ -187,6 +187,7 @@ static int find_interface(struct emu_dev *dev)
 		return -EADDRNOTAVAIL;
 	}
 	snprintf(dev->ifname, sizeof(dev->ifname), "%s", best->ifa_name);
+	dev->if_loopback = (best->ifa_flags & IFF_LOOPBACK) != 0;
 	freeifaddrs(ifs);
 	dev->ifindex = (int)if_nametoindex(dev->ifname);
 
@@ -451,8 +452,18 @@ int emu_dev_raw_filter(int fd, const uint8_t addr[4], uint16_t port, bool skip_i
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
+/* A filter that drops everything: the exact mode's UDP socket where the
+ * raw socket receives every datagram (none is seen twice). */
+static int udp_attach_drop_all(int fd)
+{
+	struct sock_filter code[] = {BPF_STMT(BPF_RET | BPF_K, 0)};
+	struct sock_fprog prog = {.len = 1, .filter = code};
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
+
 /*
- * The exact mode's UDP socket filter (run on the UDP header; SKF_NET_OFF
+ * The exact mode's UDP socket filter on a loopback interface (run on the UDP header; SKF_NET_OFF
  * reaches the IPv4 header before it): only datagrams whose header the
  * socket's receiver knows without seeing it, no options, ID 0 and DF alone,
  * which is what every uroce RNIC sends (a GSO datagram's first segment has
@@ -481,11 +492,11 @@ static int udp_attach_id0(int fd)
 /*
  * Open the exact mode's raw receive socket: IPv4, IPPROTO_UDP (it sees each
  * datagram's whole IP header, ID included), bound to our address, filtered
- * to our port and to the datagrams the UDP socket does not take (IDs other
- * than 0: emu_dev_raw_filter), with the UDP socket's receive buffer size.
- * Returns the fd, or -errno (-EPERM without CAP_NET_RAW).
+ * to our port and, with split, to the datagrams the UDP socket does not take
+ * (IDs other than 0: emu_dev_raw_filter), with the UDP socket's receive
+ * buffer size. Returns the fd, or -errno (-EPERM without CAP_NET_RAW).
  */
-static int raw_open(struct emu_dev *dev)
+static int raw_open(struct emu_dev *dev, bool split)
 {
 	const struct sockaddr_in *s4 = (const struct sockaddr_in *)&dev->addr;
 	struct sockaddr_in b = {.sin_family = AF_INET, .sin_addr = s4->sin_addr};
@@ -496,7 +507,7 @@ static int raw_open(struct emu_dev *dev)
 	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
 	if (fd < 0)
 		return -errno;
-	if (emu_dev_raw_filter(fd, (const uint8_t *)&s4->sin_addr, dev->udp_port, true) ||
+	if (emu_dev_raw_filter(fd, (const uint8_t *)&s4->sin_addr, dev->udp_port, split) ||
 	    bind(fd, (struct sockaddr *)&b, sizeof(b)))
 		goto err_fd;
 	/*
@@ -539,8 +550,17 @@ static int icrc_setup(struct emu_dev *dev, int udp_fd)
 		return 0;
 	}
 	if (m == EMU_ICRC_AUTO || m == EMU_ICRC_EXACT) {
-		fd = raw_open(dev);
-		if (fd >= 0 && udp_attach_id0(udp_fd)) {
+		/*
+		 * On a loopback interface every datagram arrives as it was sent
+		 * (nothing cuts a GSO send), and uroce peers' (ID 0, DF) take the
+		 * UDP socket's cheaper receive path. Elsewhere a path may cut a
+		 * GSO send into datagrams with IDs 0, 1, 2, ...: over two sockets
+		 * they could be read out of order, so the raw socket takes all.
+		 */
+		bool split = dev->if_loopback;
+
+		fd = raw_open(dev, split);
+		if (fd >= 0 && (split ? udp_attach_id0(udp_fd) : udp_attach_drop_all(udp_fd))) {
 			int err = -errno;
 
 			close(fd);
@@ -548,13 +568,14 @@ static int icrc_setup(struct emu_dev *dev, int udp_fd)
 		}
 		if (fd >= 0) {
 			dev->raw_fd = fd;
+			dev->rx_split = split;
 			dev->icrc = EMU_ICRC_EXACT;
 			dev->x.icrc_mode = XPORT_ICRC_ID0;
-			emu_info(
-			    "ICRC check: exact (%s; datagrams with IPv4 ID 0 and DF on the UDP "
-			    "socket, all others with their IP header on a raw socket: 32 bits "
-			    "for every sender)",
-			    m == EMU_ICRC_AUTO ? "default with CAP_NET_RAW" : asked);
+			emu_info("ICRC check: exact (%s; %s: 32 bits for every sender)",
+				 m == EMU_ICRC_AUTO ? "default with CAP_NET_RAW" : asked,
+				 split ? "on loopback, datagrams with IPv4 ID 0 and DF on the UDP "
+					 "socket, all others with their IP header on a raw socket"
+				       : "a raw socket receives each datagram with its IP header");
 			return 0;
 		}
 		if (m == EMU_ICRC_EXACT) {
@@ -636,6 +657,7 @@ void emu_dev_unbind_udp(struct emu_dev *dev)
 	if (dev->raw_fd >= 0)
 		close(dev->raw_fd);
 	dev->udp_fd = dev->raw_fd = -1;
+	dev->rx_split = false;
 }
 
 int emu_dev_status_page(struct emu_dev *dev)

@@ -153,6 +153,25 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
 	[ "$sent" -gt 0 ] && [ "$gso" -gt 0 ] && [ "$bad" = 0 ] && ok=1
 	check "cut path, tracked: $gso segments passed as a GSO datagram's next ($sent sent in GSO datagrams), bad_icrc $bad" [ "$ok" = 1 ]
 	stop_rnics
+	# The same in the exact mode: off loopback the raw socket takes every
+	# segment (IDs 0, 1, 2, ...), in the order they came, each checked exactly.
+	RNIC_LOG_TAG=.cutx start_impair_rnics --icrc exact
+	impair_start --seed 1
+	SERVER_NS=$IMP_NS_A CLIENT_NS=$IMP_NS_B run_perftest ib_write_bw.cutx 120 run \
+		ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
+		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$IMP_ADDR_A"
+	impair_stop
+	check "cut path, exact: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" [ "$SERVER_RC$CLIENT_RC" = 00 ]
+	raw=$(counter uroce0 daemon.rx_raw_datagrams)
+	rxd=$(counter uroce0 daemon.rx_datagrams)
+	ex=$(counter uroce0 xport.icrc_exact)
+	bad=$(counter uroce0 drop.bad_icrc)
+	retx=$(counter uroce1 xport.retx_pkts)
+	nak=$(counter uroce0 xport.seq_nak_sent)
+	ok=0
+	[ "$raw" -gt 0 ] && [ "$raw" = "$rxd" ] && [ "$ex" -ge "$raw" ] && [ "$bad" = 0 ] && ok=1
+	check "cut path, exact: all $rxd datagrams on the raw socket ($raw), $ex packets checked exactly, bad_icrc $bad (resent $retx, sequence NAKs $nak)" [ "$ok" = 1 ]
+	stop_rnics
 	impair_net_cleanup
 else
 	echo "note: not root: the path that cuts GSO datagrams (network namespaces) is not run"

@@ -9,14 +9,15 @@
  * IP_PKTINFO / IPV6_PKTINFO (the destination address the ICRC covers) and
  * the TOS/TTL control messages; each becomes a transport route
  * (route.c) and goes to xport_recv_packet. In the exact ICRC mode
- * (dev.c) a raw IPv4 socket receives too: the filters of the two sockets
- * give the UDP socket the datagrams whose IPv4 header is what a uroce RNIC
- * sends (ID 0, DF, no options), whose route says so, and the raw socket all
- * others, each starting with its IPv4 header, whose ID and flags go into
- * the route; so the engine checks every ICRC over the header as sent, and
- * uroce peers' datagrams take the UDP socket's cheaper receive path. After
- * a batch, the packets the transport answered with (ACKs, READ responses)
- * leave in one batch.
+ * (dev.c) a raw IPv4 socket receives: each datagram starts with its IPv4
+ * header, whose ID and flags go into the route, so that the engine checks
+ * the ICRC over the header as sent. On a loopback interface (dev->rx_split)
+ * it takes only the datagrams whose header is not what a uroce RNIC sends
+ * (ID 0, DF, no options): the UDP socket's filter passes those, their route
+ * says so, and uroce peers' datagrams take the UDP socket's cheaper receive
+ * path; elsewhere the UDP socket's filter drops all. After a batch, the
+ * packets the transport answered with (ACKs, READ responses) leave in one
+ * batch.
  *
  * Send: each packet joins a batch that leaves with sendmmsg when it is full
  * and at the end of every data-path pass. The engine builds its packets in
@@ -271,9 +272,12 @@ int emu_net_start(struct emu_dev *dev)
 	if (dev->rcvbuf_bytes > 0)
 		xport_flow_set_budget(&dev->x, (uint64_t)dev->rcvbuf_bytes / NET_BUDGET_SHARE);
 	/*
-	 * A GSO datagram of a peer arrives whole, with its segment size.
+	 * A GSO datagram of a peer arrives whole, with its segment size. (A
+	 * UDP socket whose filter drops all needs it too: without it the
+	 * kernel would cut every GSO datagram for the filter to drop.)
 	 */
-	if (setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)))
+	if (setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) &&
+	    (dev->raw_fd < 0 || dev->rx_split))
 		emu_warn("UDP_GRO: %s: a peer's GSO datagrams are cut by the kernel, and "
 			 "their segments after the first fail the ICRC check",
 			 strerror(errno));
@@ -782,7 +786,7 @@ static void rx_one(struct emu_dev *dev, struct mmsghdr *m, struct emu_mcg *g, bo
 		return;
 	} else {
 		gro = rx_gro_size(&m->msg_hdr);
-		if (!g && dev->raw_fd >= 0) {
+		if (!g && dev->rx_split) {
 			/* The exact mode's UDP socket: its filter (dev.c) passed
 			 * only a header of ID 0, DF alone and no options. */
 			rt.ip_id_known = true;
@@ -877,11 +881,13 @@ static unsigned net_receive(struct emu_dev *dev, int fd, struct emu_mcg *g, unsi
 	return total;
 }
 
-/* Both sockets of the exact mode, or the UDP socket. */
+/* The sockets datagrams arrive on: the UDP one, the raw one, or both. */
 static unsigned net_receive_all(struct emu_dev *dev, unsigned rounds)
 {
-	unsigned got = net_receive(dev, dev->udp_fd, NULL, rounds);
+	unsigned got = 0;
 
+	if (dev->raw_fd < 0 || dev->rx_split)
+		got += net_receive(dev, dev->udp_fd, NULL, rounds);
 	if (dev->raw_fd >= 0)
 		got += net_receive(dev, dev->raw_fd, NULL, rounds);
 	return got;
@@ -893,8 +899,10 @@ unsigned emu_net_receive_hinted(struct emu_dev *dev)
 
 	if (!dev->rx_hint)
 		return 0;
-	/* What this process sent has ID 0 and DF: the UDP socket has it. */
-	got = net_receive(dev, dev->udp_fd, NULL, NET_RX_ROUNDS);
+	/* What this process sent has ID 0 and DF: the UDP socket has it,
+	 * unless the raw socket takes all (the exact mode off loopback). */
+	got = net_receive(dev, dev->raw_fd >= 0 && !dev->rx_split ? dev->raw_fd : dev->udp_fd, NULL,
+			  NET_RX_ROUNDS);
 	dev->dcnt[EMU_DCNT_RX_LOCAL] += got;
 	return got;
 }
