@@ -139,13 +139,19 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
 	IMP_MTU=9000
 	. "$UROCE_TEST_LIB/impair_net.sh"
 	impair_net_up
-	RNIC_LOG_TAG=.cut start_impair_rnics --icrc tracked
-	impair_start --seed 1
-	SERVER_NS=$IMP_NS_A CLIENT_NS=$IMP_NS_B run_perftest ib_write_bw.cut 120 run \
-		ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
-		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$IMP_ADDR_A"
-	impair_stop
-	check "cut path: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" [ "$SERVER_RC$CLIENT_RC" = 00 ]
+	# cut_run MODE: the RNICs in ICRC mode MODE, ib_write_bw through the path;
+	# both must exit 0. The RNICs stay up for the mode's counters.
+	cut_run() {
+		RNIC_LOG_TAG=.cut.$1 start_impair_rnics --icrc "$1"
+		impair_start --seed 1
+		SERVER_NS=$IMP_NS_A CLIENT_NS=$IMP_NS_B run_perftest "ib_write_bw.cut.$1" 120 run \
+			ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
+			ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$IMP_ADDR_A"
+		impair_stop
+		check "cut path, $1: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" \
+			[ "$SERVER_RC$CLIENT_RC" = 00 ]
+	}
+	cut_run tracked
 	gso=$(counter uroce0 xport.icrc_id_gso)
 	bad=$(counter uroce0 drop.bad_icrc)
 	sent=$(counter uroce1 daemon.tx_gso_segments)
@@ -155,13 +161,7 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
 	stop_rnics
 	# The same in the exact mode: off loopback the raw socket takes every
 	# segment (IDs 0, 1, 2, ...), in the order they came, each checked exactly.
-	RNIC_LOG_TAG=.cutx start_impair_rnics --icrc exact
-	impair_start --seed 1
-	SERVER_NS=$IMP_NS_A CLIENT_NS=$IMP_NS_B run_perftest ib_write_bw.cutx 120 run \
-		ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
-		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$IMP_ADDR_A"
-	impair_stop
-	check "cut path, exact: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" [ "$SERVER_RC$CLIENT_RC" = 00 ]
+	cut_run exact
 	raw=$(counter uroce0 daemon.rx_raw_datagrams)
 	rxd=$(counter uroce0 daemon.rx_datagrams)
 	ex=$(counter uroce0 xport.icrc_exact)
