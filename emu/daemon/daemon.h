@@ -562,7 +562,7 @@ struct emu_dev {
 	int raw_fd;
 	bool rx_split;
 	bool gso;		/* --gso: full-MTU packets leave in UDP GSO sends (net.c) */
-	bool rx_hint;		/* a datagram this process sent waits in udp_fd (net.c) */
+	bool rx_hint;		/* a datagram this process sent waits to be read (net.c) */
 	enum emu_icrc icrc;	/* the mode running (never AUTO once bound) */
 	enum emu_icrc icrc_req; /* the mode asked for */
 	const char *icrc_src;	/* by what (emu_opts.icrc_src) */

@@ -307,9 +307,10 @@ uint64_t emu_net_hold_deadline(const struct emu_dev *dev);
  * reveal gate writes the staged writes out) and the next recvmmsg.
  */
 bool emu_net_rx_holds(const struct emu_dev *dev, const void *p, size_t len);
-/* Receive from the UDP socket when this process sent the RNIC a datagram
- * since it was last read (an RNIC of this daemon, or itself; dev->rx_hint),
- * else 0 with no system call. */
+/* Receive from the socket uroce's own datagrams arrive on (the UDP one, or
+ * the raw one in the exact mode off loopback) when this process sent the
+ * RNIC a datagram since it was last read (an RNIC of this daemon, or itself;
+ * dev->rx_hint), else 0 with no system call. */
 unsigned emu_net_receive_hinted(struct emu_dev *dev);
 /*
  * Read what waits in the sockets now, before the transport's timers fire:

@@ -159,6 +159,13 @@ struct emu_net {
 
 static void on_rx(uv_poll_t *h, int status, int events);
 
+/* Does the UDP socket receive? Not in the exact mode off loopback, where
+ * its filter drops all and the raw socket takes every datagram (dev.c). */
+static bool net_udp_receives(const struct emu_dev *dev)
+{
+	return dev->raw_fd < 0 || dev->rx_split;
+}
+
 static const uint8_t net_v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 /*
@@ -277,7 +284,7 @@ int emu_net_start(struct emu_dev *dev)
 	 * kernel would cut every GSO datagram for the filter to drop.)
 	 */
 	if (setsockopt(dev->udp_fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) &&
-	    (dev->raw_fd < 0 || dev->rx_split))
+	    net_udp_receives(dev))
 		emu_warn("UDP_GRO: %s: a peer's GSO datagrams are cut by the kernel, and "
 			 "their segments after the first fail the ICRC check",
 			 strerror(errno));
@@ -886,7 +893,7 @@ static unsigned net_receive_all(struct emu_dev *dev, unsigned rounds)
 {
 	unsigned got = 0;
 
-	if (dev->raw_fd < 0 || dev->rx_split)
+	if (net_udp_receives(dev))
 		got += net_receive(dev, dev->udp_fd, NULL, rounds);
 	if (dev->raw_fd >= 0)
 		got += net_receive(dev, dev->raw_fd, NULL, rounds);
@@ -900,8 +907,8 @@ unsigned emu_net_receive_hinted(struct emu_dev *dev)
 	if (!dev->rx_hint)
 		return 0;
 	/* What this process sent has ID 0 and DF: the UDP socket has it,
-	 * unless the raw socket takes all (the exact mode off loopback). */
-	got = net_receive(dev, dev->raw_fd >= 0 && !dev->rx_split ? dev->raw_fd : dev->udp_fd, NULL,
+	 * unless the raw socket takes all. */
+	got = net_receive(dev, net_udp_receives(dev) ? dev->udp_fd : dev->raw_fd, NULL,
 			  NET_RX_ROUNDS);
 	dev->dcnt[EMU_DCNT_RX_LOCAL] += got;
 	return got;

@@ -89,7 +89,7 @@
 	X(RX_GSO_BAD, "rx_gso_bad",                                                               \
 	  "datagrams too long for one packet that do not split into 4 KiB-MTU packets (dropped)") \
 	X(RX_RAW_DATAGRAMS, "rx_raw_datagrams",                                                   \
-	  "exact ICRC mode: datagrams of raw sockets (IPv4 ID not 0, or a multicast group's)")    \
+	  "exact ICRC mode: datagrams of raw sockets (on loopback only IPv4 ID not 0)")           \
 	X(TX_MCAST, "tx_mcast", "datagrams sent to a multicast group")                            \
 	X(RX_MCAST, "rx_mcast", "datagrams received for a multicast group the RNIC joined")       \
 	X(RX_MCAST_NO_QP, "rx_mcast_no_qp",                                                       \
