@@ -130,17 +130,17 @@ static double engine_gbps(double secs, unsigned engine, const uint8_t *buf, size
 static int engine_table(double secs)
 {
 	static const unsigned engines[] = {WIRE_CRC32_ENGINE_SLICE8, WIRE_CRC32_ENGINE_CLMUL,
-					   WIRE_CRC32_ENGINE_VPCLMUL};
-	static const char *const names[] = {"slice8", "pclmul", "vpclmul"};
+					   WIRE_CRC32_ENGINE_VPCLMUL, WIRE_CRC32_ENGINE_VPCLMUL256};
+	static const char *const names[] = {"slice8", "pclmul", "vpclmul", "vpclmul256"};
 	static uint8_t buf[65536];
 	int status = 0;
 
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 131 + (i >> 8));
-	printf("\n%-8s %12s %12s\n", "crc32", "4 KiB GB/s", "64 KiB GB/s");
-	for (size_t e = 0; e < 3; e++) {
+	printf("\n%-10s %12s %12s\n", "crc32", "4 KiB GB/s", "64 KiB GB/s");
+	for (size_t e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
 		if (!(wire_crc32_engines() & engines[e])) {
-			printf("%-8s %12s %12s\n", names[e], "absent", "absent");
+			printf("%-10s %12s %12s\n", names[e], "absent", "absent");
 			continue;
 		}
 		if (wire_crc32_update_engine(engines[e], WIRE_CRC32_INIT, buf, sizeof(buf)) !=
@@ -148,7 +148,7 @@ static int engine_table(double secs)
 			fprintf(stderr, "bench_icrc: the %s engine differs\n", names[e]);
 			status = 1;
 		}
-		printf("%-8s %12.1f %12.1f\n", names[e], engine_gbps(secs, engines[e], buf, 4096),
+		printf("%-10s %12.1f %12.1f\n", names[e], engine_gbps(secs, engines[e], buf, 4096),
 		       engine_gbps(secs, engines[e], buf, sizeof(buf)));
 	}
 	return status;

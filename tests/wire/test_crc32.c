@@ -55,8 +55,9 @@ END_TEST
 START_TEST(test_crc32_each_engine)
 {
 	static uint8_t buf[9000];
-	static const unsigned engines[] = {WIRE_CRC32_ENGINE_CLMUL, WIRE_CRC32_ENGINE_VPCLMUL};
-	static const char *const names[] = {"PCLMULQDQ", "VPCLMULQDQ"};
+	static const unsigned engines[] = {WIRE_CRC32_ENGINE_CLMUL, WIRE_CRC32_ENGINE_VPCLMUL,
+					   WIRE_CRC32_ENGINE_VPCLMUL256};
+	static const char *const names[] = {"PCLMULQDQ", "AVX-512 VPCLMULQDQ", "AVX2 VPCLMULQDQ"};
 	uint32_t seed = 4242;
 
 	for (size_t i = 0; i < sizeof(buf); i++) {
@@ -64,7 +65,7 @@ START_TEST(test_crc32_each_engine)
 		buf[i] = (uint8_t)(seed >> 16);
 	}
 	ck_assert(wire_crc32_engines() & WIRE_CRC32_ENGINE_SLICE8);
-	for (size_t e = 0; e < 2; e++) {
+	for (size_t e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
 		if (!(wire_crc32_engines() & engines[e])) {
 			fprintf(stderr, "crc32: this CPU has no %s engine; not tested here\n",
 				names[e]);

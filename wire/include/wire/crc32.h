@@ -4,7 +4,8 @@
  * uses. Table driven, slice-by-8, with tables generated at build time into
  * static const arrays; on x86-64 CPUs with PCLMULQDQ, long buffers are
  * folded with carry-less multiplication instead, 512 bits at a time where the
- * CPU has AVX-512 and VPCLMULQDQ (chosen at run time). Two
+ * CPU has AVX-512 and VPCLMULQDQ, 256 bits at a time where it has AVX2 and
+ * VPCLMULQDQ only (chosen at run time). Two
  * layers: the raw register update (no inversion, so a computation can be
  * split across buffers) and the zlib-compatible one-shot. The slice-by-8
  * and bytewise engines are exported for tests and the benchmark.
@@ -29,7 +30,8 @@ uint32_t wire_crc32_update(uint32_t reg, const void *buf, size_t len);
 #define WIRE_CRC32_ENGINE_SLICE8 0x1u  /* portable tables, always there */
 #define WIRE_CRC32_ENGINE_CLMUL 0x2u   /* x86-64 PCLMULQDQ + SSE4.1, 128-bit folds */
 #define WIRE_CRC32_ENGINE_VPCLMUL 0x4u /* x86-64 AVX-512F + VPCLMULQDQ, 512-bit folds */
-#define WIRE_CRC32_ENGINE_ALL 0x7u
+#define WIRE_CRC32_ENGINE_VPCLMUL256 0x8u /* x86-64 AVX2 + VPCLMULQDQ, 256-bit folds */
+#define WIRE_CRC32_ENGINE_ALL 0xfu
 
 /* The engines this CPU can run (SLICE8 always). */
 unsigned wire_crc32_engines(void);
