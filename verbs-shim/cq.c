@@ -307,10 +307,21 @@ static bool cq_flush_ready(struct shim_cq *cq)
 #define SHIM_POLL_YIELD_EVERY 64
 static __thread unsigned poll_empty_run;
 
-static void poll_empty(void)
+/*
+ * The daemons of one machine place themselves beside the programs of the
+ * other RNIC, not their own (emu/daemon/dp/place.c): at each yield the CPU
+ * this thread polls from goes into the CQ's ring header, where it changed
+ * (sched_getcpu: the vDSO or rseq, no system call).
+ */
+static void poll_empty(struct uroce_ring_hdr *ring)
 {
 	if (++poll_empty_run >= SHIM_POLL_YIELD_EVERY) {
+		int cpu = sched_getcpu();
+
 		poll_empty_run = 0;
+		if (cpu >= 0 &&
+		    __atomic_load_n(&ring->poller, __ATOMIC_RELAXED) != (uint32_t)cpu + 1)
+			__atomic_store_n(&ring->poller, (uint32_t)cpu + 1, __ATOMIC_RELAXED);
 		sched_yield();
 	}
 }
@@ -337,7 +348,7 @@ int shim_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (n)
 		poll_empty_run = 0;
 	else
-		poll_empty();
+		poll_empty(cq->ring);
 	return n;
 }
 
@@ -408,7 +419,7 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	cq_lock(cq);
 	if (load_next(cq)) {
 		cq_unlock(cq);
-		poll_empty();
+		poll_empty(cq->ring);
 		return ENOENT; /* end_poll must not be called */
 	}
 	poll_empty_run = 0;

@@ -531,6 +531,8 @@ enum emu_icrc {
 	EMU_ICRC_ANY,	  /* UDP socket; any solved ID (--icrc-any-id) */
 };
 
+struct emu_place;
+
 struct emu_dev {
 	char name[UROCE_NAME_MAX];
 	char addr_str[UROCE_ADDR_MAX];
@@ -611,6 +613,7 @@ struct emu_dev {
 	struct emu_fault *fault;     /* fault.c: fault rules, held packets */
 	bool fault_on;		     /* rules exist or packets are held */
 	struct emu_wait wait;	     /* wait.c: spin, then sleep */
+	struct emu_place *place;     /* place.c: the process's placement (NULL: none) */
 	uint32_t ack_hold_us;	     /* net.c: how long a batch of ACKs waits */
 	bool prof;		     /* --profile: time the data path (dp/prof.c) */
 	uint64_t map_budget;	     /* --map-budget: MR pages it may map (verbs/mr.c) */

@@ -973,6 +973,8 @@ static int start(struct uroced *u)
 		if (start_rnic(u, r))
 			goto err_unwind;
 	}
+	for (unsigned i = 0; i < u->nrnic; i++)
+		u->rnic[i]->dev.place = &u->place;
 	err = emu_place_start(&u->place, &u->loop, o->cpu, u->rnic[0]->dev.rundir);
 	if (err) {
 		if (err == -EINVAL)

@@ -256,16 +256,37 @@ void emu_wait_note_work(struct emu_wait *w);
 #define EMU_PLACE_NONE (-1) /* the affinity is left alone */
 /* How often a daemon with a claim looks whether another daemon has one. */
 #define EMU_PLACE_LOOK_MS 250
+/* How often it looks where its programs poll while they do (below). */
+#define EMU_PLACE_POLL_LOOK_MS 20
+/* CPUs whose pollers are counted, and slots of cpus.lock's table. */
+#define EMU_PLACE_SLOTS 64
 struct emu_place {
 	uv_timer_t timer;
 	bool started; /* by emu_place_start (a zeroed one is not) */
 	bool timer_up;
 	bool pinned;	   /* kept to cpu now */
 	int fd;		   /* <rundir>/cpus.lock while a CPU is claimed, else -1 */
-	int cpu;	   /* the CPU claimed (auto) or given (--cpu N), else -1 */
+	int slot;	   /* auto: the CPU whose byte of cpus.lock is claimed, else -1 */
+	int cpu;	   /* the CPU kept to while pinned (the slot's, or one swapped for it) */
 	cpu_set_t allowed; /* the affinity at start, restored when alone again */
 	char rundir[256];
+	/*
+	 * Where the programs of this daemon's RNICs poll: per CPU, the CQ
+	 * publishes whose CQ was last polled empty from there (the shim's
+	 * ring->poller), since the last look (emu_place_note_poller).
+	 */
+	uint32_t polls[EMU_PLACE_SLOTS];
+	uint64_t polls_since_ms; /* when they were last counted */
+	unsigned crowded;	 /* looks in a row that found them on this CPU */
+	uint64_t last_swap_ms;	 /* CLOCK_MONOTONIC */
+	uint64_t last_claim_look_ms;
 };
+/* A CQ was published; poller is its ring header's poller word. */
+static inline void emu_place_note_poller(struct emu_place *p, uint32_t poller)
+{
+	if (p && poller && poller <= EMU_PLACE_SLOTS)
+		p->polls[poller - 1]++;
+}
 /* Start placing the daemon as mode says. 0, or -errno: -EINVAL for a CPU
  * outside the daemon's affinity, or what sched_setaffinity said. */
 int emu_place_start(struct emu_place *p, uv_loop_t *loop, int mode, const char *rundir);

@@ -273,6 +273,8 @@ void emu_event_cq_publish(struct emu_dev *dev)
 		 * these CQEs when it polls after arming, or we see the arm. */
 		uroce_fence();
 		arm = __atomic_load_n(&r->hdr->arm, __ATOMIC_ACQUIRE);
+		emu_place_note_poller(dev->place,
+				      __atomic_load_n(&r->hdr->poller, __ATOMIC_RELAXED));
 		fire = arm == UROCE_CQ_ARM_NEXT || (arm == UROCE_CQ_ARM_SOLICITED && cq->pub_fire);
 		cq->pub_fire = false;
 		if (fire && __atomic_compare_exchange_n(&r->hdr->arm, &arm, UROCE_CQ_ARM_NONE, 0,

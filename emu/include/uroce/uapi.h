@@ -1053,7 +1053,11 @@ struct uroce_ring_hdr {
 	uint8_t pad3[UROCE_CACHELINE_BYTES - 12];
 	/* line 4: written by the shim, read and cleared by the daemon */
 	uint32_t arm; /* CQ: enum uroce_cq_arm */
-	uint8_t pad4[UROCE_CACHELINE_BYTES - 4];
+	/* CQ: 1 + the CPU of the thread that last polled it empty long
+	 * enough to yield (the shim stores it when it changes); 0: none yet.
+	 * Read by the daemon, which places itself by it (emu/daemon/dp/place.c). */
+	uint32_t poller;
+	uint8_t pad4[UROCE_CACHELINE_BYTES - 8];
 };
 
 #define UROCE_RING_HDR_BYTES 512
