@@ -63,6 +63,8 @@ struct place_slot {
 	uint16_t poll1;	   /* 1 + the CPU its programs poll on; 0: none seen */
 	uint32_t stamp_ms; /* when poll1 was written (CLOCK_MONOTONIC); 0: never */
 	uint64_t mask;	   /* the daemon's affinity over CPUs 0-63 */
+	int32_t pid;	   /* the daemon's process (its data path is the main thread) */
+	uint32_t pad;
 };
 
 static uint64_t place_now_ms(void)
@@ -145,14 +147,20 @@ static bool place_mutex(const struct emu_place *p, bool take)
 			   PLACE_MUTEX_BYTE, &fl);
 }
 
-/* Keep the daemon to one CPU. 0 or -errno. */
-static int keep_to(int cpu)
+/* Keep a thread (0: this one) to one CPU. 0 or -errno. */
+static int keep_thread_to(pid_t tid, int cpu)
 {
 	cpu_set_t one;
 
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(one), &one) ? -errno : 0;
+	return sched_setaffinity(tid, sizeof(one), &one) ? -errno : 0;
+}
+
+/* Keep the daemon to one CPU. 0 or -errno. */
+static int keep_to(int cpu)
+{
+	return keep_thread_to(0, cpu);
 }
 
 static void place_pin(struct emu_place *p, bool pin)
@@ -243,6 +251,8 @@ static bool place_claim(struct emu_place *p)
 	tab[s].poll1 = 0;
 	tab[s].stamp_ms = now ? now : 1;
 	tab[s].mask = mask;
+	tab[s].pid = (int32_t)getpid();
+	tab[s].pad = 0;
 	place_write(p, s, &tab[s].poll1, offsetof(struct place_slot, poll1),
 		    sizeof(struct place_slot) - offsetof(struct place_slot, poll1));
 	place_mutex(p, false);
@@ -324,6 +334,14 @@ static void place_swap(struct emu_place *p, int t, int mine)
 	b = (uint16_t)(p->cpu + 1);
 	place_write(p, p->slot, &a, 0, sizeof(a));
 	place_write(p, t, &b, 0, sizeof(b));
+	/*
+	 * The other daemon moves now too, not at its next look: meanwhile both
+	 * would share c, and the scheduler would move a program to even the
+	 * load, which the next looks would chase. (It follows the table at its
+	 * next look anyway, should this fail.)
+	 */
+	if (tab[t].pid > 0)
+		keep_thread_to(tab[t].pid, p->cpu);
 	place_mutex(p, false);
 	emu_info("keeping to CPU %d instead of %d, swapped with another daemon of %s: the "
 		 "programs of this daemon's RNICs poll on CPU %d",
