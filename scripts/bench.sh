@@ -482,6 +482,11 @@ ICRC=$(sed -n 's/.*ICRC check: \([a-z]*\).*/\1/p' "$RUNDIR/uroce0.log" | head -n
 # How the daemons reach registered memory (docs/abi.md, "Registered memory the daemon maps").
 MRS="MRs mapped by the daemons up to --map-budget"
 [ "${UROCE_MAP_MR:-}" = 0 ] && MRS="MRs reached with process_vm_* (UROCE_MAP_MR=0)"
+# Two daemons swap CPUs when each finds its own programs polling beside it (place.c).
+if [ "$PIN" != 1 ] && [ "$ONE_DAEMON" != 1 ]; then
+	SWAPS=$(cat "$RUNDIR"/uroce0.log "$RUNDIR"/uroce1.log | grep -c "swapped with another daemon")
+	PLACED="$PLACED, swapped $SWAPS time(s) during the run"
+fi
 echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r); $DAEMONS, ICRC check ${ICRC:-unknown}; $MRS; $PLACED"
 printf '%-36s %22s %22s %7s\n' "figure (uroce0 <-> uroce1)" "uroce" "tcp (qperf)" "ratio"
 line "ib_write_bw 64 KiB [MB/s]" write_bw_64k write_bw_64k

@@ -277,15 +277,21 @@ struct emu_place {
 	 */
 	uint32_t polls[EMU_PLACE_SLOTS];
 	uint64_t polls_since_ms; /* when they were last counted */
+	bool fast;		 /* looking every EMU_PLACE_POLL_LOOK_MS */
 	unsigned crowded;	 /* looks in a row that found them on this CPU */
 	uint64_t last_swap_ms;	 /* CLOCK_MONOTONIC */
 	uint64_t last_claim_look_ms;
 };
+/* Look soon: programs started polling while the looks were slow. */
+void emu_place_hurry(struct emu_place *p);
 /* A CQ was published; poller is its ring header's poller word. */
 static inline void emu_place_note_poller(struct emu_place *p, uint32_t poller)
 {
-	if (p && poller && poller <= EMU_PLACE_SLOTS)
+	if (p && poller && poller <= EMU_PLACE_SLOTS) {
 		p->polls[poller - 1]++;
+		if (!p->fast && p->pinned)
+			emu_place_hurry(p);
+	}
 }
 /* Start placing the daemon as mode says. 0, or -errno: -EINVAL for a CPU
  * outside the daemon's affinity, or what sched_setaffinity said. */

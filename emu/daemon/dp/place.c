@@ -406,7 +406,16 @@ static void on_look(uv_timer_t *t)
 		busy = place_look_pollers(p, now);
 again:
 	/* Looking often costs a wake-up: only while programs poll. */
+	p->fast = busy;
 	uv_timer_start(t, on_look, busy ? EMU_PLACE_POLL_LOOK_MS : EMU_PLACE_LOOK_MS, 0);
+}
+
+void emu_place_hurry(struct emu_place *p)
+{
+	if (!p->timer_up || p->fast)
+		return;
+	p->fast = true;
+	uv_timer_start(&p->timer, on_look, EMU_PLACE_POLL_LOOK_MS, 0);
 }
 
 int emu_place_start(struct emu_place *p, uv_loop_t *loop, int mode, const char *rundir)
