@@ -60,38 +60,37 @@ pingpong() {
 	tail -n1 "$T/pp.cli"
 }
 
+# swapped_once: uroce0 on uroce1's first CPU and the other way round, after one swap
+# each; where: how things stand, in words.
+swapped_once() {
+	[ "$(cpus $P0)" = "$C1" ] && [ "$(cpus $P1)" = "$C0" ] &&
+		[ "$(swaps "$L0")" -eq 1 ] && [ "$(swaps "$L1")" -eq 1 ]
+}
+where() {
+	echo "uroce0 on $(cpus $P0), uroce1 on $(cpus $P1), swaps $(swaps "$L0")/$(swaps "$L1")"
+}
+# check_still WHAT: after a ping-pong (its result in r), still as after the swap.
+check_still() { # WHAT
+	if swapped_once; then pass "$1: nothing moves ($r)"; else fail "$1 moved the daemons: $(where)"; fi
+}
+
 # Each program beside its own RNIC's daemon: they swap.
-r=$(pingpong "$C0" "$C1" 20000)
-if [ "$(cpus $P0)" = "$C1" ] && [ "$(cpus $P1)" = "$C0" ] &&
-	[ "$(swaps "$L0")" -eq 1 ] && [ "$(swaps "$L1")" -eq 1 ]; then
+r=$(pingpong "$C0" "$C1" 10000)
+if swapped_once && grep -q "keeping to CPU $C1 instead of $C0" "$L0" &&
+	grep -q "keeping to CPU $C0 instead of $C1" "$L1"; then
 	pass "programs on CPU $C0 (uroce0's) and $C1 (uroce1's): the daemons swapped ($r)"
 else
-	fail "after a ping-pong beside their own daemons: uroce0 on $(cpus $P0), uroce1 on" \
-		"$(cpus $P1), swaps $(swaps "$L0")/$(swaps "$L1"); $(show "$L0") $(show "$L1")"
+	fail "after a ping-pong beside their own daemons: $(where); $(show "$L0") $(show "$L1")"
 fi
-grep -q "keeping to CPU $C1 instead of $C0" "$L0" && grep -q "keeping to CPU $C0 instead of $C1" "$L1" ||
-	fail "no log lines: $(show "$L0") $(show "$L1")"
 
 # The same CPUs for the programs again: each is now beside the other RNIC's daemon.
-r=$(pingpong "$C0" "$C1" 5000)
-if [ "$(cpus $P0)" = "$C1" ] && [ "$(cpus $P1)" = "$C0" ] &&
-	[ "$(swaps "$L0")" -eq 1 ] && [ "$(swaps "$L1")" -eq 1 ]; then
-	pass "the same programs again, now beside the other daemon: nothing moves ($r)"
-else
-	fail "a second ping-pong moved the daemons: uroce0 on $(cpus $P0), uroce1 on" \
-		"$(cpus $P1), swaps $(swaps "$L0")/$(swaps "$L1")"
-fi
+r=$(pingpong "$C0" "$C1" 3000)
+check_still "the same programs again, now beside the other daemon"
 
 # Both programs beside uroce1 (CPU C0 now): only uroce1 finds its own there; uroce0's
 # program polls on another daemon's CPU, so nobody swaps.
-r=$(pingpong "$C0" "$C0" 5000)
-if [ "$(cpus $P0)" = "$C1" ] && [ "$(cpus $P1)" = "$C0" ] &&
-	[ "$(swaps "$L0")" -eq 1 ] && [ "$(swaps "$L1")" -eq 1 ]; then
-	pass "both programs on CPU $C0: nothing moves ($r)"
-else
-	fail "programs on one CPU moved the daemons: uroce0 on $(cpus $P0), uroce1 on" \
-		"$(cpus $P1), swaps $(swaps "$L0")/$(swaps "$L1")"
-fi
+r=$(pingpong "$C0" "$C0" 3000)
+check_still "both programs on CPU $C0"
 
 stop_daemon $P1
 stop_daemon $P0
