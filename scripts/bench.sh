@@ -484,7 +484,7 @@ MRS="MRs mapped by the daemons up to --map-budget"
 [ "${UROCE_MAP_MR:-}" = 0 ] && MRS="MRs reached with process_vm_* (UROCE_MAP_MR=0)"
 # Two daemons swap CPUs when each finds its own programs polling beside it (place.c).
 if [ "$PIN" != 1 ] && [ "$ONE_DAEMON" != 1 ]; then
-	SWAPS=$(cat "$RUNDIR"/uroce0.log "$RUNDIR"/uroce1.log | grep -c "swapped with another daemon")
+	SWAPS=$(cat "$RUNDIR"/uroce0.log "$RUNDIR"/uroce1.log | grep -c "swapped with another daemon" || true)
 	PLACED="$PLACED, swapped $SWAPS time(s) during the run"
 fi
 echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r); $DAEMONS, ICRC check ${ICRC:-unknown}; $MRS; $PLACED"
