@@ -30,8 +30,9 @@
  * CPU, the two swap CPUs. cpus.lock holds, past the CPUs' bytes,
  * a table with a slot per claimed byte: the CPU its daemon keeps to (the
  * slot's own until a swap), where its programs poll, and when that was
- * seen; swaps are made under a lock on the file's mutex byte, and each
- * daemon follows its slot at its next look.
+ * seen; swaps are made under a lock on the file's mutex byte. The daemon
+ * that swaps moves the other one as well, and each follows its slot at its
+ * next look.
  */
 #define _GNU_SOURCE
 #include <errno.h>
