@@ -568,7 +568,7 @@ struct emu_dev {
 	enum emu_icrc icrc;	/* the mode running (never AUTO once bound) */
 	enum emu_icrc icrc_req; /* the mode asked for */
 	const char *icrc_src;	/* by what (emu_opts.icrc_src) */
-	uv_poll_t udp_poll;	/* on udp_fd */
+	uv_poll_t udp_poll; /* on udp_fd, where it receives (not in the exact mode off loopback) */
 	uv_poll_t raw_poll;	/* on raw_fd, in the exact mode */
 	int ctl_fd;
 	uv_poll_t ctl_poll;

@@ -290,9 +290,12 @@ int emu_net_start(struct emu_dev *dev)
 			 strerror(errno));
 	dev->net = n;
 	local_add(dev);
-	uv_poll_init(dev->loop, &dev->udp_poll, dev->udp_fd);
-	dev->udp_poll.data = dev;
-	uv_poll_start(&dev->udp_poll, UV_READABLE, on_rx);
+	/* A UDP socket whose filter drops all is not watched. */
+	if (net_udp_receives(dev)) {
+		uv_poll_init(dev->loop, &dev->udp_poll, dev->udp_fd);
+		dev->udp_poll.data = dev;
+		uv_poll_start(&dev->udp_poll, UV_READABLE, on_rx);
+	}
 	if (dev->raw_fd >= 0) {
 		uv_poll_init(dev->loop, &dev->raw_poll, dev->raw_fd);
 		dev->raw_poll.data = dev;
