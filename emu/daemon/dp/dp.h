@@ -280,6 +280,7 @@ struct emu_place {
 	bool fast;		 /* looking every EMU_PLACE_POLL_LOOK_MS */
 	unsigned crowded;	 /* looks in a row that found them on this CPU */
 	uint64_t last_swap_ms;	 /* CLOCK_MONOTONIC */
+	uint64_t swap_gap_ms;	 /* no swap sooner after the last (place.c) */
 	uint64_t last_claim_look_ms;
 };
 /* Look soon: programs started polling while the looks were slow. */

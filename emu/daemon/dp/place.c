@@ -49,9 +49,13 @@
 #define PLACE_MUTEX_BYTE CPU_SETSIZE
 #define PLACE_TABLE_OFF 4096
 /* Looks in a row that find the programs on this CPU before a swap, and the
- * least time between two swaps of one daemon. */
+ * least time between two swaps of one daemon: it doubles, up to the last,
+ * while swaps keep coming within twice the gap (programs that the scheduler
+ * keeps moving, as on a loaded machine, are not chased), and comes back to
+ * the first after a quiet while. */
 #define PLACE_CROWDED_LOOKS 2
-#define PLACE_SWAP_GAP_MS 200
+#define PLACE_SWAP_GAP_MS 250
+#define PLACE_SWAP_GAP_MAX_MS 8000
 /* CQ publishes in a look that say where the programs poll. */
 #define PLACE_MIN_POLLS 8
 /* A slot's poller CPU older than this says nothing (an idle daemon writes
@@ -370,8 +374,16 @@ static bool place_look_pollers(struct emu_place *p, uint64_t now_ms)
 	place_write(p, p->slot, &tab[p->slot].poll1, offsetof(struct place_slot, poll1),
 		    sizeof(uint16_t) + sizeof(uint32_t));
 	p->crowded = mine >= 0 && mine == p->cpu ? p->crowded + 1 : 0;
-	if (p->crowded >= PLACE_CROWDED_LOOKS && now_ms - p->last_swap_ms >= PLACE_SWAP_GAP_MS &&
+	if (!p->swap_gap_ms)
+		p->swap_gap_ms = PLACE_SWAP_GAP_MS;
+	if (p->crowded >= PLACE_CROWDED_LOOKS && now_ms - p->last_swap_ms >= p->swap_gap_ms &&
 	    (t = place_partner(p, tab, mine, now)) >= 0) {
+		if (p->last_swap_ms && now_ms - p->last_swap_ms < 2 * p->swap_gap_ms)
+			p->swap_gap_ms = p->swap_gap_ms * 2 < PLACE_SWAP_GAP_MAX_MS
+					     ? p->swap_gap_ms * 2
+					     : PLACE_SWAP_GAP_MAX_MS;
+		else
+			p->swap_gap_ms = PLACE_SWAP_GAP_MS;
 		place_swap(p, t, mine);
 		p->crowded = 0;
 		p->last_swap_ms = now_ms;
