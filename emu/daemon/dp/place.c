@@ -187,8 +187,21 @@ static void place_pin(struct emu_place *p, bool pin)
 			 p->rundir);
 }
 
-/* Move to the CPU the table gives this daemon's slot, if it changed. */
-static void place_follow(struct emu_place *p, const struct place_slot *tab)
+/* A swap, made or undergone: the next may come only after the gap, which
+ * doubles while swaps come within twice of it (PLACE_SWAP_GAP_MS). */
+static void place_note_swap(struct emu_place *p, uint64_t now_ms)
+{
+	if (p->last_swap_ms && now_ms - p->last_swap_ms < 2 * p->swap_gap_ms)
+		p->swap_gap_ms = p->swap_gap_ms * 2 < PLACE_SWAP_GAP_MAX_MS ? p->swap_gap_ms * 2
+									    : PLACE_SWAP_GAP_MAX_MS;
+	else
+		p->swap_gap_ms = PLACE_SWAP_GAP_MS;
+	p->last_swap_ms = now_ms;
+}
+
+/* Move to the CPU the table gives this daemon's slot, if it changed (the
+ * other daemon of a swap has moved it already, or will have). */
+static void place_follow(struct emu_place *p, const struct place_slot *tab, uint64_t now_ms)
 {
 	int c = slot_cpu(tab, p->slot);
 
@@ -201,6 +214,8 @@ static void place_follow(struct emu_place *p, const struct place_slot *tab)
 	emu_info("keeping to CPU %d instead of %d: another daemon of %s swapped with this one", c,
 		 p->cpu, p->rundir);
 	p->cpu = c;
+	p->crowded = 0;
+	place_note_swap(p, now_ms);
 }
 
 /*
@@ -321,19 +336,19 @@ static int place_partner(const struct emu_place *p, const struct place_slot *tab
 }
 
 /* Swap CPUs with slot t, under the mutex, if the table still says so. */
-static void place_swap(struct emu_place *p, int t, int mine)
+static bool place_swap(struct emu_place *p, int t, int mine)
 {
 	struct place_slot tab[EMU_PLACE_SLOTS];
 	uint16_t a, b;
 	int c;
 
 	if (!place_mutex(p, true))
-		return;
+		return false;
 	place_read(p, tab);
 	c = slot_cpu(tab, t);
 	if (slot_cpu(tab, p->slot) != p->cpu || c == p->cpu || keep_to(c)) {
 		place_mutex(p, false);
-		return;
+		return false;
 	}
 	a = (uint16_t)(c + 1);
 	b = (uint16_t)(p->cpu + 1);
@@ -352,6 +367,7 @@ static void place_swap(struct emu_place *p, int t, int mine)
 		 "programs of this daemon's RNICs poll on CPU %d",
 		 c, p->cpu, p->rundir, mine);
 	p->cpu = c;
+	return true;
 }
 
 /* Where the programs poll, where the table puts this daemon, and a swap.
@@ -366,7 +382,7 @@ static bool place_look_pollers(struct emu_place *p, uint64_t now_ms)
 	if (p->slot >= EMU_PLACE_SLOTS)
 		return false;
 	place_read(p, tab);
-	place_follow(p, tab);
+	place_follow(p, tab, now_ms);
 	if (mine == PLACE_UNSURE || mine == PLACE_QUIET)
 		return mine == PLACE_UNSURE;
 	tab[p->slot].poll1 = (uint16_t)(mine + 1);
@@ -374,19 +390,10 @@ static bool place_look_pollers(struct emu_place *p, uint64_t now_ms)
 	place_write(p, p->slot, &tab[p->slot].poll1, offsetof(struct place_slot, poll1),
 		    sizeof(uint16_t) + sizeof(uint32_t));
 	p->crowded = mine >= 0 && mine == p->cpu ? p->crowded + 1 : 0;
-	if (!p->swap_gap_ms)
-		p->swap_gap_ms = PLACE_SWAP_GAP_MS;
 	if (p->crowded >= PLACE_CROWDED_LOOKS && now_ms - p->last_swap_ms >= p->swap_gap_ms &&
-	    (t = place_partner(p, tab, mine, now)) >= 0) {
-		if (p->last_swap_ms && now_ms - p->last_swap_ms < 2 * p->swap_gap_ms)
-			p->swap_gap_ms = p->swap_gap_ms * 2 < PLACE_SWAP_GAP_MAX_MS
-					     ? p->swap_gap_ms * 2
-					     : PLACE_SWAP_GAP_MAX_MS;
-		else
-			p->swap_gap_ms = PLACE_SWAP_GAP_MS;
-		place_swap(p, t, mine);
+	    (t = place_partner(p, tab, mine, now)) >= 0 && place_swap(p, t, mine)) {
 		p->crowded = 0;
-		p->last_swap_ms = now_ms;
+		place_note_swap(p, now_ms);
 	}
 	return mine >= 0;
 }
