@@ -40,7 +40,6 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dp.h"
@@ -72,12 +71,10 @@ struct place_slot {
 	uint32_t pad;
 };
 
+/* CLOCK_MONOTONIC in ms: the data path's clock (wait.c). */
 static uint64_t place_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return emu_wait_now_us() / 1000u;
 }
 
 static uint64_t place_mask64(const cpu_set_t *set)
@@ -113,6 +110,15 @@ static void place_write(const struct emu_place *p, int s, const void *field, siz
 static int slot_cpu(const struct place_slot *tab, int s)
 {
 	return s < EMU_PLACE_SLOTS && tab[s].cpu1 ? tab[s].cpu1 - 1 : s;
+}
+
+/* The CPU the table gives this daemon's slot, or -1 when it is outside the
+ * daemon's affinity. */
+static int place_table_cpu(const struct emu_place *p, const struct place_slot *tab)
+{
+	int c = slot_cpu(tab, p->slot);
+
+	return c < CPU_SETSIZE && CPU_ISSET(c, &p->allowed) ? c : -1;
 }
 
 /* The byte of cpus.lock that stands for a CPU. */
@@ -203,9 +209,9 @@ static void place_note_swap(struct emu_place *p, uint64_t now_ms)
  * other daemon of a swap has moved it already, or will have). */
 static void place_follow(struct emu_place *p, const struct place_slot *tab, uint64_t now_ms)
 {
-	int c = slot_cpu(tab, p->slot);
+	int c = place_table_cpu(p, tab);
 
-	if (c == p->cpu || c >= CPU_SETSIZE || !CPU_ISSET(c, &p->allowed))
+	if (c < 0 || c == p->cpu)
 		return;
 	if (p->pinned && keep_to(c)) {
 		emu_warn("cannot keep to CPU %d: %s", c, strerror(errno));
@@ -250,14 +256,10 @@ static bool place_claim(struct emu_place *p)
 		alone = c == s || !place_held(p, c);
 	if (alone) {
 		memset(tab, 0, sizeof(tab));
-		if (pwrite(p->fd, tab, sizeof(tab), PLACE_TABLE_OFF) != (ssize_t)sizeof(tab))
-			emu_warn("cpus.lock of %s: %s", p->rundir, strerror(errno));
+		place_write(p, 0, tab, 0, sizeof(tab));
 	} else {
-		int c;
-
 		place_read(p, tab);
-		c = slot_cpu(tab, s);
-		if (c >= 64 || !(mask >> c & 1)) {
+		if (place_table_cpu(p, tab) < 0) {
 			/* The slot that keeps to ours takes the one ours had. */
 			for (int t = 0; t < EMU_PLACE_SLOTS; t++)
 				if (t != s && slot_cpu(tab, t) == s) {
@@ -416,8 +418,8 @@ static void on_look(uv_timer_t *t)
 			int c;
 
 			place_read(p, tab);
-			c = slot_cpu(tab, p->slot);
-			if (c < CPU_SETSIZE && CPU_ISSET(c, &p->allowed))
+			c = place_table_cpu(p, tab);
+			if (c >= 0)
 				p->cpu = c;
 		}
 		place_pin(p, peers);
