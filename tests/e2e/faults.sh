@@ -58,9 +58,44 @@ CLIENT_NS=$IMP_NS_B
 # clean case measures how fast this machine is right now (CI runs two suites
 # at once on two cores): when its ping-pong takes longer than CLEAN_QUIET_MS,
 # every later bound is stretched by the same factor (ratios measured in one
-# run are what count). The clean case itself is held only to its timeout.
+# run) are what count). The clean case itself is held only to its timeout.
+# The other suite's load comes and goes within seconds, so a case that misses
+# its bound has the pace measured again by a clean ping-pong right after it,
+# and is held to the slower of the two paces (both printed).
 CLEAN_QUIET_MS=1250
 PACE=100 # percent: the bounds' stretch, set by the clean case
+
+# clean_pace SEED: sets NOW_PACE to the pace (percent, at least PACE) of a
+# clean ping-pong run now, measured as the clean case measures it.
+clean_pace() {
+	impair_start --seed "$1"
+	next_tcp_port
+	run_pair "pp-pace$1" 15 run \
+		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s 65536 -n 200 -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s 65536 -n 200 "$IMP_ADDR_A"
+	impair_stop
+	NOW_PACE=$PACE
+	if [ "$SERVER_RC" -ne 0 ] || [ "$CLIENT_RC" -ne 0 ]; then
+		fail "pace: a clean ping-pong failed: server exit $SERVER_RC, client exit $CLIENT_RC"
+		show_pair "pp-pace$1"
+	elif [ $((PAIR_MS * 100 / CLEAN_QUIET_MS)) -gt "$PACE" ]; then
+		NOW_PACE=$((PAIR_MS * 100 / CLEAN_QUIET_MS))
+	fi
+}
+
+# within_bound NAME WHAT MS BOUND_S: checks MS against BOUND_S x PACE, and a
+# miss once more against the pace measured now (see above).
+within_bound() {
+	local lim=$(($4 * 1000 * PACE / 100))
+	if [ "$3" -le "$lim" ]; then
+		pass "$1: $2 within $lim ms"
+		return
+	fi
+	clean_pace "$((seed + 1000))"
+	echo "    pace: $1 took $3 ms, over $lim; a clean ping-pong right after took $PAIR_MS ms: bounds x$((NOW_PACE / 100)).$((NOW_PACE % 100 / 10))"
+	lim=$(($4 * 1000 * NOW_PACE / 100))
+	check "$1: $2 within $lim ms (the pace after it)" test "$3" -le "$lim"
+}
 FAULT_CASES=(
 	"clean||65536 200|5 5|x"
 	"loss1|loss=1|65536 200|8 5|k"
@@ -80,6 +115,7 @@ for c in "${FAULT_CASES[@]}"; do
 	read -r size iters <<<"$pp"
 	read -r pp_bound rc_bound <<<"$bound"
 	seed=$((seed + 1))
+	pp_ms= rc_ms=
 	if [ "$ppdir" = k ]; then
 		impair_start --seed "$seed" -x "$spec,acks=0"
 	elif [ -n "$spec" ]; then
@@ -102,8 +138,7 @@ for c in "${FAULT_CASES[@]}"; do
 			[ "$PAIR_MS" -gt "$CLEAN_QUIET_MS" ] && PACE=$((PAIR_MS * 100 / CLEAN_QUIET_MS))
 			echo "    pace: the clean ping-pong took $PAIR_MS ms (quiet: up to $CLEAN_QUIET_MS): bounds x$((PACE / 100)).$((PACE % 100 / 10))"
 		else
-			lim=$((pp_bound * 1000 * PACE / 100))
-			check "$name: ibv_rc_pingpong within $lim ms" test "$PAIR_MS" -le "$lim"
+			pp_ms=$PAIR_MS
 		fi
 	else
 		fail "$name: ibv_rc_pingpong: server exit $SERVER_RC, client exit $CLIENT_RC [${PAIR_MS} ms]"
@@ -126,8 +161,7 @@ for c in "${FAULT_CASES[@]}"; do
 		n=$(wc -w <<<"$RC_CASES")
 		if [ "$rc" -eq 0 ] && grep -qx "$n of $n cases passed" "$T/rc-$name.out"; then
 			pass "$name: rc_semantics $RC_CASES: all ok [$ms ms]"
-			lim=$((rc_bound * 1000 * PACE / 100))
-			check "$name: rc_semantics within $lim ms" test "$ms" -le "$lim"
+			rc_ms=$ms
 		else
 			fail "$name: rc_semantics exit $rc [$ms ms]"
 			show "$T/rc-$name.out"
@@ -137,6 +171,9 @@ for c in "${FAULT_CASES[@]}"; do
 	fi
 	impair_stop
 	echo "    impair $name: $(tr '\n' ';' <"$T/impair.stats")"
+	# the bounds, once the impairment is gone (a miss measures the pace)
+	[ -n "$pp_ms" ] && within_bound "$name" ibv_rc_pingpong "$pp_ms" "$pp_bound"
+	[ -n "$rc_ms" ] && within_bound "$name" rc_semantics "$rc_ms" "$rc_bound"
 done
 
 # A 3-second outage in the middle of a long ping-pong. ibv_rc_pingpong uses
