@@ -111,6 +111,8 @@ enum emu_log_level {
 
 /* log.c */
 void emu_log_set_level(enum emu_log_level level);
+/* Log through a descriptor that never blocks (log.c); before the loop runs. */
+void emu_log_open(void);
 void emu_log_set_name(const char *name);
 /* printf-like; one line to stderr, prefixed with the device name. Keeps errno. */
 void emu_log(enum emu_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -938,6 +938,7 @@ static int start(struct uroced *u)
 			 i ? "+" : "", u->names[i]);
 	emu_log_set_name(logname);
 	emu_log_set_level((enum emu_log_level)o->verbosity);
+	emu_log_open();
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	set_priority(o->nice, o->nice_set);
