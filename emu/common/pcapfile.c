@@ -147,12 +147,15 @@ int common_pcap_open_read(struct common_pcap_reader *r, const char *path, char *
 static void gso_packet(struct common_pcap_reader *r, struct wire_decoded *d, size_t *wire_len)
 {
 	const struct wire_frame *f = &r->gso_frame;
-	size_t hdr = f->ib_off, seg = r->gso_seg_bytes, len = hdr + seg;
-	uint8_t *o = r->gso_out, *ip = o + f->ip_off, *udp = o + f->udp_off;
 	unsigned i = r->gso_seg;
+	size_t hdr = f->ib_off, off = (size_t)i * r->gso_seg_bytes;
+	/* the last packet may be shorter (a request and its ACK, wire/gso.h) */
+	size_t seg = f->ib_len - off < r->gso_seg_bytes ? f->ib_len - off : r->gso_seg_bytes;
+	size_t len = hdr + seg;
+	uint8_t *o = r->gso_out, *ip = o + f->ip_off, *udp = o + f->udp_off;
 
 	memcpy(o, r->gso, hdr);
-	memcpy(o + hdr, r->gso + hdr + (size_t)i * seg, seg);
+	memcpy(o + hdr, r->gso + hdr + off, seg);
 	wire_put_be16(udp + 4, (uint16_t)(WIRE_UDP_BYTES + seg));
 	if (f->ip_version == 4) {
 		wire_put_be16(ip + 2, (uint16_t)(f->ip_hdr_len + WIRE_UDP_BYTES + seg));
@@ -187,7 +190,7 @@ static int gso_start(struct common_pcap_reader *r, const uint8_t *data, size_t l
 	memcpy(r->gso, data, f->ib_off + f->ib_len);
 	r->gso_len = f->ib_off + f->ib_len;
 	r->gso_frame = *f;
-	r->gso_count = (unsigned)(f->ib_len / seg);
+	r->gso_count = (unsigned)((f->ib_len + seg - 1) / seg);
 	r->gso_seg_bytes = seg;
 	r->gso_seg = 0;
 	return 1;

@@ -33,7 +33,7 @@ struct common_pcap_reader {
 	 * (wire/gso.h), returned as its gso_count packets one per call, as
 	 * the kernel cuts it: this is packet gso_seg (1-based) of them. */
 	unsigned gso_seg, gso_count;
-	size_t gso_seg_bytes; /* the size of each of its packets */
+	size_t gso_seg_bytes; /* the size of each of its packets but the last */
 	uint8_t *gso;	  /* that frame */
 	size_t gso_len;	  /* its length */
 	uint8_t *gso_out; /* the packet built from it */

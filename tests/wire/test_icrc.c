@@ -7,7 +7,10 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <wire/build.h>
 #include <wire/frame.h>
+#include <wire/gso.h>
+#include <wire/opcode.h>
 #include <wire/crc32.h>
 #include <wire/icrc.h>
 
@@ -345,6 +348,87 @@ START_TEST(test_icrc_id_delta)
 }
 END_TEST
 
+/*
+ * One IPv4 RoCEv2 packet of b over 127.0.0.2 -> 127.0.0.1 with IP ID id and
+ * its ICRC, as a GSO send's segment gets it: ip (20 + 8 + ib bytes) holds
+ * the IP and UDP headers and the packet; returns the packet's length.
+ */
+static size_t gso_seg(uint8_t *ip, size_t size, const struct wire_build *b, const char *pay,
+		      uint16_t id)
+{
+	struct wire_frame_params p = {.ip_version = 4,
+				      .src = {127, 0, 0, 2},
+				      .dst = {127, 0, 0, 1},
+				      .sport = 4791,
+				      .fill_icrc = 1,
+				      .ip_hdr_known = 1,
+				      .ip_id = id,
+				      .ip_frag = WIRE_IPV4_DF};
+	uint8_t ib[128];
+	int n = wire_build_ib(ib, sizeof(ib), b, pay, pay ? strlen(pay) : 0);
+
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(wire_frame_build_ip(ip, size, &p, ib, (size_t)n), 28 + n);
+	return (size_t)n;
+}
+
+/* The datagram a GSO send of the two makes: a's headers (ID 0), then both. */
+static size_t gso_join(uint8_t *d, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	memcpy(d, a, 28 + alen);
+	memcpy(d + 28 + alen, b + 28, blen);
+	d[2] = (uint8_t)((28 + alen + blen) >> 8);
+	d[3] = (uint8_t)(28 + alen + blen);
+	d[24] = (uint8_t)((8 + alen + blen) >> 8);
+	d[25] = (uint8_t)(8 + alen + blen);
+	return alen + blen;
+}
+
+START_TEST(test_icrc_gso_request_and_ack)
+{
+	struct wire_build w = {.opcode = WIRE_OP_RC_RDMA_WRITE_ONLY,
+			       .ackreq = 1,
+			       .pkey = 0xffff,
+			       .destqp = 0x12,
+			       .psn = 5,
+			       .va = 0x1000,
+			       .rkey = 0x77,
+			       .dmalen = 2};
+	struct wire_build a = {
+	    .opcode = WIRE_OP_RC_ACKNOWLEDGE, .pkey = 0xffff, .destqp = 0x34, .psn = 9, .msn = 3};
+	uint8_t sw[128], sa[128], sa0[128], d[256];
+	size_t lw = gso_seg(sw, sizeof(sw), &w, "hi", 0), la = gso_seg(sa, sizeof(sa), &a, NULL, 1);
+	size_t n;
+
+	ck_assert_uint_eq(lw, 36);
+	ck_assert_uint_eq(la, WIRE_GSO_MIN_SEG);
+	/* a WRITE Only and, last and shorter, an ACK: cut after the WRITE */
+	n = gso_join(d, sw, lw, sa, la);
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), lw);
+	/* one damaged ICRC of the two still finds the cut */
+	d[28 + lw - 1] ^= 1;
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), lw);
+	d[28 + n - 1] ^= 1;
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), 0);
+	/* the ACK sealed for ID 0, not 1: not the second segment of a send */
+	gso_seg(sa0, sizeof(sa0), &a, NULL, 0);
+	n = gso_join(d, sw, lw, sa0, la);
+	d[28 + lw - 1] ^= 1;
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), 0);
+	/* the last piece must be an ACK of the same P_Key */
+	a.pkey = 0x8001;
+	gso_seg(sa, sizeof(sa), &a, NULL, 1);
+	n = gso_join(d, sw, lw, sa, la);
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), 0);
+	/* two ACKs of one size: cut in the middle, as before */
+	a.pkey = 0xffff;
+	gso_seg(sa0, sizeof(sa0), &a, NULL, 0);
+	gso_seg(sa, sizeof(sa), &a, NULL, 1);
+	n = gso_join(d, sa0, la, sa, la);
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), la);
+}
+END_TEST
+
 START_TEST(test_icrc_compute_rejects)
 {
 	uint32_t icrc;
@@ -378,6 +462,7 @@ Suite *icrc_suite(void)
 	tcase_add_test(tc, test_icrc_add_ib_lengths);
 	tcase_add_test(tc, test_icrc_solve_id);
 	tcase_add_test(tc, test_icrc_id_delta);
+	tcase_add_test(tc, test_icrc_gso_request_and_ack);
 	tcase_add_test(tc, test_icrc_compute_rejects);
 	suite_add_tcase(s, tc);
 	return s;

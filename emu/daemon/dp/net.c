@@ -56,7 +56,9 @@
  * as one IPv4 datagram with the first segment's ID and nothing that says
  * the size, which wire_gso_seg_size finds from the packets (their BTHs and
  * the first ones' ICRCs), segment i getting the first ID + i. Each segment
- * then goes to the engine and the capture as the packet it is.
+ * then goes to the engine and the capture as the packet it is. A batch of
+ * one ACK that then gets a larger packet to the same peer sends the two as
+ * one datagram, the ACK last and shorter (ack_behind).
  *
  * Failures are counted (uroce/dev_counters.h) and the packet is lost: the
  * transport retransmits.
@@ -136,6 +138,9 @@ struct emu_net {
 	bool tx_hold;
 	uint64_t tx_acks_since_us;
 	bool tx_has_req;      /* the batch holds a request */
+	/* The batch is one plain ACK, not yet captured: a larger packet to
+	 * its peer may still go before it (net_ack_behind). */
+	bool tx_ack_uncaptured;
 	uint64_t last_req_us; /* when a batch with a request left */
 	/* the last entry is a GSO run still open to more packets of tx_run_rt */
 	bool tx_run_open;
@@ -380,6 +385,32 @@ static bool gso_same_path(const struct xport_route *a, const struct xport_route 
 	       a->tclass == b->tclass && a->hop_limit == b->hop_limit;
 }
 
+/* The second segment makes an entry a GSO send: say the segment size. */
+static void gso_say_size(struct msghdr *h, size_t len)
+{
+	struct cmsghdr *c = (struct cmsghdr *)((uint8_t *)h->msg_control + h->msg_controllen);
+	uint16_t size = (uint16_t)len;
+
+	memset(c, 0, CMSG_SPACE(sizeof(size)));
+	c->cmsg_level = IPPROTO_UDP;
+	c->cmsg_type = UDP_SEGMENT;
+	c->cmsg_len = CMSG_LEN(sizeof(size));
+	memcpy(CMSG_DATA(c), &size, sizeof(size));
+	h->msg_controllen += CMSG_SPACE(sizeof(size));
+}
+
+/* The batch's lone ACK goes to the capture now, before anything after it. */
+static void ack_capture(struct emu_dev *dev)
+{
+	struct emu_net *n = dev->net;
+
+	if (!n->tx_ack_uncaptured)
+		return;
+	n->tx_ack_uncaptured = false;
+	if (dev->capture)
+		emu_capture_packet(dev, &n->tx_run_rt, n->tx_iov[0].iov_base, n->tx_iov[0].iov_len);
+}
+
 /* Add pkt as segment n->tx_segs[last] of the open GSO run. */
 static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const uint8_t *pkt,
 		       size_t len)
@@ -390,24 +421,14 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 	uint8_t *dst = n->tx_arena + n->tx_used;
 	struct msghdr *h = &n->tx_msgs[last].msg_hdr;
 
+	ack_capture(dev);
 	if (dst != pkt)
 		memcpy(dst, pkt, len);
 	n->tx_used += len;
 	n->tx_iov[last].iov_len += len;
 	n->tx_segs[last] = (uint16_t)(seg + 1);
-	if (seg == 1) {
-		/* The second segment makes it a GSO send: say the segment size. */
-		struct cmsghdr *c =
-		    (struct cmsghdr *)((uint8_t *)h->msg_control + h->msg_controllen);
-		uint16_t size = (uint16_t)len;
-
-		memset(c, 0, CMSG_SPACE(sizeof(size)));
-		c->cmsg_level = IPPROTO_UDP;
-		c->cmsg_type = UDP_SEGMENT;
-		c->cmsg_len = CMSG_LEN(sizeof(size));
-		memcpy(CMSG_DATA(c), &size, sizeof(size));
-		h->msg_controllen += CMSG_SPACE(sizeof(size));
-	}
+	if (seg == 1)
+		gso_say_size(h, len);
 	if (dev->family == AF_INET) {
 		/* The kernel gives this segment the ID seg: seal it for that. */
 		uint8_t *t = dst + len - XPORT_ICRC_BYTES;
@@ -473,6 +494,58 @@ static void note_tx(struct emu_dev *dev, bool was_empty, const uint8_t *pkt, siz
 	}
 }
 
+/*
+ * May pkt go before the batch's lone ACK, in one GSO datagram? A GSO send's
+ * last segment may be shorter than the others, so a packet larger than the
+ * ACK and to its peer (a request in a ping-pong, which the held ACK waited
+ * for: emu_net_hold_deadline) leaves with it as one datagram instead of two,
+ * and arrives in one receive. (One of the ACK's size joins it the usual way:
+ * gso_fits.) Receivers cut it: UDP_GRO gives the segment size, and a raw
+ * socket's wire_gso_seg_size knows this form; the kernel or a NIC that cuts
+ * it makes the two datagrams, the ACK second with the next IPv4 ID.
+ */
+static bool ack_behind(const struct emu_net *n, const struct xport_route *rt, const uint8_t *pkt,
+		       size_t len)
+{
+	return n->tx_ack_uncaptured && n->ntx == 1 && n->tx_segs[0] == 1 && n->tx_run_open &&
+	       n->tx_iov[0].iov_len == WIRE_GSO_MIN_SEG && len > WIRE_GSO_MIN_SEG &&
+	       len + WIRE_GSO_MIN_SEG <= WIRE_GSO_MAX_BYTES && gso_same_path(rt, &n->tx_run_rt) &&
+	       wire_bth_get_pkey((const struct wire_bth *)pkt) == n->tx_run_pkey;
+}
+
+static void ack_put_behind(struct emu_dev *dev, const struct xport_route *rt, const uint8_t *pkt,
+			   size_t len)
+{
+	struct emu_net *n = dev->net;
+	const size_t alen = WIRE_GSO_MIN_SEG; /* BTH + AETH + ICRC */
+	uint8_t ack[WIRE_GSO_MIN_SEG];
+	struct xport_route art = n->tx_run_rt;
+
+	/* [ACK][pkt] (pkt perhaps built in place after it) becomes [pkt][ACK]. */
+	memcpy(ack, n->tx_arena, alen);
+	memmove(n->tx_arena, pkt, len);
+	memcpy(n->tx_arena + len, ack, alen);
+	n->tx_used = len + alen;
+	n->tx_iov[0].iov_len = len + alen;
+	n->tx_segs[0] = 2;
+	gso_say_size(&n->tx_msgs[0].msg_hdr, len);
+	if (dev->family == AF_INET) {
+		/* The ACK, sealed for ID 0, gets the ID 1 of the second segment. */
+		uint8_t *t = n->tx_arena + len + alen - XPORT_ICRC_BYTES;
+
+		wire_icrc_put(t, wire_icrc_get(t) ^ wire_icrc_id_delta(gso_basis(n, alen), 1));
+	}
+	/* Nothing may follow a segment shorter than the run's. */
+	n->tx_run_open = false;
+	n->tx_ack_uncaptured = false;
+	note_tx(dev, false, n->tx_arena, len);
+	if (dev->capture) {
+		emu_capture_packet(dev, rt, n->tx_arena, len);
+		art.ip_id_guess = 1;
+		emu_capture_packet(dev, &art, n->tx_arena + len, alen);
+	}
+}
+
 void *emu_net_tx_buf(struct emu_dev *dev)
 {
 	struct emu_net *n = dev->net;
@@ -515,6 +588,11 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		gso_append(dev, rt, pkt, len);
 		return 0;
 	}
+	if (gso && ack_behind(n, rt, pkt, len)) {
+		ack_put_behind(dev, rt, pkt, len);
+		return 0;
+	}
+	ack_capture(dev);
 	i = n->ntx;
 	rc = emu_route_sockaddr_from_gid(rt->dgid, rt->dport, dev->family, (uint32_t)dev->ifindex,
 					 &n->tx_names[i], &alen);
@@ -546,7 +624,9 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		n->tx_run_len = (uint16_t)len;
 		n->tx_run_pkey = wire_bth_get_pkey((const struct wire_bth *)pkt);
 	}
-	if (dev->capture)
+	/* A lone ACK waits for the capture until it is known what follows it. */
+	n->tx_ack_uncaptured = gso && i == 0 && n->tx_acks_only;
+	if (dev->capture && !n->tx_ack_uncaptured)
 		emu_capture_packet(dev, rt, pkt, len);
 	if (n->ntx == NET_TX_BATCH)
 		net_flush_full(dev);
@@ -626,6 +706,7 @@ static unsigned net_send_batch(struct emu_dev *dev)
 
 	if (!n || !n->ntx)
 		return 0;
+	ack_capture(dev);
 	total = n->ntx;
 	if (n->tx_has_req)
 		n->last_req_us = emu_wait_now_us();

@@ -34,7 +34,12 @@
  * datagram's IP ID + 0 or + 1 (so one damaged packet is found as such). The
  * smallest that qualifies is returned: a single packet qualifies only if
  * one of its first two s-byte pieces happens to end in its own ICRC (a
- * 2^-31 chance for data that was not built to do so).
+ * 2^-31 chance for data that was not built to do so). One datagram of two
+ * sizes is found too: a packet of s = len - WIRE_GSO_MIN_SEG bytes and then
+ * an ACK (an Acknowledge opcode, WIRE_GSO_MIN_SEG bytes, the same P_Key),
+ * one of the two with a valid ICRC as segment 0 or 1: what a sender makes
+ * of a request and the ACK it carries back (a GSO datagram's last segment
+ * may be shorter than the others).
  */
 size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 			 const uint8_t *ib, size_t len);
