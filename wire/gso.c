@@ -80,10 +80,11 @@ size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *ud
 		size_t s = len - WIRE_GSO_MIN_SEG;
 		const uint8_t *ack = ib + s;
 
+		/* (an Atomic Acknowledge does not fit WIRE_GSO_MIN_SEG bytes) */
 		if (s > WIRE_GSO_MIN_SEG && gso_bth_ok(ib, s, pkey) &&
 		    gso_bth_ok(ack, WIRE_GSO_MIN_SEG, pkey) &&
-		    (wire_bth_get_opcode((const struct wire_bth *)ack) & 0x1f) ==
-			(WIRE_OP_RC_ACKNOWLEDGE & 0x1f) &&
+		    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)ack))->mask &
+			WIRE_ACK_MASK &&
 		    (gso_icrc_ok(ip, ip_hdr_len, udp, ib, s, 0) ||
 		     gso_icrc_ok(ip, ip_hdr_len, udp, ack, WIRE_GSO_MIN_SEG, 1)))
 			return s;

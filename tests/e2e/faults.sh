@@ -58,12 +58,19 @@ CLIENT_NS=$IMP_NS_B
 # clean case measures how fast this machine is right now (CI runs two suites
 # at once on two cores): when its ping-pong takes longer than CLEAN_QUIET_MS,
 # every later bound is stretched by the same factor (ratios measured in one
-# run) are what count). The clean case itself is held only to its timeout.
+# run are what count). The clean case itself is held only to its timeout.
 # The other suite's load comes and goes within seconds, so a case that misses
 # its bound has the pace measured again by a clean ping-pong right after it,
 # and is held to the slower of the two paces (both printed).
 CLEAN_QUIET_MS=1250
 PACE=100 # percent: the bounds' stretch, set by the clean case
+
+# pace_of MS FLOOR: the pace (percent) of a clean ping-pong that took MS ms,
+# at least FLOOR.
+pace_of() {
+	local p=$(($1 * 100 / CLEAN_QUIET_MS))
+	echo $((p > $2 ? p : $2))
+}
 
 # clean_pace SEED: sets NOW_PACE to the pace (percent, at least PACE) of a
 # clean ping-pong run now, measured as the clean case measures it.
@@ -78,8 +85,8 @@ clean_pace() {
 	if [ "$SERVER_RC" -ne 0 ] || [ "$CLIENT_RC" -ne 0 ]; then
 		fail "pace: a clean ping-pong failed: server exit $SERVER_RC, client exit $CLIENT_RC"
 		show_pair "pp-pace$1"
-	elif [ $((PAIR_MS * 100 / CLEAN_QUIET_MS)) -gt "$PACE" ]; then
-		NOW_PACE=$((PAIR_MS * 100 / CLEAN_QUIET_MS))
+	else
+		NOW_PACE=$(pace_of "$PAIR_MS" "$PACE")
 	fi
 }
 
@@ -135,7 +142,7 @@ for c in "${FAULT_CASES[@]}"; do
 		! grep -qi 'invalid data' "$T/pp-$name.server" "$T/pp-$name.client"; then
 		pass "$name: ibv_rc_pingpong -c -s $size -n $iters, every byte right: $rate MB/s [${PAIR_MS} ms]"
 		if [ "$name" = clean ]; then
-			[ "$PAIR_MS" -gt "$CLEAN_QUIET_MS" ] && PACE=$((PAIR_MS * 100 / CLEAN_QUIET_MS))
+			PACE=$(pace_of "$PAIR_MS" 100)
 			echo "    pace: the clean ping-pong took $PAIR_MS ms (quiet: up to $CLEAN_QUIET_MS): bounds x$((PACE / 100)).$((PACE % 100 / 10))"
 		else
 			pp_ms=$PAIR_MS

@@ -139,7 +139,7 @@ struct emu_net {
 	uint64_t tx_acks_since_us;
 	bool tx_has_req;      /* the batch holds a request */
 	/* The batch is one plain ACK, not yet captured: a larger packet to
-	 * its peer may still go before it (net_ack_behind). */
+	 * its peer may still go before it (ack_behind). */
 	bool tx_ack_uncaptured;
 	uint64_t last_req_us; /* when a batch with a request left */
 	/* the last entry is a GSO run still open to more packets of tx_run_rt */
@@ -411,6 +411,28 @@ static void ack_capture(struct emu_dev *dev)
 		emu_capture_packet(dev, &n->tx_run_rt, n->tx_iov[0].iov_base, n->tx_iov[0].iov_len);
 }
 
+/*
+ * The packet at p is segment seg of a GSO send: the kernel gives it the ID
+ * seg, so its ICRC (sealed for ID 0) is sealed for that, and the capture
+ * shows it with that ID (route.c, as on receive).
+ */
+static void gso_seg_sealed(struct emu_dev *dev, const struct xport_route *rt, uint8_t *p,
+			   size_t len, uint16_t seg)
+{
+	if (dev->family == AF_INET) {
+		uint8_t *t = p + len - XPORT_ICRC_BYTES;
+
+		wire_icrc_put(t,
+			      wire_icrc_get(t) ^ wire_icrc_id_delta(gso_basis(dev->net, len), seg));
+	}
+	if (dev->capture) {
+		struct xport_route crt = *rt;
+
+		crt.ip_id_guess = seg;
+		emu_capture_packet(dev, &crt, p, len);
+	}
+}
+
 /* Add pkt as segment n->tx_segs[last] of the open GSO run. */
 static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const uint8_t *pkt,
 		       size_t len)
@@ -429,19 +451,7 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 	n->tx_segs[last] = (uint16_t)(seg + 1);
 	if (seg == 1)
 		gso_say_size(h, len);
-	if (dev->family == AF_INET) {
-		/* The kernel gives this segment the ID seg: seal it for that. */
-		uint8_t *t = dst + len - XPORT_ICRC_BYTES;
-
-		wire_icrc_put(t, wire_icrc_get(t) ^ wire_icrc_id_delta(gso_basis(n, len), seg));
-	}
-	if (dev->capture) {
-		/* Captured with the ID the cut gives it (route.c, as on receive). */
-		struct xport_route crt = *rt;
-
-		crt.ip_id_guess = seg;
-		emu_capture_packet(dev, &crt, dst, len);
-	}
+	gso_seg_sealed(dev, rt, dst, len, seg);
 }
 
 /* An ACK that is nothing else (IBA 9.7.5.1: AETH syndrome type ACK, on any
@@ -507,9 +517,10 @@ static void note_tx(struct emu_dev *dev, bool was_empty, const uint8_t *pkt, siz
 static bool ack_behind(const struct emu_net *n, const struct xport_route *rt, const uint8_t *pkt,
 		       size_t len)
 {
-	return n->tx_ack_uncaptured && n->ntx == 1 && n->tx_segs[0] == 1 && n->tx_run_open &&
-	       n->tx_iov[0].iov_len == WIRE_GSO_MIN_SEG && len > WIRE_GSO_MIN_SEG &&
-	       len + WIRE_GSO_MIN_SEG <= WIRE_GSO_MAX_BYTES && gso_same_path(rt, &n->tx_run_rt) &&
+	/* (tx_ack_uncaptured: the batch is that ACK alone, an open GSO run) */
+	return n->tx_ack_uncaptured && n->tx_iov[0].iov_len == WIRE_GSO_MIN_SEG &&
+	       len > WIRE_GSO_MIN_SEG && len + WIRE_GSO_MIN_SEG <= WIRE_GSO_MAX_BYTES &&
+	       gso_same_path(rt, &n->tx_run_rt) &&
 	       wire_bth_get_pkey((const struct wire_bth *)pkt) == n->tx_run_pkey;
 }
 
@@ -529,21 +540,14 @@ static void ack_put_behind(struct emu_dev *dev, const struct xport_route *rt, co
 	n->tx_iov[0].iov_len = len + alen;
 	n->tx_segs[0] = 2;
 	gso_say_size(&n->tx_msgs[0].msg_hdr, len);
-	if (dev->family == AF_INET) {
-		/* The ACK, sealed for ID 0, gets the ID 1 of the second segment. */
-		uint8_t *t = n->tx_arena + len + alen - XPORT_ICRC_BYTES;
-
-		wire_icrc_put(t, wire_icrc_get(t) ^ wire_icrc_id_delta(gso_basis(n, alen), 1));
-	}
 	/* Nothing may follow a segment shorter than the run's. */
 	n->tx_run_open = false;
 	n->tx_ack_uncaptured = false;
 	note_tx(dev, false, n->tx_arena, len);
-	if (dev->capture) {
+	if (dev->capture)
 		emu_capture_packet(dev, rt, n->tx_arena, len);
-		art.ip_id_guess = 1;
-		emu_capture_packet(dev, &art, n->tx_arena + len, alen);
-	}
+	/* The ACK is the second segment now. */
+	gso_seg_sealed(dev, &art, n->tx_arena + len, alen, 1);
 }
 
 void *emu_net_tx_buf(struct emu_dev *dev)
