@@ -506,8 +506,8 @@ static void note_tx(struct emu_dev *dev, bool was_empty, const uint8_t *pkt, siz
 
 /*
  * May pkt go before the batch's lone ACK, in one GSO datagram? A GSO send's
- * last segment may be shorter than the others, so a packet larger than the
- * ACK and to its peer (a request in a ping-pong, which the held ACK waited
+ * last segment may be shorter than the others, so a one-packet message larger
+ * than the ACK and to its peer (a request in a ping-pong, which the held ACK waited
  * for: emu_net_hold_deadline) leaves with it as one datagram instead of two,
  * and arrives in one receive. (One of the ACK's size joins it the usual way:
  * gso_fits.) Receivers cut it: UDP_GRO gives the segment size, and a raw
@@ -517,10 +517,16 @@ static void note_tx(struct emu_dev *dev, bool was_empty, const uint8_t *pkt, siz
 static bool ack_behind(const struct emu_net *n, const struct xport_route *rt, const uint8_t *pkt,
 		       size_t len)
 {
-	/* (tx_ack_uncaptured: the batch is that ACK alone, an open GSO run) */
-	return n->tx_ack_uncaptured && n->tx_iov[0].iov_len == WIRE_GSO_MIN_SEG &&
-	       len > WIRE_GSO_MIN_SEG && len + WIRE_GSO_MIN_SEG <= WIRE_GSO_MAX_BYTES &&
-	       gso_same_path(rt, &n->tx_run_rt) &&
+	const struct wire_opcode_info *op =
+	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)pkt));
+
+	/* (tx_ack_uncaptured: the batch is that ACK alone, an open GSO run).
+	 * Only a message of one packet: for a longer one the ACK is one
+	 * datagram of several, and where a path loses whole datagrams (a GSO
+	 * datagram not cut, as on veth) it would be lost with the data. */
+	return n->tx_ack_uncaptured && op && (op->mask & WIRE_ONLY_MASK) == WIRE_ONLY_MASK &&
+	       n->tx_iov[0].iov_len == WIRE_GSO_MIN_SEG && len > WIRE_GSO_MIN_SEG &&
+	       len + WIRE_GSO_MIN_SEG <= WIRE_GSO_MAX_BYTES && gso_same_path(rt, &n->tx_run_rt) &&
 	       wire_bth_get_pkey((const struct wire_bth *)pkt) == n->tx_run_pkey;
 }
 
