@@ -7,8 +7,8 @@
 # next to TCP's and as a ratio to it. No targets here: it reports what it measures.
 #
 # Figures: ib_write_bw / ib_read_bw / ib_send_bw with 64 KiB messages (MB/s) and the daemons'
-# CPU-seconds per GB moved (utime+stime of both daemons from /proc/PID/stat, over the run)
-# next to TCP's (both qperf processes, the same way); the 64 B ib_send_bw message rate;
+# CPU-seconds per GB moved (both daemons' threads' CPU time from /proc/PID/task/*/schedstat,
+# over the run) next to TCP's (both qperf processes); the 64 B ib_send_bw message rate;
 # ib_send_lat / ib_write_lat 2 B typical and p99 latency, polling and with -e (events), and
 # each p99 over its typical value (each repetition's);
 # ib_write_bw -q 16 and -q 1000 aggregate, also as a ratio to the 64 KiB ib_write_bw of one QP
@@ -92,9 +92,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# ITERS_BW: the 64 KiB runs also give the CPU per GB, counted in ticks of 1/CLK_TCK s
-# (10 ms): 20000 messages (1.3 GB) take 50-80 ticks of the daemons, so one tick is 1.5-2 %
-# of the figure (2000 messages took 6-8 ticks, and the figure moved in steps of 13 %).
+# ITERS_BW: the 64 KiB runs also give the CPU per GB (the daemons' threads' CPU time in ns,
+# cpu_ns below): 20000 messages move 1.3 GB.
 case $MODE in
 full) ITERS_BW=20000 ITERS_RATE=200000 ITERS_LAT=5000 ITERS_Q=200 QPS_MANY=1000 TCP_SECS=3
 	SWEEP="64 256 1024 4096 16384 65536 262144 1048576" SWEEP_BYTES=$((256 << 20)) ;;
@@ -148,12 +147,22 @@ if [ "$PIN" = 1 ]; then
 fi
 
 TICK=$(getconf CLK_TCK)
-# cpu_ticks PID...: utime + stime of the processes so far.
-cpu_ticks() {
+# cpu_ns PID...: the CPU time of the processes' threads so far, in ns: the sum of
+# /proc/PID/task/*/schedstat, exact where utime + stime of /proc/PID/stat count ticks of
+# 1/CLK_TCK s (10 ms, 1.5-2 % of a daemon's CPU over 1.3 GB), which stand in where the
+# kernel has no schedstat. A thread that ended takes its time with it (the daemons' threads
+# live as long as they do).
+cpu_ns() {
 	local t=0 p
 	# shellcheck disable=SC2046
 	for p in $(printf '%s\n' "$@" | sort -u); do
-		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+		if [ -r "/proc/$p/schedstat" ]; then
+			t=$((t + $(cat "/proc/$p"/task/*/schedstat 2>/dev/null |
+				awk '{ s += $1 } END { printf "%.0f", s }')))
+		else
+			t=$((t + $(awk -v hz="$TICK" '{ printf "%.0f", ($14 + $15) * 1e9 / hz }' \
+				"/proc/$p/stat" 2>/dev/null || echo 0)))
+		fi
 	done
 	echo "$t"
 }
@@ -206,7 +215,7 @@ next_port() {
 }
 
 # perftest NAME ARGS...: the server on uroce0, the client on uroce1; the client's output
-# goes to $RUNDIR/last.out, and DCPU is the daemons' CPU ticks over the run.
+# goes to $RUNDIR/last.out, and DCPU is the daemons' CPU time over the run, in ns.
 # The client starts once the server listens on its TCP port (after a run of 1000 QPs the
 # daemons may still be tearing them down when the next server starts). A pair that fails
 # says so on stderr and leaves both outputs in $OUT; its figure stays empty.
@@ -216,7 +225,7 @@ perftest() {
 	shift
 	next_port
 	[ "$PROFILE" = 1 ] && PROF0=$(prof_snap)
-	c0=$(cpu_ticks "$D0" "$D1")
+	c0=$(cpu_ns "$D0" "$D1")
 	timeout "$TMO" "${PIN_SRV[@]}" "${RUN[@]}" "$tool" -d uroce0 -x 0 -F -p "$PORT" "$@" >"$RUNDIR/last.srv" 2>&1 &
 	srv=$!
 	for _ in $(seq 200); do
@@ -226,7 +235,7 @@ perftest() {
 	done
 	timeout "$TMO" "${PIN_CLI[@]}" "${RUN[@]}" "$tool" -d uroce1 -x 0 -F -p "$PORT" "$@" "$A0" >"$RUNDIR/last.out" 2>&1 || crc=$?
 	wait "$srv" || src=$?
-	DCPU=$(($(cpu_ticks "$D0" "$D1") - c0))
+	DCPU=$(($(cpu_ns "$D0" "$D1") - c0))
 	[ "$PROFILE" = 1 ] && PROF1=$(prof_snap)
 	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
 		FAILED=$((FAILED + 1))
@@ -277,8 +286,11 @@ record_prof() {
 row() { awk -v s="$1" -v c="$2" '$1==s && NF>=c {v=$c} END{print (v==""?"":v)}' "$RUNDIR/last.out"; }
 
 # qperf_run TEST OPTIONS...: qperf over loopback to A0; output in $RUNDIR/qperf.out, TCPU
-# the CPU ticks of both qperf processes over the run.
+# the CPU time of both qperf processes over the run, in ns: the client's from its rusage
+# (bash's `times` in the subshell that waited for it: 1 ms), the server's test child's from
+# the server's cutime + cstime once it has reaped the child (ticks).
 QPORT=
+srv_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 qperf_run() {
 	local test=$1 srv cli c0
 	shift
@@ -287,7 +299,11 @@ qperf_run() {
 	qperf --listen_port "$QPORT" >/dev/null 2>&1 &
 	srv=$!
 	sleep 0.3
-	qperf -lp "$QPORT" "$@" "$A0" "$test" >"$RUNDIR/qperf.out" 2>&1 &
+	rm -f "$RUNDIR/qperf.times"
+	(
+		qperf -lp "$QPORT" "$@" "$A0" "$test" >"$RUNDIR/qperf.out" 2>&1
+		times >"$RUNDIR/qperf.times"
+	) &
 	cli=$!
 	# The watchdog's own sleep goes with it: a sleep left behind would hold the
 	# test lock's descriptor (bench_smoke) for up to $TMO seconds.
@@ -295,32 +311,30 @@ qperf_run() {
 		trap 'kill "$s" 2>/dev/null; exit 0' TERM
 		sleep "$TMO" &
 		s=$!
-		wait "$s" && kill "$cli" 2>/dev/null
+		wait "$s" && pkill -P "$cli" qperf 2>/dev/null
 	) &
 	local watchdog=$!
-	c0=$(cpu_ticks "$srv")
-	local ticks_cli=0 ticks_srv=0 t
-	# The server forks a child per test: its CPU is read while it lives.
-	while kill -0 "$cli" 2>/dev/null; do
-		t=$(cpu_ticks "$cli")
-		[ "$t" -gt 0 ] && ticks_cli=$t
-		# shellcheck disable=SC2046
-		t=$(cpu_ticks "$srv" $(pgrep -P "$srv" || true))
-		[ "$t" -gt "$ticks_srv" ] && ticks_srv=$t
-		sleep 0.05
-	done
+	c0=$(srv_ticks "$srv")
 	wait "$cli" || true
 	kill "$watchdog" 2>/dev/null || true
+	# The server forks a child per test and reaps it when it ends.
+	for _ in $(seq 40); do
+		pgrep -P "$srv" >/dev/null || break
+		sleep 0.05
+	done
+	TCPU=$((($(srv_ticks "$srv") - c0) * 1000000000 / TICK))
+	# times: the shell's own user and system time, then its children's ("0m1.234s 0m0.567s").
+	TCPU=$((TCPU + $(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/)
+		t += a[1] * 60 + a[2] } printf "%.0f", t * 1e9 }' "$RUNDIR/qperf.times" 2>/dev/null || echo 0)))
 	kill "$srv" 2>/dev/null || true
 	wait "$srv" 2>/dev/null || true
-	TCPU=$((ticks_cli + ticks_srv - c0))
 }
 # qperf prints "bw = 2.86 GB/sec" (or MB/sec) and "latency = 14.5 us" (or ms).
 q_bw() { awk '/bw *=/ {v=$3; u=$4; if (u ~ /^GB/) v*=1000; else if (u ~ /^KB/) v/=1000; print v}' "$RUNDIR/qperf.out"; }
 q_lat() { awk '/latency *=/ {v=$3; u=$4; if (u == "ms") v*=1000; else if (u == "ns") v/=1000; print v}' "$RUNDIR/qperf.out"; }
 
-# cpu_per_gb TICKS BYTES: CPU-seconds per GB (1e9 bytes).
-cpu_per_gb() { awk -v t="$1" -v b="$2" -v hz="$TICK" 'BEGIN { if (b > 0) printf "%.3f", t / hz / (b / 1e9) }'; }
+# cpu_per_gb NS BYTES: CPU-seconds per GB (1e9 bytes).
+cpu_per_gb() { awk -v t="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", t / b }'; }
 
 record() { echo "$1,$2,$3,${4:-},${5:-}" >>"$CSV"; }
 # rep_ratio A B: A / B, two figures of this repetition (many QPs' aggregate over one QP's, a
