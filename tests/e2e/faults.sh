@@ -61,7 +61,9 @@ CLIENT_NS=$IMP_NS_B
 # run are what count). The clean case itself is held only to its timeout.
 # The other suite's load comes and goes within seconds, so a case that misses
 # its bound has the pace measured again by a clean ping-pong right after it,
-# and is held to the slower of the two paces (both printed).
+# and is held to the slower of the two paces (both printed); a case that still
+# misses runs once more, and the faster of its two runs is held to that bound
+# (within_bound).
 CLEAN_QUIET_MS=1250
 PACE=100 # percent: the bounds' stretch, set by the clean case
 
@@ -90,10 +92,17 @@ clean_pace() {
 	fi
 }
 
-# within_bound NAME WHAT MS BOUND_S: checks MS against BOUND_S x PACE, and a
-# miss once more against the pace measured now (see above).
+# within_bound NAME WHAT MS BOUND_S AGAIN: checks MS against BOUND_S x PACE. A
+# miss is checked once more against the pace measured now (see above), and if
+# it still misses, the case runs once more (the function AGAIN, which sets
+# AGAIN_MS, empty when that run failed) and the faster of its two runs is
+# held to that bound: a slow path in the transport is slow every time, the
+# other suite's load comes and goes, and it weighs on a case with losses more
+# than on the clean ping-pong (each loss costs round trips, each round trip a
+# turn at a loaded CPU: loss5 took 5-8 times the clean pace in the concurrent
+# step, 2.7 times on a quiet machine).
 within_bound() {
-	local lim=$(($4 * 1000 * PACE / 100))
+	local lim=$(($4 * 1000 * PACE / 100)) best=$3
 	if [ "$3" -le "$lim" ]; then
 		pass "$1: $2 within $lim ms"
 		return
@@ -101,8 +110,78 @@ within_bound() {
 	clean_pace "$((seed + 1000))"
 	echo "    pace: $1 took $3 ms, over $lim; a clean ping-pong right after took $PAIR_MS ms: bounds x$((NOW_PACE / 100)).$((NOW_PACE % 100 / 10))"
 	lim=$(($4 * 1000 * NOW_PACE / 100))
-	check "$1: $2 within $lim ms (the pace after it)" test "$3" -le "$lim"
+	if [ "$3" -gt "$lim" ]; then
+		"$5"
+		echo "    again: $1: $2 took ${AGAIN_MS:-(failed)} ms the second time"
+		[ -n "$AGAIN_MS" ] && [ "$AGAIN_MS" -lt "$best" ] && best=$AGAIN_MS
+	fi
+	check "$1: $2 within $lim ms (the pace after it; the faster of two runs: $best ms)" \
+		test "$best" -le "$lim"
 }
+
+# impair_pp: the case's impairment as its ping-pong takes it (the last column).
+impair_pp() {
+	if [ "$ppdir" = k ]; then
+		impair_start --seed "$seed" -x "$spec,acks=0"
+	elif [ -n "$spec" ]; then
+		impair_start --seed "$seed" "-$ppdir" "$spec"
+	else
+		impair_start --seed "$seed"
+	fi
+}
+
+# pp_run LABEL: the case's data-checking ping-pong; PP_OK=1 when both ends
+# exit 0 with every byte right, PAIR_MS its time.
+pp_run() {
+	next_tcp_port
+	run_pair "$1" $((pp_bound * 3 * PACE / 100)) run \
+		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s "$size" -n "$iters" -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s "$size" -n "$iters" "$IMP_ADDR_A"
+	PP_OK=0
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
+		grep -q 'bytes in' "$T/$1.server" && grep -q 'bytes in' "$T/$1.client" &&
+		! grep -qi 'invalid data' "$T/$1.server" "$T/$1.client"; then
+		PP_OK=1
+	fi
+}
+
+# rc_run LABEL: rc_semantics' data cases on both RNICs; RC_OK=1 when all
+# passed, RC_MS its time, RC_RC its exit.
+rc_run() {
+	local t0 n
+	HOST_NS=$IMP_NS_A via_cmd run
+	t0=$(now_ms)
+	RC_RC=0
+	# shellcheck disable=SC2086
+	"${VIA[@]}" timeout -k 5 $((rc_bound * 3 * PACE / 100)) "$RC_SEM" uroce0 uroce1 $RC_CASES \
+		>"$T/$1.out" 2>&1 || RC_RC=$?
+	RC_MS=$(($(now_ms) - t0))
+	n=$(wc -w <<<"$RC_CASES")
+	RC_OK=0
+	[ "$RC_RC" -eq 0 ] && grep -qx "$n of $n cases passed" "$T/$1.out" && RC_OK=1
+}
+
+# pp_again, rc_again: the ping-pong or rc_semantics of the case once more,
+# under its impairment (for within_bound).
+pp_again() {
+	impair_pp
+	pp_run "pp-$name-again"
+	impair_stop
+	AGAIN_MS=
+	[ "$PP_OK" = 1 ] && AGAIN_MS=$PAIR_MS
+}
+rc_again() {
+	if [ -n "$spec" ]; then
+		impair_start --seed "$seed" -x "$spec"
+	else
+		impair_start --seed "$seed"
+	fi
+	rc_run "rc-$name-again"
+	impair_stop
+	AGAIN_MS=
+	[ "$RC_OK" = 1 ] && AGAIN_MS=$RC_MS
+}
+
 FAULT_CASES=(
 	"clean||65536 200|5 5|x"
 	"loss1|loss=1|65536 200|8 5|k"
@@ -123,23 +202,12 @@ for c in "${FAULT_CASES[@]}"; do
 	read -r pp_bound rc_bound <<<"$bound"
 	seed=$((seed + 1))
 	pp_ms= rc_ms=
-	if [ "$ppdir" = k ]; then
-		impair_start --seed "$seed" -x "$spec,acks=0"
-	elif [ -n "$spec" ]; then
-		impair_start --seed "$seed" "-$ppdir" "$spec"
-	else
-		impair_start --seed "$seed"
-	fi
+	impair_pp
 
-	next_tcp_port
-	run_pair "pp-$name" $((pp_bound * 3 * PACE / 100)) run \
-		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -c -s "$size" -n "$iters" -- \
-		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -c -s "$size" -n "$iters" "$IMP_ADDR_A"
+	pp_run "pp-$name"
 	bytes=$((2 * size * iters))
 	rate=$(awk -v b="$bytes" -v ms="$PAIR_MS" 'BEGIN { printf "%.2f", ms ? b / ms / 1000 : 0 }')
-	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
-		grep -q 'bytes in' "$T/pp-$name.server" && grep -q 'bytes in' "$T/pp-$name.client" &&
-		! grep -qi 'invalid data' "$T/pp-$name.server" "$T/pp-$name.client"; then
+	if [ "$PP_OK" = 1 ]; then
 		pass "$name: ibv_rc_pingpong -c -s $size -n $iters, every byte right: $rate MB/s [${PAIR_MS} ms]"
 		if [ "$name" = clean ]; then
 			PACE=$(pace_of "$PAIR_MS" 100)
@@ -158,19 +226,12 @@ for c in "${FAULT_CASES[@]}"; do
 		impair_start --seed "$seed" -x "$spec"
 	fi
 	if [ -x "$RC_SEM" ]; then
-		HOST_NS=$IMP_NS_A via_cmd run
-		t0=$(now_ms)
-		rc=0
-		# shellcheck disable=SC2086
-		"${VIA[@]}" timeout -k 5 $((rc_bound * 3 * PACE / 100)) "$RC_SEM" uroce0 uroce1 $RC_CASES \
-			>"$T/rc-$name.out" 2>&1 || rc=$?
-		ms=$(($(now_ms) - t0))
-		n=$(wc -w <<<"$RC_CASES")
-		if [ "$rc" -eq 0 ] && grep -qx "$n of $n cases passed" "$T/rc-$name.out"; then
-			pass "$name: rc_semantics $RC_CASES: all ok [$ms ms]"
-			rc_ms=$ms
+		rc_run "rc-$name"
+		if [ "$RC_OK" = 1 ]; then
+			pass "$name: rc_semantics $RC_CASES: all ok [$RC_MS ms]"
+			rc_ms=$RC_MS
 		else
-			fail "$name: rc_semantics exit $rc [$ms ms]"
+			fail "$name: rc_semantics exit $RC_RC [$RC_MS ms]"
 			show "$T/rc-$name.out"
 		fi
 	else
@@ -179,8 +240,8 @@ for c in "${FAULT_CASES[@]}"; do
 	impair_stop
 	echo "    impair $name: $(tr '\n' ';' <"$T/impair.stats")"
 	# the bounds, once the impairment is gone (a miss measures the pace)
-	[ -n "$pp_ms" ] && within_bound "$name" ibv_rc_pingpong "$pp_ms" "$pp_bound"
-	[ -n "$rc_ms" ] && within_bound "$name" rc_semantics "$rc_ms" "$rc_bound"
+	[ -n "$pp_ms" ] && within_bound "$name" ibv_rc_pingpong "$pp_ms" "$pp_bound" pp_again
+	[ -n "$rc_ms" ] && within_bound "$name" rc_semantics "$rc_ms" "$rc_bound" rc_again
 done
 
 # A 3-second outage in the middle of a long ping-pong. ibv_rc_pingpong uses
