@@ -458,9 +458,12 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
  * transport's Acknowledge opcode): what a batch may hold back. */
 static bool plain_ack(const uint8_t *pkt, size_t len)
 {
-	return len > WIRE_BTH_BYTES &&
-	       (wire_bth_get_opcode((const struct wire_bth *)pkt) & 0x1f) ==
-		   (WIRE_OP_RC_ACKNOWLEDGE & 0x1f) &&
+	const struct wire_opcode_info *op;
+
+	if (len <= WIRE_BTH_BYTES)
+		return false;
+	op = wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)pkt));
+	return op && (op->mask & (WIRE_ACK_MASK | WIRE_ATMACK_MASK)) == WIRE_ACK_MASK &&
 	       wire_aeth_syndrome_type(pkt[WIRE_BTH_BYTES]) == WIRE_AETH_ACK;
 }
 
