@@ -123,6 +123,7 @@ at_exit() {
 }
 
 test_cleanup() {
+	_c_rc=$?
 	for _c_p in $BG_PIDS; do
 		kill -TERM "$_c_p" 2>/dev/null
 	done
@@ -143,6 +144,12 @@ test_cleanup() {
 		echo "(kept $T)"
 	else
 		rm -rf "$T"
+	fi
+	# A script that counted a failure never passes, whether or not it
+	# reached finish: a check that printed FAIL cannot end in exit 0.
+	if [ "$FAILS" -ne 0 ] && [ "$_c_rc" -eq 0 ]; then
+		echo "$TEST_NAME: $FAILS failed, but the script was ending with exit 0: exit 1"
+		exit 1
 	fi
 }
 trap test_cleanup EXIT
