@@ -162,13 +162,19 @@ rc_run() {
 }
 
 # pp_again, rc_again: the ping-pong or rc_semantics of the case once more,
-# under its impairment (for within_bound).
+# under its impairment (for within_bound); held to the same checks as the
+# first run.
 pp_again() {
 	impair_pp
 	pp_run "pp-$name-again"
 	impair_stop
 	AGAIN_MS=
-	[ "$PP_OK" = 1 ] && AGAIN_MS=$PAIR_MS
+	if [ "$PP_OK" = 1 ]; then
+		AGAIN_MS=$PAIR_MS
+	else
+		fail "$name: ibv_rc_pingpong, run again: server exit $SERVER_RC, client exit $CLIENT_RC [${PAIR_MS} ms]"
+		show_pair "pp-$name-again"
+	fi
 }
 rc_again() {
 	if [ -n "$spec" ]; then
@@ -179,7 +185,12 @@ rc_again() {
 	rc_run "rc-$name-again"
 	impair_stop
 	AGAIN_MS=
-	[ "$RC_OK" = 1 ] && AGAIN_MS=$RC_MS
+	if [ "$RC_OK" = 1 ]; then
+		AGAIN_MS=$RC_MS
+	else
+		fail "$name: rc_semantics, run again: exit $RC_RC [$RC_MS ms]"
+		show "$T/rc-$name-again.out"
+	fi
 }
 
 FAULT_CASES=(
