@@ -35,7 +35,7 @@ fi
 # sets PER_BATCH0/1 to each daemon's packets per sendmmsg, times 100 (a GSO
 # datagram counts as its packets), and JOINED0/1 to its GSO datagrams.
 pingpong() {
-	local d b p
+	local d b g p
 	start_rnics --ack-hold-us "$2"
 	if rc_pingpong_pair "$1" 60 -s 64 -n 2000 -c && grep -q '2000 iters in' "$T/$1.client"; then
 		pass "$1: ibv_rc_pingpong -c 64 B x 2000 with --ack-hold-us $2: data checked, every completion counted"
@@ -45,10 +45,11 @@ pingpong() {
 	fi
 	for d in 0 1; do
 		b=$(counter "uroce$d" daemon.tx_batches)
-		p=$(($(counter "uroce$d" daemon.tx_datagrams) - $(counter "uroce$d" daemon.tx_gso_sends) +
+		g=$(counter "uroce$d" daemon.tx_gso_sends)
+		p=$(($(counter "uroce$d" daemon.tx_datagrams) - g +
 			$(counter "uroce$d" daemon.tx_gso_segments)))
 		eval "PER_BATCH$d=$((p * 100 / (b ? b : 1)))"
-		eval "JOINED$d=$(counter "uroce$d" daemon.tx_gso_sends)"
+		eval "JOINED$d=$g"
 		eval "HOLDS$d=$(counter "uroce$d" daemon.ack_holds)"
 	done
 	stop_rnics

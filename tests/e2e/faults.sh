@@ -130,6 +130,15 @@ impair_pp() {
 	fi
 }
 
+# impair_rc: the case's impairment as rc_semantics takes it (both ways, ACKs too).
+impair_rc() {
+	if [ -n "$spec" ]; then
+		impair_start --seed "$seed" -x "$spec"
+	else
+		impair_start --seed "$seed"
+	fi
+}
+
 # pp_run LABEL: the case's data-checking ping-pong; PP_OK=1 when both ends
 # exit 0 with every byte right, PAIR_MS its time.
 pp_run() {
@@ -177,11 +186,7 @@ pp_again() {
 	fi
 }
 rc_again() {
-	if [ -n "$spec" ]; then
-		impair_start --seed "$seed" -x "$spec"
-	else
-		impair_start --seed "$seed"
-	fi
+	impair_rc
 	rc_run "rc-$name-again"
 	impair_stop
 	AGAIN_MS=
@@ -234,7 +239,7 @@ for c in "${FAULT_CASES[@]}"; do
 	if [ -n "$spec" ] && [ "$ppdir" != x ]; then
 		impair_stop
 		echo "    impair $name (ping-pong): $(tr '\n' ';' <"$T/impair.stats")"
-		impair_start --seed "$seed" -x "$spec"
+		impair_rc
 	fi
 	if [ -x "$RC_SEM" ]; then
 		rc_run "rc-$name"

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include <wire/build.h>
+#include <wire/bytes.h>
 #include <wire/frame.h>
 #include <wire/gso.h>
 #include <wire/opcode.h>
@@ -377,10 +378,8 @@ static size_t gso_join(uint8_t *d, const uint8_t *a, size_t alen, const uint8_t 
 {
 	memcpy(d, a, 28 + alen);
 	memcpy(d + 28 + alen, b + 28, blen);
-	d[2] = (uint8_t)((28 + alen + blen) >> 8);
-	d[3] = (uint8_t)(28 + alen + blen);
-	d[24] = (uint8_t)((8 + alen + blen) >> 8);
-	d[25] = (uint8_t)(8 + alen + blen);
+	wire_put_be16(d + 2, (uint16_t)(28 + alen + blen));
+	wire_put_be16(d + 24, (uint16_t)(8 + alen + blen));
 	return alen + blen;
 }
 
