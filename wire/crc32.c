@@ -306,8 +306,15 @@ wire_crc32_vpclmul256(uint32_t reg, const uint8_t *p, size_t len)
 
 #endif
 
-/* The checks read libgcc's cpuid results, taken once at start-up. */
-unsigned wire_crc32_engines(void)
+/*
+ * The checks read libgcc's cpuid results, taken once at start-up; their
+ * answer is kept, since every CRC asks (seven checks a call were a tenth
+ * of a small packet's ICRC). Never 0 once known (SLICE8 is always there),
+ * and every thread that computes it computes the same value.
+ */
+static unsigned crc32_engines_known;
+
+static unsigned crc32_engines_probe(void)
 {
 	unsigned e = WIRE_CRC32_ENGINE_SLICE8;
 
@@ -320,6 +327,17 @@ unsigned wire_crc32_engines(void)
 			e |= WIRE_CRC32_ENGINE_VPCLMUL256;
 	}
 #endif
+	return e;
+}
+
+unsigned wire_crc32_engines(void)
+{
+	unsigned e = __atomic_load_n(&crc32_engines_known, __ATOMIC_RELAXED);
+
+	if (!e) {
+		e = crc32_engines_probe();
+		__atomic_store_n(&crc32_engines_known, e, __ATOMIC_RELAXED);
+	}
 	return e;
 }
 

@@ -494,12 +494,16 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
  * NIC checks its gather list when it starts the WQE. A message that cannot
  * be read whole fails at once with IBV_WC_LOC_PROT_ERR instead of after
  * part of it went out (when the window is small, the peer's answer to
- * that part could otherwise overtake the local error). Returns 0 or the
+ * that part could otherwise overtake the local error). A message of one
+ * packet needs no separate check: building that packet gathers every SGE
+ * through the same checks before anything goes out, and a failure there
+ * completes it with the same status (req_send_data). Returns 0 or the
  * first dma_lkey error.
  */
 static int req_check_sges(struct xport_qp *qp, const struct xport_swqe *w)
 {
-	if (w->wr.flags & UROCE_SEND_INLINE || uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC)
+	if (w->wr.flags & UROCE_SEND_INLINE ||
+	    uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_RD_ATOMIC || w->length <= qp->pmtu)
 		return 0;
 	for (uint32_t i = 0; i < w->wr.num_sge; i++) {
 		const struct xport_sge *sge = &w->wr.sge[i];

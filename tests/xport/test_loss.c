@@ -963,6 +963,50 @@ START_TEST(test_bad_sge_nothing_sent)
 }
 END_TEST
 
+/*
+ * The same for a message of one packet, whose SGEs are checked by the
+ * gather that builds its packet: the first SGE is readable, the second runs
+ * one byte past its MR, and nothing goes out.
+ */
+START_TEST(test_bad_sge_one_packet)
+{
+	struct xport_wqe w;
+	struct fake_mr *small;
+
+	setup_env(NULL);
+	small = fake_mr_reg(&env->a, 256, FAKE_ALL_ACCESS);
+	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, 0, env->ma, 0, 100);
+	w.num_sge = 2;
+	w.sge[1].addr = (uint64_t)(uintptr_t)(small->buf + 200);
+	w.sge[1].length = 57;
+	w.sge[1].lkey = small->key;
+	fake_wqe_remote(&w, env->mb, 0);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 0);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(env->qa->x.attr.state, UROCE_QPS_ERR);
+	ck_assert_uint_eq(env->qb->x.attr.state, UROCE_QPS_RTS);
+	teardown();
+
+	/* One byte less fits: the WRITE goes out as one packet and completes. */
+	setup_env(NULL);
+	small = fake_mr_reg(&env->a, 256, FAKE_ALL_ACCESS);
+	fake_wqe(&w, 2, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 100);
+	w.num_sge = 2;
+	w.sge[1].addr = (uint64_t)(uintptr_t)(small->buf + 200);
+	w.sge[1].length = 56;
+	w.sge[1].lkey = small->key;
+	fake_wqe_remote(&w, env->mb, 0);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 1);
+	ck_assert_uint_eq(env->qa->nscq, 1);
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);
+}
+END_TEST
+
 START_TEST(test_read_resp_local_prot)
 {
 	struct xport_wqe w;
@@ -1114,6 +1158,7 @@ static Suite *loss_suite(void)
 	tcase_add_test(tc, test_local_errors);
 	tcase_add_test(tc, test_read_resp_local_prot);
 	tcase_add_test(tc, test_bad_sge_nothing_sent);
+	tcase_add_test(tc, test_bad_sge_one_packet);
 	tcase_add_test(tc, test_modify_to_err_flushes);
 	tcase_add_test(tc, test_deferred_while_streaming);
 	suite_add_tcase(s, tc);
