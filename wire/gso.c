@@ -8,6 +8,7 @@
 #include <wire/icrc.h>
 #include <wire/inet.h>
 #include <wire/opcode.h>
+#include <wire/validate.h>
 
 #define GSO_ICRC_BYTES 4u
 #define GSO_MAX_IP_HDR 128u
@@ -48,6 +49,51 @@ static int gso_icrc_ok(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 	return wire_icrc_end(st) == wire_icrc_get(ib + s - GSO_ICRC_BYTES);
 }
 
+/* What may end such a run shorter: a message's last packet, or a Middle
+ * (after a First with a longer header) of exactly mtu bytes of payload. */
+static int gso_tail_ok(const uint8_t *p, size_t s, size_t mtu)
+{
+	const struct wire_opcode_info *oi =
+	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)p));
+
+	return oi && ((oi->mask & WIRE_END_MASK) ||
+		      ((oi->mask & WIRE_MIDDLE_MASK) && s == oi->hdr_bytes + mtu + GSO_ICRC_BYTES));
+}
+
+/*
+ * A First or Middle packet carries exactly a path MTU of payload (IBA
+ * 9.7.3.1.2), so the size of a run that starts with one is its headers, one
+ * of the five MTUs and the ICRC: for each, the pieces at s, 2s, ... start
+ * with a BTH of the P_Key, the last piece (shorter) too and is a Last, an
+ * Only or a Middle of that MTU (gso_tail_ok), and the first or second
+ * packet ends in its ICRC. The size, or 0.
+ */
+static size_t gso_full_run(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
+			   const uint8_t *ib, size_t len, uint16_t pkey)
+{
+	const struct wire_opcode_info *oi =
+	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)ib));
+
+	if (!oi || !(oi->mask & (WIRE_MIDDLE_MASK | WIRE_START_MASK)) || (oi->mask & WIRE_END_MASK))
+		return 0;
+	for (size_t mtu = WIRE_MIN_PMTU; mtu <= WIRE_MAX_PMTU; mtu *= 2) {
+		size_t s = oi->hdr_bytes + mtu + GSO_ICRC_BYTES, off, rest = len % s;
+		int ok = 1;
+
+		/* Equal pieces were tried already; the last must be a packet. */
+		if (s >= len || rest < WIRE_GSO_MIN_SEG || len / s + 1 > WIRE_GSO_MAX_SEGS)
+			continue;
+		for (off = s; ok && off < len; off += s)
+			ok = gso_bth_ok(ib + off, len - off < s ? len - off : s, pkey);
+		if (ok && !gso_tail_ok(ib + len - rest, rest, mtu))
+			continue;
+		if (ok && (gso_icrc_ok(ip, ip_hdr_len, udp, ib, s, 0) ||
+			   gso_icrc_ok(ip, ip_hdr_len, udp, ib + s, len - s < s ? len - s : s, 1)))
+			return s;
+	}
+	return 0;
+}
+
 size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 			 const uint8_t *ib, size_t len)
 {
@@ -72,6 +118,14 @@ size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *ud
 		if (gso_bth_ok(ib, s, pkey) && gso_bth_ok(ib + s, s, pkey) &&
 		    (gso_icrc_ok(ip, ip_hdr_len, udp, ib, s, 0) ||
 		     gso_icrc_ok(ip, ip_hdr_len, udp, ib + s, s, 1)))
+			return s;
+	}
+	/* Packets of a path MTU's payload (a First or Middle first), then a
+	 * shorter last one: a message's last packet, or the next message's. */
+	{
+		size_t s = gso_full_run(ip, ip_hdr_len, udp, ib, len, pkey);
+
+		if (s)
 			return s;
 	}
 	/* A packet and, last and shorter, an ACK (a request with the ACK it

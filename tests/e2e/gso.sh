@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # UDP GSO between two uroce RNICs (docs/daemon.md "GSO and GRO"): 64 KiB
-# WRITE, SEND and READ traffic (perftest) and a data-checking ibv_rc_pingpong
-# -c of 64 KiB messages, once per ICRC mode: exact (needs CAP_NET_RAW; a
+# WRITE, SEND and READ traffic (perftest), 8 KiB WRITEs, and data-checking
+# ibv_rc_pingpong -c runs of 64 KiB and 10000-byte messages (whose last
+# packets end GSO datagrams shorter than the others), once per ICRC mode: exact (needs CAP_NET_RAW; a
 # uroce peer's datagrams, ID 0, reach the UDP socket, whose filter vouches
 # for their header, not the raw socket: each segment is checked exactly) and
 # tracked (each segment is checked for the ID a uroce peer gives it); in both
@@ -41,20 +42,36 @@ traffic() {
 			show_pair "$prog.$1"
 		fi
 	done
+	# Messages whose last packet is shorter than the others end a GSO
+	# datagram with it: a WRITE of two packets (First, Last) is one
+	# datagram, a 10000-byte SEND (First, Middle, Last) too.
+	run_perftest "ib_write_bw.8k.$1" 120 run \
+		ib_write_bw -d uroce0 -x 0 -F -s 8192 -n 300 -- \
+		ib_write_bw -d uroce1 -x 0 -F -s 8192 -n 300 "$ADDR0"
+	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
+		perftest_plausible ib_write_bw "$T/ib_write_bw.8k.$1.client"; then
+		pass "$1: ib_write_bw 8 KiB: $(perftest_row "$T/ib_write_bw.8k.$1.client" | tr -s ' ')"
+	else
+		fail "$1: ib_write_bw 8 KiB: server exit $SERVER_RC, client exit $CLIENT_RC"
+		show_pair "ib_write_bw.8k.$1"
+	fi
 	pingpong "$1"
+	pingpong "$1.10000" 10000
 }
 
-# pingpong LABEL: a data-checking ibv_rc_pingpong of 64 KiB messages.
+# pingpong LABEL [SIZE]: a data-checking ibv_rc_pingpong of SIZE-byte
+# messages (default 64 KiB).
 pingpong() {
+	local size=${2:-65536}
 	next_tcp_port
 	run_pair "pp.$1" 120 run \
-		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s 65536 -n 200 -c -- \
-		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s 65536 -n 200 -c "$ADDR0"
+		ibv_rc_pingpong -d uroce0 -g 0 -p "$TCP_PORT" -s "$size" -n 200 -c -- \
+		ibv_rc_pingpong -d uroce1 -g 0 -p "$TCP_PORT" -s "$size" -n 200 -c "$ADDR0"
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] &&
 		! grep -qi "invalid\|error" "$T/pp.$1.client" "$T/pp.$1.server"; then
-		pass "$1: ibv_rc_pingpong -c 64 KiB x 200: data checked"
+		pass "$1: ibv_rc_pingpong -c $size B x 200: data checked"
 	else
-		fail "$1: ibv_rc_pingpong -c: server exit $SERVER_RC, client exit $CLIENT_RC"
+		fail "$1: ibv_rc_pingpong -c $size B: server exit $SERVER_RC, client exit $CLIENT_RC"
 		show_pair "pp.$1"
 	fi
 }
@@ -67,6 +84,13 @@ gso_checks() {
 		check "$mode: $d dropped no packet for its ICRC (bad_icrc $bad)" [ "$bad" = 0 ]
 		tx=$(counter "$d" daemon.tx_gso_sends)
 		check "$mode: $d sent GSO datagrams ($tx)" [ "$tx" -gt 0 ]
+		# 300 WRITEs of 8 KiB from uroce1 and 200 SENDs of 10000 bytes
+		# each way, each one datagram ended by its shorter last packet
+		tx=$(counter "$d" daemon.tx_gso_tails)
+		c=200
+		[ "$d" = uroce1 ] && c=500
+		check "$mode: $d ended GSO datagrams with a shorter last packet ($tx, at least $c)" \
+			[ "$tx" -ge "$c" ]
 	done
 	# What one sent whole the other cut apart: loopback loses nothing but
 	# what a full socket buffer drops, and retransmissions are sent again.
@@ -147,9 +171,20 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
 		SERVER_NS=$IMP_NS_A CLIENT_NS=$IMP_NS_B run_perftest "ib_write_bw.cut.$1" 120 run \
 			ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 300 -- \
 			ib_write_bw -d uroce1 -x 0 -F -s 65536 -n 300 "$IMP_ADDR_A"
-		impair_stop
 		check "cut path, $1: ib_write_bw 64 KiB: exit $SERVER_RC/$CLIENT_RC" \
 			[ "$SERVER_RC$CLIENT_RC" = 00 ]
+		# A First and its shorter Last in one GSO send: the kernel cuts
+		# the Last off with the next ID, which its ICRC was sealed for.
+		local tails=$(counter uroce1 daemon.tx_gso_tails)
+		SERVER_NS=$IMP_NS_A CLIENT_NS=$IMP_NS_B run_perftest "ib_write_bw.cut8k.$1" 120 run \
+			ib_write_bw -d uroce0 -x 0 -F -s 8192 -n 300 -- \
+			ib_write_bw -d uroce1 -x 0 -F -s 8192 -n 300 "$IMP_ADDR_A"
+		impair_stop
+		tails=$(($(counter uroce1 daemon.tx_gso_tails) - tails))
+		# (Not every one: a window with room for the First alone sends
+		# the Last when an ACK frees room for it, as a datagram of its own.)
+		check "cut path, $1: ib_write_bw 8 KiB: exit $SERVER_RC/$CLIENT_RC, $tails datagrams of its 300 WRITEs ended by a shorter Last" \
+			[ "$SERVER_RC$CLIENT_RC" = 00 -a "$tails" -ge 270 ]
 	}
 	cut_run tracked
 	gso=$(counter uroce0 xport.icrc_id_gso)

@@ -349,13 +349,9 @@ START_TEST(test_icrc_id_delta)
 }
 END_TEST
 
-/*
- * One IPv4 RoCEv2 packet of b over 127.0.0.2 -> 127.0.0.1 with IP ID id and
- * its ICRC, as a GSO send's segment gets it: ip (20 + 8 + ib bytes) holds
- * the IP and UDP headers and the packet; returns the packet's length.
- */
-static size_t gso_seg(uint8_t *ip, size_t size, const struct wire_build *b, const char *pay,
-		      uint16_t id)
+/* ib (n bytes, built by wire_build_ib) as the IPv4 datagram of segment id
+ * of a GSO send, into ip; the packet's length. */
+static size_t gso_frame(uint8_t *ip, size_t size, const uint8_t *ib, int n, uint16_t id)
 {
 	struct wire_frame_params p = {.ip_version = 4,
 				      .src = {127, 0, 0, 2},
@@ -365,12 +361,24 @@ static size_t gso_seg(uint8_t *ip, size_t size, const struct wire_build *b, cons
 				      .ip_hdr_known = 1,
 				      .ip_id = id,
 				      .ip_frag = WIRE_IPV4_DF};
-	uint8_t ib[128];
-	int n = wire_build_ib(ib, sizeof(ib), b, pay, pay ? strlen(pay) : 0);
 
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_eq(wire_frame_build_ip(ip, size, &p, ib, (size_t)n), 28 + n);
 	return (size_t)n;
+}
+
+/*
+ * One IPv4 RoCEv2 packet of b over 127.0.0.2 -> 127.0.0.1 with IP ID id and
+ * its ICRC, as a GSO send's segment gets it: ip (20 + 8 + ib bytes) holds
+ * the IP and UDP headers and the packet; returns the packet's length.
+ */
+static size_t gso_seg(uint8_t *ip, size_t size, const struct wire_build *b, const char *pay,
+		      uint16_t id)
+{
+	uint8_t ib[128];
+
+	return gso_frame(ip, size, ib, wire_build_ib(ib, sizeof(ib), b, pay, pay ? strlen(pay) : 0),
+			 id);
 }
 
 /* The datagram a GSO send of the two makes: a's headers (ID 0), then both. */
@@ -428,6 +436,90 @@ START_TEST(test_icrc_gso_request_and_ack)
 }
 END_TEST
 
+/* The same with paylen bytes of payload (a fixed pattern). */
+static size_t gso_seg_pay(uint8_t *ip, size_t size, const struct wire_build *b, size_t paylen,
+			  uint16_t id)
+{
+	uint8_t ib[512], pay[300];
+
+	ck_assert_uint_le(paylen, sizeof(pay));
+	for (size_t i = 0; i < paylen; i++)
+		pay[i] = (uint8_t)(i * 7 + 1);
+	return gso_frame(ip, size, ib, wire_build_ib(ib, sizeof(ib), b, pay, paylen), id);
+}
+
+/*
+ * Packets of a First's or Middle's size (a path MTU of payload, here 256)
+ * and a shorter last one: the cut is at the first packet's size, found
+ * from its opcode and the MTUs.
+ */
+START_TEST(test_icrc_gso_shorter_last)
+{
+	struct wire_build f = {.opcode = WIRE_OP_RC_RDMA_WRITE_FIRST,
+			       .pkey = 0xffff,
+			       .destqp = 0x12,
+			       .psn = 5,
+			       .va = 0x1000,
+			       .rkey = 0x77,
+			       .dmalen = 356};
+	struct wire_build l = {.opcode = WIRE_OP_RC_RDMA_WRITE_LAST,
+			       .ackreq = 1,
+			       .pkey = 0xffff,
+			       .destqp = 0x12,
+			       .psn = 6};
+	struct wire_build sf = {.opcode = WIRE_OP_RC_SEND_FIRST, .pkey = 0xffff, .destqp = 0x12};
+	struct wire_build sm = {.opcode = WIRE_OP_RC_SEND_MIDDLE, .pkey = 0xffff, .destqp = 0x12};
+	struct wire_build sl = {.opcode = WIRE_OP_RC_SEND_LAST, .pkey = 0xffff, .destqp = 0x12};
+	struct wire_build o = {.opcode = WIRE_OP_RC_SEND_ONLY, .pkey = 0xffff, .destqp = 0x12};
+	uint8_t a[600], b[600], c[600], d[1200], e[1200];
+	size_t la = gso_seg_pay(a, sizeof(a), &f, 256, 0),
+	       lb = gso_seg_pay(b, sizeof(b), &l, 100, 1);
+	size_t n, m, lc;
+
+	/* a WRITE First (RETH: 12 + 16 + 256 + 4 bytes) and its shorter Last */
+	ck_assert_uint_eq(la, 288);
+	n = gso_join(d, a, la, b, lb);
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), la);
+	/* one damaged ICRC of the two still finds it, both do not */
+	d[28 + la - 1] ^= 1;
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), la);
+	d[28 + n - 1] ^= 1;
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), 0);
+	d[28 + la - 1] ^= 1;
+	d[28 + n - 1] ^= 1;
+	/* the Last of another P_Key: not one send */
+	l.pkey = 0x8001;
+	gso_seg_pay(b, sizeof(b), &l, 100, 1);
+	n = gso_join(d, a, la, b, lb);
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), 0);
+
+	/* SEND First, Middle (12 + 256 + 4) and a Last of 60 bytes: IDs 0, 1, 2 */
+	la = gso_seg_pay(a, sizeof(a), &sf, 256, 0);
+	lb = gso_seg_pay(b, sizeof(b), &sm, 256, 1);
+	lc = gso_seg_pay(c, sizeof(c), &sl, 60, 2);
+	ck_assert_uint_eq(la, 272);
+	n = gso_join(d, a, la, b, lb);
+	m = gso_join(e, d, n, c, lc);
+	ck_assert_uint_eq(wire_gso_seg_size(e, 20, e + 20, e + 28, m), la);
+	/* a Middle first (a run that a WRITE's First did not join) */
+	la = gso_seg_pay(a, sizeof(a), &sm, 256, 0);
+	lb = gso_seg_pay(b, sizeof(b), &sl, 60, 1);
+	n = gso_join(d, a, la, b, lb);
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), la);
+
+	/* a Middle shorter than the MTU cannot end it: no packet */
+	lb = gso_seg_pay(b, sizeof(b), &sm, 60, 1);
+	n = gso_join(d, a, la, b, lb);
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), 0);
+
+	/* an Only of 256 bytes is no MTU-sized packet: its size says nothing */
+	la = gso_seg_pay(a, sizeof(a), &o, 256, 0);
+	lb = gso_seg_pay(b, sizeof(b), &o, 60, 1);
+	n = gso_join(d, a, la, b, lb);
+	ck_assert_uint_eq(wire_gso_seg_size(d, 20, d + 20, d + 28, n), 0);
+}
+END_TEST
+
 START_TEST(test_icrc_compute_rejects)
 {
 	uint32_t icrc;
@@ -462,6 +554,7 @@ Suite *icrc_suite(void)
 	tcase_add_test(tc, test_icrc_solve_id);
 	tcase_add_test(tc, test_icrc_id_delta);
 	tcase_add_test(tc, test_icrc_gso_request_and_ack);
+	tcase_add_test(tc, test_icrc_gso_shorter_last);
 	tcase_add_test(tc, test_icrc_compute_rejects);
 	suite_add_tcase(s, tc);
 	return s;

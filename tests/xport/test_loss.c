@@ -964,25 +964,34 @@ START_TEST(test_bad_sge_nothing_sent)
 END_TEST
 
 /*
- * The same for a message of one packet, whose SGEs are checked by the
- * gather that builds its packet: the first SGE is readable, the second runs
- * one byte past its MR, and nothing goes out.
+ * Post a one-packet WRITE of 100 bytes of env->ma and len2 bytes at byte
+ * 200 of a 256-byte MR, on a fresh pair of QPs, and run it.
  */
-START_TEST(test_bad_sge_one_packet)
+static void write_two_sges(uint64_t wr_id, uint32_t flags, uint32_t len2)
 {
 	struct xport_wqe w;
 	struct fake_mr *small;
 
 	setup_env(NULL);
 	small = fake_mr_reg(&env->a, 256, FAKE_ALL_ACCESS);
-	fake_wqe(&w, 1, UROCE_WR_RDMA_WRITE, 0, env->ma, 0, 100);
+	fake_wqe(&w, wr_id, UROCE_WR_RDMA_WRITE, flags, env->ma, 0, 100);
 	w.num_sge = 2;
 	w.sge[1].addr = (uint64_t)(uintptr_t)(small->buf + 200);
-	w.sge[1].length = 57;
+	w.sge[1].length = len2;
 	w.sge[1].lkey = small->key;
 	fake_wqe_remote(&w, env->mb, 0);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
+}
+
+/*
+ * The same for a message of one packet, whose SGEs are checked by the
+ * gather that builds its packet: the first SGE is readable, the second runs
+ * one byte past its MR, and nothing goes out.
+ */
+START_TEST(test_bad_sge_one_packet)
+{
+	write_two_sges(1, 0, 57);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 0);
 	ck_assert_uint_eq(env->qa->nscq, 1);
 	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_LOC_PROT_ERR);
@@ -991,16 +1000,7 @@ START_TEST(test_bad_sge_one_packet)
 	teardown();
 
 	/* One byte less fits: the WRITE goes out as one packet and completes. */
-	setup_env(NULL);
-	small = fake_mr_reg(&env->a, 256, FAKE_ALL_ACCESS);
-	fake_wqe(&w, 2, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 0, 100);
-	w.num_sge = 2;
-	w.sge[1].addr = (uint64_t)(uintptr_t)(small->buf + 200);
-	w.sge[1].length = 56;
-	w.sge[1].lkey = small->key;
-	fake_wqe_remote(&w, env->mb, 0);
-	fake_post(env->qa, &w);
-	fake_run(&env->net, 1000);
+	write_two_sges(2, UROCE_SEND_SIGNALED, 56);
 	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 1);
 	ck_assert_uint_eq(env->qa->nscq, 1);
 	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_SUCCESS);

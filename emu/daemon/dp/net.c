@@ -148,6 +148,9 @@ struct emu_net {
 	struct xport_route tx_run_rt;
 	uint16_t tx_run_len;  /* the size of the open run's packets */
 	uint16_t tx_run_pkey; /* and their P_Key (the receiver's cut checks it) */
+	/* The open run started with a First or Middle, a path MTU of payload:
+	 * a shorter packet may end it (gso_tail_fits). */
+	bool tx_run_mtu_sized;
 	/* wire_icrc_id_basis of the last few packet sizes (tens of us each) */
 	struct {
 		uint16_t len;
@@ -364,14 +367,53 @@ static bool gso_fits(const struct emu_net *n, const uint8_t *pkt, size_t len)
 	       n->tx_iov[last].iov_len + len <= WIRE_GSO_MAX_BYTES;
 }
 
+/*
+ * May pkt end the open GSO run, shorter than its packets? A GSO send's last
+ * segment may be shorter than the others, so the last packet of a message
+ * (or the first Middle after a WRITE's First, which its RETH makes longer)
+ * need not be a datagram of its own. Only after a First or Middle, whose
+ * payload is a path MTU: a receiver that sees the datagram whole (a raw
+ * socket, a capture) can then tell where the packets end
+ * (wire_gso_seg_size). A message of two packets thus leaves as one
+ * datagram instead of two.
+ */
+static bool gso_tail_fits(const struct emu_net *n, const uint8_t *pkt, size_t len)
+{
+	unsigned last = n->ntx - 1;
+
+	return n->tx_run_mtu_sized && len < n->tx_run_len && len >= WIRE_GSO_MIN_SEG &&
+	       wire_bth_get_pkey((const struct wire_bth *)pkt) == n->tx_run_pkey &&
+	       n->tx_segs[last] < WIRE_GSO_MAX_SEGS &&
+	       n->tx_iov[last].iov_len + len <= WIRE_GSO_MAX_BYTES;
+}
+
+/* A First or Middle (a path MTU of payload), not a Last or Only. */
+static bool mtu_sized(const uint8_t *pkt)
+{
+	const struct wire_opcode_info *op =
+	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)pkt));
+
+	return op && (op->mask & (WIRE_START_MASK | WIRE_MIDDLE_MASK)) &&
+	       !(op->mask & WIRE_END_MASK);
+}
+
+/* The kept ICRC ID basis of packets of len bytes, or NULL. */
+static const uint32_t *gso_basis_kept(const struct emu_net *n, size_t len)
+{
+	for (unsigned i = 0; i < NET_GSO_BASES; i++)
+		if (n->gso_basis[i].len == len)
+			return n->gso_basis[i].basis;
+	return NULL;
+}
+
 /* The ICRC ID basis of packets of len bytes (ICRC included). */
 static const uint32_t *gso_basis(struct emu_net *n, size_t len)
 {
+	const uint32_t *b = gso_basis_kept(n, len);
 	unsigned i;
 
-	for (i = 0; i < NET_GSO_BASES; i++)
-		if (n->gso_basis[i].len == len)
-			return n->gso_basis[i].basis;
+	if (b)
+		return b;
 	i = n->gso_basis_next++ % NET_GSO_BASES;
 	n->gso_basis[i].len = (uint16_t)len;
 	wire_icrc_id_basis(len - XPORT_ICRC_BYTES, n->gso_basis[i].basis);
@@ -421,9 +463,22 @@ static void gso_seg_sealed(struct emu_dev *dev, const struct xport_route *rt, ui
 {
 	if (dev->family == AF_INET) {
 		uint8_t *t = p + len - XPORT_ICRC_BYTES;
+		const uint32_t *b = gso_basis_kept(dev->net, len);
 
-		wire_icrc_put(t,
-			      wire_icrc_get(t) ^ wire_icrc_id_delta(gso_basis(dev->net, len), seg));
+		/* A run's size and the ACK's recur: their basis is kept. A
+		 * shorter last packet's size may not (messages of any length):
+		 * sealing it again for its ID costs one CRC of it, where a
+		 * basis costs tens of microseconds. */
+		if (b || len == dev->net->tx_run_len || len == WIRE_GSO_MIN_SEG)
+			wire_icrc_put(
+			    t, wire_icrc_get(t) ^
+				   wire_icrc_id_delta(b ? b : gso_basis(dev->net, len), seg));
+		else
+			wire_icrc_put(t, wire_icrc_end(wire_icrc_add_ib(
+					     wire_icrc_begin_udp4(
+						 rt->sgid + 12, rt->dgid + 12, seg, WIRE_IPV4_DF,
+						 rt->sport, rt->dport, len - XPORT_ICRC_BYTES),
+					     0, p, len - XPORT_ICRC_BYTES)));
 	}
 	if (dev->capture) {
 		struct xport_route crt = *rt;
@@ -450,7 +505,7 @@ static void gso_append(struct emu_dev *dev, const struct xport_route *rt, const 
 	n->tx_iov[last].iov_len += len;
 	n->tx_segs[last] = (uint16_t)(seg + 1);
 	if (seg == 1)
-		gso_say_size(h, len);
+		gso_say_size(h, n->tx_run_len);
 	gso_seg_sealed(dev, rt, dst, len, seg);
 }
 
@@ -565,7 +620,9 @@ void *emu_net_tx_buf(struct emu_dev *dev)
 
 	if (!n || dev->fault_on)
 		return NULL;
-	if (n->tx_used + XPORT_MAX_PKT_BYTES > NET_TX_ARENA)
+	/* Room for this packet and, unless it may join the open run, for a
+	 * shorter one behind it: a message's First and Last leave together. */
+	if (n->tx_used + XPORT_MAX_PKT_BYTES * (n->ntx && n->tx_run_open ? 1 : 2) > NET_TX_ARENA)
 		net_flush_full(dev);
 	return n->tx_arena + n->tx_used;
 }
@@ -601,11 +658,24 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		gso_append(dev, rt, pkt, len);
 		return 0;
 	}
+	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt) &&
+	    gso_tail_fits(n, pkt, len)) {
+		note_tx(dev, false, pkt, len);
+		gso_append(dev, rt, pkt, len);
+		/* Nothing may follow a segment shorter than the run's. */
+		n->tx_run_open = false;
+		dev->dcnt[EMU_DCNT_TX_GSO_TAILS]++;
+		return 0;
+	}
 	if (gso && ack_behind(n, rt, pkt, len)) {
 		ack_put_behind(dev, rt, pkt, len);
 		return 0;
 	}
 	ack_capture(dev);
+	/* A new entry: the batch goes out first when it has none left (not
+	 * as soon as it took its last, which a shorter packet may still end). */
+	if (n->ntx == NET_TX_BATCH)
+		net_flush_full(dev);
 	i = n->ntx;
 	rc = emu_route_sockaddr_from_gid(rt->dgid, rt->dport, dev->family, (uint32_t)dev->ifindex,
 					 &n->tx_names[i], &alen);
@@ -616,8 +686,11 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	if (mcast)
 		dev->dcnt[EMU_DCNT_TX_MCAST]++;
 	note_tx(dev, i == 0, pkt, len);
+	/* (memmove: a packet built in place may lie in the arena still, past
+	 * what the flush above sent) */
 	if (pkt != n->tx_arena + n->tx_used)
-		memcpy(n->tx_arena + n->tx_used, pkt, len);
+		memmove(n->tx_arena + n->tx_used, pkt, len);
+	pkt = n->tx_arena + n->tx_used;
 	n->tx_iov[i].iov_base = n->tx_arena + n->tx_used;
 	n->tx_iov[i].iov_len = len;
 	n->tx_used += len;
@@ -636,13 +709,12 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		n->tx_run_rt = *rt;
 		n->tx_run_len = (uint16_t)len;
 		n->tx_run_pkey = wire_bth_get_pkey((const struct wire_bth *)pkt);
+		n->tx_run_mtu_sized = mtu_sized(pkt);
 	}
 	/* A lone ACK waits for the capture until it is known what follows it. */
 	n->tx_ack_uncaptured = gso && i == 0 && n->tx_acks_only;
 	if (dev->capture && !n->tx_ack_uncaptured)
 		emu_capture_packet(dev, rt, pkt, len);
-	if (n->ntx == NET_TX_BATCH)
-		net_flush_full(dev);
 	return 0;
 }
 

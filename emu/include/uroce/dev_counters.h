@@ -83,6 +83,8 @@
 	  "raw-socket datagrams with IP options, fragments or bad lengths (dropped)")             \
 	X(TX_GSO_SENDS, "tx_gso_sends", "UDP GSO datagrams sent (each holds 2 or more packets)")  \
 	X(TX_GSO_SEGMENTS, "tx_gso_segments", "packets sent inside UDP GSO datagrams")            \
+	X(TX_GSO_TAILS, "tx_gso_tails",                                                           \
+	  "GSO datagrams ended by a packet shorter than the others (a message's last)")           \
 	X(RX_GSO_DATAGRAMS, "rx_gso_datagrams",                                                   \
 	  "received datagrams that held several packets (GRO, or a GSO send over loopback)")      \
 	X(RX_GSO_SEGMENTS, "rx_gso_segments", "packets taken out of such datagrams")              \

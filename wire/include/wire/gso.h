@@ -39,7 +39,14 @@
  * an ACK (an Acknowledge opcode, WIRE_GSO_MIN_SEG bytes, the same P_Key),
  * one of the two with a valid ICRC as segment 0 or 1: what a sender makes
  * of a request and the ACK it carries back (a GSO datagram's last segment
- * may be shorter than the others).
+ * may be shorter than the others). And packets of a First or Middle's size
+ * followed by a shorter last one (a message's last packet, or the Middle
+ * after a WRITE's First, which its RETH makes longer): a First or Middle
+ * carries exactly a path MTU of payload, so s is the first packet's
+ * headers, one of the five MTUs and the ICRC, with a BTH of the P_Key at
+ * every multiple of s and at the last piece, which must be a Last, an Only
+ * or a Middle of that MTU, and the first or second packet's ICRC valid as
+ * above.
  */
 size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 			 const uint8_t *ib, size_t len);
