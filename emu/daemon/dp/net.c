@@ -151,6 +151,7 @@ struct emu_net {
 	/* The open run started with a First or Middle, a path MTU of payload:
 	 * a shorter packet may end it (gso_tail_fits). */
 	bool tx_run_mtu_sized;
+	uint16_t tx_tail_len; /* the size of the last shorter packet that ended a run */
 	/* wire_icrc_id_basis of the last few packet sizes (tens of us each) */
 	struct {
 		uint16_t len;
@@ -468,8 +469,16 @@ static void gso_seg_sealed(struct emu_dev *dev, const struct xport_route *rt, ui
 		/* A run's size and the ACK's recur: their basis is kept. A
 		 * shorter last packet's size may not (messages of any length):
 		 * sealing it again for its ID costs one CRC of it, where a
-		 * basis costs tens of microseconds. */
-		if (b || len == dev->net->tx_run_len || len == WIRE_GSO_MIN_SEG)
+		 * basis costs tens of microseconds, so a basis is made for it
+		 * only when the last one had its size too (a stream of
+		 * messages of one length). */
+		bool tail = len < dev->net->tx_run_len && len != WIRE_GSO_MIN_SEG;
+
+		if (tail && !b && dev->net->tx_tail_len == len)
+			b = gso_basis(dev->net, len);
+		if (tail)
+			dev->net->tx_tail_len = (uint16_t)len;
+		if (b || !tail)
 			wire_icrc_put(
 			    t, wire_icrc_get(t) ^
 				   wire_icrc_id_delta(b ? b : gso_basis(dev->net, len), seg));
