@@ -160,6 +160,24 @@ for n in uroce0 uroce1; do
 	exactly "corrupt: $n's capture shows the bad ICRC" "$DEC_BAD" 1
 done
 
+# A corrupted packet that ends a GSO datagram shorter than the packet before
+# it (an 8 KiB WRITE's Last behind its First) keeps its bad ICRC: the sender
+# corrects the ICRC for the segment's IP ID by the difference, never by a
+# new CRC over the corrupted bytes.
+if command -v ib_write_bw >/dev/null; then
+	OPTS1=(--fault "tx:corrupt:opcode=rc_rdma_write_last,count=1")
+	begin corrupt-tail
+	run_perftest "$LABEL" 120 run \
+		ib_write_bw -d uroce0 -x 0 -F -s 8192 -n 50 -- \
+		ib_write_bw -d uroce1 -x 0 -F -s 8192 -n 50 "$ADDR0"
+	check "corrupt-tail: ib_write_bw 8 KiB: exit $SERVER_RC/$CLIENT_RC" \
+		[ "$SERVER_RC$CLIENT_RC" = 00 ]
+	exactly "corrupt-tail: uroce1 daemon.fault_corrupted" "$(counter uroce1 daemon.fault_corrupted)" 1
+	at_least "corrupt-tail: uroce1 daemon.tx_gso_tails" "$(counter uroce1 daemon.tx_gso_tails)" 40
+	exactly "corrupt-tail: uroce0 drop.bad_icrc" "$(counter uroce0 drop.bad_icrc)" 1
+	end
+fi
+
 # ---------------------------------------------------------------- forged replies
 OPTS0=(--fault "rx:rnr-nak=1:opcode=ack,count=2")
 begin forged-rnr

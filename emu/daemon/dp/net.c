@@ -471,14 +471,16 @@ static void gso_seg_sealed(struct emu_dev *dev, const struct xport_route *rt, ui
 		 * sealing it again for its ID costs one CRC of it, where a
 		 * basis costs tens of microseconds, so a basis is made for it
 		 * only when the last one had its size too (a stream of
-		 * messages of one length). */
+		 * messages of one length). Not while fault rules exist: a
+		 * packet they corrupted must keep its bad ICRC, which a new
+		 * one would hide. */
 		bool tail = len < dev->net->tx_run_len && len != WIRE_GSO_MIN_SEG;
 
 		if (tail && !b && dev->net->tx_tail_len == len)
 			b = gso_basis(dev->net, len);
 		if (tail)
 			dev->net->tx_tail_len = (uint16_t)len;
-		if (b || !tail)
+		if (b || !tail || dev->fault_on)
 			wire_icrc_put(
 			    t, wire_icrc_get(t) ^
 				   wire_icrc_id_delta(b ? b : gso_basis(dev->net, len), seg));
