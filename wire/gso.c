@@ -60,6 +60,15 @@ static int gso_tail_ok(const uint8_t *p, size_t s, size_t mtu)
 		      ((oi->mask & WIRE_MIDDLE_MASK) && s == oi->hdr_bytes + mtu + GSO_ICRC_BYTES));
 }
 
+int wire_gso_mtu_sized(const uint8_t *ib)
+{
+	const struct wire_opcode_info *oi =
+	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)ib));
+
+	return oi && (oi->mask & (WIRE_MIDDLE_MASK | WIRE_START_MASK)) &&
+	       !(oi->mask & WIRE_END_MASK);
+}
+
 /*
  * A First or Middle packet carries exactly a path MTU of payload (IBA
  * 9.7.3.1.2), so the size of a run that starts with one is its headers, one
@@ -71,13 +80,13 @@ static int gso_tail_ok(const uint8_t *p, size_t s, size_t mtu)
 static size_t gso_full_run(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 			   const uint8_t *ib, size_t len, uint16_t pkey)
 {
-	const struct wire_opcode_info *oi =
-	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)ib));
+	size_t hdr;
 
-	if (!oi || !(oi->mask & (WIRE_MIDDLE_MASK | WIRE_START_MASK)) || (oi->mask & WIRE_END_MASK))
+	if (!wire_gso_mtu_sized(ib))
 		return 0;
+	hdr = wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)ib))->hdr_bytes;
 	for (size_t mtu = WIRE_MIN_PMTU; mtu <= WIRE_MAX_PMTU; mtu *= 2) {
-		size_t s = oi->hdr_bytes + mtu + GSO_ICRC_BYTES, off, rest = len % s;
+		size_t s = hdr + mtu + GSO_ICRC_BYTES, off, rest = len % s;
 		int ok = 1;
 
 		/* Equal pieces were tried already; the last must be a packet. */
@@ -85,10 +94,10 @@ static size_t gso_full_run(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *
 			continue;
 		for (off = s; ok && off < len; off += s)
 			ok = gso_bth_ok(ib + off, len - off < s ? len - off : s, pkey);
-		if (ok && !gso_tail_ok(ib + len - rest, rest, mtu))
+		if (!ok || !gso_tail_ok(ib + len - rest, rest, mtu))
 			continue;
-		if (ok && (gso_icrc_ok(ip, ip_hdr_len, udp, ib, s, 0) ||
-			   gso_icrc_ok(ip, ip_hdr_len, udp, ib + s, len - s < s ? len - s : s, 1)))
+		if (gso_icrc_ok(ip, ip_hdr_len, udp, ib, s, 0) ||
+		    gso_icrc_ok(ip, ip_hdr_len, udp, ib + s, len - s < s ? len - s : s, 1))
 			return s;
 	}
 	return 0;

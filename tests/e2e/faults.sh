@@ -130,13 +130,11 @@ impair_pp() {
 	fi
 }
 
-# impair_rc: the case's impairment as rc_semantics takes it (both ways, ACKs too).
+# impair_rc: the case's impairment as rc_semantics takes it (both ways, ACKs
+# too): impair_pp's with both directions.
 impair_rc() {
-	if [ -n "$spec" ]; then
-		impair_start --seed "$seed" -x "$spec"
-	else
-		impair_start --seed "$seed"
-	fi
+	local ppdir=x
+	impair_pp
 }
 
 # pp_run LABEL: the case's data-checking ping-pong; PP_OK=1 when both ends

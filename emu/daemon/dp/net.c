@@ -149,7 +149,7 @@ struct emu_net {
 	uint16_t tx_run_len;  /* the size of the open run's packets */
 	uint16_t tx_run_pkey; /* and their P_Key (the receiver's cut checks it) */
 	/* The open run started with a First or Middle, a path MTU of payload:
-	 * a shorter packet may end it (gso_tail_fits). */
+	 * a shorter packet may end it (gso_fits). */
 	bool tx_run_mtu_sized;
 	uint16_t tx_tail_len; /* the size of the last shorter packet that ended a run */
 	/* wire_icrc_id_basis of the last few packet sizes (tens of us each) */
@@ -357,45 +357,25 @@ int emu_net_send(struct emu_dev *dev, const struct xport_route *rt, const void *
 
 static void net_flush_full(struct emu_dev *dev);
 
-/* May pkt join the open GSO run: of its size and P_Key, and room for it? */
+/*
+ * May pkt join the open GSO run: its P_Key, room for it, and its size, the
+ * run's or, as the run's last, shorter. A GSO send's last segment may be
+ * shorter than the others, so the last packet of a message (or the first
+ * Middle after a WRITE's First, which its RETH makes longer) need not be a
+ * datagram of its own. Only after a First or Middle, whose payload is a
+ * path MTU: a receiver that sees the datagram whole (a raw socket, a
+ * capture) can then tell where the packets end (wire_gso_seg_size). A
+ * message of two packets thus leaves as one datagram instead of two.
+ */
 static bool gso_fits(const struct emu_net *n, const uint8_t *pkt, size_t len)
 {
 	unsigned last = n->ntx - 1;
 
-	return len == n->tx_run_len &&
+	return (len == n->tx_run_len ||
+		(n->tx_run_mtu_sized && len < n->tx_run_len && len >= WIRE_GSO_MIN_SEG)) &&
 	       wire_bth_get_pkey((const struct wire_bth *)pkt) == n->tx_run_pkey &&
 	       n->tx_segs[last] < WIRE_GSO_MAX_SEGS &&
 	       n->tx_iov[last].iov_len + len <= WIRE_GSO_MAX_BYTES;
-}
-
-/*
- * May pkt end the open GSO run, shorter than its packets? A GSO send's last
- * segment may be shorter than the others, so the last packet of a message
- * (or the first Middle after a WRITE's First, which its RETH makes longer)
- * need not be a datagram of its own. Only after a First or Middle, whose
- * payload is a path MTU: a receiver that sees the datagram whole (a raw
- * socket, a capture) can then tell where the packets end
- * (wire_gso_seg_size). A message of two packets thus leaves as one
- * datagram instead of two.
- */
-static bool gso_tail_fits(const struct emu_net *n, const uint8_t *pkt, size_t len)
-{
-	unsigned last = n->ntx - 1;
-
-	return n->tx_run_mtu_sized && len < n->tx_run_len && len >= WIRE_GSO_MIN_SEG &&
-	       wire_bth_get_pkey((const struct wire_bth *)pkt) == n->tx_run_pkey &&
-	       n->tx_segs[last] < WIRE_GSO_MAX_SEGS &&
-	       n->tx_iov[last].iov_len + len <= WIRE_GSO_MAX_BYTES;
-}
-
-/* A First or Middle (a path MTU of payload), not a Last or Only. */
-static bool mtu_sized(const uint8_t *pkt)
-{
-	const struct wire_opcode_info *op =
-	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)pkt));
-
-	return op && (op->mask & (WIRE_START_MASK | WIRE_MIDDLE_MASK)) &&
-	       !(op->mask & WIRE_END_MASK);
 }
 
 /* The kept ICRC ID basis of packets of len bytes, or NULL. */
@@ -476,14 +456,12 @@ static void gso_seg_sealed(struct emu_dev *dev, const struct xport_route *rt, ui
 		 * one would hide. */
 		bool tail = len < dev->net->tx_run_len && len != WIRE_GSO_MIN_SEG;
 
-		if (tail && !b && dev->net->tx_tail_len == len)
+		if (!b && (!tail || dev->fault_on || dev->net->tx_tail_len == len))
 			b = gso_basis(dev->net, len);
 		if (tail)
 			dev->net->tx_tail_len = (uint16_t)len;
-		if (b || !tail || dev->fault_on)
-			wire_icrc_put(
-			    t, wire_icrc_get(t) ^
-				   wire_icrc_id_delta(b ? b : gso_basis(dev->net, len), seg));
+		if (b)
+			wire_icrc_put(t, wire_icrc_get(t) ^ wire_icrc_id_delta(b, seg));
 		else
 			wire_icrc_put(t, wire_icrc_end(wire_icrc_add_ib(
 					     wire_icrc_begin_udp4(
@@ -667,15 +645,11 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt) && gso_fits(n, pkt, len)) {
 		note_tx(dev, false, pkt, len);
 		gso_append(dev, rt, pkt, len);
-		return 0;
-	}
-	if (gso && n->tx_run_open && gso_same_path(rt, &n->tx_run_rt) &&
-	    gso_tail_fits(n, pkt, len)) {
-		note_tx(dev, false, pkt, len);
-		gso_append(dev, rt, pkt, len);
-		/* Nothing may follow a segment shorter than the run's. */
-		n->tx_run_open = false;
-		dev->dcnt[EMU_DCNT_TX_GSO_TAILS]++;
+		if (len < n->tx_run_len) {
+			/* Nothing may follow a segment shorter than the run's. */
+			n->tx_run_open = false;
+			dev->dcnt[EMU_DCNT_TX_GSO_TAILS]++;
+		}
 		return 0;
 	}
 	if (gso && ack_behind(n, rt, pkt, len)) {
@@ -720,7 +694,7 @@ int emu_net_xmit(struct emu_dev *dev, const struct xport_route *rt, const void *
 		n->tx_run_rt = *rt;
 		n->tx_run_len = (uint16_t)len;
 		n->tx_run_pkey = wire_bth_get_pkey((const struct wire_bth *)pkt);
-		n->tx_run_mtu_sized = mtu_sized(pkt);
+		n->tx_run_mtu_sized = wire_gso_mtu_sized(pkt);
 	}
 	/* A lone ACK waits for the capture until it is known what follows it. */
 	n->tx_ack_uncaptured = gso && i == 0 && n->tx_acks_only;

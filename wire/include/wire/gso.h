@@ -51,4 +51,11 @@
 size_t wire_gso_seg_size(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 			 const uint8_t *ib, size_t len);
 
+/*
+ * Is the packet at ib a First or Middle (not a Last or Only), so that it
+ * carries exactly a path MTU of payload: a GSO run that starts with one may
+ * end with a shorter packet, and wire_gso_seg_size still finds the cut.
+ */
+int wire_gso_mtu_sized(const uint8_t *ib);
+
 #endif /* WIRE_GSO_H */
