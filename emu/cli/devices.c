@@ -23,7 +23,9 @@ static void usage(FILE *f)
 		   "\n"
 		   "List the live uroce devices (running uroced daemons) with "
 		   "their addresses and\n"
-		   "the resources their clients hold.\n"
+		   "the resources their clients hold: contexts, PDs, MRs, CQs, QPs, SRQs, AHs,\n"
+		   "completion channels, memory windows, device memory allocations, XRC domain\n"
+		   "handles (XRCD) and handles of XRC target QPs opened with ibv_open_qp (OQP).\n"
 		   "\n" CLI_COMMON_HELP);
 }
 
@@ -119,17 +121,19 @@ int cli_devices_main(int argc, char **argv)
 		return 0;
 	}
 	qsort(devs, n, sizeof(*devs), by_name);
-	printf("%-12s %-24s %5s %5s %8s %4s %4s %5s %4s %4s %4s %4s %5s %5s\n", "DEVICE", "ADDRESS",
-	       "PORT", "MTU", "PID", "CTX", "PD", "MR", "CQ", "QP", "SRQ", "AH", "CHAN", "MW");
+	printf("%-12s %-24s %5s %5s %8s %4s %4s %5s %4s %4s %4s %4s %5s %5s %4s %4s %4s\n",
+	       "DEVICE", "ADDRESS", "PORT", "MTU", "PID", "CTX", "PD", "MR", "CQ", "QP", "SRQ",
+	       "AH", "CHAN", "MW", "DM", "XRCD", "OQP");
 	for (size_t i = 0; i < n; i++) {
 		const struct uroce_hello_resp *d = &devs[i];
 
 		printf("%-12s %-24s %5u %5u %8u %4u %4u %5u %4u %4u %4u %4u "
-		       "%5u %5u\n",
+		       "%5u %5u %4u %4u %4u\n",
 		       d->name, d->addr, d->udp_port,
 		       d->active_mtu >= 1 && d->active_mtu <= 5 ? 128u << d->active_mtu : 0,
 		       d->daemon_pid, d->counts.ctx, d->counts.pd, d->counts.mr, d->counts.cq,
-		       d->counts.qp, d->counts.srq, d->counts.ah, d->counts.channel, d->counts.mw);
+		       d->counts.qp, d->counts.srq, d->counts.ah, d->counts.channel, d->counts.mw,
+		       d->counts.dm, d->counts.xrcd, d->counts.qp_open);
 	}
 	free(devs);
 	return 0;

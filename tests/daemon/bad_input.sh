@@ -14,7 +14,7 @@ start_daemon uroce1 "$TEST_NET.2"
 uroce run -- "$CTL_VERBS" check uroce0 uroce1 || fail "ctl_verbs check"
 kill -0 "$P0" 2>/dev/null || fail "uroce0 died"
 c=$(counts uroce0)
-[ "$c" = "0 0 0 0 0 0 0 0 0" ] || fail "uroce0 holds resources after the client: $c"
+[ "$c" = "0 0 0 0 0 0 0 0 0 0 0 0" ] || fail "uroce0 holds resources after the client: $c"
 uroce run -- ibv_devinfo -d uroce0 >/dev/null 2>&1 || fail "uroce0 no longer serves"
 grep -q "error" "$LOG0" && fail "uroce0 logged errors: $(grep error "$LOG0")"
 finish

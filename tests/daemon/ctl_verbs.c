@@ -10,8 +10,11 @@
  *
  *   ctl_verbs check DEV_A DEV_B   run every check; exit 0 when all pass
  *   ctl_verbs hold DEV            create PD, MR, CQ, QP, SRQ, AH (with a
- *                                 GRH to its own GID 0), channel,
- *                                 print "ready" and wait to be killed
+ *                                 GRH to its own GID 0), channel, a memory
+ *                                 window bound to the MR, device memory, an
+ *                                 XRC domain with a target QP and a second
+ *                                 handle of that QP (ibv_open_qp), print
+ *                                 "ready" and wait to be killed
  */
 #include <infiniband/verbs.h>
 #include <errno.h>
@@ -926,6 +929,18 @@ static int cmd_hold(const char *dev)
 	struct ibv_ah *ah;
 	struct ibv_mw *mw;
 	struct ibv_mw_bind bind = {.wr_id = 1, .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_alloc_dm_attr dma = {.length = 4096};
+	struct ibv_xrcd_init_attr xa = {.comp_mask =
+					    IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+					.fd = -1,
+					.oflags = O_CREAT};
+	struct ibv_qp_init_attr_ex ta = {.qp_type = IBV_QPT_XRC_RECV,
+					 .comp_mask = IBV_QP_INIT_ATTR_XRCD};
+	struct ibv_qp_open_attr oa = {.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+						   IBV_QP_OPEN_ATTR_TYPE,
+				      .qp_type = IBV_QPT_XRC_RECV};
+	struct ibv_xrcd *xrcd;
+	struct ibv_qp *tgt, *opened;
 	struct ibv_wc wc;
 	int n = 0;
 
@@ -964,6 +979,18 @@ static int cmd_hold(const char *dev)
 		n = ibv_poll_cq(cq, 1, &wc);
 	if (n != 1 || wc.status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "hold: the bind did not complete\n");
+		return 1;
+	}
+	/* Device memory, and an XRC domain whose target QP has a second handle. */
+	xrcd = ibv_open_xrcd(ctx, &xa);
+	ta.xrcd = xrcd;
+	tgt = xrcd ? ibv_create_qp_ex(ctx, &ta) : NULL;
+	oa.xrcd = xrcd;
+	oa.qp_num = tgt ? tgt->qp_num : 0;
+	opened = tgt ? ibv_open_qp(ctx, &oa) : NULL;
+	if (!ibv_alloc_dm(ctx, &dma) || !opened) {
+		fprintf(stderr, "hold: cannot allocate device memory or an XRC domain: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	printf("ready\n");

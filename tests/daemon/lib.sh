@@ -41,7 +41,7 @@ counter() {
 	uroce counters "$2" --all | awk -v n="$1" '$1 == n { v = $2 } END { printf "%.0f\n", v + 0 }'
 }
 
-# counts NAME: "CTX PD MR CQ QP SRQ AH CHAN MW" of a device from `uroce devices`.
+# counts NAME: "CTX PD MR CQ QP SRQ AH CHAN MW DM XRCD OQP" of a device from `uroce devices`.
 counts() {
-	uroce devices | awk -v n="$1" '$1 == n { print $6, $7, $8, $9, $10, $11, $12, $13, $14 }'
+	uroce devices | awk -v n="$1" '$1 == n { for (i = 6; i <= 17; i++) printf "%s%s", $i, i < 17 ? " " : "\n" }'
 }

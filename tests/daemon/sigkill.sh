@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # A client killed with SIGKILL while it holds a PD, MR, CQ, QP, SRQ, AH, a
-# completion channel and a memory window bound to its MR: the daemon releases all of it (resource counts from
+# completion channel, a memory window bound to its MR, device memory, an XRC
+# domain and a target QP in it with a second handle opened through the
+# domain: the daemon releases all of it (resource counts from
 # `uroce devices` drop to zero; the MR pages it shared with the daemon are
 # unmapped), keeps serving, and another client's resources are untouched.
 . "$CTL_SRC/lib.sh"
@@ -42,15 +44,15 @@ hold "$T/a.out"
 A=$HOLD_PID
 hold "$T/b.out"
 B=$HOLD_PID
-#        CTX PD MR CQ QP SRQ AH CHAN MW
-wait_counts "2 2 2 2 2 2 2 2 2" || fail "two holders: $(counts uroce0)"
+# Each holder: CTX PD MR CQ, two QPs (RC and XRC target), SRQ AH CHAN MW DM XRCD OQP.
+wait_counts "2 2 2 2 4 2 2 2 2 2 2 2" || fail "two holders: $(counts uroce0)"
 pass "two holders: $(counts uroce0)"
 [ "$(maps)" = 2 ] && pass "the daemon maps both holders' MR pages" ||
 	fail "the daemon maps $(maps) holders' MR pages, not 2"
 
 kill -KILL "$A"
 wait "$A" 2>/dev/null
-wait_counts "1 1 1 1 1 1 1 1 1" || fail "after SIGKILL of one holder: $(counts uroce0)"
+wait_counts "1 1 1 1 2 1 1 1 1 1 1 1" || fail "after SIGKILL of one holder: $(counts uroce0)"
 pass "SIGKILL freed the first holder's resources: $(counts uroce0)"
 [ "$(maps)" = 1 ] && pass "and unmapped its MR pages" || fail "$(maps) MR mappings left, not 1"
 
@@ -60,7 +62,7 @@ kill -0 "$B" 2>/dev/null || fail "the other holder died"
 
 kill -KILL "$B"
 wait "$B" 2>/dev/null
-wait_counts "0 0 0 0 0 0 0 0 0" || fail "after SIGKILL of both: $(counts uroce0)"
+wait_counts "0 0 0 0 0 0 0 0 0 0 0 0" || fail "after SIGKILL of both: $(counts uroce0)"
 pass "all freed: $(counts uroce0)"
 [ "$(maps)" = 0 ] && pass "no MR pages mapped" || fail "$(maps) MR mappings left"
 finish
