@@ -257,7 +257,7 @@ fi
 # The programs exited: their contexts, QPs and timers are gone.
 for d in uroce0 uroce1; do
 	c=$(counts $d)
-	[ "$c" = "0 0 0 0 0 0 0 0 0" ] && pass "$d: every object released" ||
+	[ "$c" = "0 0 0 0 0 0 0 0 0 0 0 0" ] && pass "$d: every object released" ||
 		fail "$d still holds: $c"
 done
 
