@@ -358,6 +358,9 @@ struct ucm_id {
 	 * its traffic class went into tos. */
 	int path_set;
 	uint8_t path_mtu, path_sl, path_rate, path_life;
+	/* An id of a connection request (the passive side): its route is the
+	 * REQ's primary path, which the daemon's CM holds (passive_route). */
+	int passive;
 	int reuseaddr;
 	/* RDMA_OPTION_ID_AFONLY, when set (afonly_set): a wildcard listener
 	 * takes requests of its own family only. Unset, as in the kernel's
@@ -986,6 +989,33 @@ static int cmd_resolve_route(struct ucm_chan *c, const void *in)
 	return 0;
 }
 
+/*
+ * The passive side's route is the ConnectRequest's primary path, as the
+ * kernel's CM gives the new id (cma_ib_new_conn_id): its MTU, SL, rate and
+ * traffic class, which the daemon's CM took from the REQ and gives the QP's
+ * RTR attributes. Asked once and kept (path_set), so the route stays what
+ * the REQ said after the connection is gone. A UD id (SIDR) has no path to
+ * take; a daemon that cannot answer leaves the RNIC's defaults.
+ */
+static void passive_route(struct ucm_id *id)
+{
+	struct uroce_cm_init_qp_attr_req req = {
+	    .hdr.op = UROCE_OP_CM_INIT_QP_ATTR, .handle = id->dh, .qp_state = UROCE_QPS_RTR};
+	struct uroce_cm_init_qp_attr_resp r;
+
+	if (!id->passive || id->path_set || id->qp_type == IBV_QPT_UD || !id->dh ||
+	    ucm_call(id->dev, &req, sizeof(req), &r, sizeof(r)))
+		return;
+	if (r.attr.mask & UROCE_QP_PATH_MTU)
+		id->path_mtu = r.attr.path_mtu;
+	else
+		id->path_mtu = (uint8_t)id->dev->active_mtu;
+	id->path_sl = r.attr.sl;
+	id->path_rate = r.attr.static_rate;
+	id->tos = r.attr.traffic_class;
+	id->path_set = 1;
+}
+
 static int cmd_query_route(struct ucm_chan *c, const void *in, uint16_t out)
 {
 	const struct ucm_query *cmd = in;
@@ -1005,6 +1035,7 @@ static int cmd_query_route(struct ucm_chan *c, const void *in, uint16_t out)
 	memcpy(&resp->dst_addr, &id->dst, sizeof(resp->dst_addr));
 	if (!id->dev)
 		return 0;
+	passive_route(id);
 	resp->node_guid = id->dev->guid;
 	resp->port_num = UROCE_PORT_NUM;
 	p = &resp->ib_route[0];
@@ -1681,6 +1712,7 @@ static int ucm_event_out(struct ucm_chan *c, struct ucm_id *id, struct ucm_dev *
 		addr_to_sa(&ev->local, &child->src);
 		addr_to_sa(&ev->remote, &child->dst);
 		child->bound = child->addr_resolved = child->route_resolved = 1;
+		child->passive = 1;
 		child->tos = id->tos;
 		r->id = child->handle; /* uid stays the listener's */
 	}

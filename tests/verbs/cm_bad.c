@@ -12,8 +12,9 @@
  * address vector, QPN 0xFFFFFF, Q_Key 0x01234567) and a leave of a group not joined
  * (EADDRNOTAVAIL); the event channel's fd is pollable (readable iff an event is pending, EAGAIN
  * when non-blocking and empty); an id destroyed with its QP still attached (the device closes with
- * the last id, the daemon frees the QP). Prints one "ok:"/"FAIL:" line per check; exit 1 when one
- * failed.
+ * the last id, the daemon frees the QP); a path record's MTU, SL, rate and class reach the route,
+ * the ConnectRequest and the passive side's QP attributes and route. Prints one "ok:"/"FAIL:" line
+ * per check; exit 1 when one failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -448,6 +449,18 @@ int main(int argc, char **argv)
 			      "%d rate %d tclass 0x%x",
 			      qattr.path_mtu, qattr.ah_attr.sl, qattr.ah_attr.static_rate,
 			      qattr.ah_attr.grh.traffic_class);
+			/* librdmacm queried the new id's route with the event. */
+			CHECK(child->route.num_paths == 1 && child->route.path_rec &&
+				  child->route.path_rec->mtu == IBV_MTU_1024 &&
+				  child->route.path_rec->sl == 5 &&
+				  child->route.path_rec->rate == IBV_RATE_40_GBPS &&
+				  child->route.path_rec->traffic_class == 0x20,
+			      "the passive side's route is the REQ's path: mtu %d sl %d rate %d "
+			      "tclass 0x%x",
+			      child->route.path_rec ? child->route.path_rec->mtu : -1,
+			      child->route.path_rec ? child->route.path_rec->sl : -1,
+			      child->route.path_rec ? child->route.path_rec->rate : -1,
+			      child->route.path_rec ? child->route.path_rec->traffic_class : -1);
 			rdma_reject(child, NULL, 0);
 			rdma_ack_cm_event(ev);
 			rdma_destroy_id(child);
