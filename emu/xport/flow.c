@@ -137,35 +137,56 @@ void xport__flow_sync(struct xport_qp *qp)
 		flow_wake(qp->dev);
 }
 
-bool xport__flow_admit(struct xport_qp *qp, const struct xport_swqe *w)
+/* Budget a message of w's PSNs needs (up to one window's). */
+static uint64_t flow_need(const struct xport_qp *qp, const struct xport_swqe *w)
 {
-	struct xport_flow *f = &qp->dev->flow;
-	uint32_t n;
-	uint64_t need;
+	uint32_t n = uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_ATOMIC
+			 ? 1
+			 : xport__req_npkts(w->length, qp->pmtu);
 
-	if (!f->budget || !xport__reliable(qp))
-		return true;
-	/* Retransmitted PSNs are counted already (the go-back-N rewind). */
-	if (wire_psn_cmp(qp->req.psn, qp->req.hw_psn) < 0)
-		return true;
-	n = uroce_wr_flags(w->wr.opcode) & UROCE_WR_F_ATOMIC
-		? 1
-		: xport__req_npkts(w->length, qp->pmtu);
 	if (n > XPORT_MAX_UNACKED_PSNS)
 		n = XPORT_MAX_UNACKED_PSNS;
-	need = (uint64_t)n * qp->pmtu;
+	return (uint64_t)n * qp->pmtu;
+}
+
+/* Budget that is not the QP's to take: others wait first, or it is used up. */
+static bool flow_blocked(const struct xport_flow *f, uint64_t need)
+{
+	return f->head || (f->inflight + f->granted && f->inflight + f->granted + need > f->budget);
+}
+
+/* Nothing to decide: no budget, UC/UD, or PSNs sent before (a retransmission). */
+static bool flow_exempt(const struct xport_qp *qp)
+{
+	return !qp->dev->flow.budget || !xport__reliable(qp) ||
+	       wire_psn_cmp(qp->req.psn, qp->req.hw_psn) < 0;
+}
+
+bool xport__flow_admit(struct xport_qp *qp, const struct xport_swqe *w)
+{
+	uint64_t need;
+
+	if (flow_exempt(qp))
+		return true;
+	need = flow_need(qp, w);
 	if (qp->flow.turn) {
 		flow_drop_turn(qp);
 	} else if (qp->flow.waiting) {
 		return false;
-	} else if (f->head ||
-		   (f->inflight + f->granted && f->inflight + f->granted + need > f->budget)) {
+	} else if (flow_blocked(&qp->dev->flow, need)) {
 		flow_enqueue(qp, need);
 		return false;
 	}
-	qp->flow.end_psn = wire_psn_add(qp->req.psn, n);
+	qp->flow.end_psn = wire_psn_add(qp->req.psn, (uint32_t)(need / qp->pmtu));
 	xport__flow_sync(qp);
 	return true;
+}
+
+bool xport__flow_would_admit(const struct xport_qp *qp, const struct xport_swqe *w)
+{
+	if (flow_exempt(qp) || qp->flow.turn)
+		return true;
+	return !qp->flow.waiting && !flow_blocked(&qp->dev->flow, flow_need(qp, w));
 }
 
 void xport__flow_forget(struct xport_qp *qp)

@@ -181,7 +181,7 @@ static void req_seek(struct xport_qp *qp)
 }
 
 /* May the requester start this WQE now? */
-static bool req_may_start(struct xport_qp *qp, struct xport_swqe *w)
+static bool req_may_start(const struct xport_qp *qp, const struct xport_swqe *w)
 {
 	/* IBV_SEND_FENCE: wait until prior READ/atomics completed (ibv_post_send(3)). */
 	if (w->wr.flags & UROCE_SEND_FENCE && qp->req.rd_atomic)
@@ -210,6 +210,36 @@ static uint32_t req_window(const struct xport_qp *qp)
 static bool req_window_full(const struct xport_qp *qp)
 {
 	return xport__reliable(qp) && req_in_flight(qp, false) >= req_window(qp);
+}
+
+/* Does the WR complete with a CQE of its own when it succeeds? */
+static bool req_signaled(const struct xport_qp *qp, const struct xport_swqe *w)
+{
+	return qp->sq_sig_all || w->wr.flags & UROCE_SEND_SIGNALED;
+}
+
+/*
+ * Will the WR behind w start right after w's last packet, in this same run
+ * of the requester? The checks xport__req_run makes before it starts a
+ * message, with w's last packet counted as sent, changing nothing. Only a
+ * SEND/WRITE kind counts, and only in RTS (an SQD starts nothing new); a
+ * local WR, a READ or atomic at its limit or behind a fence, a full window
+ * or a device budget without room say no.
+ */
+static bool req_next_starts(struct xport_qp *qp)
+{
+	uint32_t next = qp->req.idx + 1;
+	const struct xport_swqe *n;
+
+	if (next == qp->sq_tail || qp->attr.state != UROCE_QPS_RTS || qp->req.wait_rnr)
+		return false;
+	n = xport__sq_at(qp, next);
+	if (n->state != XPORT_WQE_POSTED || uroce_wr_flags(n->wr.opcode) & UROCE_WR_F_LOCAL)
+		return false;
+	if (uroce_wr_flags(n->wr.opcode) & UROCE_WR_F_RD_ATOMIC && !qp->attr.max_rd_atomic)
+		return false;
+	return req_may_start(qp, n) && req_in_flight(qp, true) < req_window(qp) &&
+	       xport__flow_would_admit(qp, n);
 }
 
 /* Account one PSN range [psn, psn+n) as sent; ackreq: the packet asks for an ACK. */
@@ -423,11 +453,15 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	info = wire_opcode_info((uint8_t)op);
 	/*
 	 * AckReq at the end of a message, every half window, and where the
-	 * window fills: the responder acknowledges only what asks for it.
+	 * window fills: the responder acknowledges only what asks for it. An
+	 * unsignaled message whose successor starts right behind it leaves
+	 * its ACK to a later packet (a signaled end, the half window, the
+	 * window's fill, or the last message the run sends): nothing waits
+	 * for its completion alone, and the ACK that comes covers it.
 	 */
 	if (xport__reliable(qp))
-		ack = xport__req_ackreq(last, qp->req.noack_pkts,
-					xport__cc_ack_every(req_window(qp))) ||
+		ack = xport__req_ackreq(last && (req_signaled(qp, w) || !req_next_starts(qp)),
+					qp->req.noack_pkts, xport__cc_ack_every(req_window(qp))) ||
 		      req_in_flight(qp, true) >= req_window(qp);
 	req_bth(qp, w, pkt, info, psn, ack, pay);
 	/* SE only on the last packet of a solicited SEND / WRITE with immediate (PROTOCOL.md 5). */

@@ -323,6 +323,21 @@ void xport_query(const struct xport_qp *qp, struct xport_qp_attr *attr)
 
 int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 {
+	int rc = xport_post_send_queue(qp, wqe);
+
+	if (!rc)
+		xport_post_send_run(qp);
+	return rc;
+}
+
+void xport_post_send_run(struct xport_qp *qp)
+{
+	if (qp->attr.state != UROCE_QPS_RESET && qp->attr.state != UROCE_QPS_ERR)
+		xport__req_run(qp);
+}
+
+int xport_post_send_queue(struct xport_qp *qp, const struct xport_wqe *wqe)
+{
 	struct xport_swqe *s;
 	uint32_t status, length = 0;
 
@@ -377,7 +392,6 @@ int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe)
 		s->state = XPORT_WQE_POSTED;
 	}
 	qp->sq_tail++;
-	xport__req_run(qp);
 	return 0;
 }
 

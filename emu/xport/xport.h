@@ -815,6 +815,15 @@ void xport_query(const struct xport_qp *qp, struct xport_qp_attr *attr);
  */
 int xport_post_send(struct xport_qp *qp, const struct xport_wqe *wqe);
 /*
+ * The same without sending yet: the WR waits in the engine's SQ for
+ * xport_post_send_run, which sends what the QP may send. A caller that has
+ * several WRs at hand queues them all first, so that the requester sees
+ * the WR behind each message: an unsignaled message followed by one that
+ * starts at once does not ask for an ACK of its own (req.c).
+ */
+int xport_post_send_queue(struct xport_qp *qp, const struct xport_wqe *wqe);
+void xport_post_send_run(struct xport_qp *qp);
+/*
  * Do deferred work (READ responses beyond a burst, requests queued behind
  * them, responses still queued for the completer, requester sends). Returns
  * true while more work remains (the engine calls ops->schedule again in that

@@ -269,6 +269,8 @@ void xport__resp_flush_wqe(struct xport_qp *qp, uint32_t status);
  * the FIFO (once) and is scheduled when its turn comes.
  */
 bool xport__flow_admit(struct xport_qp *qp, const struct xport_swqe *w);
+/* Would xport__flow_admit let w start now? The same answer, changing nothing. */
+bool xport__flow_would_admit(const struct xport_qp *qp, const struct xport_swqe *w);
 /* Recount what the QP has in flight (after ACKs, sends, state changes). */
 void xport__flow_sync(struct xport_qp *qp);
 /* The QP leaves flow control (error, reset, destruction): charge, grant

@@ -989,6 +989,76 @@ START_TEST(test_ackreq_window)
 END_TEST
 
 /*
+ * An unsignaled message whose successor starts right behind it asks for no
+ * ACK of its own. Five 2-packet WRITEs queued before the requester runs
+ * (xport_post_send_queue, as the daemon hands what a pass finds): AckReq
+ * only on the signaled third's end (PSN 5) and on the last's (9). Then a
+ * READ, an unsignaled WRITE and one fenced behind the READ: the WRITE
+ * before the fence asks (12: its successor cannot start), and the last
+ * (14). Two unsignaled WRITEs posted one at a time (xport_post_send) each
+ * ask (16, 18): nothing follows when each leaves. Every WRITE lands and
+ * every WR completes, with CQEs for the signaled ones only.
+ */
+START_TEST(test_ackreq_unsignaled)
+{
+	static const uint32_t want[] = {5, 9, 10, 12, 14, 16, 18};
+	static const uint32_t flags[] = {0, 0, UROCE_SEND_SIGNALED, 0, 0};
+	struct xport_wqe w;
+	uint32_t len = 1500, n = 0;
+
+	env = fake_env_new(12, UROCE_QPT_RC, NULL);
+	fake_pattern(env->ma->buf, 16 * 2048, 12);
+	fake_pattern(env->mb->buf + 14 * 2048, 100, 13);
+	for (unsigned i = 0; i < 5; i++) {
+		fake_wqe(&w, 1 + i, UROCE_WR_RDMA_WRITE, flags[i], env->ma, i * 2048, len);
+		fake_wqe_remote(&w, env->mb, i * 2048);
+		ck_assert_int_eq(xport_post_send_queue(&env->qa->x, &w), 0);
+	}
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 0);
+	xport_post_send_run(&env->qa->x);
+	fake_run(&env->net, 1000);
+	fake_wqe(&w, 6, UROCE_WR_RDMA_READ, UROCE_SEND_SIGNALED, env->ma, 5 * 2048, 100);
+	fake_wqe_remote(&w, env->mb, 14 * 2048);
+	ck_assert_int_eq(xport_post_send_queue(&env->qa->x, &w), 0);
+	for (unsigned i = 6; i < 8; i++) {
+		fake_wqe(&w, 1 + i, UROCE_WR_RDMA_WRITE, i == 7 ? UROCE_SEND_FENCE : 0, env->ma,
+			 i * 2048, len);
+		fake_wqe_remote(&w, env->mb, i * 2048);
+		ck_assert_int_eq(xport_post_send_queue(&env->qa->x, &w), 0);
+	}
+	xport_post_send_run(&env->qa->x);
+	fake_run(&env->net, 1000);
+	for (unsigned i = 8; i < 10; i++) {
+		fake_wqe(&w, 1 + i, UROCE_WR_RDMA_WRITE, 0, env->ma, i * 2048, len);
+		fake_wqe_remote(&w, env->mb, i * 2048);
+		ck_assert_int_eq(fake_post(env->qa, &w), 0);
+	}
+	fake_run(&env->net, 1000);
+
+	ck_assert_uint_eq(fake_count(&env->net, 0, -1), 19);
+	for (uint32_t i = 0; i < 19; i++) {
+		bool ack = n < sizeof(want) / sizeof(want[0]) && i == want[n];
+
+		ck_assert_uint_eq(pkt_at(0, i)->psn, psn(env->conn.psn_a, i));
+		ck_assert_msg(pkt_at(0, i)->ackreq == ack, "PSN +%u AckReq %d", i,
+			      pkt_at(0, i)->ackreq);
+		n += ack;
+	}
+	/* The fenced WRITE left only after the READ's response. */
+	ck_assert_uint_eq(pkt_at(0, 13)->opcode, WIRE_OP_RC_RDMA_WRITE_FIRST);
+	for (unsigned i = 0; i < 10; i++)
+		if (i != 5)
+			ck_assert_mem_eq(env->mb->buf + i * 2048, env->ma->buf + i * 2048, len);
+	ck_assert_mem_eq(env->ma->buf + 5 * 2048, env->mb->buf + 14 * 2048, 100);
+	ck_assert_uint_eq(env->qa->nscq, 2);
+	ck_assert_uint_eq(env->qa->scq[0].wr_id, 3);
+	ck_assert_uint_eq(env->qa->scq[1].wr_id, 6);
+	ck_assert_uint_eq(env->qa->x.comp.idx, env->qa->x.sq_tail);
+	assert_no_drops();
+}
+END_TEST
+
+/*
  * The first burst of a large message is paced also after a quiet spell:
  * on a timed network (50 us one way) a 200-packet SEND opens the window to
  * 128; after 20 ms with nothing outstanding (longer than the adaptive
@@ -1425,6 +1495,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_multi_sge);
 	tcase_add_test(tc, test_signaling);
 	tcase_add_test(tc, test_ackreq_window);
+	tcase_add_test(tc, test_ackreq_unsignaled);
 	tcase_add_test(tc, test_ack_coalescing);
 	tcase_add_test(tc, test_ack_coalescing_reset);
 	tcase_add_test(tc, test_rnr_hold);

@@ -437,7 +437,7 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 		/* Counted as handed before the engine sees it: a WR flushed
 		 * on arrival releases its slot inside the call. */
 		qp->sq_handed++;
-		rc = xport_post_send(&qp->x, &w);
+		rc = xport_post_send_queue(&qp->x, &w);
 		if (rc) {
 			qp->sq_handed--; /* -EAGAIN: the engine is full */
 			break;
@@ -445,6 +445,10 @@ unsigned emu_dp_sq(struct emu_qp *qp)
 		dev->dcnt[EMU_DCNT_SQ_WQES]++;
 		n++;
 	}
+	/* All that was posted is in the engine before it sends: each message
+	 * is sent knowing whether another follows (xport_post_send_queue). */
+	if (n)
+		xport_post_send_run(&qp->x);
 	sq_release(qp, 0);
 	return n;
 }
