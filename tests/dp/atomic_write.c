@@ -6,7 +6,10 @@
  * (IB_UVERBS_DEVICE_ATOMIC_WRITE in device_cap_flags_ex, the send_ops_flags
  * bit on RC only), the 8 bytes landing as given with an IBV_WC_ATOMIC_WRITE
  * completion, a reader thread that never sees anything but one of the two
- * values written while 2000 alternate (what it can and cannot prove: see
+ * values written while 2000 alternate, in a page of its own that the target's
+ * daemon maps (checked in /proc/self/maps): there the daemon makes one 8-byte
+ * store; memory it does not map (a small MR in .bss, as target[] below) is
+ * written with process_vm_writev, which promises no store width (see
  * emu/daemon/dp/dma.c, dma_atomic_write), ibv_post_send refusing the opcode
  * (ibv_send_wr has no place for the data), and the misuse errors: a
  * misaligned address IBV_WC_REM_INV_REQ_ERR, memory without remote write
@@ -16,6 +19,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "verbs_pair.h"
 
@@ -25,6 +30,7 @@
 
 static const uint64_t val_a = 0x0123456789abcdefull, val_b = 0xfedcba9876543210ull;
 static uint64_t target[4] __attribute__((aligned(64)));
+static uint64_t *word; /* the reader's: in a page the daemon maps */
 static int done;
 static unsigned long torn, reads;
 
@@ -32,7 +38,7 @@ static void *reader(void *arg)
 {
 	(void)arg;
 	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
-		uint64_t v = __atomic_load_n(&target[0], __ATOMIC_RELAXED);
+		uint64_t v = __atomic_load_n(word, __ATOMIC_RELAXED);
 
 		if (v != 0 && v != val_a && v != val_b)
 			torn++;
@@ -158,20 +164,44 @@ int main(int argc, char **argv)
 	check(target[1] == 0x1122334455667788ull, "the 8 bytes landed (0x%llx)",
 	      (unsigned long long)target[1]);
 
-	/* Many alternating values under a concurrent reader. */
-	if (pthread_create(&th, NULL, reader, NULL))
-		return 1;
-	for (int i = 0; i < ROUNDS && !bad; i++) {
-		if (atomic_write(&p, tmr->rkey, &target[0], i & 1 ? val_b : val_a, (uint64_t)i))
-			bad++;
-		wc = wait_wc(p.cq);
-		if (wc.status != IBV_WC_SUCCESS)
-			bad++;
+	/* Many alternating values under a concurrent reader, into a page of
+	 * its own that the daemon maps. */
+	{
+		long pgsz = sysconf(_SC_PAGESIZE);
+		void *page = mmap(NULL, (size_t)pgsz, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct ibv_mr *pmr =
+		    page == MAP_FAILED
+			? NULL
+			: ibv_reg_mr(tpd, page, (size_t)pgsz,
+				     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		uintptr_t lo, hi;
+		int shared = 0;
+		int err = pmr ? 0 : errno;
+
+		if (pmr && maps_at(page, &lo, &hi, &shared))
+			shared = 0;
+		check(pmr && shared, "a page-sized MR the daemon maps (%s)",
+		      !pmr     ? strerror(err)
+		      : shared ? "shared"
+			       : "still private");
+		if (!pmr)
+			return 1;
+		word = page;
+		if (pthread_create(&th, NULL, reader, NULL))
+			return 1;
+		for (int i = 0; i < ROUNDS && !bad; i++) {
+			if (atomic_write(&p, pmr->rkey, word, i & 1 ? val_b : val_a, (uint64_t)i))
+				bad++;
+			wc = wait_wc(p.cq);
+			if (wc.status != IBV_WC_SUCCESS)
+				bad++;
+		}
+		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+		pthread_join(th, NULL);
+		check(!bad && *word == val_b, "%d atomic writes under a reader thread", ROUNDS);
+		check(!torn, "the reader saw no torn value in %lu reads (%lu torn)", reads, torn);
 	}
-	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
-	check(!bad && target[0] == val_b, "%d atomic writes under a reader thread", ROUNDS);
-	check(!torn, "the reader saw no torn value in %lu reads (%lu torn)", reads, torn);
 
 	{
 		struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = 8, .lkey = mr->lkey};

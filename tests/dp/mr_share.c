@@ -31,37 +31,9 @@
 
 #include "verbs_pair.h"
 
-#define SHARE_PATH "/memfd:uroce-mr-pages (deleted)"
 #define PAGES 16
 
 static size_t pg;
-
-/* The /proc/self/maps line that contains addr: its range and whether it is
- * a share; 0, or -1 when none. */
-static int maps_at(const void *addr, uintptr_t *lo, uintptr_t *hi, int *shared)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-	int rc = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long l, h;
-
-		if (sscanf(line, "%lx-%lx", &l, &h) != 2)
-			continue;
-		if ((uintptr_t)addr >= l && (uintptr_t)addr < h) {
-			*lo = l;
-			*hi = h;
-			*shared = strstr(line, SHARE_PATH) != NULL;
-			rc = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return rc;
-}
 
 /* How many mappings of /proc/self/maps are shares. */
 static int shares(void)

@@ -202,3 +202,28 @@ struct ibv_wc wait_wc(struct ibv_cq *cq)
 	check(0, "no completion");
 	return wc;
 }
+
+int maps_at(const void *addr, uintptr_t *lo, uintptr_t *hi, int *shared)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long l, h;
+
+		if (sscanf(line, "%lx-%lx", &l, &h) != 2)
+			continue;
+		if ((uintptr_t)addr >= l && (uintptr_t)addr < h) {
+			*lo = l;
+			*hi = h;
+			*shared = strstr(line, SHARE_PATH) != NULL;
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}

@@ -49,5 +49,11 @@ int poll_n(struct side *s, int n);
 /* The next async event within ms: its type (acknowledged), or -1; *elem
  * is the QP, CQ or SRQ it names (NULL for device and port events). */
 int next_async_event(int ms, void **elem);
+/* How /proc/self/maps names memory shared with the daemon (mr_share.c). */
+#define SHARE_PATH "/memfd:uroce-mr-pages (deleted)"
+/* The /proc/self/maps line that contains addr: its range [lo, hi) and
+ * whether it is memory this process shares with a daemon that maps it
+ * (verbs-shim/mr_share.c). 0, or -1 when there is none. */
+int maps_at(const void *addr, uintptr_t *lo, uintptr_t *hi, int *shared);
 
 #endif
