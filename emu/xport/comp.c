@@ -114,7 +114,7 @@ static bool comp_one(struct xport_qp *qp, struct xport_swqe *w, uint32_t status)
 {
 	struct xport_dev *dev = qp->dev;
 
-	if (qp->sq_sig_all || w->wr.flags & UROCE_SEND_SIGNALED || status != UROCE_WC_SUCCESS) {
+	if (xport__signaled(qp, w) || status != UROCE_WC_SUCCESS) {
 		struct uroce_cqe cqe = {
 		    .wr_id = w->wr.wr_id,
 		    .status = status,

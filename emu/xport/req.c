@@ -212,12 +212,6 @@ static bool req_window_full(const struct xport_qp *qp)
 	return xport__reliable(qp) && req_in_flight(qp, false) >= req_window(qp);
 }
 
-/* Does the WR complete with a CQE of its own when it succeeds? */
-static bool req_signaled(const struct xport_qp *qp, const struct xport_swqe *w)
-{
-	return qp->sq_sig_all || w->wr.flags & UROCE_SEND_SIGNALED;
-}
-
 /*
  * Will the WR behind w start right after w's last packet, in this same run
  * of the requester? The checks xport__req_run makes before it starts a
@@ -460,7 +454,7 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	 * for its completion alone, and the ACK that comes covers it.
 	 */
 	if (xport__reliable(qp))
-		ack = xport__req_ackreq(last && (req_signaled(qp, w) || !req_next_starts(qp)),
+		ack = xport__req_ackreq(last && (xport__signaled(qp, w) || !req_next_starts(qp)),
 					qp->req.noack_pkts, xport__cc_ack_every(req_window(qp))) ||
 		      req_in_flight(qp, true) >= req_window(qp);
 	req_bth(qp, w, pkt, info, psn, ack, pay);

@@ -56,6 +56,11 @@ static inline struct xport_swqe *xport__sq_at(const struct xport_qp *qp, uint32_
 	return (struct xport_swqe *)(void *)((char *)qp->sq +
 					     (size_t)(i % qp->sq_size) * qp->sq_stride);
 }
+/* Does the WR complete with a CQE of its own when it succeeds? */
+static inline bool xport__signaled(const struct xport_qp *qp, const struct xport_swqe *w)
+{
+	return qp->sq_sig_all || w->wr.flags & UROCE_SEND_SIGNALED;
+}
 /* Ask the daemon to call xport_run (once until it does). */
 void xport__schedule(struct xport_qp *qp);
 /* Recompute the QP's timer from the retransmission and RNR deadlines. */
