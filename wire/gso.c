@@ -60,13 +60,20 @@ static int gso_tail_ok(const uint8_t *p, size_t s, size_t mtu)
 		      ((oi->mask & WIRE_MIDDLE_MASK) && s == oi->hdr_bytes + mtu + GSO_ICRC_BYTES));
 }
 
-int wire_gso_mtu_sized(const uint8_t *ib)
+/* The opcode of the packet at ib when it is a First or Middle, else NULL. */
+static const struct wire_opcode_info *gso_mtu_info(const uint8_t *ib)
 {
 	const struct wire_opcode_info *oi =
 	    wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)ib));
 
-	return oi && (oi->mask & (WIRE_MIDDLE_MASK | WIRE_START_MASK)) &&
-	       !(oi->mask & WIRE_END_MASK);
+	if (!oi || !(oi->mask & (WIRE_MIDDLE_MASK | WIRE_START_MASK)) || (oi->mask & WIRE_END_MASK))
+		return NULL;
+	return oi;
+}
+
+int wire_gso_mtu_sized(const uint8_t *ib)
+{
+	return gso_mtu_info(ib) != NULL;
 }
 
 /*
@@ -80,13 +87,12 @@ int wire_gso_mtu_sized(const uint8_t *ib)
 static size_t gso_full_run(const uint8_t *ip, size_t ip_hdr_len, const uint8_t *udp,
 			   const uint8_t *ib, size_t len, uint16_t pkey)
 {
-	size_t hdr;
+	const struct wire_opcode_info *oi = gso_mtu_info(ib);
 
-	if (!wire_gso_mtu_sized(ib))
+	if (!oi)
 		return 0;
-	hdr = wire_opcode_info(wire_bth_get_opcode((const struct wire_bth *)ib))->hdr_bytes;
 	for (size_t mtu = WIRE_MIN_PMTU; mtu <= WIRE_MAX_PMTU; mtu *= 2) {
-		size_t s = hdr + mtu + GSO_ICRC_BYTES, off, rest = len % s;
+		size_t s = oi->hdr_bytes + mtu + GSO_ICRC_BYTES, off, rest = len % s;
 		int ok = 1;
 
 		/* Equal pieces were tried already; the last must be a packet. */

@@ -164,7 +164,7 @@ check_02() {
 	lasts=$(ladder_rows 4 '\|-- RC RDMA Write Last QP=0x[0-9a-f]+ PSN=[0-9]+ A? ?len=1024 -+>\| #')
 	exactly "02: WRITE Last packets" "$lasts" 5
 	acked=$(ladder_rows 4 '\|-- RC RDMA Write Last QP=0x[0-9a-f]+ PSN=[0-9]+ A len=1024 -+>\| #')
-	check "02: WRITE Last packets with AckReq: $acked of 5, at least one" test "$acked" -ge 1
+	at_least "02: WRITE Last packets with AckReq (of 5)" "$acked" 1
 	check "02: the fifth WRITE's Last asks for an ACK" bash -c \
 		'grep -E "\|-- RC RDMA Write Last " "$1" | tail -n 1 | grep -Eq " A len=1024 "' _ "$D/block-4.out"
 	msns=$(grep -Eo '\|<-+ RC Acknowledge .* ACK credits=unlimited msn=[0-9]+ ' "$D/block-4.out" |
