@@ -211,8 +211,10 @@ uint64_t emu_timer_next(struct emu_dev *dev);
 /* Spin (rather than sleep on a millisecond timer) for a deadline this close. */
 #define EMU_WAIT_TIMER_SPIN_US 250
 /* A sched_yield() this long means that something took the CPU for a
- * scheduler slice (0.75-3 ms)... */
-#define EMU_WAIT_CONTENDED_US 200
+ * scheduler slice (0.75-3 ms; a busy loop beside a daemon held it 1-3 ms
+ * and more at each yield), not a program of uroce's own at work between
+ * two looks at its CQs (perftest posting to 1000 QPs: 100-500 us)... */
+#define EMU_WAIT_CONTENDED_US 500
 /* ...and this many such yields within this window mean a CPU-bound neighbour
  * (one alone is a program's own busy moment, an interrupt, the hypervisor)... */
 #define EMU_WAIT_CONTENDED_WINDOW_US 20000
