@@ -392,7 +392,10 @@ rss_peak_stop() { # REP
 	record "q${QPS_MANY}_shared_uroce1" kB "$1" "$s1" ""
 }
 
-echo "bench: $MODE mode, $REPS repetition(s); $(nproc) cores, kernel $(uname -r); results in $OUT" >&2
+# The machine, as the table states it: cores and CPU model (where /proc/cpuinfo names one).
+CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+MACHINE="$(nproc) cores${CPU_MODEL:+ ($CPU_MODEL)}, kernel $(uname -r)"
+echo "bench: $MODE mode, $REPS repetition(s); $MACHINE; results in $OUT" >&2
 for rep in $(seq "$REPS"); do
 	# TCP first: the baselines of this repetition.
 	qperf_run tcp_bw -t "$TCP_SECS"
@@ -493,6 +496,7 @@ DAEMONS="two daemons"
 [ "$ONE_DAEMON" = 1 ] && DAEMONS="one daemon hosting both RNICs"
 # The ICRC mode the daemons chose (exact needs CAP_NET_RAW: it receives on a raw socket too).
 ICRC=$(sed -n 's/.*ICRC check: \([a-z]*\).*/\1/p' "$RUNDIR/uroce0.log" | head -n 1)
+CRC=$(sed -n 's/.*CRC-32 (ICRC) by //p' "$RUNDIR/uroce0.log" | head -n 1)
 # How the daemons reach registered memory (docs/abi.md, "Registered memory the daemon maps").
 MRS="MRs mapped by the daemons up to --map-budget"
 [ "${UROCE_MAP_MR:-}" = 0 ] && MRS="MRs reached with process_vm_* (UROCE_MAP_MR=0)"
@@ -501,7 +505,7 @@ if [ "$PIN" != 1 ] && [ "$ONE_DAEMON" != 1 ]; then
 	SWAPS=$(cat "$RUNDIR"/uroce0.log "$RUNDIR"/uroce1.log | grep -c "swapped with another daemon" || true)
 	PLACED="$PLACED, swapped $SWAPS time(s) during the run"
 fi
-echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $(nproc) cores, $(uname -r); $DAEMONS, ICRC check ${ICRC:-unknown}; $MRS; $PLACED"
+echo "uroce benchmark ($MODE, $REPS repetition(s), median (min-max)); $MACHINE; $DAEMONS, ICRC check ${ICRC:-unknown}, CRC-32 by ${CRC:-unknown}; $MRS; $PLACED"
 printf '%-36s %22s %22s %7s\n' "figure (uroce0 <-> uroce1)" "uroce" "tcp (qperf)" "ratio"
 line "ib_write_bw 64 KiB [MB/s]" write_bw_64k write_bw_64k
 line "ib_read_bw 64 KiB [MB/s]" read_bw_64k read_bw_64k
@@ -562,12 +566,12 @@ if command -v gnuplot >/dev/null; then
 		set key top left
 		set xlabel "message size [bytes]"
 		set ylabel "MB/s"
-		set title "uroce ib_write_bw vs TCP (qperf tcp_bw), $(nproc) cores, $(uname -r)"
+		set title "uroce ib_write_bw vs TCP (qperf tcp_bw), $MACHINE"
 		plot "$SWEEP_CSV" using 1:2 skip 1 with linespoints title "uroce RC WRITE", \
 		     "$SWEEP_CSV" using 1:3 skip 1 with linespoints title "TCP"
 	EOF
 elif python3 -c 'import matplotlib' 2>/dev/null; then
-	python3 - "$SWEEP_CSV" "$PNG" "$(nproc) cores, $(uname -r)" <<-'EOF' && echo "plot: $PNG"
+	python3 - "$SWEEP_CSV" "$PNG" "$MACHINE" <<-'EOF' && echo "plot: $PNG"
 		import csv, sys
 		import matplotlib
 		matplotlib.use("Agg")

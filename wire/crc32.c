@@ -341,6 +341,20 @@ unsigned wire_crc32_engines(void)
 	return e;
 }
 
+const char *wire_crc32_engine_name(void)
+{
+	const unsigned e = wire_crc32_engines();
+
+	/* The order of wire_crc32_update_engine's choice. */
+	if (e & WIRE_CRC32_ENGINE_VPCLMUL)
+		return "AVX-512 VPCLMULQDQ (512-bit folds)";
+	if (e & WIRE_CRC32_ENGINE_VPCLMUL256)
+		return "AVX2 VPCLMULQDQ (256-bit folds)";
+	if (e & WIRE_CRC32_ENGINE_CLMUL)
+		return "PCLMULQDQ (128-bit folds)";
+	return "slice-by-8 tables";
+}
+
 uint32_t wire_crc32_update_engine(unsigned engine, uint32_t reg, const void *buf, size_t len)
 {
 #ifdef WIRE_CRC32_CLMUL

@@ -29,6 +29,7 @@
 #include "rundir.h"
 #include "verbs.h"
 #include "uroce/version.h"
+#include "wire/crc32.h"
 
 static void usage(FILE *f)
 {
@@ -996,6 +997,7 @@ err_unwind:
 /* Serve until SIGINT or SIGTERM. */
 static void run(struct uroced *u)
 {
+	emu_info("CRC-32 (ICRC) by %s", wire_crc32_engine_name());
 	for (unsigned i = 0; i < u->nrnic; i++) {
 		struct emu_dev *dev = &u->rnic[i]->dev;
 

@@ -32,6 +32,14 @@ else
 	show "$T/bench.out"
 fi
 grep -q "^ib_write_bw 64 KiB" "$T/bench.out" && pass "the table is printed" || fail "no table"
+# The table states the machine: cores, kernel, and the CRC-32 engine the daemons logged.
+if grep -q "^uroce benchmark .* cores.*, kernel $(uname -r);.*, CRC-32 by [A-Za-z]" "$T/bench.out" &&
+	! grep -q "CRC-32 by unknown" "$T/bench.out"; then
+	pass "the machine is stated: $(grep -o '[0-9]* cores[^;]*;' "$T/bench.out" | head -n 1) $(grep -o 'CRC-32 by [^;]*' "$T/bench.out" | head -n 1)"
+else
+	fail "the machine or the CRC-32 engine is not stated"
+	grep "^uroce benchmark" "$T/bench.out" >&2
+fi
 # Every uroce figure (26 of them, the -q and p99 ratios included) is a number (CPU cost may be 0 for a run this short).
 bad=$(awk -F, 'NR > 1 && $4 == "" && $5 == "" { print $1 }
 	NR > 1 && $4 != "" && $4 !~ /^[0-9.]+$/ { print $1 }

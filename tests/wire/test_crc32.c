@@ -97,6 +97,23 @@ START_TEST(test_crc32_each_engine)
 }
 END_TEST
 
+/* The name a daemon logs is the engine wire_crc32_update takes for long buffers. */
+START_TEST(test_crc32_engine_name)
+{
+	const unsigned e = wire_crc32_engines();
+	const char *n = wire_crc32_engine_name();
+
+	if (e & WIRE_CRC32_ENGINE_VPCLMUL)
+		ck_assert_str_eq(n, "AVX-512 VPCLMULQDQ (512-bit folds)");
+	else if (e & WIRE_CRC32_ENGINE_VPCLMUL256)
+		ck_assert_str_eq(n, "AVX2 VPCLMULQDQ (256-bit folds)");
+	else if (e & WIRE_CRC32_ENGINE_CLMUL)
+		ck_assert_str_eq(n, "PCLMULQDQ (128-bit folds)");
+	else
+		ck_assert_str_eq(n, "slice-by-8 tables");
+}
+END_TEST
+
 /* Long buffers (the folding engine on CPUs that have it) against both table engines. */
 START_TEST(test_crc32_long_buffers)
 {
@@ -139,6 +156,7 @@ Suite *crc32_suite(void)
 	tcase_add_test(tc, test_crc32_slice_matches_bytewise);
 	tcase_add_test(tc, test_crc32_long_buffers);
 	tcase_add_test(tc, test_crc32_each_engine);
+	tcase_add_test(tc, test_crc32_engine_name);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -36,6 +36,10 @@ uint32_t wire_crc32_update(uint32_t reg, const void *buf, size_t len);
 /* The engines this CPU can run (SLICE8 always). */
 unsigned wire_crc32_engines(void);
 
+/* The engine wire_crc32_update uses for long buffers on this CPU, for people:
+ * "AVX-512 VPCLMULQDQ (512-bit folds)", ..., "slice-by-8 tables". */
+const char *wire_crc32_engine_name(void);
+
 /*
  * wire_crc32_update with only the engines in the mask `engine` allowed (each
  * where the CPU has it and the buffer is long enough for it; slice-by-8
