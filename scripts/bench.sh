@@ -549,7 +549,8 @@ if [ "$PROFILE" = 1 ]; then
 		echo
 	done
 	echo "(the timed parts are wall time inside them; a daemon that shares its CPU may be"
-	echo " preempted inside one, so \"the rest\" can come out negative)"
+	echo " preempted inside one, so \"the rest\" can come out negative; a payload sent from"
+	echo " mapped memory has its ICRC folded in as it is copied, counted under copies)"
 fi
 echo
 echo "sweep (ib_write_bw vs qperf tcp_bw, MB/s): $SWEEP_CSV"

@@ -20,6 +20,8 @@
  *    what the 512-bit engine keeps in register i.
  * The bytewise one-table loop is kept as the reference.
  */
+#include <string.h>
+
 #include <wire/crc32.h>
 #include "wire_crc32_tables.h"
 
@@ -169,28 +171,60 @@ wire_crc32_clmul1(uint32_t reg, const uint8_t *p, size_t len)
 	return wire_crc32_lane(x, p + 16, len - 16);
 }
 
-/* The register after len bytes at p; len >= 64. */
-__attribute__((target("pclmul,sse4.1"))) static uint32_t
-wire_crc32_clmul(uint32_t reg, const uint8_t *p, size_t len)
+/*
+ * The register after len bytes at p; len >= 64. With dst, the bytes are
+ * also copied there as they are folded (wire_crc32_update_copy): each block
+ * is stored from the register it was loaded into, and the tail, shorter
+ * than a step, is copied and then read from dst, whose bytes before it
+ * (which the partial-block fold may read) are already there.
+ */
+__attribute__((target("pclmul,sse4.1"), always_inline)) static inline uint32_t
+wire_crc32_clmul_body(uint32_t reg, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m128i k12 = _mm_set_epi64x((long long)WIRE_K2, (long long)WIRE_K1);
 	__m128i lane[4];
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		lane[i] = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+		if (dst)
+			_mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), lane[i]);
+	}
 	/* the incoming register is xored into the first 32 bits, as a bytewise CRC would */
 	lane[0] = _mm_xor_si128(lane[0], _mm_cvtsi32_si128((int)reg));
 	p += 64;
 	len -= 64;
+	if (dst)
+		dst += 64;
 	while (len >= 64) {
-		for (int i = 0; i < 4; i++)
-			lane[i] =
-			    wire_fold(lane[i], k12,
-				      _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)));
+		for (int i = 0; i < 4; i++) {
+			__m128i d = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+
+			if (dst)
+				_mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), d);
+			lane[i] = wire_fold(lane[i], k12, d);
+		}
 		p += 64;
 		len -= 64;
+		if (dst)
+			dst += 64;
+	}
+	if (dst) {
+		memcpy(dst, p, len);
+		p = dst;
 	}
 	return wire_crc32_lanes(lane, p, len);
+}
+
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+wire_crc32_clmul(uint32_t reg, const uint8_t *p, size_t len)
+{
+	return wire_crc32_clmul_body(reg, p, len, NULL);
+}
+
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+wire_crc32_clmul_copy(uint32_t reg, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return wire_crc32_clmul_body(reg, p, len, dst);
 }
 
 /* wire_fold on each of the four 128-bit lanes of a 512-bit register. */
@@ -258,10 +292,11 @@ wire_fold256(__m256i acc, __m256i k, __m256i data)
 /*
  * The register after len bytes at p with 256-bit folding; len >= 256. The sixteen
  * lanes of wire_crc32_vpclmul in y[0..7], folded 2048 bits ahead; then y[2i] and
- * y[2i+1] are folded, 512 bits ahead, onto y[2i+2] and y[2i+3].
+ * y[2i+1] are folded, 512 bits ahead, onto y[2i+2] and y[2i+3]. With dst, a
+ * copy on the way, as wire_crc32_clmul_body does it.
  */
-__attribute__((target("avx2,vpclmulqdq,pclmul,sse4.1"))) static uint32_t
-wire_crc32_vpclmul256(uint32_t reg, const uint8_t *p, size_t len)
+__attribute__((target("avx2,vpclmulqdq,pclmul,sse4.1"), always_inline)) static inline uint32_t
+wire_crc32_vpclmul256_body(uint32_t reg, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m256i k16 =
 	    _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)WIRE_K16B, (long long)WIRE_K16A));
@@ -270,18 +305,32 @@ wire_crc32_vpclmul256(uint32_t reg, const uint8_t *p, size_t len)
 	__m256i y[8], lo, hi;
 	__m128i lane[4];
 
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 8; i++) {
 		y[i] = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));
+		if (dst)
+			_mm256_storeu_si256((__m256i *)(void *)(dst + 32 * i), y[i]);
+	}
 	y[0] = _mm256_xor_si256(y[0], _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)reg)));
 	p += 256;
 	len -= 256;
+	if (dst)
+		dst += 256;
 	while (len >= 256) {
-		for (int i = 0; i < 8; i++)
-			y[i] = wire_fold256(
-			    y[i], k16,
-			    _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i)));
+		for (int i = 0; i < 8; i++) {
+			__m256i d = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));
+
+			if (dst)
+				_mm256_storeu_si256((__m256i *)(void *)(dst + 32 * i), d);
+			y[i] = wire_fold256(y[i], k16, d);
+		}
 		p += 256;
 		len -= 256;
+		if (dst)
+			dst += 256;
+	}
+	if (dst) {
+		memcpy(dst, p, len);
+		p = dst;
 	}
 	/* four pairs into one, 512 bits apart */
 	lo = wire_fold256(y[0], k4, y[2]);
@@ -302,6 +351,18 @@ wire_crc32_vpclmul256(uint32_t reg, const uint8_t *p, size_t len)
 	lane[2] = _mm256_castsi256_si128(hi);
 	lane[3] = _mm256_extracti128_si256(hi, 1);
 	return wire_crc32_lanes(lane, p, len);
+}
+
+__attribute__((target("avx2,vpclmulqdq,pclmul,sse4.1"))) static uint32_t
+wire_crc32_vpclmul256(uint32_t reg, const uint8_t *p, size_t len)
+{
+	return wire_crc32_vpclmul256_body(reg, p, len, NULL);
+}
+
+__attribute__((target("avx2,vpclmulqdq,pclmul,sse4.1"))) static uint32_t
+wire_crc32_vpclmul256_copy(uint32_t reg, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return wire_crc32_vpclmul256_body(reg, p, len, dst);
 }
 
 #endif
@@ -381,6 +442,30 @@ uint32_t wire_crc32_update_engine(unsigned engine, uint32_t reg, const void *buf
 uint32_t wire_crc32_update(uint32_t reg, const void *buf, size_t len)
 {
 	return wire_crc32_update_engine(WIRE_CRC32_ENGINE_ALL, reg, buf, len);
+}
+
+uint32_t wire_crc32_update_copy_engine(unsigned engine, uint32_t reg, void *dst, const void *src,
+				       size_t len)
+{
+#ifdef WIRE_CRC32_CLMUL
+	const unsigned use = engine & wire_crc32_engines();
+
+	/* As wire_crc32_update_engine chooses; the 512-bit engine has no
+	 * copying form and copies first. */
+	if (!((use & WIRE_CRC32_ENGINE_VPCLMUL) && len >= WIRE_CRC32_VPCLMUL_MIN)) {
+		if ((use & WIRE_CRC32_ENGINE_VPCLMUL256) && len >= WIRE_CRC32_VPCLMUL_MIN)
+			return wire_crc32_vpclmul256_copy(reg, dst, src, len);
+		if ((use & WIRE_CRC32_ENGINE_CLMUL) && len >= WIRE_CRC32_CLMUL_MIN)
+			return wire_crc32_clmul_copy(reg, dst, src, len);
+	}
+#endif
+	memcpy(dst, src, len);
+	return wire_crc32_update_engine(engine, reg, dst, len);
+}
+
+uint32_t wire_crc32_update_copy(uint32_t reg, void *dst, const void *src, size_t len)
+{
+	return wire_crc32_update_copy_engine(WIRE_CRC32_ENGINE_ALL, reg, dst, src, len);
 }
 
 uint32_t wire_crc32_update_bytewise(uint32_t reg, const void *buf, size_t len)

@@ -426,8 +426,8 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	bool first = w->offset == 0, last = pay == resid;
 	int op = xport__req_opcode(qp->type, w->wr.opcode, first, last);
 	const struct wire_opcode_info *info;
-	bool ack = false;
-	uint32_t psn = qp->req.psn;
+	bool ack = false, fold;
+	uint32_t psn = qp->req.psn, st = 0;
 	struct xport_route rt;
 	int rc;
 
@@ -485,22 +485,6 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	if (info->mask & WIRE_IETH_MASK)
 		wire_ieth_set_rkey((struct wire_ieth *)(pkt + info->offset[WIRE_HDR_IETH]),
 				   w->wr.imm_data);
-	if (w->wr.flags & UROCE_SEND_INLINE) {
-		memcpy(pkt + info->hdr_bytes, w->wr.inline_data + w->offset, pay);
-	} else {
-		rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, w->offset, pkt + info->hdr_bytes,
-				     pay, 0, XPORT_DMA_TO_BUF);
-		if (rc)
-			return UROCE_WC_LOC_PROT_ERR;
-	}
-	qp->req.noack_pkts = ack ? 0 : qp->req.noack_pkts + 1;
-	req_note(qp, w, psn);
-	req_sent_psns(qp, psn, 1, ack);
-	w->offset += pay;
-	if (last) {
-		w->state = xport__reliable(qp) ? XPORT_WQE_PENDING : XPORT_WQE_DONE_LOCAL;
-		qp->req.idx++;
-	}
 	if (qp->type == UROCE_QPT_UD) {
 		memset(&rt, 0, sizeof(rt));
 		memcpy(rt.sgid, w->wr.ud_av.sgid, sizeof(rt.sgid));
@@ -512,7 +496,35 @@ static int req_send_data(struct xport_qp *qp, struct xport_swqe *w, uint8_t *pkt
 	} else {
 		xport__route(qp, &rt);
 	}
-	xport__xmit(qp, &rt, pkt, info->hdr_bytes + pay, pay);
+	/* The headers are final: the payload is folded into the ICRC as it
+	 * is gathered, where the device can. */
+	fold = !(w->wr.flags & UROCE_SEND_INLINE) && xport__can_fold(qp, pay);
+	if (fold)
+		st = xport__icrc_headers(qp, &rt, pkt, info->hdr_bytes, pay);
+	if (w->wr.flags & UROCE_SEND_INLINE) {
+		memcpy(pkt + info->hdr_bytes, w->wr.inline_data + w->offset, pay);
+	} else {
+		if (fold)
+			rc = xport__sge_gather(qp, w->wr.sge, w->wr.num_sge, w->offset,
+					       pkt + info->hdr_bytes, pay, &st);
+		else
+			rc = xport__sge_copy(qp, w->wr.sge, w->wr.num_sge, w->offset,
+					     pkt + info->hdr_bytes, pay, 0, XPORT_DMA_TO_BUF);
+		if (rc)
+			return UROCE_WC_LOC_PROT_ERR;
+	}
+	qp->req.noack_pkts = ack ? 0 : qp->req.noack_pkts + 1;
+	req_note(qp, w, psn);
+	req_sent_psns(qp, psn, 1, ack);
+	w->offset += pay;
+	if (last) {
+		w->state = xport__reliable(qp) ? XPORT_WQE_PENDING : XPORT_WQE_DONE_LOCAL;
+		qp->req.idx++;
+	}
+	if (fold)
+		xport__xmit_folded(qp, &rt, pkt, info->hdr_bytes + pay, pay, st);
+	else
+		xport__xmit(qp, &rt, pkt, info->hdr_bytes + pay, pay);
 	return 0;
 }
 

@@ -245,6 +245,8 @@ static bool resp_stream_burst(struct xport_qp *qp, unsigned budget)
 		uint8_t *pkt = xport__pkt_buf(qp->dev, buf);
 		uint8_t op;
 		const struct wire_opcode_info *info;
+		uint32_t st = 0;
+		bool fold;
 		int rc;
 
 		if (!res->started)
@@ -264,10 +266,18 @@ static bool resp_stream_burst(struct xport_qp *qp, unsigned budget)
 			    aeth, wire_aeth_syndrome(WIRE_AETH_ACK, WIRE_AETH_CREDITS_INVALID));
 			wire_aeth_set_msn(aeth, qp->resp.msn);
 		}
+		fold = xport__can_fold(qp, pay);
+		if (fold)
+			st = xport__icrc_headers(qp, &rt, pkt, info->hdr_bytes, pay);
 		if (pay) {
-			rc = qp->dev->ops->dma_rkey(qp->dev->ctx, qp, res->rkey, res->va,
-						    pkt + info->hdr_bytes, pay,
-						    UROCE_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF);
+			if (fold)
+				rc = qp->dev->ops->dma_read_crc(qp->dev->ctx, qp, res->rkey, true,
+								res->va, pkt + info->hdr_bytes, pay,
+								UROCE_ACCESS_REMOTE_READ, &st);
+			else
+				rc = qp->dev->ops->dma_rkey(
+				    qp->dev->ctx, qp, res->rkey, res->va, pkt + info->hdr_bytes,
+				    pay, UROCE_ACCESS_REMOTE_READ, XPORT_DMA_TO_BUF);
 			if (rc) {
 				/* The MR went away under the READ. */
 				struct xport_pkt fake = {.psn = res->cur_psn};
@@ -277,7 +287,10 @@ static bool resp_stream_burst(struct xport_qp *qp, unsigned budget)
 				return false;
 			}
 		}
-		xport__xmit(qp, &rt, pkt, info->hdr_bytes + pay, pay);
+		if (fold)
+			xport__xmit_folded(qp, &rt, pkt, info->hdr_bytes + pay, pay, st);
+		else
+			xport__xmit(qp, &rt, pkt, info->hdr_bytes + pay, pay);
 		xport__count(qp, XPORT_CNT_READ_RESP_SENT, 1);
 		res->started = true;
 		res->cur_psn = wire_psn_add(res->cur_psn, 1);

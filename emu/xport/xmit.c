@@ -57,18 +57,42 @@ bool xport__gid_is_v4(const uint8_t gid[XPORT_GID_BYTES])
 	return memcmp(gid, prefix, sizeof(prefix)) == 0;
 }
 
-uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len)
+/* The ICRC state after the pseudo header of an IB packet of ib_len bytes on rt. */
+static uint32_t icrc_begin(const struct xport_route *rt, size_t ib_len)
 {
 	if (xport__gid_is_v4(rt->sgid)) {
 		uint16_t id = rt->ip_id_known ? rt->ip_id : rt->ip_id_guess;
 		uint16_t frag = rt->ip_id_known && !rt->ip_df ? 0 : WIRE_IPV4_DF;
 
-		return wire_icrc_end(
-		    wire_icrc_add_ib(wire_icrc_begin_udp4(rt->sgid + 12, rt->dgid + 12, id, frag,
-							  rt->sport, rt->dport, ib_len),
-				     0, ib, ib_len));
+		return wire_icrc_begin_udp4(rt->sgid + 12, rt->dgid + 12, id, frag, rt->sport,
+					    rt->dport, ib_len);
 	}
+	return wire_icrc_begin_udp6(rt->sgid, rt->dgid, rt->sport, rt->dport, ib_len);
+}
+
+uint32_t xport__icrc(const struct xport_route *rt, const uint8_t *ib, size_t ib_len)
+{
+	if (xport__gid_is_v4(rt->sgid))
+		return wire_icrc_end(wire_icrc_add_ib(icrc_begin(rt, ib_len), 0, ib, ib_len));
 	return wire_icrc_udp6(rt->sgid, rt->dgid, rt->sport, rt->dport, ib, ib_len);
+}
+
+bool xport__can_fold(const struct xport_qp *qp, uint32_t paylen)
+{
+	/* A short payload costs less copied and then covered by the one CRC
+	 * over the whole packet than folded in a CRC call of its own. */
+	return paylen >= XPORT_FOLD_MIN && qp->dev->ops->dma_read_crc != NULL;
+}
+
+uint32_t xport__icrc_headers(struct xport_qp *qp, const struct xport_route *rt, const uint8_t *pkt,
+			     size_t hdr_len, uint32_t paylen)
+{
+	uint64_t t = xport__prof_start(qp->dev);
+	size_t ib_len = hdr_len + paylen + ((0u - paylen) & 3);
+	uint32_t st = wire_icrc_add_ib(icrc_begin(rt, ib_len), 0, pkt, hdr_len);
+
+	xport__prof_icrc(qp->dev, t);
+	return st;
 }
 
 size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint32_t paylen)
@@ -81,15 +105,13 @@ size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint3
 	return len + XPORT_ICRC_BYTES;
 }
 
-int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
-		uint32_t paylen)
+/* Send the sealed packet of len bytes and count it. */
+static int xmit_sealed(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		       uint32_t paylen)
 {
 	struct xport_dev *dev = qp->dev;
 	int rc;
-	uint64_t t = xport__prof_start(dev);
 
-	len = xport__seal(rt, pkt, len, paylen);
-	xport__prof_icrc(dev, t);
 	rc = dev->ops->send_packet(dev->ctx, qp, rt, pkt, len);
 	dev->tx_info.request = false; /* the requester sets it for each of its packets */
 	if (rc) {
@@ -101,8 +123,48 @@ int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt,
 	return 0;
 }
 
+int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		uint32_t paylen)
+{
+	uint64_t t = xport__prof_start(qp->dev);
+
+	len = xport__seal(rt, pkt, len, paylen);
+	xport__prof_icrc(qp->dev, t);
+	return xmit_sealed(qp, rt, pkt, len, paylen);
+}
+
+int xport__xmit_folded(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		       uint32_t paylen, uint32_t st)
+{
+	size_t pad = (0u - paylen) & 3;
+
+	memset(pkt + len, 0, pad);
+	st = wire_icrc_add_ib(st, len, pkt + len, pad);
+	len += pad;
+	wire_icrc_put(pkt + len, wire_icrc_end(st));
+	return xmit_sealed(qp, rt, pkt, len + XPORT_ICRC_BYTES, paylen);
+}
+
+/* xport__sge_copy and xport__sge_gather: with st, reads folded into it. */
+static int sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
+		    uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir,
+		    uint32_t *st);
+
 int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
 		    uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir)
+{
+	return sge_copy(qp, sge, nsge, offset, buf, len, access, dir, NULL);
+}
+
+int xport__sge_gather(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
+		      uint32_t offset, void *buf, uint32_t len, uint32_t *st)
+{
+	return sge_copy(qp, sge, nsge, offset, buf, len, 0, XPORT_DMA_TO_BUF, st);
+}
+
+static int sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
+		    uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir,
+		    uint32_t *st)
 {
 	struct xport_dev *dev = qp->dev;
 	uint8_t *p = buf;
@@ -122,8 +184,12 @@ int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t n
 		n = sge[i].length - offset;
 		if (n > len)
 			n = len;
-		rc = dev->ops->dma_lkey(dev->ctx, qp, sge[i].lkey, sge[i].addr + offset, p, n,
-					access, dir);
+		if (st)
+			rc = dev->ops->dma_read_crc(dev->ctx, qp, sge[i].lkey, false,
+						    sge[i].addr + offset, p, n, access, st);
+		else
+			rc = dev->ops->dma_lkey(dev->ctx, qp, sge[i].lkey, sge[i].addr + offset, p,
+						n, access, dir);
 		if (rc)
 			return rc;
 		p += n;

@@ -280,6 +280,16 @@ struct xport_ops {
 	int (*dma_rkey)(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va, void *buf,
 			size_t len, uint32_t access, enum xport_dma dir);
 	/*
+	 * May be NULL. A read of a packet's payload (XPORT_DMA_TO_BUF) under
+	 * an L_Key (remote false: checks and errors as dma_lkey) or an R_Key
+	 * (remote true: as dma_rkey) that also folds the bytes read into *crc,
+	 * wire_crc32_update's register: the ICRC is computed on the way, in
+	 * one pass over the bytes where the memory can be copied with the CPU
+	 * (wire_crc32_update_copy). *crc is unchanged on an error.
+	 */
+	int (*dma_read_crc)(void *ctx, struct xport_qp *qp, uint32_t key, bool remote,
+			    uint64_t addr, void *buf, size_t len, uint32_t access, uint32_t *crc);
+	/*
 	 * Execute an 8-byte atomic at va (8-byte aligned, checked by the
 	 * engine) under R_Key rkey with REMOTE_ATOMIC access, atomically with
 	 * respect to every other atomic of the device. *orig receives the

@@ -132,12 +132,30 @@ size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint3
 int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
 		uint32_t paylen);
 /*
+ * A packet whose payload is folded into its ICRC as it is gathered, when
+ * the device can (xport__can_fold: ops->dma_read_crc, and a payload of
+ * XPORT_FOLD_MIN bytes or more): st =
+ * xport__icrc_headers over the finished headers (hdr_len bytes at pkt, a
+ * payload of paylen to follow), then xport__sge_gather or dma_read_crc for
+ * the payload, then xport__xmit_folded, which pads, seals and sends as
+ * xport__xmit does. The same bytes on the wire as xport__xmit.
+ */
+#define XPORT_FOLD_MIN 256 /* payload bytes from which folding pays */
+bool xport__can_fold(const struct xport_qp *qp, uint32_t paylen);
+uint32_t xport__icrc_headers(struct xport_qp *qp, const struct xport_route *rt, const uint8_t *pkt,
+			     size_t hdr_len, uint32_t paylen);
+int xport__xmit_folded(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
+		       uint32_t paylen, uint32_t st);
+/*
  * Copy len bytes between buf and the memory the SGE list describes,
  * starting offset bytes into it. Returns 0, -ENOSPC when the list is
  * shorter than offset+len, or the first dma_lkey error.
  */
 int xport__sge_copy(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
 		    uint32_t offset, void *buf, uint32_t len, uint32_t access, enum xport_dma dir);
+/* The same for a packet's payload (read access), folded into *st (ops->dma_read_crc). */
+int xport__sge_gather(struct xport_qp *qp, const struct xport_sge *sge, uint32_t nsge,
+		      uint32_t offset, void *buf, uint32_t len, uint32_t *st);
 
 /* req.c */
 

@@ -10,6 +10,7 @@
 
 #include <wire/aeth.h>
 #include <wire/bth.h>
+#include <wire/crc32.h>
 #include <wire/ext.h>
 #include <wire/icrc.h>
 #include <wire/validate.h>
@@ -75,6 +76,7 @@ static void fake_log_pkt(struct fake_log *e, const uint8_t *buf, size_t len)
 	const struct wire_bth *bth = (const struct wire_bth *)buf;
 
 	memset(e, 0, sizeof(*e));
+	e->crc = wire_crc32(buf, len);
 	e->syndrome = -1;
 	e->srqn = -1;
 	e->feth_plt = e->feth_sel = -1;
@@ -352,6 +354,23 @@ static int fake_dma_rkey(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t
 	return fake_dma(ctx, rkey, va, buf, len, access, dir);
 }
 
+static int fake_dma_read_crc(void *ctx, struct xport_qp *qp, uint32_t key, bool remote,
+			     uint64_t addr, void *buf, size_t len, uint32_t access, uint32_t *crc)
+{
+	struct fake_host *h = ctx;
+	struct fake_mr *m;
+	int rc = fake_mr_find(h, key, addr, len, access, &m);
+
+	(void)qp;
+	(void)remote;
+	h->dma_calls++;
+	h->dma_folds++;
+	if (rc)
+		return rc;
+	*crc = wire_crc32_update_copy(*crc, buf, (const void *)(uintptr_t)addr, len);
+	return 0;
+}
+
 static int fake_atomic(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va,
 		       enum xport_atomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig)
 {
@@ -592,6 +611,33 @@ static const struct xport_ops fake_ops = {
     .xrc_srq = fake_xrc_srq,
 };
 
+/* The same with payloads folded into the ICRC as they are gathered. */
+static const struct xport_ops fake_ops_fold = {
+    .send_packet = fake_send_packet,
+    .tx_buf = fake_tx_buf,
+    .lookup_qp = fake_lookup_qp,
+    .dma_lkey = fake_dma_lkey,
+    .dma_rkey = fake_dma_rkey,
+    .dma_read_crc = fake_dma_read_crc,
+    .atomic = fake_atomic,
+    .flush = fake_flush,
+    .bind_mw = fake_bind_mw,
+    .invalidate = fake_invalidate,
+    .get_recv_wqe = fake_get_recv_wqe,
+    .push_cqe = fake_push_cqe,
+    .now_us = fake_now_us,
+    .ticks = fake_ticks,
+    .arm_timer = fake_arm_timer,
+    .schedule = fake_schedule,
+    .qp_error = fake_qp_error,
+    .sq_drained = fake_sq_drained,
+    .comm_est = fake_comm_est,
+    .mcast_each = fake_mcast_each,
+    .xrc_srq = fake_xrc_srq,
+};
+
+bool fake_fold;
+
 /* ---- set-up -------------------------------------------------------------- */
 
 /*
@@ -638,7 +684,7 @@ void fake_host_init(struct fake_host *h, struct fake_net *net, int id, const uin
 	h->gid[11] = 0xff;
 	memcpy(h->gid + 12, ip, 4);
 	net->host[id] = h;
-	xport_dev_init(&h->dev, &fake_ops, h);
+	xport_dev_init(&h->dev, fake_fold ? &fake_ops_fold : &fake_ops, h);
 }
 
 /*

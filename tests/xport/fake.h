@@ -90,6 +90,7 @@ struct fake_host {
 	uint32_t flush_len, flush_access;
 	bool flush_whole;
 	uint64_t dma_calls;
+	uint64_t dma_folds;		    /* dma_read_crc calls (fake_fold) */
 	unsigned binds, invals;		    /* bind_mw / invalidate calls that succeeded */
 	unsigned failed_mw_ops;		    /* ... and that failed */
 	bool last_inv_remote;		    /* the last invalidate's remote argument */
@@ -124,6 +125,7 @@ struct fake_log {
 	int feth_plt;	 /* FETH placement type or -1 */
 	int feth_sel;	 /* FETH selectivity level or -1 */
 	uint32_t rkey;	 /* RETH R_Key of a FLUSH */
+	uint32_t crc;	 /* CRC-32 of the whole packet as sent */
 };
 
 enum {
@@ -199,6 +201,11 @@ void fake_net_fini(struct fake_net *net);
  */
 void fake_net_timed(struct fake_net *net, const struct fake_link *a_to_b,
 		    const struct fake_link *b_to_a);
+/*
+ * Hosts made while this is set offer the dma_read_crc op (payloads folded
+ * into the ICRC as they are gathered, as the daemon does); otherwise not.
+ */
+extern bool fake_fold;
 /* A host with IPv4 address a.b.c.d (GID ::ffff:a.b.c.d). */
 void fake_host_init(struct fake_host *h, struct fake_net *net, int id, const uint8_t ip[4]);
 void fake_host_fini(struct fake_host *h);

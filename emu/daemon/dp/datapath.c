@@ -89,6 +89,13 @@ static int op_dma_rkey(void *ctx, struct xport_qp *x, uint32_t rkey, uint64_t va
 	return emu_dma_rkey(qp_of(x), rkey, va, buf, len, access, dir);
 }
 
+static int op_dma_read_crc(void *ctx, struct xport_qp *x, uint32_t key, bool remote, uint64_t addr,
+			   void *buf, size_t len, uint32_t access, uint32_t *crc)
+{
+	(void)ctx;
+	return emu_dma_read_crc(qp_of(x), key, remote, addr, buf, len, access, crc);
+}
+
 static int op_atomic(void *ctx, struct xport_qp *x, uint32_t rkey, uint64_t va,
 		     enum xport_atomic_op op, uint64_t compare_add, uint64_t swap, uint64_t *orig)
 {
@@ -311,6 +318,7 @@ static const struct xport_ops dp_ops = {
     .lookup_qp = op_lookup_qp,
     .dma_lkey = op_dma_lkey,
     .dma_rkey = op_dma_rkey,
+    .dma_read_crc = op_dma_read_crc,
     .atomic = op_atomic,
     .flush = op_flush,
     .bind_mw = op_bind_mw,

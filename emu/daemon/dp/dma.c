@@ -51,6 +51,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include <wire/crc32.h>
+
 #include "dp.h"
 
 /* Access bits the transport asks for (same values as ibv_access_flags). */
@@ -441,14 +443,17 @@ static void dma_mapped_enter(struct emu_dev *dev, bool writes)
 		d->rlen = 0;
 }
 
-/* A copy through the mapping. */
-static int dma_mapped(struct emu_dev *dev, uint8_t *p, void *buf, size_t len, enum xport_dma dir)
+/* A copy through the mapping; a read with crc folds the bytes on the way. */
+static int dma_mapped(struct emu_dev *dev, uint8_t *p, void *buf, size_t len, enum xport_dma dir,
+		      uint32_t *crc)
 {
 	uint64_t t;
 
 	dma_mapped_enter(dev, dir == XPORT_DMA_FROM_BUF);
 	t = emu_prof_start(dev);
-	if (dir == XPORT_DMA_TO_BUF)
+	if (dir == XPORT_DMA_TO_BUF && crc)
+		*crc = wire_crc32_update_copy(*crc, buf, p, len);
+	else if (dir == XPORT_DMA_TO_BUF)
 		memcpy(buf, p, len);
 	else
 		memcpy(p, buf, len);
@@ -471,8 +476,14 @@ static int dm_copy(struct emu_dev *dev, const struct emu_dm *dm, uint64_t off, v
 	return 0;
 }
 
-static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, void *buf,
-		   size_t len, uint32_t access, enum xport_dma dir)
+/*
+ * With crc (a read for a packet's payload), the bytes read are folded into
+ * *crc: as they are copied where the memory is mapped (*folded set), else
+ * by dma_key after the copy.
+ */
+static int dma_key_copy(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, void *buf,
+			size_t len, uint32_t access, enum xport_dma dir, uint32_t *crc,
+			bool *folded)
 {
 	struct emu_dev *dev = qp->obj.ctx->dev;
 	struct emu_mr *mr;
@@ -491,8 +502,10 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 	if (dir != XPORT_DMA_CHECK && len) {
 		uint8_t *p = dma_mapped_ptr(mr, host, len);
 
-		if (p)
-			return dma_mapped(dev, p, buf, len, dir);
+		if (p) {
+			*folded = crc && dir == XPORT_DMA_TO_BUF;
+			return dma_mapped(dev, p, buf, len, dir, crc);
+		}
 	}
 	if (!dev->dma || dir == XPORT_DMA_CHECK || !len)
 		return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
@@ -518,16 +531,38 @@ static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, 
 	return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 }
 
+static int dma_key(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, void *buf,
+		   size_t len, uint32_t access, enum xport_dma dir, uint32_t *crc)
+{
+	struct emu_dev *dev = qp->obj.ctx->dev;
+	bool folded = false;
+	int rc = dma_key_copy(qp, key, remote, addr, buf, len, access, dir, crc, &folded);
+
+	if (!rc && crc && !folded) {
+		uint64_t t = emu_prof_start(dev);
+
+		*crc = wire_crc32_update(*crc, buf, len);
+		emu_prof_add(dev, EMU_DCNT_TIME_ICRC_NS, t);
+	}
+	return rc;
+}
+
 int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, size_t len,
 		 uint32_t access, enum xport_dma dir)
 {
-	return dma_key(qp, lkey, false, addr, buf, len, access, dir);
+	return dma_key(qp, lkey, false, addr, buf, len, access, dir, NULL);
 }
 
 int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_t len,
 		 uint32_t access, enum xport_dma dir)
 {
-	return dma_key(qp, rkey, true, va, buf, len, access, dir);
+	return dma_key(qp, rkey, true, va, buf, len, access, dir, NULL);
+}
+
+int emu_dma_read_crc(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, void *buf,
+		     size_t len, uint32_t access, uint32_t *crc)
+{
+	return dma_key(qp, key, remote, addr, buf, len, access, XPORT_DMA_TO_BUF, crc);
 }
 
 /*

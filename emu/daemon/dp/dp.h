@@ -149,6 +149,9 @@ int emu_dma_lkey(struct emu_qp *qp, uint32_t lkey, uint64_t addr, void *buf, siz
 		 uint32_t access, enum xport_dma dir);
 int emu_dma_rkey(struct emu_qp *qp, uint32_t rkey, uint64_t va, void *buf, size_t len,
 		 uint32_t access, enum xport_dma dir);
+/* The engine's dma_read_crc op (xport.h): a payload read folded into *crc. */
+int emu_dma_read_crc(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, void *buf,
+		     size_t len, uint32_t access, uint32_t *crc);
 int emu_dma_atomic(struct emu_qp *qp, uint32_t rkey, uint64_t va, enum xport_atomic_op op,
 		   uint64_t compare_add, uint64_t swap, uint64_t *orig);
 /* The engine's flush op (xport.h): R_Key, PD, flush access and range

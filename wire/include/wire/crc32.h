@@ -47,6 +47,17 @@ const char *wire_crc32_engine_name(void);
  */
 uint32_t wire_crc32_update_engine(unsigned engine, uint32_t reg, const void *buf, size_t len);
 
+/*
+ * wire_crc32_update over the len bytes at src that also copies them to dst
+ * (the buffers must not overlap): a packet's payload gathered into the
+ * packet and folded into its ICRC in one pass, where a copy and then a CRC
+ * would read the bytes twice. Identical results to memcpy and then
+ * wire_crc32_update. The _engine form as wire_crc32_update_engine.
+ */
+uint32_t wire_crc32_update_copy(uint32_t reg, void *dst, const void *src, size_t len);
+uint32_t wire_crc32_update_copy_engine(unsigned engine, uint32_t reg, void *dst, const void *src,
+				       size_t len);
+
 /* The same with the portable slice-by-8 tables only. */
 uint32_t wire_crc32_update_slice8(uint32_t reg, const void *buf, size_t len);
 
