@@ -290,9 +290,22 @@ static void dma_stage(struct emu_dev *dev, pid_t pid, uint64_t host, const void 
 	d->wused += len;
 }
 
-/* Serve a read from the read-ahead copy, or fill it. 0, or -1 to read directly. */
+/* A read's bytes into buf; with crc, folded into *crc on the way. */
+static void read_out(void *buf, const void *src, size_t len, uint32_t *crc)
+{
+	if (crc)
+		*crc = wire_crc32_update_copy(*crc, buf, src, len);
+	else
+		memcpy(buf, src, len);
+}
+
+/*
+ * Serve a read from the read-ahead copy, or fill it. 0, or -1 to read
+ * directly. With crc, the bytes are folded into *crc as they are copied
+ * out of the read-ahead copy (and only when it returns 0).
+ */
 static int dma_read_ahead(struct emu_dev *dev, pid_t pid, uint64_t host, void *buf, size_t len,
-			  uint64_t base, uint64_t limit)
+			  uint64_t base, uint64_t limit, uint32_t *crc)
 {
 	struct emu_dma *d = dev->dma;
 	uint64_t host_ra, end;
@@ -301,7 +314,7 @@ static int dma_read_ahead(struct emu_dev *dev, pid_t pid, uint64_t host, void *b
 
 	if (d->rlen && d->rpid == pid && host >= d->rstart && host - d->rstart <= d->rlen &&
 	    len <= d->rlen - (host - d->rstart)) {
-		memcpy(buf, d->rbuf + (host - d->rstart), len);
+		read_out(buf, d->rbuf + (host - d->rstart), len, crc);
 		return 0;
 	}
 	if (len > DMA_RA_BYTES)
@@ -337,7 +350,7 @@ static int dma_read_ahead(struct emu_dev *dev, pid_t pid, uint64_t host, void *b
 	d->rpid = pid;
 	d->rstart = host_ra;
 	d->rlen = (size_t)n;
-	memcpy(buf, d->rbuf + (host - host_ra), len);
+	read_out(buf, d->rbuf + (host - host_ra), len, crc);
 	return 0;
 }
 
@@ -478,8 +491,8 @@ static int dm_copy(struct emu_dev *dev, const struct emu_dm *dm, uint64_t off, v
 
 /*
  * With crc (a read for a packet's payload), the bytes read are folded into
- * *crc: as they are copied where the memory is mapped (*folded set), else
- * by dma_key after the copy.
+ * *crc: as they are copied where the memory is mapped or the read-ahead
+ * copy holds them (*folded set), else by dma_key after the copy.
  */
 static int dma_key_copy(struct emu_qp *qp, uint32_t key, bool remote, uint64_t addr, void *buf,
 			size_t len, uint32_t access, enum xport_dma dir, uint32_t *crc,
@@ -524,10 +537,13 @@ static int dma_key_copy(struct emu_qp *qp, uint32_t key, bool remote, uint64_t a
 	if (dev->dma->nw)
 		dma_flush(dev);
 	t = emu_prof_start(dev);
-	rc = dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr, mr->addr + mr->length);
+	rc = dma_read_ahead(dev, mr->obj.ctx->pid, host, buf, len, mr->addr, mr->addr + mr->length,
+			    crc);
 	emu_prof_add(dev, EMU_DCNT_TIME_DMA_NS, t);
-	if (!rc)
+	if (!rc) {
+		*folded = crc != NULL;
 		return 0;
+	}
 	return odp_fault(mr, dma_copy(dev, mr->obj.ctx->pid, host, buf, len, dir));
 }
 

@@ -129,7 +129,7 @@
 	X(TIME_RX_NS, "time_rx_ns", "--profile: ns in recvmmsg")                                  \
 	X(TIME_DMA_NS, "time_dma_ns",                                                             \
 	  "--profile: ns copying to and from registered memory (memcpy, process_vm_*; with "      \
-	  "a payload's ICRC folded on the way through a mapping)")                                \
+	  "a payload's ICRC folded on the way)")                                                  \
 	X(TIME_ICRC_NS, "time_icrc_ns", "--profile: ns computing and checking ICRCs")
 
 enum emu_dcnt {
