@@ -20,6 +20,7 @@
  *    what the 512-bit engine keeps in register i.
  * The bytewise one-table loop is kept as the reference.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include <wire/crc32.h>
@@ -402,37 +403,57 @@ unsigned wire_crc32_engines(void)
 	return e;
 }
 
+/* The folding engines, as wire_crc32_choose names them. */
+enum crc32_fold { CRC32_TABLES, CRC32_CLMUL1, CRC32_CLMUL, CRC32_VPCLMUL256, CRC32_VPCLMUL };
+
+/*
+ * The widest engine of the mask `use` (engines this CPU has) that a buffer
+ * of len bytes is long enough for: the one choice every entry point makes.
+ */
+static inline enum crc32_fold crc32_choose(unsigned use, size_t len)
+{
+	if ((use & WIRE_CRC32_ENGINE_VPCLMUL) && len >= WIRE_CRC32_VPCLMUL_MIN)
+		return CRC32_VPCLMUL;
+	if ((use & WIRE_CRC32_ENGINE_VPCLMUL256) && len >= WIRE_CRC32_VPCLMUL_MIN)
+		return CRC32_VPCLMUL256;
+	if ((use & WIRE_CRC32_ENGINE_CLMUL) && len >= WIRE_CRC32_CLMUL_MIN)
+		return CRC32_CLMUL;
+	if ((use & WIRE_CRC32_ENGINE_CLMUL) && len >= WIRE_CRC32_CLMUL1_MIN)
+		return CRC32_CLMUL1;
+	return CRC32_TABLES;
+}
+
 const char *wire_crc32_engine_name(void)
 {
-	const unsigned e = wire_crc32_engines();
-
-	/* The order of wire_crc32_update_engine's choice. */
-	if (e & WIRE_CRC32_ENGINE_VPCLMUL)
+	switch (crc32_choose(wire_crc32_engines(), SIZE_MAX)) {
+	case CRC32_VPCLMUL:
 		return "AVX-512 VPCLMULQDQ (512-bit folds)";
-	if (e & WIRE_CRC32_ENGINE_VPCLMUL256)
+	case CRC32_VPCLMUL256:
 		return "AVX2 VPCLMULQDQ (256-bit folds)";
-	if (e & WIRE_CRC32_ENGINE_CLMUL)
+	case CRC32_CLMUL:
+	case CRC32_CLMUL1:
 		return "PCLMULQDQ (128-bit folds)";
+	case CRC32_TABLES:
+		break;
+	}
 	return "slice-by-8 tables";
 }
 
 uint32_t wire_crc32_update_engine(unsigned engine, uint32_t reg, const void *buf, size_t len)
 {
 #ifdef WIRE_CRC32_CLMUL
-	const unsigned use = engine & wire_crc32_engines();
-	uint32_t (*fold)(uint32_t, const uint8_t *, size_t) = NULL;
-
-	/* The widest engine allowed that the buffer is long enough for. */
-	if ((use & WIRE_CRC32_ENGINE_VPCLMUL) && len >= WIRE_CRC32_VPCLMUL_MIN)
-		fold = wire_crc32_vpclmul;
-	else if ((use & WIRE_CRC32_ENGINE_VPCLMUL256) && len >= WIRE_CRC32_VPCLMUL_MIN)
-		fold = wire_crc32_vpclmul256;
-	else if ((use & WIRE_CRC32_ENGINE_CLMUL) && len >= WIRE_CRC32_CLMUL_MIN)
-		fold = wire_crc32_clmul;
-	else if ((use & WIRE_CRC32_ENGINE_CLMUL) && len >= WIRE_CRC32_CLMUL1_MIN)
-		fold = wire_crc32_clmul1;
-	if (fold)
-		return fold(reg, buf, len);
+	switch (crc32_choose(engine & wire_crc32_engines(), len)) {
+	case CRC32_VPCLMUL:
+		return wire_crc32_vpclmul(reg, buf, len);
+	case CRC32_VPCLMUL256:
+		return wire_crc32_vpclmul256(reg, buf, len);
+	case CRC32_CLMUL:
+		return wire_crc32_clmul(reg, buf, len);
+	case CRC32_CLMUL1:
+		return wire_crc32_clmul1(reg, buf, len);
+	case CRC32_TABLES:
+		break;
+	}
 #else
 	(void)engine;
 #endif
@@ -448,15 +469,15 @@ uint32_t wire_crc32_update_copy_engine(unsigned engine, uint32_t reg, void *dst,
 				       size_t len)
 {
 #ifdef WIRE_CRC32_CLMUL
-	const unsigned use = engine & wire_crc32_engines();
-
-	/* As wire_crc32_update_engine chooses; the 512-bit engine has no
-	 * copying form and copies first. */
-	if (!((use & WIRE_CRC32_ENGINE_VPCLMUL) && len >= WIRE_CRC32_VPCLMUL_MIN)) {
-		if ((use & WIRE_CRC32_ENGINE_VPCLMUL256) && len >= WIRE_CRC32_VPCLMUL_MIN)
-			return wire_crc32_vpclmul256_copy(reg, dst, src, len);
-		if ((use & WIRE_CRC32_ENGINE_CLMUL) && len >= WIRE_CRC32_CLMUL_MIN)
-			return wire_crc32_clmul_copy(reg, dst, src, len);
+	/* The 512-bit engine and the one-lane fold have no copying form:
+	 * they copy first. */
+	switch (crc32_choose(engine & wire_crc32_engines(), len)) {
+	case CRC32_VPCLMUL256:
+		return wire_crc32_vpclmul256_copy(reg, dst, src, len);
+	case CRC32_CLMUL:
+		return wire_crc32_clmul_copy(reg, dst, src, len);
+	default:
+		break;
 	}
 #endif
 	memcpy(dst, src, len);
