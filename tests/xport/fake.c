@@ -611,30 +611,15 @@ static const struct xport_ops fake_ops = {
     .xrc_srq = fake_xrc_srq,
 };
 
-/* The same with payloads folded into the ICRC as they are gathered. */
-static const struct xport_ops fake_ops_fold = {
-    .send_packet = fake_send_packet,
-    .tx_buf = fake_tx_buf,
-    .lookup_qp = fake_lookup_qp,
-    .dma_lkey = fake_dma_lkey,
-    .dma_rkey = fake_dma_rkey,
-    .dma_read_crc = fake_dma_read_crc,
-    .atomic = fake_atomic,
-    .flush = fake_flush,
-    .bind_mw = fake_bind_mw,
-    .invalidate = fake_invalidate,
-    .get_recv_wqe = fake_get_recv_wqe,
-    .push_cqe = fake_push_cqe,
-    .now_us = fake_now_us,
-    .ticks = fake_ticks,
-    .arm_timer = fake_arm_timer,
-    .schedule = fake_schedule,
-    .qp_error = fake_qp_error,
-    .sq_drained = fake_sq_drained,
-    .comm_est = fake_comm_est,
-    .mcast_each = fake_mcast_each,
-    .xrc_srq = fake_xrc_srq,
-};
+/* fake_ops with payloads folded into the ICRC as they are gathered (fake_fold). */
+static const struct xport_ops *fake_ops_folding(void)
+{
+	static struct xport_ops ops;
+
+	ops = fake_ops;
+	ops.dma_read_crc = fake_dma_read_crc;
+	return &ops;
+}
 
 bool fake_fold;
 
@@ -684,7 +669,7 @@ void fake_host_init(struct fake_host *h, struct fake_net *net, int id, const uin
 	h->gid[11] = 0xff;
 	memcpy(h->gid + 12, ip, 4);
 	net->host[id] = h;
-	xport_dev_init(&h->dev, fake_fold ? &fake_ops_fold : &fake_ops, h);
+	xport_dev_init(&h->dev, fake_fold ? fake_ops_folding() : &fake_ops, h);
 }
 
 /*

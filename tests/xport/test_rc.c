@@ -725,6 +725,18 @@ START_TEST(test_inline)
 }
 END_TEST
 
+/* w: a signaled SEND (wr_id 1) of three SGEs of A's MR, at loff, lens bytes. */
+static void send_three_sges(struct xport_wqe *w, const size_t loff[3], const uint32_t lens[3])
+{
+	fake_wqe(w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, NULL, 0, 0);
+	w->num_sge = 3;
+	for (int i = 0; i < 3; i++) {
+		w->sge[i].addr = (uint64_t)(uintptr_t)(env->ma->buf + loff[i]);
+		w->sge[i].length = lens[i];
+		w->sge[i].lkey = env->ma->key;
+	}
+}
+
 START_TEST(test_multi_sge)
 {
 	struct xport_wqe w;
@@ -736,12 +748,8 @@ START_TEST(test_multi_sge)
 
 	env = fake_env_new(8, UROCE_QPT_RC, NULL);
 	fake_pattern(env->ma->buf, FAKE_MR_BYTES, 21);
-	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, NULL, 0, 0);
-	w.num_sge = 3;
+	send_three_sges(&w, loff, lens);
 	for (int i = 0; i < 3; i++) {
-		w.sge[i].addr = (uint64_t)(uintptr_t)(env->ma->buf + loff[i]);
-		w.sge[i].length = lens[i];
-		w.sge[i].lkey = env->ma->key;
 		memcpy(want + at, env->ma->buf + loff[i], lens[i]);
 		at += lens[i];
 	}
@@ -789,13 +797,7 @@ static unsigned fold_scenario(bool fold, uint32_t *crcs, uint64_t folds[2])
 	fake_fold = false;
 	fake_pattern(env->ma->buf, FAKE_MR_BYTES, 41);
 	fake_pattern(env->mb->buf, FAKE_MR_BYTES, 43);
-	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, NULL, 0, 0);
-	w.num_sge = 3;
-	for (int i = 0; i < 3; i++) {
-		w.sge[i].addr = (uint64_t)(uintptr_t)(env->ma->buf + loff[i]);
-		w.sge[i].length = lens[i];
-		w.sge[i].lkey = env->ma->key;
-	}
+	send_three_sges(&w, loff, lens);
 	fake_post_recv(env->qb, 5, env->mb, 30000, 4096);
 	fake_post(env->qa, &w);
 	fake_wqe(&w, 2, UROCE_WR_RDMA_WRITE, UROCE_SEND_SIGNALED, env->ma, 333, 3001);
