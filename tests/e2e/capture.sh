@@ -63,13 +63,10 @@ start_rnic uroce0 "$ADDR0" --pcap "$T/ring.pcapng" --pcap-snaplen 128 --pcap-siz
 	--pcap-files 3
 start_rnic uroce1 "$ADDR1" --pcap "$T/all.pcap" --pcap-snaplen 100 --pcap-size 64K
 pingpong pp 4096 1000 "ibv_rc_pingpong -s 4096 -n 1000"
-counter() { # DEVICE NAME
-	timeout 10 "$UROCE_BIN/uroce" counters "$1" | awk -v n="daemon.$2" '$1 == n { print $2 }'
-}
 sleep 1 # the last ACKs settle before the counters are read
-files0=$(counter uroce0 pcap_files)
-files1=$(counter uroce1 pcap_files)
-frames1=$(counter uroce1 pcap_frames)
+files0=$(counter uroce0 daemon.pcap_files)
+files1=$(counter uroce1 daemon.pcap_files)
+frames1=$(counter uroce1 daemon.pcap_frames)
 stop_rnics
 
 # uroce0: a ring of three, numbered before the extension
@@ -200,7 +197,7 @@ start_rnic uroce0 "$ADDR0" --pcap "$T/fifo.pcapng" --pcap-buffer 256K
 start_rnic uroce1 "$ADDR1"
 pingpong stall 4096 500 "ibv_rc_pingpong -n 500 while nobody reads uroce0's capture"
 sleep 1 # the last ACKs settle (and are dropped) before the counter is read
-dropped=$(counter uroce0 pcap_dropped)
+dropped=$(counter uroce0 daemon.pcap_dropped)
 [ "${dropped:-0}" -gt 0 ] && pass "pcap_dropped counts $dropped frames past the 256K buffer" ||
 	fail "pcap_dropped is '$dropped' (wanted > 0: 2 MiB of frames against 256K)"
 # A reader drains the FIFO; a second ping-pong's first frame tells of the gap.
@@ -212,8 +209,8 @@ reader=$!
 exec {rd}<&- {hold}>&-
 pingpong after 64 5 "a second ping-pong once the capture is read"
 sleep 1
-frames=$(counter uroce0 pcap_frames)
-dropped2=$(counter uroce0 pcap_dropped)
+frames=$(counter uroce0 daemon.pcap_frames)
+dropped2=$(counter uroce0 daemon.pcap_dropped)
 stop_rnics
 if timeout 30 tail --pid="$reader" -f /dev/null; then
 	pass "the capture's reader saw its end when uroced stopped"
@@ -248,7 +245,7 @@ start_rnic uroce0 "$ADDR0" --pcap "$T/fifo.pcapng"
 start_rnic uroce1 "$ADDR1"
 pingpong gone 4096 200 "ping-pong after the capture's reader went away"
 sleep 1
-errors=$(counter uroce0 pcap_errors)
+errors=$(counter uroce0 daemon.pcap_errors)
 stop_rnics
 warned=$(grep -c "capture: .*fifo.pcapng: Broken pipe; the rest of this file is lost" "$T/uroce0.log")
 [ "$errors" = 1 ] && [ "$warned" -eq 1 ] && [ "$(stat -c %s "$T/fifo.head")" -eq 20000 ] &&

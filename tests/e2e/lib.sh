@@ -122,10 +122,13 @@ rxe_capture_ns() {
 	mkdir -p "$RD"
 }
 
-# counter NAME COUNTER [RUNDIR]: a counter of RNIC NAME as `uroce counters
-# --all` names it (daemon.tx_gso_sends, drop.bad_icrc...), 0 when absent.
+# counter NAME COUNTER [RUNDIR [NS]]: a counter of RNIC NAME as `uroce counters
+# --all` names it (daemon.tx_gso_sends, drop.bad_icrc...), 0 when absent; of
+# the RNIC in network namespace NS when one is given.
 counter() {
-	timeout 10 "$UROCE_BIN/uroce" counters "$1" --all --rundir "${3:-$UROCE_RUNDIR}" |
+	local in=()
+	[ -n "${4:-}" ] && in=(ip netns exec "$4")
+	timeout 10 "${in[@]}" "$UROCE_BIN/uroce" counters "$1" --all --rundir "${3:-$UROCE_RUNDIR}" |
 		awk -v c="$2" '$1 == c { v = $2 } END { printf "%.0f\n", v + 0 }'
 }
 

@@ -100,10 +100,6 @@ else
 	lo_capture_start "$VA" "$NS" "$E2E_NET.3"
 fi
 
-counter() { # counter DEV NAME: the device counter's value
-	ip netns exec "$NS" "$UROCE_BIN/uroce" counters "$1" --all --rundir "$RUNDIR" 2>/dev/null |
-		awk -v n="daemon.$2" '$1 == n { print $2; exit }'
-}
 
 via_cmd run
 rc=0
@@ -111,10 +107,10 @@ rc=0
 sed 's/^/    /' "$T/mcast.out"
 check "mcast exit 0 (got $rc)" test "$rc" -eq 0
 check "mcast: every check passed" grep -qx "all passed" "$T/mcast.out"
-tx=$(counter uroce0 tx_mcast)
-rx1=$(counter uroce1 rx_mcast)
-rx0=$(counter uroce0 rx_mcast)
-noroute=$(counter uroce0 tx_no_route)
+tx=$(counter uroce0 daemon.tx_mcast "$RUNDIR" "$NS")
+rx1=$(counter uroce1 daemon.rx_mcast "$RUNDIR" "$NS")
+rx0=$(counter uroce0 daemon.rx_mcast "$RUNDIR" "$NS")
+noroute=$(counter uroce0 daemon.tx_no_route "$RUNDIR" "$NS")
 check "uroce0 sent 31 datagrams to the group (tx_mcast $tx), none unroutable (tx_no_route $noroute)" \
 	test "${tx:-0}" -eq 31 -a "${noroute:-1}" -eq 0
 check "both RNICs received them (rx_mcast: uroce0 $rx0, uroce1 $rx1 on $RX_IF)" \

@@ -114,8 +114,7 @@ done
 # received, not by their segments (without it, the kernel cut every datagram
 # for the filter to drop piece by piece).
 if [ "$FAMILY" = 4 ]; then
-	ctrs=$(ip netns exec "$NSA" "$UROCE_BIN/uroce" counters uroce0 --rundir "$(rundir_of "$NSA")" --all)
-	cval() { awk -v c="$1" '$1 == c { v = $2 } END { print v + 0 }' <<<"$ctrs"; }
+	cval() { counter uroce0 "$1" "$(rundir_of "$NSA")" "$NSA"; }
 	inerr=$(ip netns exec "$NSA" awk '/^Udp: [0-9]/ { print $4; exit }' /proc/net/snmp)
 	rxd=$(cval daemon.rx_datagrams)
 	raw=$(cval daemon.rx_raw_datagrams)
