@@ -779,6 +779,10 @@ static int resp_place(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t
 		return 0;
 	}
 	/* SEND: scatter over the receive WQE. */
+	if (qp->resp.wqe.malformed) {
+		*wqe_status = UROCE_WC_LOC_QP_OP_ERR;
+		return WIRE_NAK_REMOTE_OP_ERR;
+	}
 	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, qp->resp.wqe_off,
 			     (void *)pkt->payload, pkt->paylen,
 			     UROCE_ACCESS_LOCAL_WRITE | XPORT_ACCESS_RECV_WQE, XPORT_DMA_FROM_BUF);
@@ -788,8 +792,14 @@ static int resp_place(struct xport_qp *qp, const struct xport_pkt *pkt, uint32_t
 		return WIRE_NAK_INVALID_REQUEST;
 	}
 	if (rc) {
-		/* Malformed receive WQE (bad lkey, range, access). */
-		*wqe_status = UROCE_WC_LOC_QP_OP_ERR;
+		/*
+		 * The receive WQE's buffers do not reference memory valid for
+		 * the write (lkey, PD, range, access, or pages gone): a local
+		 * protection error (IBA 11.6.2; as mlx5 reports it, where rxe
+		 * says local QP operation error), and for the sender a remote
+		 * operation error.
+		 */
+		*wqe_status = UROCE_WC_LOC_PROT_ERR;
 		return WIRE_NAK_REMOTE_OP_ERR;
 	}
 	qp->resp.wqe_off += pkt->paylen;
@@ -1016,7 +1026,8 @@ static void resp_uc(struct xport_qp *qp, const struct xport_pkt *pkt)
 	}
 	nak = resp_place(qp, pkt, &status);
 	if (nak) {
-		if (status == UROCE_WC_LOC_LEN_ERR || status == UROCE_WC_LOC_QP_OP_ERR) {
+		if (status == UROCE_WC_LOC_LEN_ERR || status == UROCE_WC_LOC_PROT_ERR ||
+		    status == UROCE_WC_LOC_QP_OP_ERR) {
 			/* The receive WQE itself is at fault: complete it in error. */
 			xport__resp_flush_wqe(qp, status);
 			xport__error(qp);
@@ -1093,6 +1104,11 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 		xport__drop(qp->dev, qp, XPORT_DROP_NO_RECV_WQE);
 		return;
 	}
+	if (qp->resp.wqe.malformed) {
+		xport__resp_flush_wqe(qp, UROCE_WC_LOC_QP_OP_ERR);
+		xport__error(qp);
+		return;
+	}
 	resp_grh(pkt, grh);
 	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh, sizeof(grh),
 			     UROCE_ACCESS_LOCAL_WRITE | XPORT_ACCESS_RECV_WQE, XPORT_DMA_FROM_BUF);
@@ -1108,7 +1124,8 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 		return;
 	}
 	if (rc) {
-		xport__resp_flush_wqe(qp, UROCE_WC_LOC_QP_OP_ERR);
+		/* Buffers not valid for the write, as resp_place says. */
+		xport__resp_flush_wqe(qp, UROCE_WC_LOC_PROT_ERR);
 		xport__error(qp);
 		return;
 	}

@@ -225,6 +225,10 @@ struct xport_wqe {
 struct xport_recv_wqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
+	/* The WQE as posted was malformed (more SGEs than the queue holds):
+	 * a message placed into it completes it with LOC_QP_OP_ERR, where
+	 * buffers that are not valid memory give LOC_PROT_ERR. */
+	bool malformed;
 	struct xport_sge sge[XPORT_MAX_SGE];
 };
 

@@ -3,10 +3,11 @@
  * srq_pd DEVICE: the receive WQEs of an SRQ belong to the SRQ's PD (IBA
  * 10.2.9.1), whatever PD the QP that takes them is in. A QP in PD 1 with
  * an SRQ of PD 2: a SEND lands in a buffer registered in PD 2; a receive
- * WQE whose buffer is registered only in PD 1 is a malformed receive WQE
- * (the receive completes with IBV_WC_LOC_QP_OP_ERR, as the engine - and
- * Linux rxe - complete a receive WQE whose key does not hold; the sender
- * sees a remote error), through the shim on a real daemon.
+ * WQE whose buffer is registered only in PD 1 references no memory valid
+ * for it (the receive completes with IBV_WC_LOC_PROT_ERR, IBA 11.6.2's
+ * local protection error, as mlx5 reports it; Linux rxe says local QP
+ * operation error; the sender sees a remote error), through the shim on a
+ * real daemon.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,9 +69,9 @@ int main(int argc, char **argv)
 	srq_recv(srq, mr1, rbuf + 2048, 2);
 	post_send(&a, IBV_WR_SEND, IBV_SEND_SIGNALED);
 	wc = wait_wc(b.cq);
-	check(wc.status == IBV_WC_LOC_QP_OP_ERR && wc.wr_id == 2,
+	check(wc.status == IBV_WC_LOC_PROT_ERR && wc.wr_id == 2,
 	      "a receive WQE with a key of the QP's PD, not the SRQ's: %s (want %s)",
-	      ibv_wc_status_str(wc.status), ibv_wc_status_str(IBV_WC_LOC_QP_OP_ERR));
+	      ibv_wc_status_str(wc.status), ibv_wc_status_str(IBV_WC_LOC_PROT_ERR));
 	wc = wait_wc(a.cq);
 	check(wc.status != IBV_WC_SUCCESS, "the sender sees an error: %s",
 	      ibv_wc_status_str(wc.status));

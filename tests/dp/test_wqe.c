@@ -347,6 +347,7 @@ START_TEST(test_recv_ok)
 	ck_assert_uint_eq(w.sge[1].addr, 0x2000);
 	ck_assert_uint_eq(w.sge[1].length, 200);
 	ck_assert_uint_eq(w.sge[1].lkey, 0x202);
+	ck_assert(!w.malformed);
 	r.num_sge = 0;
 	memcpy(slot, &r, sizeof(r));
 	ck_assert_int_eq(emu_wqe_recv(slot, &g, &w), 0);
@@ -366,9 +367,11 @@ START_TEST(test_recv_bad)
 	ck_assert_uint_eq(w.wr_id, 9);
 	ck_assert_uint_eq(w.num_sge, 1);
 	ck_assert_uint_eq(w.sge[0].lkey, EMU_WQE_BAD_LKEY);
+	ck_assert(w.malformed);
 	r.num_sge = 0x80000000u;
 	memcpy(slot, &r, sizeof(r));
 	ck_assert_int_eq(emu_wqe_recv(slot, &g, &w), -EINVAL);
+	ck_assert(w.malformed);
 }
 END_TEST
 

@@ -885,7 +885,29 @@ START_TEST(test_recv_bad_lkey)
 	fake_run(&env->net, 1000);
 	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_REMOTE_OP_ERR));
 	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_REM_OP_ERR);
+	/* Buffers that reference no valid memory: a local protection error
+	 * (IBA 11.6.2, as mlx5 reports it). */
+	ck_assert_uint_eq(env->qb->rcq[0].status, UROCE_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 7);
+}
+END_TEST
+
+/* A malformed receive WQE (the device marks it so: too many SGEs) is a
+ * local QP operation error, not a protection error. */
+START_TEST(test_recv_malformed)
+{
+	struct xport_wqe w;
+
+	setup_env(NULL);
+	fake_post_recv(env->qb, 7, env->mb, 0, 100);
+	env->qb->rq[0].malformed = true;
+	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 20);
+	fake_post(env->qa, &w);
+	fake_run(&env->net, 1000);
+	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_REMOTE_OP_ERR));
+	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_REM_OP_ERR);
 	ck_assert_uint_eq(env->qb->rcq[0].status, UROCE_WC_LOC_QP_OP_ERR);
+	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 7);
 }
 END_TEST
 
@@ -1155,6 +1177,7 @@ static Suite *loss_suite(void)
 	tcase_add_test(tc, test_invalid_requests);
 	tcase_add_test(tc, test_recv_too_small);
 	tcase_add_test(tc, test_recv_bad_lkey);
+	tcase_add_test(tc, test_recv_malformed);
 	tcase_add_test(tc, test_local_errors);
 	tcase_add_test(tc, test_read_resp_local_prot);
 	tcase_add_test(tc, test_bad_sge_nothing_sent);

@@ -232,14 +232,16 @@ int emu_wqe_recv(const void *slot, const struct emu_wqe_geom *g, struct xport_re
 
 	memcpy(&r, slot, sizeof(r));
 	w->wr_id = r.wr_id;
+	w->malformed = false;
 	if (r.num_sge > g->max_sge || r.num_sge > XPORT_MAX_SGE ||
 	    r.num_sge * (uint64_t)sizeof(struct uroce_sge) > room) {
 		/*
-		 * One SGE no L_Key matches: a message placed into it fails
-		 * with a local error (the responder answers NAK Remote
-		 * Operational Error), as on a NIC that finds a malformed
-		 * receive WQE.
+		 * Marked malformed, with one SGE no L_Key matches: a message
+		 * placed into it fails with a local QP operation error (the
+		 * responder answers NAK Remote Operational Error), as on a
+		 * NIC that finds a malformed receive WQE.
 		 */
+		w->malformed = true;
 		w->num_sge = 1;
 		w->sge[0].addr = 0;
 		w->sge[0].length = UINT32_MAX;
