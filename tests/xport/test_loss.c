@@ -873,22 +873,41 @@ START_TEST(test_recv_too_small)
 }
 END_TEST
 
-START_TEST(test_recv_bad_lkey)
+/*
+ * A SEND into B's only receive WQE, spoiled by spoil: the sender sees NAK
+ * Remote Operational Error (REM_OP_ERR), the WQE completes with want.
+ */
+static void recv_wqe_error(void (*spoil)(struct xport_recv_wqe *r), uint32_t want)
 {
 	struct xport_wqe w;
 
 	setup_env(NULL);
 	fake_post_recv(env->qb, 7, env->mb, 0, 100);
-	env->qb->rq[0].sge[0].lkey = 0xbad;
+	spoil(&env->qb->rq[0]);
 	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 20);
 	fake_post(env->qa, &w);
 	fake_run(&env->net, 1000);
 	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_REMOTE_OP_ERR));
 	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_REM_OP_ERR);
-	/* Buffers that reference no valid memory: a local protection error
-	 * (IBA 11.6.2, as mlx5 reports it). */
-	ck_assert_uint_eq(env->qb->rcq[0].status, UROCE_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(env->qb->rcq[0].status, want);
 	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 7);
+}
+
+static void bad_lkey(struct xport_recv_wqe *r)
+{
+	r->sge[0].lkey = 0xbad;
+}
+
+static void malformed(struct xport_recv_wqe *r)
+{
+	r->malformed = true;
+}
+
+/* Buffers that reference no valid memory: a local protection error (IBA
+ * 11.6.2, as mlx5 reports it). */
+START_TEST(test_recv_bad_lkey)
+{
+	recv_wqe_error(bad_lkey, UROCE_WC_LOC_PROT_ERR);
 }
 END_TEST
 
@@ -896,18 +915,7 @@ END_TEST
  * local QP operation error, not a protection error. */
 START_TEST(test_recv_malformed)
 {
-	struct xport_wqe w;
-
-	setup_env(NULL);
-	fake_post_recv(env->qb, 7, env->mb, 0, 100);
-	env->qb->rq[0].malformed = true;
-	fake_wqe(&w, 1, UROCE_WR_SEND, UROCE_SEND_SIGNALED, env->ma, 0, 20);
-	fake_post(env->qa, &w);
-	fake_run(&env->net, 1000);
-	ck_assert_int_eq(pkt_at(1, 0)->syndrome, NAK(WIRE_NAK_REMOTE_OP_ERR));
-	ck_assert_uint_eq(env->qa->scq[0].status, UROCE_WC_REM_OP_ERR);
-	ck_assert_uint_eq(env->qb->rcq[0].status, UROCE_WC_LOC_QP_OP_ERR);
-	ck_assert_uint_eq(env->qb->rcq[0].wr_id, 7);
+	recv_wqe_error(malformed, UROCE_WC_LOC_QP_OP_ERR);
 }
 END_TEST
 
