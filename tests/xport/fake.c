@@ -324,8 +324,9 @@ static int fake_mr_find(struct fake_host *h, uint32_t key, uint64_t addr, size_t
 	return -ENOENT;
 }
 
+/* With crc, a read folds the bytes into *crc as it copies them (dma_read_crc). */
 static int fake_dma(struct fake_host *h, uint32_t key, uint64_t addr, void *buf, size_t len,
-		    uint32_t access, enum xport_dma dir)
+		    uint32_t access, enum xport_dma dir, uint32_t *crc)
 {
 	struct fake_mr *m;
 	int rc = fake_mr_find(h, key, addr, len, access, &m);
@@ -333,7 +334,9 @@ static int fake_dma(struct fake_host *h, uint32_t key, uint64_t addr, void *buf,
 	h->dma_calls++;
 	if (rc)
 		return rc;
-	if (dir == XPORT_DMA_TO_BUF)
+	if (dir == XPORT_DMA_TO_BUF && crc)
+		*crc = wire_crc32_update_copy(*crc, buf, (const void *)(uintptr_t)addr, len);
+	else if (dir == XPORT_DMA_TO_BUF)
 		memcpy(buf, (void *)(uintptr_t)addr, len);
 	else if (dir == XPORT_DMA_FROM_BUF)
 		memcpy((void *)(uintptr_t)addr, buf, len);
@@ -344,31 +347,25 @@ static int fake_dma_lkey(void *ctx, struct xport_qp *qp, uint32_t lkey, uint64_t
 			 size_t len, uint32_t access, enum xport_dma dir)
 {
 	(void)qp;
-	return fake_dma(ctx, lkey, addr, buf, len, access, dir);
+	return fake_dma(ctx, lkey, addr, buf, len, access, dir, NULL);
 }
 
 static int fake_dma_rkey(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va, void *buf,
 			 size_t len, uint32_t access, enum xport_dma dir)
 {
 	(void)qp;
-	return fake_dma(ctx, rkey, va, buf, len, access, dir);
+	return fake_dma(ctx, rkey, va, buf, len, access, dir, NULL);
 }
 
 static int fake_dma_read_crc(void *ctx, struct xport_qp *qp, uint32_t key, bool remote,
 			     uint64_t addr, void *buf, size_t len, uint32_t access, uint32_t *crc)
 {
 	struct fake_host *h = ctx;
-	struct fake_mr *m;
-	int rc = fake_mr_find(h, key, addr, len, access, &m);
 
 	(void)qp;
 	(void)remote;
-	h->dma_calls++;
 	h->dma_folds++;
-	if (rc)
-		return rc;
-	*crc = wire_crc32_update_copy(*crc, buf, (const void *)(uintptr_t)addr, len);
-	return 0;
+	return fake_dma(h, key, addr, buf, len, access, XPORT_DMA_TO_BUF, crc);
 }
 
 static int fake_atomic(void *ctx, struct xport_qp *qp, uint32_t rkey, uint64_t va,

@@ -464,10 +464,8 @@ static int dma_mapped(struct emu_dev *dev, uint8_t *p, void *buf, size_t len, en
 
 	dma_mapped_enter(dev, dir == XPORT_DMA_FROM_BUF);
 	t = emu_prof_start(dev);
-	if (dir == XPORT_DMA_TO_BUF && crc)
-		*crc = wire_crc32_update_copy(*crc, buf, p, len);
-	else if (dir == XPORT_DMA_TO_BUF)
-		memcpy(buf, p, len);
+	if (dir == XPORT_DMA_TO_BUF)
+		read_out(buf, p, len, crc);
 	else
 		memcpy(p, buf, len);
 	emu_prof_add(dev, EMU_DCNT_TIME_DMA_NS, t);
