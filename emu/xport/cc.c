@@ -76,9 +76,11 @@ uint64_t xport__cc_loss_delay_us(const struct xport_qp *qp)
 	return rto ? rto : xport_timeout_us(qp->attr.timeout);
 }
 
-void xport__cc_sent(struct xport_qp *qp, uint32_t psn, bool fresh, bool ackreq, uint64_t now)
+void xport__cc_sent(struct xport_qp *qp, uint32_t psn, bool fresh, bool ackreq)
 {
 	struct xport_cc *cc = &qp->cc;
+	bool restart, probe;
+	uint64_t now;
 
 	if (!fresh) {
 		/* Karn: an answer to a packet sent twice times neither sending. */
@@ -86,14 +88,21 @@ void xport__cc_sent(struct xport_qp *qp, uint32_t psn, bool fresh, bool ackreq, 
 			cc->probing = false;
 		return;
 	}
+	/* The clock is read only for a packet that needs it: most packets of
+	 * a stream neither start a burst nor time a round trip. */
+	restart =
+	    psn == qp->comp.psn && cc->last_ack_at && cc_rtt_rto(cc) && cc->cwnd > XPORT_CWND_INIT;
+	probe = ackreq && !cc->probing;
+	if (!restart && !probe)
+		return;
+	now = qp->dev->ops->now_us(qp->dev->ctx);
 	/*
 	 * A new packet while nothing is outstanding after a quiet spell: the
 	 * path may have changed, start the burst small again (RFC 5681 4.1).
 	 */
-	if (psn == qp->comp.psn && cc->last_ack_at && cc_rtt_rto(cc) &&
-	    now - cc->last_ack_at > cc_rtt_rto(cc) && cc->cwnd > XPORT_CWND_INIT)
+	if (restart && now - cc->last_ack_at > cc_rtt_rto(cc))
 		cc->cwnd = XPORT_CWND_INIT;
-	if (ackreq && !cc->probing) {
+	if (probe) {
 		cc->probing = true;
 		cc->rtt_psn = psn;
 		cc->rtt_at = now;

@@ -245,7 +245,7 @@ static void req_sent_psns(struct xport_qp *qp, uint32_t psn, uint32_t n, bool ac
 	if (!fresh)
 		xport__count(qp, XPORT_CNT_RETX_PKTS, 1);
 	if (xport__reliable(qp))
-		xport__cc_sent(qp, psn, fresh, ackreq, qp->dev->ops->now_us(qp->dev->ctx));
+		xport__cc_sent(qp, psn, fresh, ackreq);
 	if (wire_psn_cmp(end, qp->req.hw_psn) > 0)
 		qp->req.hw_psn = end;
 	qp->req.psn = end;

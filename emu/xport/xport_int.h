@@ -199,7 +199,7 @@ uint64_t xport__cc_rto_us(const struct xport_qp *qp);
 /* How long a retransmission may take to be answered: srtt + 4 rttvar, or the IBA timeout. */
 uint64_t xport__cc_loss_delay_us(const struct xport_qp *qp);
 /* A packet with psn went out (fresh: never sent before); times one AckReq packet. */
-void xport__cc_sent(struct xport_qp *qp, uint32_t psn, bool fresh, bool ackreq, uint64_t now);
+void xport__cc_sent(struct xport_qp *qp, uint32_t psn, bool fresh, bool ackreq);
 /* Progress from old_psn to new_psn: grow the window, take the RTT sample, end backoff. */
 void xport__cc_acked(struct xport_qp *qp, uint32_t old_psn, uint32_t new_psn, uint64_t now);
 /* A loss signalled by a NAK or implied NAK: halve the window. */

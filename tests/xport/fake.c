@@ -518,6 +518,7 @@ static uint64_t fake_now_us(void *ctx)
 {
 	struct fake_host *h = ctx;
 
+	h->clock_reads++;
 	return h->net->now;
 }
 

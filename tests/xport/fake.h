@@ -104,6 +104,7 @@ struct fake_host {
 	uint8_t tx_buf[XPORT_MAX_PKT_BYTES];
 	uint64_t tx_in_place;
 	uint64_t ticks; /* the ticks op's clock: FAKE_TICK more at each read */
+	uint64_t clock_reads; /* now_us calls */
 };
 #define FAKE_TICK 7
 
