@@ -16,7 +16,7 @@ int wire_build_ib(uint8_t *buf, size_t size, const struct wire_build *b, const v
 {
 	const struct wire_opcode_info *info = wire_opcode_info(b->opcode);
 	struct wire_bth *bth = (struct wire_bth *)buf;
-	unsigned pad = (unsigned)(-payload_len & 3);
+	unsigned pad = wire_pad_bytes(payload_len);
 	size_t len;
 	uint32_t m;
 

@@ -64,7 +64,7 @@ int xport_gsi_send(struct xport_dev *dev, const struct xport_route *rt, uint32_t
 		return -EMSGSIZE;
 	memset(pkt, 0, hdr);
 	wire_bth_set_opcode(bth, WIRE_OP_UD_SEND_ONLY);
-	wire_bth_set_padcnt(bth, (uint8_t)((0u - len) & 3));
+	wire_bth_set_padcnt(bth, wire_pad_bytes(len));
 	wire_bth_set_pkey(bth, pkey);
 	wire_bth_set_destqp(bth, dest_qpn);
 	/* As Linux's GSI QP sends them (the real rxe captures): AckReq set. */

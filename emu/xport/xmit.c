@@ -32,7 +32,7 @@ void xport__bth(const struct xport_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_
 
 	memset(bth, 0, sizeof(*bth));
 	wire_bth_set_opcode(bth, opcode);
-	wire_bth_set_padcnt(bth, (0u - paylen) & 3);
+	wire_bth_set_padcnt(bth, wire_pad_bytes(paylen));
 	wire_bth_set_pkey(bth, qp->attr.pkey);
 	wire_bth_set_destqp(bth, qp->attr.dest_qpn);
 	wire_bth_set_ackreq(bth, ackreq);
@@ -88,7 +88,7 @@ uint32_t xport__icrc_headers(struct xport_qp *qp, const struct xport_route *rt, 
 			     size_t hdr_len, uint32_t paylen)
 {
 	uint64_t t = xport__prof_start(qp->dev);
-	size_t ib_len = hdr_len + paylen + ((0u - paylen) & 3);
+	size_t ib_len = hdr_len + paylen + wire_pad_bytes(paylen);
 	uint32_t st = wire_icrc_add_ib(icrc_begin(rt, ib_len), 0, pkt, hdr_len);
 
 	xport__prof_icrc(qp->dev, t);
@@ -97,7 +97,7 @@ uint32_t xport__icrc_headers(struct xport_qp *qp, const struct xport_route *rt, 
 
 size_t xport__seal(const struct xport_route *rt, uint8_t *pkt, size_t len, uint32_t paylen)
 {
-	size_t pad = (0u - paylen) & 3;
+	size_t pad = wire_pad_bytes(paylen);
 
 	memset(pkt + len, 0, pad);
 	len += pad;
@@ -136,7 +136,7 @@ int xport__xmit(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt,
 int xport__xmit_folded(struct xport_qp *qp, const struct xport_route *rt, uint8_t *pkt, size_t len,
 		       uint32_t paylen, uint32_t st)
 {
-	size_t pad = (0u - paylen) & 3;
+	size_t pad = wire_pad_bytes(paylen);
 
 	memset(pkt + len, 0, pad);
 	st = wire_icrc_add_ib(st, len, pkt + len, pad);

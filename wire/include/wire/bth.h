@@ -10,6 +10,7 @@
 #ifndef WIRE_BTH_H
 #define WIRE_BTH_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <wire/bytes.h>
 
@@ -72,6 +73,12 @@ static inline unsigned wire_bth_get_mig(const struct wire_bth *h)
 static inline void wire_bth_set_mig(struct wire_bth *h, unsigned v)
 {
 	h->flags = (uint8_t)((h->flags & ~WIRE_BTH_MIG_MASK) | (v ? WIRE_BTH_MIG_MASK : 0));
+}
+
+/* The pad a payload of len bytes needs to end on a 4-byte boundary (its PadCnt). */
+static inline unsigned wire_pad_bytes(size_t len)
+{
+	return (unsigned)(0u - len) & 3u;
 }
 
 /* Pad count: 0..3 bytes of pad between payload and ICRC. */
