@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -384,11 +385,16 @@ const char *shim_sysview_path(const char *path, char *buf, size_t len);
  * view has class/misc/rdma_cm only when it exists.
  */
 int shim_ucm_open(const char *path, int flags) __attribute__((weak));
-/* The cheap test the hooks make first: can @path be part of the view? */
+/* The cheap test the hooks make first: can @path be part of the view
+ * (/sys/..., or /dev/infiniband... for the device nodes)? */
 static inline bool shim_sysview_maybe(const char *path)
 {
-	return path && path[0] == '/' && path[1] == 's' && path[2] == 'y' && path[3] == 's' &&
-	       path[4] == '/';
+	if (!path || path[0] != '/')
+		return false;
+	if (path[1] == 's')
+		return path[2] == 'y' && path[3] == 's' && path[4] == '/';
+	return path[1] == 'd' && !strncmp(path + 2, "ev/infiniband", 13) &&
+	       (path[15] == '/' || !path[15]);
 }
 
 /* context.c */

@@ -18,7 +18,8 @@
  * does not hook anything and does not create character devices: there are
  * no umad or uverbs device files, so infiniband_mad and infiniband_verbs are
  * not part of the view; class/misc/rdma_cm is, only when the RDMA CM device
- * emulation (shim_ucm_open) is linked in.
+ * emulation (shim_ucm_open) is linked in. /dev/infiniband is part of the view
+ * too (write_nodes): each uroce device has a node there, a link to /dev/null.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -50,6 +51,7 @@
 #define VIEW_CLASS "/sys/class/infiniband"
 #define VIEW_DEVICES "/sys/devices/uroce"
 #define VIEW_UCM "/sys/class/misc/rdma_cm"
+#define VIEW_DEV "/dev/infiniband"
 #define VIEW_MAX_AGE_NS 1000000000ull
 #define VIEW_PORT 1
 
@@ -678,6 +680,67 @@ static void link_kernel_devices(struct ibv_device **list)
 	closedir(d);
 }
 
+/*
+ * /dev/infiniband: a kernel RNIC has a character device there (uverbsN), and
+ * some programs check for the node of a device before they use it (UCX: a
+ * character device named after ibv_device's dev_name that it may read and
+ * write). A uroce device's node in the view is a link to /dev/null, a
+ * character device anyone may open and that does nothing: the device's
+ * driver is this library, and no verb goes through the node. The machine's
+ * own nodes, if it has any (a kernel RNIC's uverbsN and umadN, rdma_cm), are
+ * linked beside them; with the RDMA CM emulation rdma_cm is always there
+ * (open() of it reaches shim_ucm_open before the view).
+ */
+static void write_nodes(struct ibv_device **list, const int *ok)
+{
+	char path[PATH_MAX], rel[PATH_MAX];
+	struct dirent *e;
+	int have_cm = 0;
+	DIR *d;
+
+	/* Links of devices gone, and the machine's (made again below). */
+	snprintf(path, sizeof(path), "%s/dev/infiniband", view_root);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		int keep = 0;
+
+		if (e->d_name[0] == '.')
+			continue;
+		for (int i = 0; list && list[i]; i++)
+			if (!strcmp(list[i]->dev_name, e->d_name))
+				keep = ok[i];
+		if (!keep)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	d = opendir(VIEW_DEV);
+	while (d && (e = readdir(d))) {
+		int mine = 0;
+
+		if (e->d_name[0] == '.')
+			continue;
+		for (int i = 0; list && list[i]; i++)
+			mine |= !strcmp(list[i]->dev_name, e->d_name);
+		if (mine)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", VIEW_DEV, e->d_name);
+		snprintf(rel, sizeof(rel), "dev/infiniband/%s", e->d_name);
+		if (!put_link(rel, path))
+			have_cm |= !strcmp(e->d_name, "rdma_cm");
+	}
+	if (d)
+		closedir(d);
+	for (int i = 0; list && list[i]; i++) {
+		if (!ok[i])
+			continue;
+		snprintf(rel, sizeof(rel), "dev/infiniband/%s", list[i]->dev_name);
+		put_link(rel, "/dev/null");
+	}
+	if (shim_ucm_open && !have_cm)
+		put_link("dev/infiniband/rdma_cm", "/dev/null");
+}
+
 /* Build or bring up to date the tree. Under view_lock, with view_busy set. */
 static void view_refresh(void)
 {
@@ -700,6 +763,7 @@ static void view_refresh(void)
 		}
 		view_pid = getpid();
 		if (make_dirs("class/infiniband") || make_dirs("devices/uroce") ||
+		    make_dirs("dev/infiniband") ||
 		    (shim_ucm_open && (make_dirs("class/misc/rdma_cm") ||
 				       put_file("class/misc/rdma_cm/abi_version", "%d\n",
 						RDMA_USER_CM_ABI_VERSION)))) {
@@ -715,6 +779,7 @@ static void view_refresh(void)
 	prune("class/infiniband", list, ok);
 	prune("devices/uroce", list, ok);
 	link_kernel_devices(list);
+	write_nodes(list, ok);
 	free(ok);
 	view_stamp = shim_now_ns();
 out_free:
@@ -727,6 +792,8 @@ static int view_kind(const char *path)
 {
 	size_t n;
 
+	if (!strncmp(path, VIEW_DEV, n = sizeof(VIEW_DEV) - 1))
+		return !path[n] ? 2 : path[n] == '/' ? 1 : 0;
 	if (strncmp(path, "/sys/", 5))
 		return 0;
 	if (!strncmp(path, VIEW_CLASS, n = sizeof(VIEW_CLASS) - 1)) {
@@ -812,8 +879,9 @@ const char *shim_sysview_path(const char *path, char *buf, size_t len)
 		pthread_mutex_unlock(&view_lock);
 		return path;
 	}
-	/* "/sys/class/..." -> "<root>/class/...", "/sys/devices/..." likewise. */
-	n = snprintf(buf, len, "%s%s", view_root, path + 4);
+	/* "/sys/class/..." -> "<root>/class/...", "/sys/devices/..." likewise;
+	 * "/dev/infiniband/..." -> "<root>/dev/infiniband/...". */
+	n = snprintf(buf, len, "%s%s", view_root, path[1] == 's' ? path + 4 : path);
 	pthread_mutex_unlock(&view_lock);
 	if (n < 0 || (size_t)n >= len) {
 		errno = ENAMETOOLONG;

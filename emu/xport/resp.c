@@ -1133,6 +1133,7 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 	cqe.byte_len = (uint32_t)sizeof(grh) + pkt->paylen;
 	cqe.src_qp = wire_deth_get_srcqp(deth);
 	cqe.wc_flags = UROCE_WC_GRH;
+	cqe.sl = xport__gid_is_v4(pkt->rt->sgid) ? UROCE_CQE_L3_IPV4 : UROCE_CQE_L3_IPV6;
 	resp_push_recv_cqe(qp, pkt, &cqe);
 	xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
 	xport__count(qp, XPORT_CNT_RX_BYTES, pkt->paylen);

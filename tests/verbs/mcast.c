@@ -140,16 +140,18 @@ static void ud_fini(struct ud *u)
 }
 
 /* Take the receive completions there are: count each message, check it. */
-/* The group as the GRH shows it: IPv4 (4 bytes at 36) or IPv6 (16 at 24). */
+/* The group as the GRH shows it: IPv4 (4 bytes at 36) or IPv6 (16 at 24);
+ * and the completion's sl, the L3 header type as mlx5 reports it (2 IPv4,
+ * 1 IPv6; Annex A17.4.5.1 has the completion tell them apart). */
 struct group {
 	union ibv_gid gid;
 	int v4;
 };
 
-static int grh_names(const uint8_t *grh, const struct group *g)
+static int grh_names(const uint8_t *grh, uint8_t sl, const struct group *g)
 {
-	return g->v4 ? grh[20] == 0x45 && !memcmp(grh + 36, g->gid.raw + 12, 4)
-		     : (grh[0] >> 4) == 6 && !memcmp(grh + 24, g->gid.raw, 16);
+	return g->v4 ? sl == 2 && grh[20] == 0x45 && !memcmp(grh + 36, g->gid.raw + 12, 4)
+		     : sl == 1 && (grh[0] >> 4) == 6 && !memcmp(grh + 24, g->gid.raw, 16);
 }
 
 static void drain(struct ud *u, uint32_t src_qpn, const struct group *group)
@@ -164,7 +166,8 @@ static void drain(struct ud *u, uint32_t src_qpn, const struct group *group)
 			unsigned seq = msg[0];
 			int ok = wc[i].status == IBV_WC_SUCCESS && wc[i].opcode == IBV_WC_RECV &&
 				 wc[i].byte_len == SLOT_BYTES && (wc[i].wc_flags & IBV_WC_GRH) &&
-				 wc[i].src_qp == src_qpn && seq < NSEQ && grh_names(slot, group);
+				 wc[i].src_qp == src_qpn && seq < NSEQ &&
+				 grh_names(slot, wc[i].sl, group);
 
 			for (unsigned b = 1; ok && b < MSG_BYTES; b++)
 				ok = msg[b] == (uint8_t)(seq * 7 + b);

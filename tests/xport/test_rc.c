@@ -1430,6 +1430,8 @@ START_TEST(test_ud)
 	ck_assert_uint_eq(qb->rcq[0].byte_len, 1040);
 	ck_assert_uint_eq(qb->rcq[0].src_qp, 0x31);
 	ck_assert_uint_eq(qb->rcq[0].wc_flags, UROCE_WC_GRH | UROCE_WC_WITH_IMM);
+	/* sl: the packet came in an IPv4 header (A17.4.5.1; mlx5's code). */
+	ck_assert_uint_eq(qb->rcq[0].sl, UROCE_CQE_L3_IPV4);
 	ck_assert_uint_eq(qb->rcq[0].imm_data, 42);
 	/* GRH: IPv4 header in its second 20 bytes. */
 	ck_assert_uint_eq(mb->buf[20], 0x45);

@@ -14,6 +14,19 @@ enum uroce_cqe_flags {
 	UROCE_CQE_SOLICITED = 1 << 0, /* the message asked for an event */
 };
 
+/*
+ * What a UD receive completion says in sl: whether the packet came in an
+ * IPv4 or an IPv6 header. Annex A17.4.5.1 has a RoCEv2 UD completion report
+ * it, and struct ibv_wc has no field for it; these are the L3 header type
+ * codes mlx5 reports in the same place (its CQE's flags_rqpn bits 24-25,
+ * returned in sl), which UCX's UD transport reads to find the destination
+ * address in the 40-byte GRH area. RoCEv2 carries no SL.
+ */
+enum uroce_cqe_l3 {
+	UROCE_CQE_L3_IPV6 = 1,
+	UROCE_CQE_L3_IPV4 = 2,
+};
+
 /* Completion queue entry (64 bytes). */
 struct uroce_cqe {
 	uint64_t wr_id;
@@ -27,6 +40,7 @@ struct uroce_cqe {
 	uint32_t wc_flags; /* enum uroce_wc_flags */
 	uint16_t pkey_index;
 	uint16_t slid;
+	/* UD receive: the packet's L3 header type (enum uroce_cqe_l3) */
 	uint8_t sl;
 	uint8_t dlid_path_bits;
 	uint8_t flags; /* enum uroce_cqe_flags */
