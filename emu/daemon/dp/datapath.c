@@ -483,9 +483,15 @@ static unsigned dp_pass(struct emu_dev *dev)
 	 * delayed every hop while the daemon spins. */
 	work += emu_net_receive_hinted(dev);
 
-	/* An answer waiting in the socket is not a loss: read it first. */
-	if (emu_timer_due(dev, emu_wait_now_us()))
+	/* An answer waiting in the socket is not a loss: read it first. Nor
+	 * is one still in this RNIC's send batch: a QP's peer on the same
+	 * RNIC answered in the receive above, and its ACK leaves only at the
+	 * end of the pass. Send the batch, then read (its datagrams to this
+	 * RNIC are in the socket when sendmmsg returns). */
+	if (emu_timer_due(dev, emu_wait_now_us())) {
+		work += emu_net_flush(dev);
 		work += emu_net_receive_before_timers(dev);
+	}
 	work += emu_timer_expire(dev, emu_wait_now_us());
 
 	/* The send queues with something new: doorbells the programs rang,
