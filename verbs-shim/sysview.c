@@ -691,6 +691,15 @@ static void link_kernel_devices(struct ibv_device **list)
  * linked beside them; with the RDMA CM emulation rdma_cm is always there
  * (open() of it reaches shim_ucm_open before the view).
  */
+/* The index in @list of the device whose node is @name, or -1. */
+static int node_of(struct ibv_device **list, const char *name)
+{
+	for (int i = 0; list && list[i]; i++)
+		if (!strcmp(list[i]->dev_name, name))
+			return i;
+	return -1;
+}
+
 static void write_nodes(struct ibv_device **list, const int *ok)
 {
 	char path[PATH_MAX], rel[PATH_MAX];
@@ -702,27 +711,16 @@ static void write_nodes(struct ibv_device **list, const int *ok)
 	snprintf(path, sizeof(path), "%s/dev/infiniband", view_root);
 	d = opendir(path);
 	while (d && (e = readdir(d))) {
-		int keep = 0;
+		int i = node_of(list, e->d_name);
 
-		if (e->d_name[0] == '.')
-			continue;
-		for (int i = 0; list && list[i]; i++)
-			if (!strcmp(list[i]->dev_name, e->d_name))
-				keep = ok[i];
-		if (!keep)
+		if (e->d_name[0] != '.' && (i < 0 || !ok[i]))
 			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	if (d)
 		closedir(d);
 	d = opendir(VIEW_DEV);
 	while (d && (e = readdir(d))) {
-		int mine = 0;
-
-		if (e->d_name[0] == '.')
-			continue;
-		for (int i = 0; list && list[i]; i++)
-			mine |= !strcmp(list[i]->dev_name, e->d_name);
-		if (mine)
+		if (e->d_name[0] == '.' || node_of(list, e->d_name) >= 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", VIEW_DEV, e->d_name);
 		snprintf(rel, sizeof(rel), "dev/infiniband/%s", e->d_name);

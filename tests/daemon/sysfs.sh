@@ -108,11 +108,18 @@ fi
 # python3: the class directory, device/net, a daemon going away (the same
 # process looks again after uroce1 has removed its socket).
 cat >"$T/view.py" <<'EOF'
-import os, sys, time
+import os, stat, sys, time
 c = '/sys/class/infiniband'
+d = '/dev/infiniband'
+def nodes():
+    return sorted(n for n in os.listdir(d) if n.startswith('uroce'))
 print('before', sorted(os.listdir(c)))
 print('net', os.listdir(c + '/uroce0/device/net'))
 print('exists', os.path.exists(c + '/uroce1/ports/1/gids/0'))
+# Each device's node: a character device the program may read and write.
+print('nodes', nodes())
+print('chr', all(stat.S_ISCHR(os.stat(d + '/' + n).st_mode) and
+                 os.access(d + '/' + n, os.R_OK | os.W_OK) for n in nodes()))
 os.kill(int(sys.argv[1]), 15)
 for _ in range(200):
     if not os.path.exists(sys.argv[2]):
@@ -120,6 +127,7 @@ for _ in range(200):
     time.sleep(0.05)
 print('after', sorted(os.listdir(c)))
 print('gone', not os.path.exists(c + '/uroce1'))
+print('nodes after', nodes())
 EOF
 uroce run -- python3 "$T/view.py" "$PID1" "$UROCE_RUNDIR/uroce1.sock" >"$T/view" 2>&1
 wait "$PID1" 2>/dev/null
@@ -128,7 +136,10 @@ grep -qxF "before ['uroce0', 'uroce1']" "$T/view" &&
 	grep -qxF "exists True" "$T/view" &&
 	grep -qxF "after ['uroce0']" "$T/view" &&
 	grep -qxF "gone True" "$T/view" &&
-	pass "python3: listdir, device/net/lo, a stopped daemon disappears" ||
+	grep -qxF "nodes ['uroce0', 'uroce1']" "$T/view" &&
+	grep -qxF "chr True" "$T/view" &&
+	grep -qxF "nodes after ['uroce0']" "$T/view" &&
+	pass "python3: listdir, device/net/lo, /dev/infiniband nodes (character devices, rw), a stopped daemon disappears" ||
 	fail "python3 view: $(cat "$T/view")"
 
 # Per-process trees: none left behind by processes that exited; a killed
