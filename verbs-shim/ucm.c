@@ -824,6 +824,28 @@ static int take_addr(const struct sockaddr_in6 *in, struct sockaddr_storage *out
 	return 0;
 }
 
+/*
+ * Why no RNIC has the address, as the kernel's RDMA CM tells: an address of
+ * this host (one a UDP socket may bind to) that no RDMA device holds is
+ * ENODEV (rdma_bind_addr finds its interface, then no device port with that
+ * GID), any other EADDRNOTAVAIL (no interface has it).
+ */
+static int ucm_no_rnic_errno(const struct sockaddr_storage *ss)
+{
+	struct sockaddr_storage a = *ss;
+	int fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int local;
+
+	if (fd < 0)
+		return -EADDRNOTAVAIL;
+	sa_set_port(&a, 0);
+	local = bind(fd, (struct sockaddr *)&a,
+		     ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
+					      : sizeof(struct sockaddr_in6)) == 0;
+	close(fd);
+	return local ? -ENODEV : -EADDRNOTAVAIL;
+}
+
 /* Bind id to a source address: a uroce RNIC's own, or the wildcard. */
 static int ucm_bind(struct ucm_chan *c, struct ucm_id *id, const struct sockaddr_storage *ss)
 {
@@ -837,7 +859,7 @@ static int ucm_bind(struct ucm_chan *c, struct ucm_id *id, const struct sockaddr
 	id->dev = NULL;
 	if (!gid_is_zero(gid)) {
 		if (ucm_rnic_by_gid(gid, &r))
-			return -EADDRNOTAVAIL;
+			return ucm_no_rnic_errno(ss);
 		id->dev = ucm_dev_get(c, &r, &err);
 		if (!id->dev)
 			return err;

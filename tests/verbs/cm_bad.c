@@ -6,15 +6,15 @@
  * with the errno the kernel gives, and lose nothing: rdma_connect before
  * the route is resolved, rdma_accept/rdma_reject/rdma_disconnect on an id
  * that has no connection, rdma_resolve_route before the address, a bind to
- * an address no RNIC has, a second listener on a port, options unknown,
- * rdma_notify without a connection (EINVAL; cm_notify tests the rest), multicast joins on a
- * connected-mode id or of a unicast address (EINVAL), a join's MULTICAST_JOIN event (the group's
- * address vector, QPN 0xFFFFFF, Q_Key 0x01234567) and a leave of a group not joined
- * (EADDRNOTAVAIL); the event channel's fd is pollable (readable iff an event is pending, EAGAIN
- * when non-blocking and empty); an id destroyed with its QP still attached (the device closes with
- * the last id, the daemon frees the QP); a path record's MTU, SL, rate and class reach the route,
- * the ConnectRequest and the passive side's QP attributes and route. Prints one "ok:"/"FAIL:" line
- * per check; exit 1 when one failed.
+ * an address no RNIC has (EADDRNOTAVAIL; ENODEV when it is this host's), a second listener on a
+ * port, options unknown, rdma_notify without a connection (EINVAL; cm_notify tests the rest),
+ * multicast joins on a connected-mode id or of a unicast address (EINVAL), a join's MULTICAST_JOIN
+ * event (the group's address vector, QPN 0xFFFFFF, Q_Key 0x01234567) and a leave of a group not
+ * joined (EADDRNOTAVAIL); the event channel's fd is pollable (readable iff an event is pending,
+ * EAGAIN when non-blocking and empty); an id destroyed with its QP still attached (the device
+ * closes with the last id, the daemon frees the QP); a path record's MTU, SL, rate and class reach
+ * the route, the ConnectRequest and the passive side's QP attributes and route. Prints one
+ * "ok:"/"FAIL:" line per check; exit 1 when one failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -175,6 +175,22 @@ int main(int argc, char **argv)
 	ret = rdma_bind_addr(id, (struct sockaddr *)&other);
 	CHECK(FAILS_WITH(ret, EADDRNOTAVAIL), "bind to an address no RNIC has: EADDRNOTAVAIL (%d)",
 	      errno);
+	/* An address of this host that no RNIC holds (127.0.0.0/8 is all
+	 * loopback): the kernel finds its interface, then no device port with
+	 * that GID, and fails with ENODEV. */
+	if (!strncmp(argv[1], "127.", 4)) {
+		struct sockaddr_in mine = addr_of(argv[1], 0);
+		struct rdma_cm_id *id2;
+
+		mine.sin_addr.s_addr = htonl((ntohl(mine.sin_addr.s_addr) & ~0xffu) | 250);
+		ret = rdma_create_id(ch, &id2, NULL, RDMA_PS_TCP);
+		CHECK(ret == 0, "rdma_create_id (second id)");
+		ret = ret ? -1 : rdma_bind_addr(id2, (struct sockaddr *)&mine);
+		CHECK(FAILS_WITH(ret, ENODEV),
+		      "bind to an address of this host no RNIC has: ENODEV (%d)", errno);
+		if (id2)
+			rdma_destroy_id(id2);
+	}
 
 	/* Resolved address, no route yet: connect is refused. */
 	sa = addr_of(argv[1], 7399);
