@@ -14,6 +14,8 @@
 #     UCX_TLS=rc: rc_verbs with ud_verbs for the wire-up): tag-matching
 #     bandwidth with 64 KiB messages and latency, and the RNICs' counters show
 #     that the data crossed from uroce1 to uroce0;
+#   - Open MPI over UCX (mpi4py), one rank per RNIC: 64 KiB ping-pongs come
+#     back unchanged (skipped when Open MPI or mpi4py is missing);
 #   - the daemons' captures decode with every ICRC valid.
 # Each ucx_perftest pair must exit 0 on both sides and print its "Final:" row.
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +68,32 @@ rx=$(($(counter uroce0 xport.rx_pkts) - rx0))
 # 300 messages of 64 KiB are 4800 packets at the 4096-byte path MTU of lo.
 check "UCP from uroce1 to uroce0: uroce1 sent $tx packets, uroce0 received $rx (>= 4800 each)" \
 	test "$tx" -ge 4800 -a "$rx" -ge 4800
+
+# Open MPI (Debian's openmpi-bin, pml ucx) with mpi4py: rank 0 on uroce0,
+# rank 1 on uroce1, UCX's rc transport only, 64 KiB ping-pongs whose bytes
+# must come back unchanged. Skipped, saying why, where either is missing.
+if command -v mpirun >/dev/null && /usr/bin/python3 -c 'import mpi4py' 2>/dev/null; then
+	root=()
+	[ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+	tx0=$(counter uroce1 xport.tx_pkts)
+	via_cmd run
+	mrc=0
+	# shellcheck disable=SC2016 # expanded by each rank's shell
+	"${VIA[@]}" timeout -k 5 120 mpirun "${root[@]}" --oversubscribe -np 2 \
+		--mca pml ucx --mca btl self -x UCX_TLS=rc \
+		sh -c 'UCX_NET_DEVICES=uroce${OMPI_COMM_WORLD_RANK}:1 exec /usr/bin/python3 "$0" 200' \
+		"$(dirname "$0")/mpi_pingpong.py" >"$T/mpi" 2>&1 || mrc=$?
+	tx=$(($(counter uroce1 xport.tx_pkts) - tx0))
+	# 200 x 64 KiB from rank 1 are 3200 packets at the 4096-byte path MTU.
+	if [ "$mrc" -eq 0 ] && grep -q "^ranks 2 iters 200 .* same True$" "$T/mpi" && [ "$tx" -ge 3200 ]; then
+		pass "mpirun -np 2 --mca pml ucx, mpi4py ping-pong across uroce0/uroce1: $(grep '^ranks' "$T/mpi"), uroce1 sent $tx packets"
+	else
+		fail "MPI ping-pong: exit $mrc, uroce1 sent $tx packets (>= 3200)"
+		show "$T/mpi"
+	fi
+else
+	echo "    (MPI skipped: mpirun or /usr/bin/python3's mpi4py is not installed)"
+fi
 
 stop_rnics
 check_captures
