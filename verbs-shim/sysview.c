@@ -680,6 +680,15 @@ static void link_kernel_devices(struct ibv_device **list)
 	closedir(d);
 }
 
+/* The index in @list of the device whose node is @name, or -1. */
+static int node_of(struct ibv_device **list, const char *name)
+{
+	for (int i = 0; list && list[i]; i++)
+		if (!strcmp(list[i]->dev_name, name))
+			return i;
+	return -1;
+}
+
 /*
  * /dev/infiniband: a kernel RNIC has a character device there (uverbsN), and
  * some programs check for the node of a device before they use it (UCX: a
@@ -691,15 +700,6 @@ static void link_kernel_devices(struct ibv_device **list)
  * linked beside them; with the RDMA CM emulation rdma_cm is always there
  * (open() of it reaches shim_ucm_open before the view).
  */
-/* The index in @list of the device whose node is @name, or -1. */
-static int node_of(struct ibv_device **list, const char *name)
-{
-	for (int i = 0; list && list[i]; i++)
-		if (!strcmp(list[i]->dev_name, name))
-			return i;
-	return -1;
-}
-
 static void write_nodes(struct ibv_device **list, const int *ok)
 {
 	char path[PATH_MAX], rel[PATH_MAX];
