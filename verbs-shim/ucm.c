@@ -497,6 +497,12 @@ static int sa_to_gid(const struct sockaddr_storage *ss, uint8_t gid[16], uint16_
 	return -EAFNOSUPPORT;
 }
 
+/* The size of the sockaddr of ss's family (AF_INET or AF_INET6). */
+static socklen_t sa_size(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+}
+
 static void sa_set_port(struct sockaddr_storage *ss, uint16_t port)
 {
 	if (ss->ss_family == AF_INET)
@@ -839,10 +845,8 @@ static int ucm_no_rnic_errno(const struct sockaddr_storage *ss)
 	if (fd < 0)
 		return -EADDRNOTAVAIL;
 	sa_set_port(&a, 0);
-	local = bind(fd, (struct sockaddr *)&a,
-		     ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
-					      : sizeof(struct sockaddr_in6)) == 0;
-	close(fd);
+	local = bind(fd, (struct sockaddr *)&a, sa_size(&a)) == 0;
+	ucm_sys_close(fd);
 	return local ? -ENODEV : -EADDRNOTAVAIL;
 }
 
@@ -909,9 +913,7 @@ static int route_source(const struct sockaddr_storage *dst, struct sockaddr_stor
 		return -errno;
 	if (!sa_port(&d))
 		sa_set_port(&d, 4791);
-	if (connect(fd, (struct sockaddr *)&d,
-		    d.ss_family == AF_INET ? sizeof(struct sockaddr_in)
-					   : sizeof(struct sockaddr_in6)) ||
+	if (connect(fd, (struct sockaddr *)&d, sa_size(&d)) ||
 	    getsockname(fd, (struct sockaddr *)src, &len))
 		err = -errno;
 	ucm_sys_close(fd);

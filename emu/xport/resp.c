@@ -1058,8 +1058,9 @@ drop_msg_counted:
  * The 40-byte GRH area of a UD receive buffer (Annex A17.4.5.2, PROTOCOL.md 1):
  * for IPv4 the IP header of the packet in its last 20 bytes, for IPv6 the
  * IPv6 header, both as they were on the wire (wire/inet.h builds them).
+ * Returns which of the two it is, as the completion's sl says it.
  */
-static void resp_grh(const struct xport_pkt *pkt, uint8_t grh[40])
+static enum uroce_cqe_l3 resp_grh(const struct xport_pkt *pkt, uint8_t grh[40])
 {
 	const struct xport_route *rt = pkt->rt;
 	/* Lengths as on the wire: IB packet (with ICRC) + UDP header. */
@@ -1079,6 +1080,7 @@ static void resp_grh(const struct xport_pkt *pkt, uint8_t grh[40])
 		memcpy(ip.src, rt->sgid + 12, 4);
 		memcpy(ip.dst, rt->dgid + 12, 4);
 		wire_ipv4_put(grh + 40 - WIRE_IPV4_BYTES, &ip);
+		return UROCE_CQE_L3_IPV4;
 	} else {
 		struct wire_ipv6_params ip = {.tclass = rt->tclass,
 					      .payload_len = (uint16_t)udp_len,
@@ -1088,6 +1090,7 @@ static void resp_grh(const struct xport_pkt *pkt, uint8_t grh[40])
 		memcpy(ip.src, rt->sgid, 16);
 		memcpy(ip.dst, rt->dgid, 16);
 		wire_ipv6_put(grh, &ip);
+		return UROCE_CQE_L3_IPV6;
 	}
 }
 
@@ -1097,6 +1100,7 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 	const struct wire_deth *deth =
 	    (const struct wire_deth *)(pkt->buf + pkt->info->offset[WIRE_HDR_DETH]);
 	struct uroce_cqe cqe = {0};
+	enum uroce_cqe_l3 l3;
 	uint8_t grh[40];
 	int rc;
 
@@ -1109,7 +1113,7 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 		xport__error(qp);
 		return;
 	}
-	resp_grh(pkt, grh);
+	l3 = resp_grh(pkt, grh);
 	rc = xport__sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh, sizeof(grh),
 			     UROCE_ACCESS_LOCAL_WRITE | XPORT_ACCESS_RECV_WQE, XPORT_DMA_FROM_BUF);
 	if (!rc)
@@ -1133,7 +1137,7 @@ static void resp_ud(struct xport_qp *qp, const struct xport_pkt *pkt)
 	cqe.byte_len = (uint32_t)sizeof(grh) + pkt->paylen;
 	cqe.src_qp = wire_deth_get_srcqp(deth);
 	cqe.wc_flags = UROCE_WC_GRH;
-	cqe.sl = xport__gid_is_v4(pkt->rt->sgid) ? UROCE_CQE_L3_IPV4 : UROCE_CQE_L3_IPV6;
+	cqe.sl = l3;
 	resp_push_recv_cqe(qp, pkt, &cqe);
 	xport__count(qp, XPORT_CNT_MSG_RCVD, 1);
 	xport__count(qp, XPORT_CNT_RX_BYTES, pkt->paylen);

@@ -100,7 +100,6 @@ else
 	lo_capture_start "$VA" "$NS" "$E2E_NET.3"
 fi
 
-
 via_cmd run
 rc=0
 "${VIA[@]}" timeout -k 5 120 "$PROG" uroce0 uroce1 "$GROUP" >"$T/mcast.out" 2>&1 || rc=$?

@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 	 * that GID, and fails with ENODEV. */
 	if (!strncmp(argv[1], "127.", 4)) {
 		struct sockaddr_in mine = addr_of(argv[1], 0);
-		struct rdma_cm_id *id2;
+		struct rdma_cm_id *id2 = NULL;
 
 		mine.sin_addr.s_addr = htonl((ntohl(mine.sin_addr.s_addr) & ~0xffu) | 250);
 		ret = rdma_create_id(ch, &id2, NULL, RDMA_PS_TCP);
