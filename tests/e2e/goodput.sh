@@ -7,7 +7,11 @@
 # apply to the data direction (B to A), delay and reordering to both. The
 # benchmark's sibling scripts/bench_faults.sh runs it with --full; ctest
 # (bench_faults_smoke) with --smoke, which checks only that every case
-# completes and reports a number: nothing here judges a speed.
+# completes and reports a number: nothing here judges a speed. Beside the
+# packets sent again, the table says what made the sender go back: its
+# adaptive timer (retry_fast), a NAK or implied NAK (retry_nak_seq,
+# retry_implied), the QP's IBA timeout (retry_timeout), and how many of
+# those rewinds the sender found spurious and undid (retry_spurious).
 #
 #   goodput.sh [--smoke | --full]     (default: --full)
 E2E_NET=${UROCE_TEST_PRIV_NET:?UROCE_TEST_PRIV_NET must be set (by uroce_net_test or bench_faults.sh)}
@@ -48,6 +52,8 @@ CLIENT_NS=$IMP_NS_B
 
 ROWS=()
 CLEAN=""
+WHY=(retx_pkts retry_fast retry_nak_seq retry_implied retry_timeout retry_spurious)
+declare -A c0 d
 seed=1
 for c in "${CASES[@]}"; do
 	IFS='|' read -r name spec <<<"$c"
@@ -55,28 +61,32 @@ for c in "${CASES[@]}"; do
 	seed=$((seed + 1))
 	# shellcheck disable=SC2086
 	impair_start --seed "$seed" $spec
-	r0=$(counter uroce1 xport.retx_pkts)
+	# the sender's counters before the case: packets sent again, and why
+	for k in "${WHY[@]}"; do c0[$k]=$(counter uroce1 "xport.$k"); done
 	run_perftest "wbw.$seed" 300 run \
 		ib_write_bw -d uroce0 -x 0 -F -s 65536 -n "$ITERS" -- \
 		ib_write_bw -d uroce1 -x 0 -F -s 65536 -n "$ITERS" "$IMP_ADDR_A"
 	impair_stop
-	retx=$(($(counter uroce1 xport.retx_pkts) - r0))
+	for k in "${WHY[@]}"; do d[$k]=$(($(counter uroce1 "xport.$k") - c0[$k])); done
+	retx=${d[retx_pkts]}
+	why=$(printf '%7s %6s %7s %7s' "${d[retry_fast]}" $((d[retry_nak_seq] + d[retry_implied])) \
+		"${d[retry_timeout]}" "${d[retry_spurious]}")
 	bw=$(perftest_row "$T/wbw.$seed.client" | awk '{ print $4 }')
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && [[ $bw =~ ^[0-9.]+$ ]]; then
-		pass "$name: ib_write_bw -s 65536 -n $ITERS: $bw MB/s, $retx packets sent again [${PAIR_MS} ms]"
+		pass "$name: ib_write_bw -s 65536 -n $ITERS: $bw MB/s, $retx packets sent again (rewinds: timer ${d[retry_fast]}, NAK $((d[retry_nak_seq] + d[retry_implied])), IBA timeout ${d[retry_timeout]}, undone ${d[retry_spurious]}) [${PAIR_MS} ms]"
 		[ -n "$CLEAN" ] || CLEAN=$bw
-		ROWS+=("$(printf '%-20s %10s %8s %10s %9s' "$name" "$bw" \
-			"$(awk -v a="$bw" -v b="$CLEAN" 'BEGIN { printf "%.2fx", a / b }')" "$retx" "$PAIR_MS")")
+		ROWS+=("$(printf '%-20s %10s %8s %10s %s %9s' "$name" "$bw" \
+			"$(awk -v a="$bw" -v b="$CLEAN" 'BEGIN { printf "%.2fx", a / b }')" "$retx" "$why" "$PAIR_MS")")
 	else
 		fail "$name: ib_write_bw: server exit $SERVER_RC, client exit $CLIENT_RC, row '$bw'"
 		show_pair "wbw.$seed"
-		ROWS+=("$(printf '%-20s %10s %8s %10s %9s' "$name" failed - "$retx" "$PAIR_MS")")
+		ROWS+=("$(printf '%-20s %10s %8s %10s %s %9s' "$name" failed - "$retx" "$why" "$PAIR_MS")")
 	fi
 done
 stop_rnics
 
 echo
 echo "goodput, ib_write_bw 64 KiB x $ITERS between two RNICs through the impairment tool ($(nproc) cores, $(uname -r))"
-printf '%-20s %10s %8s %10s %9s\n' case "MB/s" "vs clean" "resent" "ms"
+printf '%-20s %10s %8s %10s %7s %6s %7s %7s %9s\n' case "MB/s" "vs clean" "resent" timer NAK "IBA t/o" undone "ms"
 for r in "${ROWS[@]}"; do echo "$r"; done
 finish
