@@ -15,7 +15,7 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 PACKAGES=(build-essential cmake pkg-config libuv1-dev libpcap-dev check libibverbs-dev
           ibverbs-utils infiniband-diags perftest qperf rdmacm-utils python3-pyverbs tshark
           clang libclang-rt-14-dev iproute2 procps gnuplot-nox ucx-utils
-          openmpi-bin python3-mpi4py)
+          openmpi-bin python3-mpi4py libfabric-bin)
 
 install_missing() {
 	local missing=()
