@@ -951,8 +951,13 @@ call:
 
 	q->context = context;
 	q->qp_context = attr->qp_context;
-	/* An XRC target QP has none of these; an initiator no receive side. */
-	q->pd = tgt ? NULL : attr->pd;
+	/*
+	 * An XRC target QP has none of these, an initiator no receive side;
+	 * a target keeps a PD the caller gave all the same, as rdma-core's
+	 * set_qp() does (librdmacm takes the id's PD from it for the XRC SRQ
+	 * it makes next).
+	 */
+	q->pd = tgt && !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ? NULL : attr->pd;
 	q->send_cq = tgt ? NULL : attr->send_cq;
 	q->recv_cq = tgt || ini ? NULL : attr->recv_cq;
 	q->srq = tgt || ini ? NULL : attr->srq;

@@ -1109,7 +1109,8 @@ static int cmd_connect(struct ucm_chan *c, const void *in)
 
 	if (!id || !id->route_resolved || id->dh || !id->dev)
 		return -EINVAL;
-	if (id->qp_type != IBV_QPT_RC && id->qp_type != IBV_QPT_UC && id->qp_type != IBV_QPT_UD)
+	if (id->qp_type != IBV_QPT_RC && id->qp_type != IBV_QPT_UC && id->qp_type != IBV_QPT_UD &&
+	    id->qp_type != IBV_QPT_XRC_SEND)
 		return -EOPNOTSUPP;
 	memset(&req, 0, sizeof(req));
 	req.hdr.op = UROCE_OP_CM_CONNECT;
@@ -1148,6 +1149,7 @@ static int ucm_listen_one(struct ucm_id *id, struct ucm_dev *d, int wildcard, ui
 	req.wildcard = (uint8_t)wildcard;
 	req.reuseaddr = (uint8_t)id->reuseaddr;
 	req.backlog = backlog;
+	req.qp_type = id->qp_type;
 	err = ucm_call(d, &req, sizeof(req), &resp, sizeof(resp));
 	if (!err)
 		*handle = resp.handle;
@@ -1173,8 +1175,6 @@ static int cmd_listen(struct ucm_chan *c, const void *in)
 
 	if (!id || id->listening || id->addr_resolved || id->dh)
 		return -EINVAL;
-	if (id->ps == UROCE_CM_PS_IB)
-		return -EAFNOSUPPORT;
 	if (!id->bound) { /* as the kernel: bind to the IPv4 wildcard first */
 		struct sockaddr_storage any;
 

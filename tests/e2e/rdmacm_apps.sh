@@ -4,7 +4,8 @@
 # on uroce1, the client on uroce0: ucmatose with 10 connections (-b/-s),
 # udaddy (UD: SIDR_REQ/SIDR_REP, 4 ids), rsockets' rstream and riostream,
 # rdma_server/rdma_client (the synchronous API: rdma_getaddrinfo,
-# rdma_create_ep, rdma_get_request, hence rdma_migrate_id), cmtime (20
+# rdma_create_ep, rdma_get_request, hence rdma_migrate_id) and
+# rdma_xserver/rdma_xclient over RC and XRC, cmtime (20
 # connections, each step timed), perftest over the RDMA CM (-R: ib_send_bw,
 # ib_write_bw, ib_read_bw, ib_send_lat) and qperf -cm1 (rc_bw, rc_lat,
 # rc_rdma_write_bw, rc_rdma_read_bw, rc_compare_swap_mr, rc_fetch_add_mr).
@@ -41,6 +42,24 @@ if [ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] && grep -q 'rdma_client: end
 else
 	fail "rdma_server/rdma_client: server exit $SERVER_RC, client exit $CLIENT_RC"
 	show_pair rdma_server
+fi
+
+# rdma_xserver/rdma_xclient: the same synchronous API over RC (-c r) and over
+# XRC (-c x: in the RDMA_PS_IB port space, an XRC_SEND initiator connects to
+# an XRC_RECV target QP, whose XRC SRQ number comes back in the REP's private
+# data, and sends one message to that SRQ). The server listens on every RNIC.
+if command -v rdma_xserver >/dev/null; then
+	for c in r x; do
+		cm_pair "rdma_x$c" 60 1 rdma_xserver -c "$c" -p 7472 -- rdma_xclient -c "$c" -s "$ADDR1" -p 7472
+		if [ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] &&
+			grep -q 'rdma_xclient: end 0' "$T/rdma_x$c.client" &&
+			grep -q 'rdma_xserver: end 0' "$T/rdma_x$c.server"; then
+			pass "rdma_xserver/rdma_xclient -c $c ($([ "$c" = x ] && echo XRC || echo RC)): both end 0 [$PAIR_MS ms]"
+		else
+			fail "rdma_xserver/rdma_xclient -c $c: server exit $SERVER_RC, client exit $CLIENT_RC"
+			show_pair "rdma_x$c"
+		fi
+	done
 fi
 
 # udaddy: UD through the RDMA CM (RDMA_PS_UDP): SIDR_REQ/SIDR_REP on the wire.
@@ -159,5 +178,26 @@ if command -v tshark >/dev/null; then
 	m=$(tshark -n -r "$T/uroce0.pcap" -Y 'infiniband.mad.attributeid == 0x0018' 2>/dev/null | grep -c .)
 	[ "$n" -ge 4 ] && [ "$m" -ge 4 ] && pass "tshark: udaddy's $n SIDR_REQs and $m SIDR_REPs in uroce0's capture" ||
 		fail "tshark: $n SIDR_REQs, $m SIDR_REPs in uroce0's capture"
+fi
+# The XRC connection on the wire (annex A14), at the server's RNIC: a REQ of
+# transport service type 3 with extended transport type 1, a REP with the
+# target QPN in its EE context field and the SRQ flag, then the client's
+# SEND with an XRCETH naming the SRQ.
+if command -v rdma_xserver >/dev/null; then
+	"$UROCE_BIN/uroce" decode "$T/uroce1.pcap" >"$T/uroce1.decode" 2>&1
+	req=$(grep -c 'CM ConnectRequest .* sid=0x00000000013f1d30 .* xrc=1' "$T/uroce1.decode")
+	rep=$(grep -c 'CM ConnectReply .* qpn=0x000000 eecn=0x[0-9a-f]*[1-9a-f]' "$T/uroce1.decode")
+	xs=$(grep -c 'XRC Send Only .* XRCETH srqn=' "$T/uroce1.decode")
+	if [ "$req" -ge 1 ] && [ "$rep" -ge 1 ] && [ "$xs" -ge 1 ]; then
+		pass "uroce1's capture: $req XRC ConnectRequest(s) in the IB port space, $rep ConnectReply(s) with the target QPN as EECN, $xs XRC SEND(s)"
+	else
+		fail "uroce1's capture: XRC ConnectRequests $req, ConnectReplies with an EECN $rep, XRC SENDs $xs (each >= 1)"
+	fi
+	if command -v tshark >/dev/null; then
+		n=$(tshark -n -r "$T/uroce1.pcap" -d udp.port==4791,infiniband -V 2>/dev/null |
+			grep -c 'Extended Transport: 0x1')
+		[ "$n" -ge 1 ] && pass "tshark: $n ConnectRequest(s) with Extended Transport 0x1 (XRC)" ||
+			fail "tshark: no ConnectRequest with Extended Transport 0x1 in uroce1's capture"
+	fi
 fi
 finish

@@ -138,6 +138,37 @@ out:
 	return status;
 }
 
+/*
+ * An XRC or RC id of the RDMA_PS_IB port space connecting to ip:port with
+ * the synchronous API (rdma_getaddrinfo, rdma_create_ep, rdma_connect, as
+ * rdma_xclient does); the status of the REJECTED event that ends it, or -1
+ * if it ends otherwise.
+ */
+static int ib_ps_reject_status(const char *ip, const char *port, enum ibv_qp_type type)
+{
+	struct rdma_addrinfo hints = {.ai_port_space = RDMA_PS_IB, .ai_qp_type = type}, *res;
+	struct ibv_qp_init_attr qa = {.cap = {.max_send_wr = 1, .max_send_sge = 1},
+				      .sq_sig_all = 1};
+	struct rdma_conn_param cp = {.responder_resources = 1, .initiator_depth = 1};
+	struct rdma_cm_id *id = NULL;
+	int status = -1;
+
+	if (type != IBV_QPT_XRC_SEND) {
+		qa.cap.max_recv_wr = 1;
+		qa.cap.max_recv_sge = 1;
+	}
+	if (rdma_getaddrinfo(ip, port, &hints, &res))
+		return -1;
+	if (!rdma_create_ep(&id, res, NULL, &qa)) {
+		if (rdma_connect(id, &cp) && errno == ECONNREFUSED && id->event &&
+		    id->event->event == RDMA_CM_EVENT_REJECTED)
+			status = id->event->status;
+		rdma_destroy_ep(id);
+	}
+	rdma_freeaddrinfo(res);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_conn_param param = {.responder_resources = 1, .initiator_depth = 1};
@@ -529,6 +560,44 @@ int main(int argc, char **argv)
 		      "the late listener's ids are destroyed");
 		if (cch)
 			rdma_destroy_event_channel(cch);
+	}
+
+	/*
+	 * XRC through the RDMA CM: the REQ of an XRC initiator finds only an
+	 * XRC target's listener, and the other way round; the CM rejects it
+	 * with reason 9 (invalid transport service type), and the listener
+	 * never hears of it, as the kernel's cma_check_req_qp_type has it.
+	 */
+	{
+		struct rdma_addrinfo hints = {.ai_flags = RAI_PASSIVE,
+					      .ai_port_space = RDMA_PS_IB,
+					      .ai_qp_type = IBV_QPT_XRC_RECV},
+				     *res = NULL;
+		struct ibv_qp_init_attr xa = {.cap = {.max_recv_wr = 1, .max_recv_sge = 1}};
+		struct rdma_cm_id *rc_l = NULL, *xrc_l = NULL;
+
+		sa = addr_of(argv[1], 7393);
+		ret = rdma_create_id(ch, &rc_l, NULL, RDMA_PS_IB) ||
+		      rdma_bind_addr(rc_l, (struct sockaddr *)&sa) || rdma_listen(rc_l, 4);
+		CHECK(ret == 0, "an RC listener in the RDMA_PS_IB port space, port 7393");
+		ret = ib_ps_reject_status(argv[1], "7393", IBV_QPT_XRC_SEND);
+		CHECK(ret == 9, "an XRC initiator's connect to it: REJECTED, status 9 (got %d)",
+		      ret);
+		ev = next_event(ch, 200);
+		CHECK(!ev, "the RC listener got no CONNECT_REQUEST (got %s)",
+		      ev ? rdma_event_str(ev->event) : "nothing");
+		if (ev)
+			rdma_ack_cm_event(ev);
+		ret = rdma_getaddrinfo(argv[1], "7394", &hints, &res) ||
+		      rdma_create_ep(&xrc_l, res, NULL, &xa) || rdma_listen(xrc_l, 4);
+		CHECK(ret == 0, "an XRC target's listener (rdma_create_ep, XRC_RECV), port 7394");
+		ret = ib_ps_reject_status(argv[1], "7394", IBV_QPT_RC);
+		CHECK(ret == 9, "an RC connect to it: REJECTED, status 9 (got %d)", ret);
+		CHECK((!rc_l || !rdma_destroy_id(rc_l)), "the RC listener is destroyed");
+		if (xrc_l)
+			rdma_destroy_ep(xrc_l);
+		if (res)
+			rdma_freeaddrinfo(res);
 	}
 
 	/* A connect to nobody's port on the same RNIC is rejected, and the

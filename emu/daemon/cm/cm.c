@@ -651,6 +651,23 @@ static void cm_held_listen(struct emu_dev *dev)
 	cm_held_arm(dev);
 }
 
+/* The QP type a ConnectRequest asks the passive side for; 0 for none we have. */
+static uint8_t cm_req_qp_type(const uint8_t *mad)
+{
+	switch (wire_cm_get(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE)) {
+	case 0:
+		return UROCE_QPT_RC;
+	case 1:
+		return UROCE_QPT_UC;
+	case 3:
+		return wire_cm_get(mad, WIRE_CM_REQ_EXTENDED_TRANSPORT_TYPE) == 1
+			   ? UROCE_QPT_XRC_RECV
+			   : 0;
+	default:
+		return 0;
+	}
+}
+
 static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 			const struct wire_cm_msg *req)
 {
@@ -658,7 +675,7 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 	struct uroce_cm_event ev;
 	struct cm_id *l, *id;
 	struct emu_list *p, *t;
-	uint8_t dst[16];
+	uint8_t dst[16], qp_type;
 
 	/* A REQ again (our REP was lost or is late): answer with the REP again. */
 	EMU_LIST_FOR_EACH_SAFE(p, t, &dev->cm->ids)
@@ -698,8 +715,15 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 			cm_reject_unknown(dev, m, req, WIRE_CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
-	/* IBA 12.6.5: the transport service type of an RC (0) or UC (1) QP. */
-	if (wire_cm_get(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE) > 1) {
+	/*
+	 * IBA 12.6.5: the transport service type of an RC (0) or UC (1) QP, or
+	 * 3 with the extended transport type 1 for an XRC initiator (annex
+	 * A14), whose target here is an XRC_RECV QP. As the kernel's RDMA CM
+	 * (cma_check_req_qp_type), an XRC listener takes nothing else and no
+	 * other listener takes XRC.
+	 */
+	qp_type = cm_req_qp_type(mad);
+	if (!qp_type || (qp_type == UROCE_QPT_XRC_RECV) != (l->qp_type == UROCE_QPT_XRC_RECV)) {
 		cm_reject_unknown(dev, m, req, WIRE_CM_REJ_INVALID_TRANSPORT_TYPE);
 		return;
 	}
@@ -709,8 +733,7 @@ static void cm_recv_req(struct emu_dev *dev, const struct xport_gsi_mad *m,
 		return;
 	}
 	id->ps = l->ps;
-	id->qp_type =
-	    wire_cm_get(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE) == 1 ? UROCE_QPT_UC : UROCE_QPT_RC;
+	id->qp_type = qp_type;
 	id->listener = l->handle;
 	id->service_id = req->service_id;
 	id->tid = req->tid;
@@ -791,7 +814,10 @@ static void cm_recv_rep(struct emu_dev *dev, const struct wire_cm_msg *msg, cons
 	}
 	cm_timer_stop(id);
 	id->remote_comm_id = msg->local_comm_id;
-	id->remote_qpn = msg->qpn;
+	/* An XRC target's QPN comes in the EE context's field (annex A14). */
+	id->remote_qpn = id->qp_type == UROCE_QPT_XRC_SEND
+			     ? (uint32_t)wire_cm_get(mad, WIRE_CM_REP_LOCAL_EECN)
+			     : msg->qpn;
 	id->remote_psn = msg->starting_psn;
 	/* What the passive side accepted bounds what we use. */
 	{
@@ -1087,7 +1113,8 @@ static void cm_recv(struct emu_dev *dev, const struct xport_gsi_mad *m)
 
 static int cm_ps_ok(uint16_t ps)
 {
-	return ps == UROCE_CM_PS_TCP || ps == UROCE_CM_PS_UDP || ps == UROCE_CM_PS_IPOIB;
+	return ps == UROCE_CM_PS_TCP || ps == UROCE_CM_PS_UDP || ps == UROCE_CM_PS_IPOIB ||
+	       ps == UROCE_CM_PS_IB;
 }
 
 int emu_cm_listen(struct emu_ctx *ctx, const struct uroce_cm_listen_req *req, uint32_t *handle)
@@ -1116,6 +1143,7 @@ int emu_cm_listen(struct emu_ctx *ctx, const struct uroce_cm_listen_req *req, ui
 	if (!id)
 		return -ENOMEM;
 	id->ps = req->ps;
+	id->qp_type = req->qp_type;
 	id->service_id = sid;
 	id->wildcard = req->wildcard;
 	id->local = req->addr;
@@ -1143,7 +1171,7 @@ int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, 
 		max_pd = wire_cm_field_bytes(WIRE_CM_SIDR_REQ_PRIVATE_DATA) - WIRE_CM_IP_HDR_BYTES;
 	if (!cm_ps_ok(req->ps) ||
 	    (req->qp_type != UROCE_QPT_RC && req->qp_type != UROCE_QPT_UC &&
-	     req->qp_type != UROCE_QPT_UD) ||
+	     req->qp_type != UROCE_QPT_UD && req->qp_type != UROCE_QPT_XRC_SEND) ||
 	    cp->private_data_len > max_pd || (req->dst.ipv != 4 && req->dst.ipv != 6) ||
 	    !req->dst.port)
 		return -EINVAL;
@@ -1213,19 +1241,30 @@ int emu_cm_connect(struct emu_ctx *ctx, const struct uroce_cm_connect_req *req, 
 	wire_cm_set(mad, WIRE_CM_REQ_SERVICE_ID, id->service_id);
 	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_CA_GUID, be64toh(dev->node_guid));
 	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_QPN, id->local_qpn);
-	wire_cm_set(mad, WIRE_CM_REQ_RESPONDER_RESOURCES, id->responder_resources);
 	wire_cm_set(mad, WIRE_CM_REQ_INITIATOR_DEPTH, id->initiator_depth);
 	wire_cm_set(mad, WIRE_CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, dev->cm_timeout);
-	wire_cm_set(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE, id->qp_type == UROCE_QPT_UC);
 	wire_cm_set(mad, WIRE_CM_REQ_END_TO_END_FLOW_CONTROL, id->flow_control);
 	wire_cm_set(mad, WIRE_CM_REQ_STARTING_PSN, id->psn);
 	wire_cm_set(mad, WIRE_CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, dev->cm_timeout);
-	wire_cm_set(mad, WIRE_CM_REQ_RETRY_COUNT, id->retry_count);
 	wire_cm_set(mad, WIRE_CM_REQ_PKEY, WIRE_DEFAULT_PKEY);
 	wire_cm_set(mad, WIRE_CM_REQ_PATH_MTU, id->path_mtu);
-	wire_cm_set(mad, WIRE_CM_REQ_RNR_RETRY_COUNT, id->rnr_retry_count);
 	wire_cm_set(mad, WIRE_CM_REQ_MAX_CM_RETRIES, dev->cm_retries);
-	wire_cm_set(mad, WIRE_CM_REQ_SRQ, id->srq);
+	if (id->qp_type == UROCE_QPT_XRC_SEND) {
+		/*
+		 * Annex A14: an XRC initiator; its target has no responder
+		 * resources, retries or SRQ flag to ask for (the target's
+		 * receive queue is an XRC SRQ), so these stay 0, as Linux
+		 * sends them.
+		 */
+		wire_cm_set(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE, 3);
+		wire_cm_set(mad, WIRE_CM_REQ_EXTENDED_TRANSPORT_TYPE, 1);
+	} else {
+		wire_cm_set(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE, id->qp_type == UROCE_QPT_UC);
+		wire_cm_set(mad, WIRE_CM_REQ_RESPONDER_RESOURCES, id->responder_resources);
+		wire_cm_set(mad, WIRE_CM_REQ_RETRY_COUNT, id->retry_count);
+		wire_cm_set(mad, WIRE_CM_REQ_RNR_RETRY_COUNT, id->rnr_retry_count);
+		wire_cm_set(mad, WIRE_CM_REQ_SRQ, id->srq);
+	}
 	/* RoCE has no LIDs: the permissive LID, as Linux sends. */
 	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_LOCAL_LID, 0xffff);
 	wire_cm_set(mad, WIRE_CM_REQ_PRIMARY_REMOTE_LID, 0xffff);
@@ -1288,15 +1327,23 @@ int emu_cm_accept(struct emu_ctx *ctx, const struct uroce_cm_accept_req *req)
 	wire_cm_init(mad, WIRE_CM_ATTR_REP, id->tid);
 	wire_cm_set(mad, WIRE_CM_REP_LOCAL_COMM_ID, id->local_comm_id);
 	wire_cm_set(mad, WIRE_CM_REP_REMOTE_COMM_ID, id->remote_comm_id);
-	wire_cm_set(mad, WIRE_CM_REP_LOCAL_QPN, id->local_qpn);
 	wire_cm_set(mad, WIRE_CM_REP_STARTING_PSN, id->psn);
 	wire_cm_set(mad, WIRE_CM_REP_RESPONDER_RESOURCES, id->responder_resources);
-	wire_cm_set(mad, WIRE_CM_REP_INITIATOR_DEPTH, id->initiator_depth);
 	wire_cm_set(mad, WIRE_CM_REP_TARGET_ACK_DELAY, CM_TARGET_ACK_DELAY);
-	wire_cm_set(mad, WIRE_CM_REP_END_TO_END_FLOW_CONTROL, cp->flow_control);
 	wire_cm_set(mad, WIRE_CM_REP_RNR_RETRY_COUNT,
 		    cp->rnr_retry_count > 7 ? 7 : cp->rnr_retry_count);
-	wire_cm_set(mad, WIRE_CM_REP_SRQ, cp->srq);
+	if (id->qp_type == UROCE_QPT_XRC_RECV) {
+		/* Annex A14: an XRC target's QPN goes where an EE context's
+		 * would (the initiator reads it there), and it always
+		 * receives through an SRQ; as Linux's CM. */
+		wire_cm_set(mad, WIRE_CM_REP_LOCAL_EECN, id->local_qpn);
+		wire_cm_set(mad, WIRE_CM_REP_SRQ, 1);
+	} else {
+		wire_cm_set(mad, WIRE_CM_REP_LOCAL_QPN, id->local_qpn);
+		wire_cm_set(mad, WIRE_CM_REP_INITIATOR_DEPTH, id->initiator_depth);
+		wire_cm_set(mad, WIRE_CM_REP_END_TO_END_FLOW_CONTROL, cp->flow_control);
+		wire_cm_set(mad, WIRE_CM_REP_SRQ, cp->srq);
+	}
 	wire_cm_set(mad, WIRE_CM_REP_LOCAL_CA_GUID, be64toh(dev->node_guid));
 	memcpy((uint8_t *)wire_cm_field_ptr(mad, WIRE_CM_REP_PRIVATE_DATA), cp->private_data,
 	       cp->private_data_len);
@@ -1535,7 +1582,8 @@ int emu_cm_init_qp_attr(struct emu_ctx *ctx, uint32_t handle, uint32_t qp_state,
 		a->traffic_class = id->tos;
 		a->sl = id->sl;
 		a->static_rate = id->rate;
-		if (id->qp_type == UROCE_QPT_RC) {
+		/* As Linux's CM (cm_init_qp_rtr_attr): a QP that answers requests. */
+		if (id->qp_type == UROCE_QPT_RC || id->qp_type == UROCE_QPT_XRC_RECV) {
 			a->mask |= UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER;
 			a->max_dest_rd_atomic = id->responder_resources;
 			a->min_rnr_timer = 0; /* as Linux's CM: 655 ms */
@@ -1546,13 +1594,19 @@ int emu_cm_init_qp_attr(struct emu_ctx *ctx, uint32_t handle, uint32_t qp_state,
 			return -EINVAL;
 		a->mask = UROCE_QP_STATE | UROCE_QP_SQ_PSN;
 		a->sq_psn = id->remote_psn;
-		if (id->qp_type == UROCE_QPT_RC) {
-			a->mask |= UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-				   UROCE_QP_MAX_QP_RD_ATOMIC;
-			a->timeout = id->ack_timeout;
+		/* As Linux's CM (cm_init_qp_rts_attr): a QP that sends requests
+		 * retries them; an XRC target only times its responses. */
+		if (id->qp_type == UROCE_QPT_RC || id->qp_type == UROCE_QPT_XRC_SEND) {
+			a->mask |=
+			    UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC;
 			a->retry_cnt = id->retry_count;
 			a->rnr_retry = id->rnr_retry_count;
 			a->max_rd_atomic = id->initiator_depth;
+		}
+		if (id->qp_type == UROCE_QPT_RC || id->qp_type == UROCE_QPT_XRC_SEND ||
+		    id->qp_type == UROCE_QPT_XRC_RECV) {
+			a->mask |= UROCE_QP_TIMEOUT;
+			a->timeout = id->ack_timeout;
 		}
 		break;
 	default:

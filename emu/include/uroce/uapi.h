@@ -34,9 +34,9 @@
 /*
  * Bumped on any incompatible change of a message or ring layout. 2: RQ ring
  * done index, new counters; 3: XRC; 4: send doorbells; 5: completion
- * channel event words.
+ * channel event words; 6: a CM listener's QP type.
  */
-#define UROCE_UAPI_VERSION 5
+#define UROCE_UAPI_VERSION 6
 
 #define UROCE_SOCK_SUFFIX ".sock"
 #define UROCE_NAME_MAX 64 /* device names, like IBV_SYSFS_NAME_MAX */
@@ -1211,7 +1211,9 @@ struct uroce_cm_open_resp {
 
 /* CM_LISTEN: listen on (port space, addr.port) at addr (the device's own
  * address, or a wildcard of ipv 4 or 6). -EADDRINUSE when another listener
- * of the device has it. Response: struct uroce_handle_resp. */
+ * of the device has it. qp_type is the listening id's (IBV_QPT_*): an
+ * XRC_RECV listener takes XRC ConnectRequests only, any other listener no
+ * XRC one. Response: struct uroce_handle_resp. */
 struct uroce_cm_listen_req {
 	struct uroce_msg_hdr hdr;
 	struct uroce_cm_addr addr;
@@ -1219,6 +1221,8 @@ struct uroce_cm_listen_req {
 	uint8_t wildcard;
 	uint8_t reuseaddr;
 	uint32_t backlog;
+	uint8_t qp_type;
+	uint8_t reserved[3];
 };
 
 /* CM_CONNECT: send a ConnectRequest from src to dst. Response: struct
@@ -1229,7 +1233,7 @@ struct uroce_cm_connect_req {
 	struct uroce_cm_addr src;
 	struct uroce_cm_addr dst;
 	uint16_t ps;
-	uint8_t qp_type;     /* IBV_QPT_RC or IBV_QPT_UC */
+	uint8_t qp_type;     /* IBV_QPT_RC, UC, UD (SIDR) or XRC_SEND */
 	uint8_t tos;	     /* the traffic class of the path */
 	uint8_t ack_timeout; /* the QP's local ACK timeout; 0: the device's */
 	/* A route given as a path record (RDMA_OPTION_IB_PATH): its MTU
