@@ -305,9 +305,8 @@ static void wire_out_cm(struct wire_out *o, const uint8_t *mad, size_t len)
 	    wire_cm_get(mad, WIRE_CM_REQ_TRANSPORT_SERVICE_TYPE) == 3)
 		wire_out_printf(o, " xrc=%u",
 				(unsigned)wire_cm_get(mad, WIRE_CM_REQ_EXTENDED_TRANSPORT_TYPE));
-	if (m.attr_id == WIRE_CM_ATTR_REP && wire_cm_get(mad, WIRE_CM_REP_LOCAL_EECN))
-		wire_out_printf(o, " eecn=0x%06" PRIx32,
-				(uint32_t)wire_cm_get(mad, WIRE_CM_REP_LOCAL_EECN));
+	if (m.attr_id == WIRE_CM_ATTR_REP && m.eecn)
+		wire_out_printf(o, " eecn=0x%06" PRIx32, m.eecn);
 	if (m.attr_id == WIRE_CM_ATTR_REQ || m.attr_id == WIRE_CM_ATTR_REP)
 		wire_out_printf(o, " psn=0x%06" PRIx32, m.starting_psn);
 	if (m.attr_id == WIRE_CM_ATTR_REJ) {

@@ -138,6 +138,7 @@ static void wire_cm_summary(const uint8_t *mad, struct wire_cm_msg *m)
 		m->local_comm_id = (uint32_t)wire_cm_get(mad, WIRE_CM_REP_LOCAL_COMM_ID);
 		m->remote_comm_id = (uint32_t)wire_cm_get(mad, WIRE_CM_REP_REMOTE_COMM_ID);
 		m->qpn = (uint32_t)wire_cm_get(mad, WIRE_CM_REP_LOCAL_QPN);
+		m->eecn = (uint32_t)wire_cm_get(mad, WIRE_CM_REP_LOCAL_EECN);
 		m->starting_psn = (uint32_t)wire_cm_get(mad, WIRE_CM_REP_STARTING_PSN);
 		break;
 	case WIRE_CM_ATTR_RTU:

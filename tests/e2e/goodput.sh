@@ -69,11 +69,11 @@ for c in "${CASES[@]}"; do
 	impair_stop
 	for k in "${WHY[@]}"; do d[$k]=$(($(counter uroce1 "xport.$k") - c0[$k])); done
 	retx=${d[retx_pkts]}
-	why=$(printf '%7s %6s %7s %7s' "${d[retry_fast]}" $((d[retry_nak_seq] + d[retry_implied])) \
-		"${d[retry_timeout]}" "${d[retry_spurious]}")
+	nak=$((d[retry_nak_seq] + d[retry_implied]))
+	why=$(printf '%7s %6s %7s %7s' "${d[retry_fast]}" "$nak" "${d[retry_timeout]}" "${d[retry_spurious]}")
 	bw=$(perftest_row "$T/wbw.$seed.client" | awk '{ print $4 }')
 	if [ "$SERVER_RC" -eq 0 ] && [ "$CLIENT_RC" -eq 0 ] && [[ $bw =~ ^[0-9.]+$ ]]; then
-		pass "$name: ib_write_bw -s 65536 -n $ITERS: $bw MB/s, $retx packets sent again (rewinds: timer ${d[retry_fast]}, NAK $((d[retry_nak_seq] + d[retry_implied])), IBA timeout ${d[retry_timeout]}, undone ${d[retry_spurious]}) [${PAIR_MS} ms]"
+		pass "$name: ib_write_bw -s 65536 -n $ITERS: $bw MB/s, $retx packets sent again (rewinds: timer ${d[retry_fast]}, NAK $nak, IBA timeout ${d[retry_timeout]}, undone ${d[retry_spurious]}) [${PAIR_MS} ms]"
 		[ -n "$CLEAN" ] || CLEAN=$bw
 		ROWS+=("$(printf '%-20s %10s %8s %10s %s %9s' "$name" "$bw" \
 			"$(awk -v a="$bw" -v b="$CLEAN" 'BEGIN { printf "%.2fx", a / b }')" "$retx" "$why" "$PAIR_MS")")

@@ -48,9 +48,10 @@ fi
 # XRC (-c x: in the RDMA_PS_IB port space, an XRC_SEND initiator connects to
 # an XRC_RECV target QP, whose XRC SRQ number comes back in the REP's private
 # data, and sends one message to that SRQ). The server listens on every RNIC.
+XPORT=7472
 if command -v rdma_xserver >/dev/null; then
 	for c in r x; do
-		cm_pair "rdma_x$c" 60 1 rdma_xserver -c "$c" -p 7472 -- rdma_xclient -c "$c" -s "$ADDR1" -p 7472
+		cm_pair "rdma_x$c" 60 1 rdma_xserver -c "$c" -p "$XPORT" -- rdma_xclient -c "$c" -s "$ADDR1" -p "$XPORT"
 		if [ "$CLIENT_RC" -eq 0 ] && [ "$SERVER_RC" -eq 0 ] &&
 			grep -q 'rdma_xclient: end 0' "$T/rdma_x$c.client" &&
 			grep -q 'rdma_xserver: end 0' "$T/rdma_x$c.server"; then
@@ -182,20 +183,19 @@ fi
 # The XRC connection on the wire (annex A14), at the server's RNIC: a REQ of
 # transport service type 3 with extended transport type 1, a REP with the
 # target QPN in its EE context field and the SRQ flag, then the client's
-# SEND with an XRCETH naming the SRQ.
+# SEND with an XRCETH naming the SRQ (in check_decode's listing).
 if command -v rdma_xserver >/dev/null; then
-	"$UROCE_BIN/uroce" decode "$T/uroce1.pcap" >"$T/uroce1.decode" 2>&1
-	req=$(grep -c 'CM ConnectRequest .* sid=0x00000000013f1d30 .* xrc=1' "$T/uroce1.decode")
-	rep=$(grep -c 'CM ConnectReply .* qpn=0x000000 eecn=0x[0-9a-f]*[1-9a-f]' "$T/uroce1.decode")
-	xs=$(grep -c 'XRC Send Only .* XRCETH srqn=' "$T/uroce1.decode")
+	sid=$(printf '0x00000000013f%04x' "$XPORT") # RDMA_PS_IB, the port
+	req=$(grep -c "CM ConnectRequest .* sid=$sid .* xrc=1" "$T/uroce1.pcap.decode")
+	rep=$(grep -c 'CM ConnectReply .* qpn=0x000000 eecn=0x[0-9a-f]*[1-9a-f]' "$T/uroce1.pcap.decode")
+	xs=$(grep -c 'XRC Send Only .* XRCETH srqn=' "$T/uroce1.pcap.decode")
 	if [ "$req" -ge 1 ] && [ "$rep" -ge 1 ] && [ "$xs" -ge 1 ]; then
 		pass "uroce1's capture: $req XRC ConnectRequest(s) in the IB port space, $rep ConnectReply(s) with the target QPN as EECN, $xs XRC SEND(s)"
 	else
 		fail "uroce1's capture: XRC ConnectRequests $req, ConnectReplies with an EECN $rep, XRC SENDs $xs (each >= 1)"
 	fi
 	if command -v tshark >/dev/null; then
-		n=$(tshark -n -r "$T/uroce1.pcap" -d udp.port==4791,infiniband -V 2>/dev/null |
-			grep -c 'Extended Transport: 0x1')
+		n=$(tshark -n -r "$T/uroce1.pcap" -Y 'infiniband.cm.req.ext_transport == 1' 2>/dev/null | grep -c .)
 		[ "$n" -ge 1 ] && pass "tshark: $n ConnectRequest(s) with Extended Transport 0x1 (XRC)" ||
 			fail "tshark: no ConnectRequest with Extended Transport 0x1 in uroce1's capture"
 	fi

@@ -208,6 +208,14 @@ START_TEST(test_build_rep_rej)
 	/* Byte 27 of the data: RNR retry count in the 3 high bits, SRQ next. */
 	ck_assert_uint_eq(mad[WIRE_MAD_HDR_BYTES + 27], 0xf0);
 	ck_assert(!m.has_ip);
+	ck_assert_uint_eq(m.eecn, 0);
+	/* An XRC target's REP (annex A14): its QPN in the local EECN (data bytes 16-18). */
+	wire_cm_set(mad, WIRE_CM_REP_LOCAL_QPN, 0);
+	wire_cm_set(mad, WIRE_CM_REP_LOCAL_EECN, 0x8562d8);
+	ck_assert_int_eq(wire_cm_parse(mad, sizeof(mad), &m), WIRE_R_OK);
+	ck_assert_uint_eq(m.qpn, 0);
+	ck_assert_uint_eq(m.eecn, 0x8562d8);
+	ck_assert_uint_eq(mad[WIRE_MAD_HDR_BYTES + 16], 0x85);
 
 	wire_cm_init(mad, WIRE_CM_ATTR_REJ, 7);
 	wire_cm_set(mad, WIRE_CM_REJ_REMOTE_COMM_ID, 0xa803637c);

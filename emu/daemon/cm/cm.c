@@ -815,9 +815,7 @@ static void cm_recv_rep(struct emu_dev *dev, const struct wire_cm_msg *msg, cons
 	cm_timer_stop(id);
 	id->remote_comm_id = msg->local_comm_id;
 	/* An XRC target's QPN comes in the EE context's field (annex A14). */
-	id->remote_qpn = id->qp_type == UROCE_QPT_XRC_SEND
-			     ? (uint32_t)wire_cm_get(mad, WIRE_CM_REP_LOCAL_EECN)
-			     : msg->qpn;
+	id->remote_qpn = id->qp_type == UROCE_QPT_XRC_SEND ? msg->eecn : msg->qpn;
 	id->remote_psn = msg->starting_psn;
 	/* What the passive side accepted bounds what we use. */
 	{

@@ -359,6 +359,7 @@ struct wire_cm_msg {
 	uint32_t remote_comm_id;
 	uint64_t service_id;   /* REQ, SIDR_REQ, SIDR_REP */
 	uint32_t qpn;	       /* REQ/REP local QPN, DREQ remote QPN, SIDR_REP QPN */
+	uint32_t eecn;	       /* REP local EECN: an XRC target's QPN (annex A14) */
 	uint32_t starting_psn; /* REQ, REP */
 	uint16_t rej_reason;   /* REJ */
 	uint8_t sidr_status;   /* SIDR_REP */
